@@ -1,0 +1,1350 @@
+//! YAML and JSON texts parsed into value trees that remember where every node came from.
+//!
+//! The API server never sees YAML: `kubectl` (through `sigs.k8s.io/yaml`, a YAML 1.1 decoder
+//! derived from go-yaml v2) turns it into JSON first. This module follows that conversion, so a
+//! node's value is what the server receives, and it reports where the conversion surprises
+//! people (`country: NO` became `false`).
+//!
+//! Syntax comes from `saphyr-parser` (events with spans); scalar resolution, anchors, aliases,
+//! merge keys, duplicate keys and the limits are ours, written after go-yaml v2's rules.
+
+use std::collections::{HashMap, HashSet};
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span as YSpan};
+
+use crate::finding::{Finding, Location, SourceId};
+use crate::position::{LineIndex, Pos, Span};
+
+/// The largest request body the API server accepts (`MaxRequestBodyBytes`, 3 MiB).
+pub const MAX_REQUEST_BYTES: usize = 3 * 1024 * 1024;
+
+/// The deepest nesting the server's decoders accept.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// A value as the server receives it, with the range of text it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// Where it is in the text (for a value reached through an alias: the alias).
+    pub span: Span,
+}
+
+/// A JSON value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer that fits in 64 bits.
+    Int(i64),
+    /// Any other number.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// An array.
+    Seq(Vec<Node>),
+    /// An object, keys in the order they were written (each key once).
+    Map(Vec<Entry>),
+}
+
+/// One key of an object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The key, as a JSON string.
+    pub key: String,
+    /// Where the key is written.
+    pub key_span: Span,
+    /// The value.
+    pub value: Node,
+}
+
+impl Node {
+    /// The value of `key` if this node is an object that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Map(entries) => entries.iter().find(|e| e.key == key).map(|e| &e.value),
+            _ => None,
+        }
+    }
+
+    /// The entry of `key` if this node is an object that has it.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        match &self.value {
+            Value::Map(entries) => entries.iter().find(|e| e.key == key),
+            _ => None,
+        }
+    }
+
+    /// The string value, if this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The elements, if this is an array.
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is an object.
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.value {
+            Value::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The JSON type name of the value (`object`, `array`, `string`, `integer`, `number`,
+    /// `boolean`, `null`).
+    pub fn type_name(&self) -> &'static str {
+        match &self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "number",
+            Value::String(_) => "string",
+            Value::Seq(_) => "array",
+            Value::Map(_) => "object",
+        }
+    }
+
+    /// The value as `serde_json` data (object keys sorted, as Go's encoder writes them).
+    /// Iterative, so any depth the parser accepted is safe.
+    pub fn to_json(&self) -> serde_json::Value {
+        to_json(self)
+    }
+}
+
+/// Converts a node to `serde_json` without recursion.
+fn to_json(root: &Node) -> serde_json::Value {
+    enum Work<'a> {
+        Visit(&'a Node),
+        BuildSeq(usize),
+        BuildMap(Vec<&'a str>),
+    }
+    let mut work = vec![Work::Visit(root)];
+    let mut out: Vec<serde_json::Value> = Vec::new();
+    while let Some(item) = work.pop() {
+        match item {
+            Work::Visit(node) => match &node.value {
+                Value::Null => out.push(serde_json::Value::Null),
+                Value::Bool(b) => out.push(serde_json::Value::Bool(*b)),
+                Value::Int(i) => out.push(serde_json::Value::from(*i)),
+                Value::Float(f) => out.push(
+                    serde_json::Number::from_f64(*f)
+                        .map(serde_json::Value::Number)
+                        .unwrap_or(serde_json::Value::Null),
+                ),
+                Value::String(s) => out.push(serde_json::Value::String(s.clone())),
+                Value::Seq(items) => {
+                    work.push(Work::BuildSeq(items.len()));
+                    work.extend(items.iter().rev().map(Work::Visit));
+                }
+                Value::Map(entries) => {
+                    work.push(Work::BuildMap(entries.iter().map(|e| e.key.as_str()).collect()));
+                    work.extend(entries.iter().rev().map(|e| Work::Visit(&e.value)));
+                }
+            },
+            Work::BuildSeq(n) => {
+                let items = out.split_off(out.len().saturating_sub(n));
+                out.push(serde_json::Value::Array(items));
+            }
+            Work::BuildMap(keys) => {
+                let values = out.split_off(out.len().saturating_sub(keys.len()));
+                let map = keys
+                    .into_iter()
+                    .map(str::to_owned)
+                    .zip(values)
+                    .collect::<serde_json::Map<_, _>>();
+                out.push(serde_json::Value::Object(map));
+            }
+        }
+    }
+    out.pop().unwrap_or(serde_json::Value::Null)
+}
+
+impl Drop for Node {
+    /// Drops deep trees without deep recursion.
+    fn drop(&mut self) {
+        let mut stack: Vec<Node> = Vec::new();
+        take_children(&mut self.value, &mut stack);
+        while let Some(mut node) = stack.pop() {
+            take_children(&mut node.value, &mut stack);
+        }
+    }
+}
+
+fn take_children(value: &mut Value, stack: &mut Vec<Node>) {
+    match value {
+        Value::Seq(items) => stack.append(items),
+        Value::Map(entries) => stack.extend(std::mem::take(entries).into_iter().map(|e| e.value)),
+        _ => {}
+    }
+}
+
+/// One YAML document of a text.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// 0-based index of the document in its text.
+    pub index: usize,
+    /// The root value; `None` for an empty document or one that could not be read.
+    pub root: Option<Node>,
+    /// Where the document is.
+    pub span: Span,
+    /// Whether reading the document failed (the findings say why).
+    pub failed: bool,
+}
+
+/// A parsed text: its documents and what was found while reading it.
+#[derive(Clone, Debug)]
+pub struct ParsedText {
+    /// Which text this is.
+    pub source: SourceId,
+    /// The documents, in order.
+    pub documents: Vec<Document>,
+    /// Syntax errors, limits, duplicate keys, YAML 1.1 surprises.
+    pub findings: Vec<Finding>,
+    /// Line index of the text, to turn offsets into positions later.
+    pub lines: LineIndex,
+}
+
+impl ParsedText {
+    /// The documents that have a value.
+    pub fn values(&self) -> impl Iterator<Item = (&Document, &Node)> {
+        self.documents
+            .iter()
+            .filter_map(|d| d.root.as_ref().map(|r| (d, r)))
+    }
+}
+
+/// Parses `text` (YAML, possibly several documents, or JSON) as `kubectl` would turn it into
+/// JSON for the server. Never fails: problems become findings.
+pub fn parse(text: &str, source: SourceId) -> ParsedText {
+    let lines = LineIndex::new(text);
+    let mut out = ParsedText {
+        source,
+        documents: Vec::new(),
+        findings: Vec::new(),
+        lines,
+    };
+    if text.len() > MAX_REQUEST_BYTES {
+        let span = Span::point(Pos {
+            offset: 0,
+            line: 1,
+            column: 1,
+            utf16_column: 1,
+        });
+        out.findings.push(
+            Finding::error(
+                "request.too-large",
+                format!("Request entity too large: limit is {MAX_REQUEST_BYTES}"),
+            )
+            .at(Location {
+                source,
+                document: 0,
+                span,
+            }),
+        );
+        return out;
+    }
+    let mut builder = Builder {
+        text,
+        source,
+        lines: &out.lines,
+        findings: Vec::new(),
+        documents: Vec::new(),
+    };
+    builder.run();
+    out.findings = builder.findings;
+    out.documents = builder.documents;
+    out
+}
+
+/// A node being built: a collection waiting for its children.
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        start: Pos,
+        anchor: usize,
+        size: usize,
+    },
+    Map {
+        entries: Vec<Entry>,
+        index: HashMap<String, usize>,
+        key: Option<KeyState>,
+        start: Pos,
+        anchor: usize,
+        size: usize,
+        merged: HashSet<String>,
+    },
+}
+
+/// The key of a mapping entry, once read.
+enum KeyState {
+    Key(String, Span),
+    Merge(Span),
+    Invalid,
+}
+
+/// A finished node plus facts the parent needs.
+struct Built {
+    node: Node,
+    /// Nodes decoded to produce it (go-yaml's `decodeCount` share), for the alias limit.
+    size: usize,
+    /// For scalars: was it written as a plain `<<`?
+    merge_key: bool,
+    /// For scalars: the resolved value is something a key can't be.
+    key_text: Option<Result<String, String>>,
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    source: SourceId,
+    lines: &'a LineIndex,
+    findings: Vec<Finding>,
+    documents: Vec<Document>,
+}
+
+/// Per-document state.
+struct DocState {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Node, usize)>,
+    root: Option<Node>,
+    decode_count: usize,
+    alias_count: usize,
+    start: Pos,
+    failed: bool,
+}
+
+impl DocState {
+    fn new(start: Pos) -> DocState {
+        DocState {
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            root: None,
+            decode_count: 0,
+            alias_count: 0,
+            start,
+            failed: false,
+        }
+    }
+}
+
+/// go-yaml v2's limit on how much of a document may come from alias expansion.
+fn allowed_alias_ratio(decode_count: usize) -> f64 {
+    const LOW: f64 = 400_000.0;
+    const HIGH: f64 = 4_000_000.0;
+    let n = decode_count as f64;
+    if n <= LOW {
+        0.99
+    } else if n >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * ((n - LOW) / (HIGH - LOW))
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn pos(&self, m: &saphyr_parser::Marker) -> Pos {
+        self.lines.pos_at_line_char(self.text, m.line(), m.col())
+    }
+
+    fn span(&self, s: &YSpan) -> Span {
+        Span {
+            start: self.pos(&s.start),
+            end: self.pos(&s.end),
+        }
+    }
+
+    fn loc(&self, document: usize, span: Span) -> Location {
+        Location {
+            source: self.source,
+            document,
+            span,
+        }
+    }
+
+    fn push_finding(&mut self, document: usize, span: Span, finding: Finding) {
+        let loc = self.loc(document, span);
+        self.findings.push(finding.at(loc));
+    }
+
+    fn run(&mut self) {
+        let mut parser = Parser::new_from_str(self.text);
+        let mut doc: Option<DocState> = None;
+        loop {
+            let next = parser.next_event();
+            let (event, yspan) = match next {
+                None => break,
+                Some(Ok(ev)) => ev,
+                Some(Err(err)) => {
+                    let pos = self.pos(err.marker());
+                    let line_span = self.lines.line_span(self.text, pos.line);
+                    let span = Span {
+                        start: pos,
+                        end: if line_span.end.offset > pos.offset {
+                            line_span.end
+                        } else {
+                            pos
+                        },
+                    };
+                    let index = self.documents.len();
+                    let mut message = format!("yaml: line {}: {}", pos.line, err.info());
+                    if err.info() == "recursion limit exceeded" {
+                        message.push_str(
+                            " (flow collections [..] and {..} nest at most 255 deep in this \
+                             parser; the server allows 10000)",
+                        );
+                    }
+                    self.push_finding(index, span, Finding::error("yaml.syntax", message));
+                    let start = doc.as_ref().map(|d| d.start).unwrap_or(pos);
+                    self.documents.push(Document {
+                        index,
+                        root: None,
+                        span: Span { start, end: pos },
+                        failed: true,
+                    });
+                    return;
+                }
+            };
+            let span = self.span(&yspan);
+            match event {
+                Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
+                Event::DocumentStart(_) => doc = Some(DocState::new(span.start)),
+                Event::DocumentEnd => {
+                    if let Some(state) = doc.take() {
+                        let index = self.documents.len();
+                        let end = state.root.as_ref().map(|r| r.span.end).unwrap_or(span.end);
+                        self.documents.push(Document {
+                            index,
+                            // An empty document (or one holding only `null`) is skipped, as
+                            // kubectl skips it.
+                            root: if state.failed {
+                                None
+                            } else {
+                                state.root.filter(|r| r.value != Value::Null)
+                            },
+                            span: Span {
+                                start: state.start,
+                                end,
+                            },
+                            failed: state.failed,
+                        });
+                    }
+                }
+                other => {
+                    let Some(state) = doc.as_mut() else { continue };
+                    if state.failed {
+                        continue;
+                    }
+                    self.event(state, other, span);
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, state: &mut DocState, span: Span, finding: Finding) {
+        let index = self.documents.len();
+        self.push_finding(index, span, finding);
+        state.failed = true;
+        state.stack.clear();
+    }
+
+    fn event(&mut self, state: &mut DocState, event: Event<'_>, span: Span) {
+        match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let built = self.scalar(&text, style, tag.as_deref(), span);
+                if anchor > 0 {
+                    state.anchors.insert(anchor, (built.node.clone(), 1));
+                }
+                self.complete(state, built);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if state.stack.len() >= MAX_DEPTH {
+                    self.fail(
+                        state,
+                        span,
+                        Finding::error(
+                            "yaml.too-deep",
+                            format!("yaml: line {}: exceeded max depth of {MAX_DEPTH}", span.start.line),
+                        ),
+                    );
+                    return;
+                }
+                let frame = if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Seq {
+                        items: Vec::new(),
+                        start: span.start,
+                        anchor,
+                        size: 1,
+                    }
+                } else {
+                    Frame::Map {
+                        entries: Vec::new(),
+                        index: HashMap::new(),
+                        key: None,
+                        start: span.start,
+                        anchor,
+                        size: 1,
+                        merged: HashSet::new(),
+                    }
+                };
+                state.stack.push(frame);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = state.stack.pop() else { return };
+                let (value, start, anchor, size) = match frame {
+                    Frame::Seq {
+                        items,
+                        start,
+                        anchor,
+                        size,
+                    } => (Value::Seq(items), start, anchor, size),
+                    Frame::Map {
+                        entries,
+                        start,
+                        anchor,
+                        size,
+                        ..
+                    } => (Value::Map(entries), start, anchor, size),
+                };
+                let last_end = match &value {
+                    Value::Seq(items) => items.last().map(|n| n.span.end),
+                    Value::Map(entries) => entries.iter().map(|e| e.value.span.end).max(),
+                    _ => None,
+                };
+                // Block collections "end" where the next token starts; stop at the last child.
+                let end = match last_end {
+                    Some(last) if last.line != span.end.line => last,
+                    _ => span.end,
+                };
+                let node = Node {
+                    value,
+                    span: Span { start, end },
+                };
+                if anchor > 0 {
+                    state.anchors.insert(anchor, (node.clone(), size));
+                }
+                self.complete(
+                    state,
+                    Built {
+                        node,
+                        size,
+                        merge_key: false,
+                        key_text: None,
+                    },
+                );
+            }
+            Event::Alias(id) => {
+                let Some((node, size)) = state.anchors.get(&id).cloned() else {
+                    self.fail(
+                        state,
+                        span,
+                        Finding::error("yaml.unknown-anchor", "yaml: unknown anchor referenced"),
+                    );
+                    return;
+                };
+                state.decode_count = state.decode_count.saturating_add(size + 1);
+                state.alias_count = state.alias_count.saturating_add(size);
+                if state.alias_count > 100
+                    && state.decode_count > 1000
+                    && (state.alias_count as f64 / state.decode_count as f64)
+                        > allowed_alias_ratio(state.decode_count)
+                {
+                    self.fail(
+                        state,
+                        span,
+                        Finding::error(
+                            "yaml.excessive-aliasing",
+                            "yaml: document contains excessive aliasing",
+                        ),
+                    );
+                    return;
+                }
+                if state.decode_count > MAX_REQUEST_BYTES {
+                    self.fail(
+                        state,
+                        span,
+                        Finding::error(
+                            "request.too-large",
+                            format!(
+                                "Request entity too large: limit is {MAX_REQUEST_BYTES} \
+                                 (after alias expansion)"
+                            ),
+                        ),
+                    );
+                    return;
+                }
+                let key_text = match &node.value {
+                    Value::Map(_) | Value::Seq(_) => None,
+                    v => Some(scalar_key_text(v)),
+                };
+                let mut node = node;
+                node.span = span;
+                self.complete(
+                    state,
+                    Built {
+                        node,
+                        size,
+                        merge_key: false,
+                        key_text,
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands a finished node to its parent (or makes it the document root).
+    fn complete(&mut self, state: &mut DocState, built: Built) {
+        state.decode_count = state.decode_count.saturating_add(1);
+        let document = self.documents.len();
+        let Some(frame) = state.stack.last_mut() else {
+            state.root = Some(built.node);
+            return;
+        };
+        match frame {
+            Frame::Seq { items, size, .. } => {
+                *size += built.size;
+                items.push(built.node);
+            }
+            Frame::Map {
+                entries,
+                index,
+                key,
+                size,
+                merged,
+                ..
+            } => {
+                *size += built.size;
+                match key.take() {
+                    None => {
+                        let span = built.node.span;
+                        *key = Some(if built.merge_key {
+                            KeyState::Merge(span)
+                        } else {
+                            match built.key_text {
+                                Some(Ok(k)) => KeyState::Key(k, span),
+                                Some(Err(msg)) => {
+                                    self.findings.push(
+                                        Finding::error("yaml.unsupported-key", msg).at(Location {
+                                            source: self.source,
+                                            document,
+                                            span,
+                                        }),
+                                    );
+                                    KeyState::Invalid
+                                }
+                                None => {
+                                    self.findings.push(
+                                        Finding::error(
+                                            "yaml.unsupported-key",
+                                            format!(
+                                                "yaml: invalid map key: a{} {} cannot be a key",
+                                                "n",
+                                                built.node.type_name()
+                                            ),
+                                        )
+                                        .at(Location {
+                                            source: self.source,
+                                            document,
+                                            span,
+                                        }),
+                                    );
+                                    KeyState::Invalid
+                                }
+                            }
+                        });
+                    }
+                    Some(KeyState::Invalid) => {}
+                    Some(KeyState::Merge(span)) => {
+                        let mut sources: Vec<&Node> = Vec::new();
+                        let ok = match &built.node.value {
+                            Value::Map(_) => {
+                                sources.push(&built.node);
+                                true
+                            }
+                            // Earlier maps of the sequence take precedence: apply them last.
+                            Value::Seq(list) => list.iter().rev().all(|n| {
+                                sources.push(n);
+                                matches!(n.value, Value::Map(_))
+                            }),
+                            _ => false,
+                        };
+                        if !ok {
+                            self.findings.push(
+                                Finding::error(
+                                    "yaml.merge",
+                                    "yaml: map merge requires map or sequence of maps as the value",
+                                )
+                                .at(Location {
+                                    source: self.source,
+                                    document,
+                                    span,
+                                }),
+                            );
+                            return;
+                        }
+                        for src in sources {
+                            for e in src.as_map().unwrap_or(&[]) {
+                                merged.insert(e.key.clone());
+                                set_entry(entries, index, e.clone());
+                            }
+                        }
+                    }
+                    Some(KeyState::Key(k, key_span)) => {
+                        if index.contains_key(&k) && !merged.contains(&k) {
+                            // go-yaml reports the line of the value, not of the key.
+                            self.findings.push(
+                                Finding::error(
+                                    "yaml.duplicate-key",
+                                    format!(
+                                        "line {}: key {} already set in map",
+                                        built.node.span.start.line,
+                                        go_quote(&k)
+                                    ),
+                                )
+                                .at(Location {
+                                    source: self.source,
+                                    document,
+                                    span: key_span,
+                                }),
+                            );
+                        }
+                        merged.remove(&k);
+                        set_entry(
+                            entries,
+                            index,
+                            Entry {
+                                key: k,
+                                key_span,
+                                value: built.node,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resolves a scalar as go-yaml v2 does (YAML 1.1 rules), then as `sigs.k8s.io/yaml` turns
+    /// it into JSON.
+    fn scalar(&mut self, text: &str, style: ScalarStyle, tag: Option<&str>, span: Span) -> Built {
+        let plain = matches!(style, ScalarStyle::Plain);
+        let document = self.documents.len();
+        let forced_string = matches!(tag, Some("tag:yaml.org,2002:str" | "!!str" | "!"))
+            || matches!(tag, Some("tag:yaml.org,2002:binary" | "!!binary"));
+        let resolve = (plain && !forced_string) || (tag.is_some() && !forced_string);
+        let value = if resolve {
+            resolve_plain(text)
+        } else {
+            Resolved::Str
+        };
+        let value = match value {
+            Resolved::Str => Value::String(text.to_owned()),
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => {
+                if !matches!(text, "true" | "false" | "True" | "False" | "TRUE" | "FALSE") {
+                    self.findings.push(
+                        Finding::warning(
+                            "yaml.yaml11-bool",
+                            format!(
+                                "`{text}` became {b}: YAML 1.1 reads it as a boolean; quote it (\"{text}\") to keep the string"
+                            ),
+                        )
+                        .at(self.loc(document, span)),
+                    );
+                }
+                Value::Bool(b)
+            }
+            Resolved::Int(i) => {
+                if looks_surprising_int(text) {
+                    self.findings.push(
+                        Finding::warning(
+                            "yaml.yaml11-int",
+                            format!(
+                                "`{text}` became {i}: YAML 1.1 reads it as a number in another base or with digit separators; quote it to keep the string"
+                            ),
+                        )
+                        .at(self.loc(document, span)),
+                    );
+                }
+                Value::Int(i)
+            }
+            Resolved::Float(f) => {
+                if !f.is_finite() {
+                    self.findings.push(
+                        Finding::error(
+                            "yaml.unsupported-number",
+                            format!(
+                                "error converting YAML to JSON: json: unsupported value: {}",
+                                go_float_name(f)
+                            ),
+                        )
+                        .at(self.loc(document, span)),
+                    );
+                    Value::Null
+                } else {
+                    json_number(f)
+                }
+            }
+        };
+        let key_text = Some(scalar_key_text(&value));
+        Built {
+            merge_key: plain && text == "<<",
+            node: Node { value, span },
+            size: 1,
+            key_text,
+        }
+    }
+}
+
+/// Sets `entry` in a map being built: a later value of the same key replaces the earlier one.
+fn set_entry(entries: &mut Vec<Entry>, index: &mut HashMap<String, usize>, entry: Entry) {
+    match index.get(&entry.key) {
+        Some(&i) => {
+            if let Some(slot) = entries.get_mut(i) {
+                *slot = entry;
+            }
+        }
+        None => {
+            index.insert(entry.key.clone(), entries.len());
+            entries.push(entry);
+        }
+    }
+}
+
+/// How `sigs.k8s.io/yaml` writes a scalar map key as a JSON string.
+fn scalar_key_text(value: &Value) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Int(i) => Ok(i.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Float(f) => Ok(format_float_key(*f)),
+        Value::Null => Err(
+            "error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>"
+                .to_owned(),
+        ),
+        Value::Seq(_) | Value::Map(_) => Err("yaml: invalid map key".to_owned()),
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)` for the values a YAML key can hold.
+fn format_float_key(f: f64) -> String {
+    let f32v = f as f32;
+    if f32v.is_nan() {
+        return ".nan".to_owned();
+    }
+    if f32v.is_infinite() {
+        return if f32v > 0.0 { ".inf" } else { "-.inf" }.to_owned();
+    }
+    // Shortest representation that round-trips through f32, in Go's %g layout.
+    let s = format!("{f32v:e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let neg = mantissa.starts_with('-');
+    let precision = digits.len() as i32;
+    let eprec = if precision > 21 { precision } else { 21 };
+    let body = if exp < -4 || exp >= eprec {
+        let mut m = String::new();
+        let mut chars = digits.chars();
+        if let Some(first) = chars.next() {
+            m.push(first);
+        }
+        let rest: String = chars.collect();
+        if !rest.is_empty() {
+            m.push('.');
+            m.push_str(&rest);
+        }
+        format!(
+            "{m}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.unsigned_abs()
+        )
+    } else {
+        format!("{}", f32v.abs())
+    };
+    if neg {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+fn go_float_name(f: f64) -> &'static str {
+    if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "+Inf"
+    } else {
+        "-Inf"
+    }
+}
+
+/// A float as it reaches the server: Go's JSON encoder writes integral values below 1e21
+/// without a fraction or exponent, and the server then decodes them as integers.
+fn json_number(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < 1e21 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18
+    {
+        Value::Int(f as i64)
+    } else {
+        Value::Float(f)
+    }
+}
+
+/// Go's `%q` for a string, enough for keys in messages.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The result of resolving a plain scalar.
+#[derive(Debug, PartialEq)]
+enum Resolved {
+    Str,
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+/// go-yaml v2's `resolve` for a plain scalar, followed by the JSON round trip.
+fn resolve_plain(s: &str) -> Resolved {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            return Resolved::Bool(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            return Resolved::Bool(false)
+        }
+        ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Resolved::Float(f64::INFINITY)
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    let Some(first) = s.chars().next() else {
+        return Resolved::Null;
+    };
+    match first {
+        '.' => match go_parse_float(s) {
+            Some(f) => Resolved::Float(f),
+            None => Resolved::Str,
+        },
+        '0'..='9' | '+' | '-' => {
+            if looks_like_timestamp(s) {
+                // A timestamp decoded into an interface stays the original string.
+                return Resolved::Str;
+            }
+            let plain: String = s.chars().filter(|&c| c != '_').collect();
+            if let Some(i) = go_parse_int(&plain) {
+                return Resolved::Int(i);
+            }
+            if let Some(u) = go_parse_uint(&plain) {
+                // Too big for int64: the server's JSON decoder makes it a float.
+                return Resolved::Float(u as f64);
+            }
+            if yaml_style_float(&plain) {
+                if let Some(f) = go_parse_float(&plain) {
+                    return Resolved::Float(f);
+                }
+            }
+            if let Some(rest) = plain.strip_prefix("0b") {
+                if let Some(i) = parse_radix_i64(rest, 2, false) {
+                    return Resolved::Int(i);
+                }
+            } else if let Some(rest) = plain.strip_prefix("-0b") {
+                if let Some(i) = parse_radix_i64(rest, 2, true) {
+                    return Resolved::Int(i);
+                }
+            }
+            Resolved::Str
+        }
+        _ => Resolved::Str,
+    }
+}
+
+/// Integers YAML 1.1 reads differently from what JSON/YAML 1.2 readers expect.
+fn looks_surprising_int(text: &str) -> bool {
+    let t = text.trim_start_matches(['+', '-']);
+    text.contains('_')
+        || t.starts_with("0b")
+        || t.starts_with("0o")
+        || (t.len() > 1 && t.starts_with('0') && !t.starts_with("0x") && !t.starts_with("0X"))
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while matches!(b.get(*i), Some(c) if c.is_ascii_digit()) {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2's timestamp forms: `YYYY-MM-DD` optionally followed by a time.
+fn looks_like_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    // Go requires a 4-digit year, '-', then month and day (1 or 2 digits each).
+    if b.len() < 8 {
+        return false;
+    }
+    let year_ok = b.iter().take(4).all(u8::is_ascii_digit) && b.get(4) == Some(&b'-');
+    if !year_ok {
+        return false;
+    }
+    let rest = s.get(5..).unwrap_or("");
+    let mut parts = rest.splitn(2, '-');
+    let month = parts.next().unwrap_or("");
+    let tail = parts.next().unwrap_or("");
+    let day: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    let after = tail.get(day.len()..).unwrap_or("");
+    let small = |p: &str| !p.is_empty() && p.len() <= 2 && p.bytes().all(|c| c.is_ascii_digit());
+    if !small(month) || !small(&day) {
+        return false;
+    }
+    // Date only, or date followed by 'T'/'t'/space and a time.
+    after.is_empty() || (after.starts_with(['T', 't', ' ']) && after.len() > 1)
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, s.get(1..)?),
+        Some(b'+') => (false, s.get(1..)?),
+        _ => (false, s),
+    };
+    let (radix, digits) = go_base_prefix(body)?;
+    parse_radix_i64(digits, radix, neg)
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)`.
+fn go_parse_uint(s: &str) -> Option<u64> {
+    let (radix, digits) = go_base_prefix(s)?;
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+fn go_base_prefix(body: &str) -> Option<(u32, &str)> {
+    let lower = body.get(..2).map(str::to_ascii_lowercase);
+    Some(match lower.as_deref() {
+        Some("0x") => (16, body.get(2..)?),
+        Some("0b") => (2, body.get(2..)?),
+        Some("0o") => (8, body.get(2..)?),
+        _ if body.len() > 1 && body.starts_with('0') => (8, body.get(1..)?),
+        _ => (10, body),
+    })
+}
+
+fn parse_radix_i64(digits: &str, radix: u32, neg: bool) -> Option<i64> {
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if neg {
+        if magnitude <= i64::MAX as u64 + 1 {
+            Some((magnitude as i64).wrapping_neg())
+        } else {
+            None
+        }
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach here.
+fn go_parse_float(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    let t = lower.trim_start_matches(['+', '-']);
+    if t.starts_with("inf") || t.starts_with("nan") {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Severity;
+
+    fn one(text: &str) -> ParsedText {
+        parse(text, SourceId::Object(0))
+    }
+
+    fn root_json(text: &str) -> serde_json::Value {
+        let p = one(text);
+        p.documents
+            .first()
+            .and_then(|d| d.root.as_ref())
+            .map(Node::to_json)
+            .unwrap_or(serde_json::Value::Null)
+    }
+
+    #[test]
+    fn yaml11_scalars() {
+        let v = root_json(
+            "a: yes\nb: NO\nc: on\nd: ~\ne: 0777\nf: 1_000\ng: 0x1F\nh: 0b101\ni: 1.0\nj: 1.5\nk: 'yes'\nl: 2001-12-14\nm: 1e3\nhalf: .5\no: 08\np: -0b11\nq: +12\nr: 12345678901234567890\ns:\nt: 0o17\ny: key\n",
+        );
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "a": true, "b": false, "c": true, "d": null, "e": 511, "f": 1000, "g": 31,
+                "h": 5, "i": 1, "j": 1.5, "k": "yes", "l": "2001-12-14", "m": 1000, "half": 0.5,
+                "o": 8, "p": -3, "q": 12, "r": 12345678901234567890.0, "s": null, "t": 15,
+                "true": "key"
+            })
+        );
+    }
+
+    #[test]
+    fn yaml11_surprises_are_warnings_at_their_location() {
+        let p = one("country: NO\nmode: 0755\nok: true\n");
+        let codes: Vec<_> = p
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.severity, f.location.map(|l| l.span.start.line)))
+            .collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("yaml.yaml11-bool", Severity::Warning, Some(1)),
+                ("yaml.yaml11-int", Severity::Warning, Some(2)),
+            ]
+        );
+        let first = p.findings.first().map(|f| f.message.clone()).unwrap_or_default();
+        assert!(first.contains("`NO` became false"), "{first}");
+        let loc = p.findings.first().and_then(|f| f.location).map(|l| l.span.start.column);
+        assert_eq!(loc, Some(10));
+    }
+
+    #[test]
+    fn non_finite_numbers_are_errors() {
+        let p = one("a: .nan\n");
+        assert_eq!(p.findings.len(), 1);
+        assert_eq!(
+            p.findings.first().map(|f| f.message.as_str()),
+            Some("error converting YAML to JSON: json: unsupported value: NaN")
+        );
+    }
+
+    #[test]
+    fn positions_with_multibyte_characters() {
+        let text = "name: \"héllo😀\"\nnext: x\n";
+        let p = one(text);
+        let root = p.documents.first().and_then(|d| d.root.as_ref()).cloned();
+        let root = root.unwrap_or(Node {
+            value: Value::Null,
+            span: Span::default(),
+        });
+        let name = root.get("name").map(|n| n.span).unwrap_or_default();
+        assert_eq!((name.start.line, name.start.column, name.start.offset), (1, 7, 6));
+        // "héllo😀" with quotes: 8 chars, 9 UTF-16 units, 12 bytes.
+        assert_eq!(name.end.column, 15);
+        assert_eq!(name.end.utf16_column, 16);
+        assert_eq!(name.end.offset, 6 + 12);
+        let next = root.entry("next").map(|e| e.key_span).unwrap_or_default();
+        assert_eq!((next.start.line, next.start.column, next.start.offset), (2, 1, 19));
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let v = root_json(
+            "base: &b {x: 1, z: 2}\nlist: &l [1, 2]\ncopy: *b\nlist2: *l\nmerged:\n  <<: *b\n  z: 3\nmulti:\n  <<: [{a: 1}, {a: 2, b: 2}]\n",
+        );
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "base": {"x": 1, "z": 2}, "list": [1, 2], "copy": {"x": 1, "z": 2},
+                "list2": [1, 2], "merged": {"x": 1, "z": 3}, "multi": {"a": 1, "b": 2}
+            })
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let prev = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
+            ));
+        }
+        let p = one(&text);
+        assert!(p.findings.iter().any(|f| f.code == "yaml.excessive-aliasing"));
+        assert!(p.documents.iter().all(|d| d.root.is_none()));
+    }
+
+    #[test]
+    fn multi_document_files() {
+        let p = one("a: 1\n---\n# only a comment\n---\nb: 2\n...\n---\n[1, 2]\n");
+        let roots: Vec<_> = p.documents.iter().map(|d| d.root.as_ref().map(Node::to_json)).collect();
+        assert_eq!(
+            roots,
+            vec![
+                Some(serde_json::json!({"a": 1})),
+                None,
+                Some(serde_json::json!({"b": 2})),
+                Some(serde_json::json!([1, 2])),
+            ]
+        );
+        let b = p.documents.get(2).and_then(|d| d.root.as_ref()).map(|r| r.span.start.line);
+        assert_eq!(b, Some(5));
+    }
+
+    #[test]
+    fn duplicate_keys_are_findings_and_the_last_value_wins() {
+        let p = one("spec:\n  a: 1\n  b: 2\n  a: 3\n");
+        assert_eq!(p.findings.len(), 1);
+        let f = p.findings.first().cloned();
+        let f = f.unwrap_or_else(|| Finding::error("x", "x"));
+        assert_eq!(f.code, "yaml.duplicate-key");
+        assert_eq!(f.location.map(|l| (l.span.start.line, l.span.start.column)), Some((4, 3)));
+        assert_eq!(
+            p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json),
+            Some(serde_json::json!({"spec": {"a": 3, "b": 2}}))
+        );
+    }
+
+    #[test]
+    fn syntax_errors_keep_earlier_documents() {
+        let p = one("a: 1\n---\nb: [1, 2\nc: 3\n");
+        assert_eq!(p.findings.len(), 1);
+        let f = p.findings.first().cloned().unwrap_or_else(|| Finding::error("x", "x"));
+        assert_eq!(f.code, "yaml.syntax");
+        assert!(f.location.is_some());
+        assert_eq!(
+            p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json),
+            Some(serde_json::json!({"a": 1}))
+        );
+    }
+
+    #[test]
+    fn json_documents() {
+        let v = root_json("{\"a\": [1, 2.5, true, null, \"s\"], \"b\": {\"c\": -1}}");
+        assert_eq!(v, serde_json::json!({"a": [1, 2.5, true, null, "s"], "b": {"c": -1}}));
+    }
+
+    #[test]
+    fn non_string_keys() {
+        let v = root_json("1: a\ntrue: b\n1.5: c\n");
+        assert_eq!(v, serde_json::json!({"1": "a", "true": "b", "1.5": "c"}));
+        let p = one("? [1, 2]\n: x\n~: y\n");
+        assert_eq!(
+            p.findings.iter().filter(|f| f.code == "yaml.unsupported-key").count(),
+            2
+        );
+    }
+
+    #[test]
+    fn size_limit() {
+        let text = "a: ".to_owned() + &"x".repeat(MAX_REQUEST_BYTES);
+        let p = one(&text);
+        assert_eq!(p.documents.len(), 0);
+        assert_eq!(
+            p.findings.first().map(|f| f.message.as_str()),
+            Some("Request entity too large: limit is 3145728")
+        );
+    }
+
+    #[test]
+    fn depth_limit_and_deep_trees_do_not_overflow() {
+        // Block sequences can nest on one line: `- - - x`.
+        let deep_ok = "- ".repeat(2_000) + "x";
+        let p = one(&deep_ok);
+        assert!(p.findings.is_empty(), "{:?}", p.findings.first());
+        let json = p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json);
+        assert!(json.is_some());
+        let too_deep = "- ".repeat(MAX_DEPTH + 1) + "x";
+        let p = one(&too_deep);
+        assert!(p.findings.iter().any(|f| f.severity == Severity::Error));
+        assert!(p.documents.iter().all(|d| d.root.is_none()));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for text in [
+            "", "\u{feff}", ":", "- - -", "{", "]", "a: *nope", "&a [*a]", "? ? ?", "\t- x",
+            "a: |\n  b\n c", "'unterminated", "a: \"\\u12\"", "<<: 5", "<<: [1]", "---\n...\n...",
+            "\u{0}", "a:\u{85}b", "%YAML 1.1\n---\na: b", "!!binary aGVsbG8=", "!foo bar",
+        ] {
+            let _ = one(text);
+        }
+    }
+
+    #[test]
+    fn float_keys_use_go_formatting() {
+        assert_eq!(format_float_key(1.5), "1.5");
+        assert_eq!(format_float_key(1e30), "1e+30");
+        assert_eq!(format_float_key(0.1), "0.1");
+        assert_eq!(format_float_key(-2.25), "-2.25");
+    }
+
+    #[test]
+    fn yaml_style_float_regex() {
+        for ok in ["1.", ".5", "1.5e3", "-1", "+1.0E-2", "08"] {
+            assert!(yaml_style_float(ok), "{ok}");
+        }
+        for bad in ["", ".", "e3", "1e", "1.5.5", "0x1", "1_0"] {
+            assert!(!yaml_style_float(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! # crd-studio-engine
+//!
+//! What the Kubernetes API server does with a CustomResourceDefinition and its objects, as
+//! pure functions: texts and options in, an [`Analysis`] out. No I/O, no clock, no randomness,
+//! no global state, and no panics on user input: every problem is a [`Finding`] with the
+//! server's field path and message and a location in the user's text.
+//!
+//! Start at [`analyze`], or [`CompiledCrd`] to reuse one CRD for many object analyses.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+pub mod analysis;
+pub mod crd;
+pub mod document;
+pub mod finding;
+pub mod path;
+pub mod position;
+
+pub use analysis::{
+    analyze, Analysis, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport,
+    Options, Request, TableRow, VersionReport,
+};
+pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
+pub use path::FieldPath;
+pub use position::{Pos, Span};

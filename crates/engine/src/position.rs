@@ -1,0 +1,187 @@
+//! Positions in the user's text: byte offsets, 1-based lines and columns, and UTF-16 columns
+//! (what the browser's editor counts in).
+
+use serde::{Deserialize, Serialize};
+
+/// One point in a text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pos {
+    /// Byte offset from the start of the text.
+    pub offset: usize,
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, counted in Unicode scalar values (what a person counts).
+    pub column: usize,
+    /// 1-based column, counted in UTF-16 code units (what JavaScript strings count).
+    pub utf16_column: usize,
+}
+
+/// A half-open range `[start, end)` in a text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// First position inside the range.
+    pub start: Pos,
+    /// First position after the range.
+    pub end: Pos,
+}
+
+impl Span {
+    /// An empty range at `pos`.
+    pub fn point(pos: Pos) -> Span {
+        Span {
+            start: pos,
+            end: pos,
+        }
+    }
+}
+
+/// Maps line/column pairs and byte offsets of one text onto [`Pos`] values.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    /// Byte offset at which each line starts; `line_starts[0] == 0`.
+    line_starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    /// Indexes `text`. Lines end at `\n`, `\r\n` or a lone `\r`, as YAML counts them.
+    pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes.get(i) {
+                Some(b'\n') => line_starts.push(i + 1),
+                Some(b'\r') => {
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    line_starts.push(i + 1);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+        }
+    }
+
+    /// Number of lines (a text without any line break has one).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Byte range of the 1-based `line` without its line break, clamped to the text.
+    fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
+        let idx = line.saturating_sub(1).min(self.line_starts.len().saturating_sub(1));
+        let start = self.line_starts.get(idx).copied().unwrap_or(0).min(self.len);
+        let mut end = self
+            .line_starts
+            .get(idx + 1)
+            .copied()
+            .unwrap_or(self.len)
+            .min(self.len);
+        let bytes = text.as_bytes();
+        while end > start && matches!(bytes.get(end - 1), Some(b'\n' | b'\r')) {
+            end -= 1;
+        }
+        (start, end)
+    }
+
+    /// The position of the `char_col`-th character (0-based) of the 1-based `line`.
+    /// Columns past the end of the line are clamped to the end of the line.
+    pub fn pos_at_line_char(&self, text: &str, line: usize, char_col: usize) -> Pos {
+        let line = line.clamp(1, self.line_count());
+        let (start, end) = self.line_range(text, line);
+        let slice = text.get(start..end).unwrap_or("");
+        let mut offset = start;
+        let mut utf16 = 0;
+        let mut col = 0;
+        for ch in slice.chars() {
+            if col == char_col {
+                break;
+            }
+            offset += ch.len_utf8();
+            utf16 += ch.len_utf16();
+            col += 1;
+        }
+        Pos {
+            offset,
+            line,
+            column: col + 1,
+            utf16_column: utf16 + 1,
+        }
+    }
+
+    /// The position of byte `offset` (rounded down to a character boundary, clamped to the text).
+    pub fn pos_at_offset(&self, text: &str, offset: usize) -> Pos {
+        let mut offset = offset.min(self.len);
+        while offset > 0 && !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line_idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.line_starts.get(line_idx).copied().unwrap_or(0);
+        let prefix = text.get(start..offset).unwrap_or("");
+        Pos {
+            offset,
+            line: line_idx + 1,
+            column: prefix.chars().count() + 1,
+            utf16_column: prefix.encode_utf16().count() + 1,
+        }
+    }
+
+    /// The span of the whole 1-based `line` (without its line break).
+    pub fn line_span(&self, text: &str, line: usize) -> Span {
+        let line = line.clamp(1, self.line_count());
+        let (start, end) = self.line_range(text, line);
+        Span {
+            start: self.pos_at_offset(text, start),
+            end: self.pos_at_offset(text, end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_positions() {
+        let text = "a: 1\nbb: 2\n";
+        let idx = LineIndex::new(text);
+        let p = idx.pos_at_line_char(text, 2, 4);
+        assert_eq!((p.offset, p.line, p.column, p.utf16_column), (9, 2, 5, 5));
+        assert_eq!(idx.pos_at_offset(text, 9), p);
+    }
+
+    #[test]
+    fn multibyte_positions() {
+        // 'é' is 2 bytes / 1 UTF-16 unit, '😀' is 4 bytes / 2 UTF-16 units.
+        let text = "k: é😀x\n";
+        let idx = LineIndex::new(text);
+        let p = idx.pos_at_line_char(text, 1, 5);
+        assert_eq!(p.offset, 3 + 2 + 4);
+        assert_eq!(p.column, 6);
+        assert_eq!(p.utf16_column, 7);
+        assert_eq!(idx.pos_at_offset(text, p.offset), p);
+        // An offset inside a character is rounded down to its start.
+        assert_eq!(idx.pos_at_offset(text, 6).offset, 5);
+    }
+
+    #[test]
+    fn crlf_and_clamping() {
+        let text = "a\r\nb\rc";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 3);
+        assert_eq!(idx.pos_at_line_char(text, 3, 0).offset, 5);
+        assert_eq!(idx.pos_at_line_char(text, 1, 99).column, 2);
+        assert_eq!(idx.pos_at_line_char(text, 99, 0).line, 3);
+        assert_eq!(idx.pos_at_offset(text, 999).offset, text.len());
+    }
+}

@@ -1,0 +1,1 @@
+//! CRD Studio web app (placeholder).
