@@ -1,0 +1,116 @@
+//! A small static file server on 127.0.0.1, for the end-to-end tests (no Python or other
+//! server needed on the machine). GET and HEAD only; files under the served folder only.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::thread;
+
+/// A running server; it stops with the process.
+pub struct Server {
+    port: u16,
+    handle: thread::JoinHandle<()>,
+}
+
+impl Server {
+    /// Serves `dir` on 127.0.0.1:`port` (0 picks a free port) in a background thread.
+    pub fn start(dir: &Path, port: u16) -> Result<Server, String> {
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("bind: {e}"))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| format!("bind: {e}"))?
+            .port();
+        let handle = thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let dir = dir.clone();
+                thread::spawn(move || {
+                    let _ = handle(stream, &dir);
+                });
+            }
+        });
+        Ok(Server { port, handle })
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Blocks until the server thread ends (it doesn't, until the process is stopped).
+    pub fn wait(self) {
+        let _ = self.handle.join();
+    }
+}
+
+fn mime(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "wasm" => "application/wasm",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        _ => "application/octet-stream",
+    }
+}
+
+fn resolve(dir: &Path, target: &str) -> Option<PathBuf> {
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let mut out = dir.to_path_buf();
+    for comp in Path::new(path.trim_start_matches('/')).components() {
+        match comp {
+            Component::Normal(c) => out.push(c),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    if out.is_dir() {
+        out.push("index.html");
+    }
+    Some(out)
+}
+
+fn handle(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    // Drain the headers.
+    let mut line = String::new();
+    while reader.read_line(&mut line)? > 2 {
+        line.clear();
+    }
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("");
+    let target = parts.next().unwrap_or("/");
+    let mut stream = stream;
+    let file = resolve(dir, target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
+    match (method, file) {
+        ("GET" | "HEAD", Some((path, body))) => {
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                mime(&path),
+                body.len()
+            )?;
+            if method == "GET" {
+                stream.write_all(&body)?;
+            }
+        }
+        ("GET" | "HEAD", None) => {
+            stream.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
+            )?;
+        }
+        _ => {
+            stream.write_all(
+                b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            )?;
+        }
+    }
+    stream.flush()
+}
