@@ -235,7 +235,10 @@ impl CompiledCrd {
             model = crd;
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
-            findings.push(Finding::error("crd.empty", "the CRD text holds no document"));
+            findings.push(Finding::error(
+                "crd.empty",
+                "the CRD text holds no document",
+            ));
         }
         let versions = model
             .as_ref()
@@ -260,9 +263,14 @@ impl CompiledCrd {
             .unwrap_or_default();
         sort_findings(&mut findings);
         let report = CrdReport {
-            name: model.as_ref().and_then(|m| m.name.as_ref().map(|n| n.value.clone())),
+            name: model
+                .as_ref()
+                .and_then(|m| m.name.as_ref().map(|n| n.value.clone())),
             accepted: !findings.iter().any(|f| f.severity == Severity::Error),
-            errors: findings.iter().filter_map(FieldErrorReport::from_finding).collect(),
+            errors: findings
+                .iter()
+                .filter_map(FieldErrorReport::from_finding)
+                .collect(),
         };
         CompiledCrd {
             parsed,

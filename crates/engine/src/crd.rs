@@ -119,7 +119,12 @@ impl Crd {
                 go_quote(group)
             ));
         }
-        let crd_kind = self.names.kind.as_ref().map(|k| k.value.as_str()).unwrap_or("");
+        let crd_kind = self
+            .names
+            .kind
+            .as_ref()
+            .map(|k| k.value.as_str())
+            .unwrap_or("");
         if kind != crd_kind {
             return Some(format!(
                 "object kind {} is not the kind of this CRD ({})",
@@ -264,23 +269,24 @@ pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
             .or_else(|| root.entry("apiVersion"))
             .map(|e| e.value.span)
             .unwrap_or(root.span);
-        let message = if kind.is_empty() {
-            "Object 'Kind' is missing: the CRD text must be a CustomResourceDefinition \
+        let message =
+            if kind.is_empty() {
+                "Object 'Kind' is missing: the CRD text must be a CustomResourceDefinition \
              (apiVersion: apiextensions.k8s.io/v1)"
-                .to_owned()
-        } else if kind == "CustomResourceDefinition" {
-            format!(
-                "no matches for kind \"CustomResourceDefinition\" in version {}: the server \
+                    .to_owned()
+            } else if kind == "CustomResourceDefinition" {
+                format!(
+                    "no matches for kind \"CustomResourceDefinition\" in version {}: the server \
                  only serves CustomResourceDefinitions as {CRD_API_VERSION}",
-                go_quote(api_version)
-            )
-        } else {
-            format!(
+                    go_quote(api_version)
+                )
+            } else {
+                format!(
                 "this document is a {} ({}), not a CustomResourceDefinition ({CRD_API_VERSION})",
                 kind,
                 if api_version.is_empty() { "no apiVersion" } else { api_version }
             )
-        };
+            };
         let loc = r.loc(span);
         r.findings
             .push(Finding::error("crd.not-a-crd", message).at(loc));
@@ -341,7 +347,11 @@ pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
                 }
             }
             Value::Null => {}
-            _ => r.type_error(list, "spec.versions", "[]v1.CustomResourceDefinitionVersion"),
+            _ => r.type_error(
+                list,
+                "spec.versions",
+                "[]v1.CustomResourceDefinitionVersion",
+            ),
         }
     }
     let conversion = r.object(spec, "conversion", "spec").cloned();
@@ -380,10 +390,16 @@ mod tests {
         );
         assert!(findings.is_empty(), "{findings:?}");
         let Some(crd) = crd else { panic!("no model") };
-        assert_eq!(crd.name.map(|n| n.value), Some("crontabs.stable.example.com".into()));
+        assert_eq!(
+            crd.name.map(|n| n.value),
+            Some("crontabs.stable.example.com".into())
+        );
         assert_eq!(crd.names.short_names.len(), 1);
         let v = crd.versions.first();
-        assert_eq!(v.map(|v| (v.served, v.storage, v.schema.is_some())), Some((true, true, true)));
+        assert_eq!(
+            v.map(|v| (v.served, v.storage, v.schema.is_some())),
+            Some((true, true, true))
+        );
         assert_eq!(v.map(|v| v.name.span.start.line), Some(13));
     }
 
@@ -391,10 +407,12 @@ mod tests {
     fn not_a_crd() {
         let (crd, findings) = read_text("apiVersion: v1\nkind: ConfigMap\n");
         assert!(crd.is_none());
-        assert_eq!(findings.first().map(|f| f.code.as_str()), Some("crd.not-a-crd"));
-        let (_, findings) = read_text(
-            "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n",
+        assert_eq!(
+            findings.first().map(|f| f.code.as_str()),
+            Some("crd.not-a-crd")
         );
+        let (_, findings) =
+            read_text("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n");
         assert!(findings
             .first()
             .is_some_and(|f| f.message.contains("no matches for kind")));
@@ -407,7 +425,10 @@ mod tests {
         );
         assert!(crd.is_some());
         let f = findings.first();
-        assert_eq!(f.and_then(|f| f.location).map(|l| l.span.start.line), Some(6));
+        assert_eq!(
+            f.and_then(|f| f.location).map(|l| l.span.start.line),
+            Some(6)
+        );
         assert!(f.is_some_and(|f| f.message.contains("cannot unmarshal string")));
     }
 }

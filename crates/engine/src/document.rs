@@ -148,7 +148,9 @@ fn to_json(root: &Node) -> serde_json::Value {
                     work.extend(items.iter().rev().map(Work::Visit));
                 }
                 Value::Map(entries) => {
-                    work.push(Work::BuildMap(entries.iter().map(|e| e.key.as_str()).collect()));
+                    work.push(Work::BuildMap(
+                        entries.iter().map(|e| e.key.as_str()).collect(),
+                    ));
                     work.extend(entries.iter().rev().map(|e| Work::Visit(&e.value)));
                 }
             },
@@ -474,7 +476,10 @@ impl<'a> Builder<'a> {
                         span,
                         Finding::error(
                             "yaml.too-deep",
-                            format!("yaml: line {}: exceeded max depth of {MAX_DEPTH}", span.start.line),
+                            format!(
+                                "yaml: line {}: exceeded max depth of {MAX_DEPTH}",
+                                span.start.line
+                            ),
                         ),
                     );
                     return;
@@ -500,7 +505,9 @@ impl<'a> Builder<'a> {
                 state.stack.push(frame);
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                let Some(frame) = state.stack.pop() else { return };
+                let Some(frame) = state.stack.pop() else {
+                    return;
+                };
                 let (value, start, anchor, size) = match frame {
                     Frame::Seq {
                         items,
@@ -742,7 +749,7 @@ impl<'a> Builder<'a> {
         let document = self.documents.len();
         let forced_string = matches!(tag, Some("tag:yaml.org,2002:str" | "!!str" | "!"))
             || matches!(tag, Some("tag:yaml.org,2002:binary" | "!!binary"));
-        let resolve = (plain && !forced_string) || (tag.is_some() && !forced_string);
+        let resolve = (plain || tag.is_some()) && !forced_string;
         let value = if resolve {
             resolve_plain(text)
         } else {
@@ -893,7 +900,9 @@ fn go_float_name(f: f64) -> &'static str {
 /// A float as it reaches the server: Go's JSON encoder writes integral values below 1e21
 /// without a fraction or exponent, and the server then decodes them as integers.
 fn json_number(f: f64) -> Value {
-    if f.fract() == 0.0 && f.abs() < 1e21 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18
+    if f.fract() == 0.0
+        && f.abs() < 1e21
+        && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)
     {
         Value::Int(f as i64)
     } else {
@@ -1161,7 +1170,13 @@ mod tests {
         let codes: Vec<_> = p
             .findings
             .iter()
-            .map(|f| (f.code.as_str(), f.severity, f.location.map(|l| l.span.start.line)))
+            .map(|f| {
+                (
+                    f.code.as_str(),
+                    f.severity,
+                    f.location.map(|l| l.span.start.line),
+                )
+            })
             .collect();
         assert_eq!(
             codes,
@@ -1170,9 +1185,17 @@ mod tests {
                 ("yaml.yaml11-int", Severity::Warning, Some(2)),
             ]
         );
-        let first = p.findings.first().map(|f| f.message.clone()).unwrap_or_default();
+        let first = p
+            .findings
+            .first()
+            .map(|f| f.message.clone())
+            .unwrap_or_default();
         assert!(first.contains("`NO` became false"), "{first}");
-        let loc = p.findings.first().and_then(|f| f.location).map(|l| l.span.start.column);
+        let loc = p
+            .findings
+            .first()
+            .and_then(|f| f.location)
+            .map(|l| l.span.start.column);
         assert_eq!(loc, Some(10));
     }
 
@@ -1196,13 +1219,19 @@ mod tests {
             span: Span::default(),
         });
         let name = root.get("name").map(|n| n.span).unwrap_or_default();
-        assert_eq!((name.start.line, name.start.column, name.start.offset), (1, 7, 6));
+        assert_eq!(
+            (name.start.line, name.start.column, name.start.offset),
+            (1, 7, 6)
+        );
         // "héllo😀" with quotes: 8 chars, 9 UTF-16 units, 12 bytes.
         assert_eq!(name.end.column, 15);
         assert_eq!(name.end.utf16_column, 16);
         assert_eq!(name.end.offset, 6 + 12);
         let next = root.entry("next").map(|e| e.key_span).unwrap_or_default();
-        assert_eq!((next.start.line, next.start.column, next.start.offset), (2, 1, 19));
+        assert_eq!(
+            (next.start.line, next.start.column, next.start.offset),
+            (2, 1, 19)
+        );
     }
 
     #[test]
@@ -1229,14 +1258,21 @@ mod tests {
             ));
         }
         let p = one(&text);
-        assert!(p.findings.iter().any(|f| f.code == "yaml.excessive-aliasing"));
+        assert!(p
+            .findings
+            .iter()
+            .any(|f| f.code == "yaml.excessive-aliasing"));
         assert!(p.documents.iter().all(|d| d.root.is_none()));
     }
 
     #[test]
     fn multi_document_files() {
         let p = one("a: 1\n---\n# only a comment\n---\nb: 2\n...\n---\n[1, 2]\n");
-        let roots: Vec<_> = p.documents.iter().map(|d| d.root.as_ref().map(Node::to_json)).collect();
+        let roots: Vec<_> = p
+            .documents
+            .iter()
+            .map(|d| d.root.as_ref().map(Node::to_json))
+            .collect();
         assert_eq!(
             roots,
             vec![
@@ -1246,7 +1282,11 @@ mod tests {
                 Some(serde_json::json!([1, 2])),
             ]
         );
-        let b = p.documents.get(2).and_then(|d| d.root.as_ref()).map(|r| r.span.start.line);
+        let b = p
+            .documents
+            .get(2)
+            .and_then(|d| d.root.as_ref())
+            .map(|r| r.span.start.line);
         assert_eq!(b, Some(5));
     }
 
@@ -1257,9 +1297,15 @@ mod tests {
         let f = p.findings.first().cloned();
         let f = f.unwrap_or_else(|| Finding::error("x", "x"));
         assert_eq!(f.code, "yaml.duplicate-key");
-        assert_eq!(f.location.map(|l| (l.span.start.line, l.span.start.column)), Some((4, 3)));
         assert_eq!(
-            p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json),
+            f.location.map(|l| (l.span.start.line, l.span.start.column)),
+            Some((4, 3))
+        );
+        assert_eq!(
+            p.documents
+                .first()
+                .and_then(|d| d.root.as_ref())
+                .map(Node::to_json),
             Some(serde_json::json!({"spec": {"a": 3, "b": 2}}))
         );
     }
@@ -1268,11 +1314,18 @@ mod tests {
     fn syntax_errors_keep_earlier_documents() {
         let p = one("a: 1\n---\nb: [1, 2\nc: 3\n");
         assert_eq!(p.findings.len(), 1);
-        let f = p.findings.first().cloned().unwrap_or_else(|| Finding::error("x", "x"));
+        let f = p
+            .findings
+            .first()
+            .cloned()
+            .unwrap_or_else(|| Finding::error("x", "x"));
         assert_eq!(f.code, "yaml.syntax");
         assert!(f.location.is_some());
         assert_eq!(
-            p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json),
+            p.documents
+                .first()
+                .and_then(|d| d.root.as_ref())
+                .map(Node::to_json),
             Some(serde_json::json!({"a": 1}))
         );
     }
@@ -1280,7 +1333,10 @@ mod tests {
     #[test]
     fn json_documents() {
         let v = root_json("{\"a\": [1, 2.5, true, null, \"s\"], \"b\": {\"c\": -1}}");
-        assert_eq!(v, serde_json::json!({"a": [1, 2.5, true, null, "s"], "b": {"c": -1}}));
+        assert_eq!(
+            v,
+            serde_json::json!({"a": [1, 2.5, true, null, "s"], "b": {"c": -1}})
+        );
     }
 
     #[test]
@@ -1289,7 +1345,10 @@ mod tests {
         assert_eq!(v, serde_json::json!({"1": "a", "true": "b", "1.5": "c"}));
         let p = one("? [1, 2]\n: x\n~: y\n");
         assert_eq!(
-            p.findings.iter().filter(|f| f.code == "yaml.unsupported-key").count(),
+            p.findings
+                .iter()
+                .filter(|f| f.code == "yaml.unsupported-key")
+                .count(),
             2
         );
     }
@@ -1311,7 +1370,11 @@ mod tests {
         let deep_ok = "- ".repeat(2_000) + "x";
         let p = one(&deep_ok);
         assert!(p.findings.is_empty(), "{:?}", p.findings.first());
-        let json = p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json);
+        let json = p
+            .documents
+            .first()
+            .and_then(|d| d.root.as_ref())
+            .map(Node::to_json);
         assert!(json.is_some());
         let too_deep = "- ".repeat(MAX_DEPTH + 1) + "x";
         let p = one(&too_deep);
@@ -1322,9 +1385,27 @@ mod tests {
     #[test]
     fn garbage_never_panics() {
         for text in [
-            "", "\u{feff}", ":", "- - -", "{", "]", "a: *nope", "&a [*a]", "? ? ?", "\t- x",
-            "a: |\n  b\n c", "'unterminated", "a: \"\\u12\"", "<<: 5", "<<: [1]", "---\n...\n...",
-            "\u{0}", "a:\u{85}b", "%YAML 1.1\n---\na: b", "!!binary aGVsbG8=", "!foo bar",
+            "",
+            "\u{feff}",
+            ":",
+            "- - -",
+            "{",
+            "]",
+            "a: *nope",
+            "&a [*a]",
+            "? ? ?",
+            "\t- x",
+            "a: |\n  b\n c",
+            "'unterminated",
+            "a: \"\\u12\"",
+            "<<: 5",
+            "<<: [1]",
+            "---\n...\n...",
+            "\u{0}",
+            "a:\u{85}b",
+            "%YAML 1.1\n---\na: b",
+            "!!binary aGVsbG8=",
+            "!foo bar",
         ] {
             let _ = one(text);
         }

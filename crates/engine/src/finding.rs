@@ -165,7 +165,7 @@ impl Finding {
     }
 
     /// The sort key used for stable output: source, document, line, column, then message.
-    pub fn sort_key(&self) -> (Option<(SourceId, usize, usize, usize)>, &str, &str) {
+    pub fn sort_key(&self) -> (Option<LocationKey>, &str, &str) {
         (
             self.location
                 .map(|l| (l.source, l.document, l.span.start.line, l.span.start.column)),
@@ -174,6 +174,9 @@ impl Finding {
         )
     }
 }
+
+/// Source, document, line and column of a location, for sorting.
+pub type LocationKey = (SourceId, usize, usize, usize);
 
 /// Sorts findings by location, then field path, then message.
 pub fn sort_findings(findings: &mut [Finding]) {

@@ -186,13 +186,14 @@ mod tests {
         let text = "spec:\n  versions:\n  - name: v1\n    served: true\n";
         let parsed = parse(text, SourceId::Crd);
         let root = parsed.documents.first().and_then(|d| d.root.as_ref());
-        let Some(root) = root else {
-            panic!("no root")
-        };
+        let Some(root) = root else { panic!("no root") };
         let hit = locate(root, &FieldPath::parse("spec.versions[0].served"));
         assert!(hit.exact);
         assert_eq!((hit.span.start.line, hit.span.start.column), (4, 5));
-        let miss = locate(root, &FieldPath::parse("spec.versions[0].schema.openAPIV3Schema"));
+        let miss = locate(
+            root,
+            &FieldPath::parse("spec.versions[0].schema.openAPIV3Schema"),
+        );
         assert!(!miss.exact);
         assert_eq!((miss.span.start.line, miss.span.start.column), (3, 5));
         let miss_index = locate(root, &FieldPath::parse("spec.versions[3].name"));

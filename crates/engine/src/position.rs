@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 /// One point in a text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Pos {
     /// Byte offset from the start of the text.
@@ -18,7 +20,9 @@ pub struct Pos {
 }
 
 /// A half-open range `[start, end)` in a text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Span {
     /// First position inside the range.
     pub start: Pos,
@@ -76,8 +80,15 @@ impl LineIndex {
 
     /// Byte range of the 1-based `line` without its line break, clamped to the text.
     fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
-        let idx = line.saturating_sub(1).min(self.line_starts.len().saturating_sub(1));
-        let start = self.line_starts.get(idx).copied().unwrap_or(0).min(self.len);
+        let idx = line
+            .saturating_sub(1)
+            .min(self.line_starts.len().saturating_sub(1));
+        let start = self
+            .line_starts
+            .get(idx)
+            .copied()
+            .unwrap_or(0)
+            .min(self.len);
         let mut end = self
             .line_starts
             .get(idx + 1)
