@@ -258,6 +258,7 @@ pub fn parse(text: &str, source: SourceId) -> ParsedText {
     }
     let mut builder = Builder {
         text,
+        last_pos: std::cell::Cell::new(Pos::default()),
         source,
         lines: &out.lines,
         findings: Vec::new(),
@@ -308,6 +309,8 @@ struct Built {
 
 struct Builder<'a> {
     text: &'a str,
+    /// The last position computed: markers arrive mostly left to right.
+    last_pos: std::cell::Cell<Pos>,
     source: SourceId,
     lines: &'a LineIndex,
     findings: Vec<Finding>,
@@ -355,7 +358,12 @@ fn allowed_alias_ratio(decode_count: usize) -> f64 {
 
 impl<'a> Builder<'a> {
     fn pos(&self, m: &saphyr_parser::Marker) -> Pos {
-        self.lines.pos_at_line_char(self.text, m.line(), m.col())
+        let hint = self.last_pos.get();
+        let pos = self
+            .lines
+            .pos_at_line_char_from(self.text, m.line(), m.col(), Some(hint));
+        self.last_pos.set(pos);
+        pos
     }
 
     fn span(&self, s: &YSpan) -> Span {

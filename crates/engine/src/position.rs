@@ -105,12 +105,28 @@ impl LineIndex {
     /// The position of the `char_col`-th character (0-based) of the 1-based `line`.
     /// Columns past the end of the line are clamped to the end of the line.
     pub fn pos_at_line_char(&self, text: &str, line: usize, char_col: usize) -> Pos {
+        self.pos_at_line_char_from(text, line, char_col, None)
+    }
+
+    /// Like [`LineIndex::pos_at_line_char`], but continues from `hint` when it is an earlier
+    /// position on the same line: walking a long line left to right then costs O(line), not
+    /// O(line²).
+    pub fn pos_at_line_char_from(
+        &self,
+        text: &str,
+        line: usize,
+        char_col: usize,
+        hint: Option<Pos>,
+    ) -> Pos {
         let line = line.clamp(1, self.line_count());
         let (start, end) = self.line_range(text, line);
-        let slice = text.get(start..end).unwrap_or("");
-        let mut offset = start;
-        let mut utf16 = 0;
-        let mut col = 0;
+        let (mut offset, mut utf16, mut col) = match hint {
+            Some(h) if h.line == line && h.column >= 1 && h.column - 1 <= char_col => {
+                (h.offset, h.utf16_column - 1, h.column - 1)
+            }
+            _ => (start, 0, 0),
+        };
+        let slice = text.get(offset..end).unwrap_or("");
         for ch in slice.chars() {
             if col == char_col {
                 break;

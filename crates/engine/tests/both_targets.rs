@@ -1,0 +1,109 @@
+//! Engine tests that run natively and in wasm32 (Node), where stack and allocation limits
+//! differ: deep documents, garbage input, and a whole analysis.
+
+use crd_studio_engine::{analyze, Request, Severity, SourceId};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                cronSpec:
+                  type: string
+                image:
+                  type: string
+                replicas:
+                  type: integer
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames:
+    - ct
+";
+
+const OBJECT: &str = "apiVersion: \"stable.example.com/v1\"
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  cronSpec: \"* * * * */5\"
+  image: my-awesome-cron-image
+";
+
+fn request(objects: &[&str]) -> Request {
+    Request {
+        crd: CRD.to_owned(),
+        objects: objects.iter().map(|s| (*s).to_owned()).collect(),
+        ..Request::default()
+    }
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn crontab_example_is_accepted() {
+    let analysis = analyze(&request(&[OBJECT]));
+    assert!(analysis.crd.accepted, "{:?}", analysis.findings);
+    assert_eq!(analysis.crd.name.as_deref(), Some("crontabs.stable.example.com"));
+    assert_eq!(analysis.objects.len(), 1);
+    assert!(analysis.accepted());
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn syntax_error_in_object_is_located() {
+    let broken = "apiVersion: stable.example.com/v1\nkind: CronTab\nspec: [unclosed\n";
+    let analysis = analyze(&request(&[broken]));
+    let f = analysis
+        .findings
+        .iter()
+        .find(|f| f.code == "yaml.syntax")
+        .cloned();
+    let loc = f.and_then(|f| f.location);
+    assert_eq!(loc.map(|l| l.source), Some(SourceId::Object(0)));
+    assert!(loc.is_some_and(|l| l.span.start.line >= 3));
+    assert!(!analysis.accepted());
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn object_of_another_group_is_not_served() {
+    let other = "apiVersion: example.com/v1\nkind: CronTab\nmetadata:\n  name: x\n";
+    let analysis = analyze(&request(&[other]));
+    let report = analysis.objects.first();
+    assert!(report.is_some_and(|r| r.object_error.is_some()));
+    assert!(analysis.findings.iter().any(|f| f.severity == Severity::Error));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn deep_documents_do_not_exhaust_the_stack() {
+    let deep = "- ".repeat(9_000) + "x";
+    let analysis = analyze(&request(&[&deep]));
+    assert_eq!(analysis.objects.len(), 1);
+    let too_deep = "- ".repeat(10_001) + "x";
+    let analysis = analyze(&request(&[&too_deep]));
+    assert!(analysis
+        .findings
+        .iter()
+        .any(|f| f.message.contains("exceeded max depth of 10000")));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn garbage_never_panics() {
+    for text in ["", ":", "{", "- - [", "a: *b", "\u{0}", "🙂: 🙂", "---\n---\n", "[1, {a: }]"] {
+        let mut req = request(&[text]);
+        req.crd = text.to_owned();
+        let _ = analyze(&req);
+    }
+}
