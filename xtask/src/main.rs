@@ -148,7 +148,14 @@ fn cargo_tool(krate: &str, version: &str, binary: &str) -> Result<(), String> {
     }
     println!("{binary} {version}: installing (takes minutes on a fresh machine)");
     run(cmd("cargo")
-        .args(["install", "--locked", "--force", krate, "--version", version])
+        .args([
+            "install",
+            "--locked",
+            "--force",
+            krate,
+            "--version",
+            version,
+        ])
         // Release LTO makes trunk take 15 minutes instead of 5; these are tools, not products.
         .env("CARGO_PROFILE_RELEASE_LTO", "false")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"))
@@ -165,7 +172,10 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
     let apt = |args: &[&str]| {
         let mut all = prefix.clone();
         all.extend_from_slice(args);
-        let (first, rest) = all.split_first().map(|(f, r)| (*f, r.to_vec())).unwrap_or(("apt-get", vec![]));
+        let (first, rest) = all
+            .split_first()
+            .map(|(f, r)| (*f, r.to_vec()))
+            .unwrap_or(("apt-get", vec![]));
         let mut c = cmd(first);
         c.args(rest).env("DEBIAN_FRONTEND", "noninteractive");
         run(&mut c)
@@ -181,7 +191,10 @@ fn setup(browser: bool) -> Result<(), String> {
     step("setup");
     let t = Instant::now();
     let targets = output(cmd("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
-    if targets.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+    if targets
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
         println!("wasm32-unknown-unknown: present");
     } else {
         run(cmd("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
@@ -225,7 +238,9 @@ fn setup(browser: bool) -> Result<(), String> {
 
 /// Bundles the CodeMirror editor from npm packages.
 fn bundle_editor() -> Result<(), String> {
-    run(cmd("npm").args(["run", "--silent", "build"]).current_dir(root().join("web")))
+    run(cmd("npm")
+        .args(["run", "--silent", "build"])
+        .current_dir(root().join("web")))
 }
 
 fn build() -> Result<(), String> {
@@ -247,14 +262,19 @@ fn serve() -> Result<bool, String> {
 }
 
 fn serve_dir_task(args: &[String]) -> Result<bool, String> {
-    let dir = args.first().ok_or("usage: cargo xtask serve-dir DIR [PORT]")?;
+    let dir = args
+        .first()
+        .ok_or("usage: cargo xtask serve-dir DIR [PORT]")?;
     let port: u16 = args
         .get(1)
         .map(|p| p.parse().map_err(|_| format!("bad port {p}")))
         .transpose()?
         .unwrap_or(8765);
     let server = serve_dir::Server::start(Path::new(dir), port)?;
-    println!("serving {dir} on http://127.0.0.1:{} (Ctrl-C stops)", server.port());
+    println!(
+        "serving {dir} on http://127.0.0.1:{} (Ctrl-C stops)",
+        server.port()
+    );
     server.wait();
     Ok(true)
 }
@@ -277,7 +297,10 @@ fn test(args: &[String]) -> Result<bool, String> {
             }
         };
         let secs = t.elapsed().as_secs_f64();
-        println!("--- {name}: {} in {secs:.1} s", if ok { "ok" } else { "FAILED" });
+        println!(
+            "--- {name}: {} in {secs:.1} s",
+            if ok { "ok" } else { "FAILED" }
+        );
         results.push((name.to_owned(), ok, secs));
     };
     check("cargo fmt --check", &mut || {
@@ -285,7 +308,13 @@ fn test(args: &[String]) -> Result<bool, String> {
     });
     check("clippy (native)", &mut || {
         run(cmd("cargo").args([
-            "clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings",
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
         ]))
         .map(|_| true)
     });
@@ -314,37 +343,46 @@ fn test(args: &[String]) -> Result<bool, String> {
     });
     check("corpus (against known failures)", &mut || corpus::run(&[]));
     if !quick {
-        check("wasm tests (engine in Node, app in headless Chromium)", &mut || {
-            run(cmd("cargo").args([
-                "test",
-                "--locked",
-                "--target",
-                "wasm32-unknown-unknown",
-                "-p",
-                "crd-studio-engine",
-                "-p",
-                "crd-studio-web",
-            ]))
-            .map(|_| true)
-        });
-        check("end-to-end (release page in headless Chromium)", &mut || {
-            bundle_editor()?;
-            run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
-            let server = serve_dir::Server::start(&root().join("dist"), 0)?;
-            let base = format!("http://127.0.0.1:{}/", server.port());
-            let shots = root().join("test-output");
-            let _ = std::fs::create_dir_all(&shots);
-            run(cmd("node")
-                .args(["--test", "--test-concurrency=1"])
-                .current_dir(root().join("e2e"))
-                .env("BASE_URL", &base)
-                .env("SCREENSHOT_DIR", &shots))
-            .map(|_| true)
-        });
+        check(
+            "wasm tests (engine in Node, app in headless Chromium)",
+            &mut || {
+                run(cmd("cargo").args([
+                    "test",
+                    "--locked",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "-p",
+                    "crd-studio-engine",
+                    "-p",
+                    "crd-studio-web",
+                ]))
+                .map(|_| true)
+            },
+        );
+        check(
+            "end-to-end (release page in headless Chromium)",
+            &mut || {
+                bundle_editor()?;
+                run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+                let server = serve_dir::Server::start(&root().join("dist"), 0)?;
+                let base = format!("http://127.0.0.1:{}/", server.port());
+                let shots = root().join("test-output");
+                let _ = std::fs::create_dir_all(&shots);
+                run(cmd("node")
+                    .args(["--test", "--test-concurrency=1"])
+                    .current_dir(root().join("e2e"))
+                    .env("BASE_URL", &base)
+                    .env("SCREENSHOT_DIR", &shots))
+                .map(|_| true)
+            },
+        );
     }
     println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
     for (name, ok, secs) in &results {
-        println!("{:>8}  {name} ({secs:.1} s)", if *ok { "ok" } else { "FAILED" });
+        println!(
+            "{:>8}  {name} ({secs:.1} s)",
+            if *ok { "ok" } else { "FAILED" }
+        );
     }
     let failed = results.iter().filter(|r| !r.1).count();
     println!("steps: {} passed, {failed} failed", results.len() - failed);
