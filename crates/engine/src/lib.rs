@@ -29,6 +29,7 @@ pub mod document;
 pub mod finding;
 pub mod path;
 pub mod position;
+pub mod schema;
 
 pub use analysis::{
     analyze, Analysis, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport,

@@ -1,0 +1,8 @@
+//! Schemas: the CRD's OpenAPI v3 schema as decoded ([`props`]) and its structural form
+//! ([`structural`]), which pruning, defaulting and validation walk.
+
+pub mod props;
+pub mod structural;
+
+pub use props::{JsonSchemaProps, ValidationRule};
+pub use structural::{Extensions, Generic, NestedValueValidation, Structural, ValueValidation};
