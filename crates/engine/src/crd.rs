@@ -5,7 +5,8 @@
 //! server's decoder would refuse it) and the rest of the CRD is still read, so later checks
 //! can run on what is there.
 
-use crate::document::{go_quote, Node, Value};
+use crate::document::{Node, Value};
+use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
 use crate::position::Span;
 

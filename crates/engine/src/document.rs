@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span as YSpan};
 
+use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
 use crate::position::{LineIndex, Pos, Span};
 
@@ -867,9 +868,7 @@ fn format_float_key(f: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let neg = mantissa.starts_with('-');
-    let precision = digits.len() as i32;
-    let eprec = if precision > 21 { precision } else { 21 };
-    let body = if exp < -4 || exp >= eprec {
+    let body = if exp < -4 || exp >= 6 {
         let mut m = String::new();
         let mut chars = digits.chars();
         if let Some(first) = chars.next() {
@@ -916,27 +915,6 @@ fn json_number(f: f64) -> Value {
     } else {
         Value::Float(f)
     }
-}
-
-/// Go's `%q` for a string, enough for keys in messages.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The result of resolving a plain scalar.
@@ -1425,6 +1403,8 @@ mod tests {
         assert_eq!(format_float_key(1e30), "1e+30");
         assert_eq!(format_float_key(0.1), "0.1");
         assert_eq!(format_float_key(-2.25), "-2.25");
+        assert_eq!(format_float_key(123456789.123), "1.2345679e+08");
+        assert_eq!(format_float_key(1000.0), "1000");
     }
 
     #[test]

@@ -26,6 +26,7 @@
 pub mod analysis;
 pub mod crd;
 pub mod document;
+pub mod field_error;
 pub mod finding;
 pub mod path;
 pub mod position;
