@@ -868,7 +868,7 @@ fn format_float_key(f: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let neg = mantissa.starts_with('-');
-    let body = if exp < -4 || exp >= 6 {
+    let body = if !(-4..6).contains(&exp) {
         let mut m = String::new();
         let mut chars = digits.chars();
         if let Some(first) = chars.next() {

@@ -246,7 +246,7 @@ pub fn go_float_v(f: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let neg = mantissa.starts_with('-');
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let body = if exp < -4 || exp >= 6 {
+    let body = if !(-4..6).contains(&exp) {
         let mut m = String::new();
         let mut it = digits.chars();
         if let Some(c) = it.next() {
