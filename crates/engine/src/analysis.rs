@@ -323,7 +323,12 @@ impl CompiledCrd {
         }
         for (i, text) in objects.iter().enumerate() {
             let parsed = document::parse(text, SourceId::Object(i));
-            findings.extend(parsed.findings.iter().cloned());
+            findings.extend(
+                parsed
+                    .findings
+                    .iter()
+                    .filter_map(|f| apply_field_validation(f, self.options.field_validation)),
+            );
             for (doc, root) in parsed.values() {
                 let (report, mut object_findings) =
                     self.analyze_object(i, doc.index, root, old.is_some());
@@ -385,6 +390,23 @@ impl CompiledCrd {
         report.defaulted = json;
         report.accepted = true;
         (report, findings)
+    }
+}
+
+/// Duplicate keys are strict-decoding problems: an error under `Strict`, a warning (the
+/// server's warning text) under `Warn`, nothing under `Ignore`.
+fn apply_field_validation(f: &Finding, mode: FieldValidation) -> Option<Finding> {
+    if f.code != "yaml.duplicate-key" {
+        return Some(f.clone());
+    }
+    match mode {
+        FieldValidation::Strict => Some(f.clone()),
+        FieldValidation::Warn => {
+            let mut w = f.clone();
+            w.severity = Severity::Warning;
+            Some(w)
+        }
+        FieldValidation::Ignore => None,
     }
 }
 

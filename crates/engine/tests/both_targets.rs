@@ -107,3 +107,23 @@ fn garbage_never_panics() {
         let _ = analyze(&req);
     }
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn duplicate_keys_follow_field_validation() {
+    use crd_studio_engine::FieldValidation;
+    let dup = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\n  name: b\n";
+    let mut req = request(&[dup]);
+    let severities = |req: &Request| {
+        analyze(req)
+            .findings
+            .iter()
+            .filter(|f| f.code == "yaml.duplicate-key")
+            .map(|f| f.severity)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(severities(&req), vec![Severity::Error]);
+    req.options.field_validation = FieldValidation::Warn;
+    assert_eq!(severities(&req), vec![Severity::Warning]);
+    req.options.field_validation = FieldValidation::Ignore;
+    assert_eq!(severities(&req), Vec::<Severity>::new());
+}
