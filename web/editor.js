@@ -1,0 +1,129 @@
+// The code editors of CRD Studio: CodeMirror 6 behind a small global API, `window.CrdEditor`,
+// which the Rust app binds with wasm-bindgen (src/editor.rs). Positions cross the boundary as
+// 1-based lines and 1-based UTF-16 columns, which is what the engine reports (`utf16Column`)
+// and what JavaScript strings count.
+//
+//   const h = CrdEditor.create(parent, { doc, label, onChange })  // onChange(text) on user edits
+//   CrdEditor.setDiagnostics(h, [{ fromLine, fromCol, toLine, toCol, severity, message, source }])
+//   CrdEditor.focusAt(h, line, utf16Col)
+//   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
+//   CrdEditor.getDoc(h) -> text
+//   CrdEditor.destroy(h)
+
+import { EditorState, Annotation } from '@codemirror/state';
+import {
+  EditorView,
+  keymap,
+  lineNumbers,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  drawSelection,
+  highlightSpecialChars,
+} from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import {
+  syntaxHighlighting,
+  defaultHighlightStyle,
+  indentOnInput,
+  bracketMatching,
+  indentUnit,
+} from '@codemirror/language';
+import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
+import { yaml } from '@codemirror/lang-yaml';
+
+// Marks transactions that come from the app (setDoc), so they are not echoed to onChange.
+const external = Annotation.define();
+
+const theme = EditorView.theme({
+  '&': { height: '100%', fontSize: '13px', backgroundColor: '#fff' },
+  '.cm-scroller': {
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+    lineHeight: '1.45',
+  },
+  '.cm-gutters': { backgroundColor: '#f6f8fa', borderRight: '1px solid #d8dee4', color: '#6e7781' },
+  '&.cm-focused': { outline: 'none' },
+});
+
+/** Offset in `doc` of 1-based `line` and 1-based UTF-16 `col`, clamped to the text. */
+function offsetOf(doc, line, col) {
+  const n = Math.min(Math.max(1, line | 0), doc.lines);
+  const l = doc.line(n);
+  const c = Math.min(Math.max(1, col | 0), l.length + 1);
+  return l.from + c - 1;
+}
+
+function create(parent, options = {}) {
+  const handle = { view: null, onChange: options.onChange };
+  const extensions = [
+    lineNumbers(),
+    highlightActiveLineGutter(),
+    highlightSpecialChars(),
+    history(),
+    drawSelection(),
+    indentOnInput(),
+    bracketMatching(),
+    highlightActiveLine(),
+    indentUnit.of('  '),
+    EditorState.tabSize.of(2),
+    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+    yaml(),
+    lintGutter(),
+    theme,
+    EditorView.contentAttributes.of({ 'aria-label': options.label ?? 'Editor' }),
+    EditorView.updateListener.of((update) => {
+      if (!update.docChanged || typeof handle.onChange !== 'function') return;
+      if (update.transactions.every((tr) => tr.annotation(external))) return;
+      handle.onChange(update.state.doc.toString());
+    }),
+  ];
+  handle.view = new EditorView({
+    parent,
+    state: EditorState.create({ doc: options.doc ?? '', extensions }),
+  });
+  return handle;
+}
+
+function setDiagnostics(handle, diags) {
+  const doc = handle.view.state.doc;
+  const list = [];
+  for (const d of diags ?? []) {
+    const from = offsetOf(doc, d.fromLine, d.fromCol);
+    const to = Math.max(from, offsetOf(doc, d.toLine ?? d.fromLine, d.toCol ?? d.fromCol));
+    list.push({
+      from,
+      to,
+      severity: d.severity === 'error' || d.severity === 'warning' ? d.severity : 'info',
+      message: d.message ?? '',
+      source: d.source,
+    });
+  }
+  handle.view.dispatch(cmSetDiagnostics(handle.view.state, list));
+}
+
+function focusAt(handle, line, col) {
+  const view = handle.view;
+  const pos = offsetOf(view.state.doc, line, col);
+  view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+  view.focus();
+}
+
+function setDoc(handle, text) {
+  const view = handle.view;
+  if (view.state.doc.toString() === text) return;
+  view.dispatch({
+    changes: { from: 0, to: view.state.doc.length, insert: text },
+    annotations: external.of(true),
+  });
+}
+
+function getDoc(handle) {
+  return handle.view.state.doc.toString();
+}
+
+function destroy(handle) {
+  handle.onChange = null;
+  handle.view.destroy();
+}
+
+window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, destroy };
