@@ -1,0 +1,239 @@
+//! A code editor component: CodeMirror 6 through `window.CrdEditor` (the bundle built from
+//! `web/editor.js`), or a plain `<textarea>` when that bundle is not on the page (it failed to
+//! build or load, or the app runs in the wasm test runner's page).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::console;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::view_model::{utf16_offset, EditorDiagnostic};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The object `web/editor.js` puts at `window.CrdEditor`.
+    type CrdEditorApi;
+
+    #[wasm_bindgen(method, catch)]
+    fn create(this: &CrdEditorApi, parent: &Element, options: &JsValue)
+        -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = setDiagnostics)]
+    fn set_diagnostics(
+        this: &CrdEditorApi,
+        handle: &JsValue,
+        diags: &JsValue,
+    ) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = focusAt)]
+    fn focus_at(this: &CrdEditorApi, handle: &JsValue, line: u32, col: u32) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = setDoc)]
+    fn set_doc(this: &CrdEditorApi, handle: &JsValue, text: &str) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch)]
+    fn destroy(this: &CrdEditorApi, handle: &JsValue) -> Result<(), JsValue>;
+}
+
+/// `window.CrdEditor`, when the editor bundle is loaded.
+fn editor_api() -> Option<CrdEditorApi> {
+    let value =
+        js_sys::Reflect::get(&gloo::utils::window(), &JsValue::from_str("CrdEditor")).ok()?;
+    value.is_object().then(|| value.unchecked_into())
+}
+
+fn log_js_error(what: &str, result: Result<(), JsValue>) {
+    if let Err(e) = result {
+        console::error!(format!("CrdEditor.{what} failed"), e);
+    }
+}
+
+enum Backend {
+    CodeMirror {
+        api: CrdEditorApi,
+        handle: JsValue,
+        // Called by JavaScript on every edit; lives as long as the editor.
+        _on_change: Closure<dyn FnMut(String)>,
+    },
+    TextArea(HtmlTextAreaElement),
+}
+
+/// A handle the parent keeps to drive an editor it rendered (focus it at a position).
+#[derive(Clone, Default)]
+pub struct EditorControl(Rc<RefCell<Option<Backend>>>);
+
+impl PartialEq for EditorControl {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl EditorControl {
+    /// Puts the cursor at 1-based `line` and 1-based UTF-16 `column` and focuses the editor.
+    pub fn focus_at(&self, line: usize, utf16_column: usize) {
+        match &*self.0.borrow() {
+            Some(Backend::CodeMirror { api, handle, .. }) => log_js_error(
+                "focusAt",
+                api.focus_at(handle, clamp_u32(line), clamp_u32(utf16_column)),
+            ),
+            Some(Backend::TextArea(ta)) => {
+                let at = clamp_u32(utf16_offset(&ta.value(), line, utf16_column));
+                let _ = ta.focus();
+                let _ = ta.set_selection_range(at, at);
+            }
+            None => {}
+        }
+    }
+
+    fn set_diagnostics(&self, diagnostics: &[EditorDiagnostic]) {
+        if let Some(Backend::CodeMirror { api, handle, .. }) = &*self.0.borrow() {
+            let json = serde_json::to_string(diagnostics).unwrap_or_else(|_| "[]".to_owned());
+            match js_sys::JSON::parse(&json) {
+                Ok(diags) => log_js_error("setDiagnostics", api.set_diagnostics(handle, &diags)),
+                Err(e) => console::error!("diagnostics JSON", e),
+            }
+        }
+    }
+
+    fn set_text(&self, text: &str) {
+        match &*self.0.borrow() {
+            Some(Backend::CodeMirror { api, handle, .. }) => {
+                log_js_error("setDoc", api.set_doc(handle, text))
+            }
+            Some(Backend::TextArea(ta)) => ta.set_value(text),
+            None => {}
+        }
+    }
+
+    fn destroy(&self) {
+        if let Some(Backend::CodeMirror { api, handle, .. }) = self.0.borrow_mut().take() {
+            log_js_error("destroy", api.destroy(&handle));
+        }
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Properties of [`CodeEditor`].
+#[derive(Properties, PartialEq)]
+pub struct CodeEditorProps {
+    /// The accessible name (`aria-label`) of the editable element.
+    pub label: AttrValue,
+    /// The text. The editor shows it when it is created and whenever `generation` changes;
+    /// in between, the editor owns the text and reports edits through `on_change`.
+    pub text: AttrValue,
+    /// Bumped by the parent when it replaces the text (e.g. "Reset example").
+    pub generation: u32,
+    /// Inline markers.
+    pub diagnostics: Rc<Vec<EditorDiagnostic>>,
+    /// Called with the whole text after every edit by the user.
+    pub on_change: Callback<String>,
+    /// Lets the parent focus the editor at a position.
+    pub control: EditorControl,
+}
+
+/// A YAML editor: CodeMirror when the bundle is loaded, else a textarea.
+#[component]
+pub fn CodeEditor(props: &CodeEditorProps) -> Html {
+    let host = use_node_ref();
+    let textarea = use_node_ref();
+    let code_mirror = use_state(|| editor_api().is_some());
+    // The newest on_change, so the JavaScript closure made once at mount always calls it.
+    let on_change = use_mut_ref(|| props.on_change.clone());
+    *on_change.borrow_mut() = props.on_change.clone();
+
+    {
+        let host = host.clone();
+        let textarea = textarea.clone();
+        let control = props.control.clone();
+        let label = props.label.clone();
+        let text = props.text.clone();
+        let on_change = on_change.clone();
+        let code_mirror = code_mirror.clone();
+        use_effect_with(*code_mirror, move |&use_code_mirror| {
+            if use_code_mirror {
+                let created = match (editor_api(), host.cast::<Element>()) {
+                    (Some(api), Some(parent)) => {
+                        create_code_mirror(api, &parent, &label, &text, on_change)
+                    }
+                    _ => Err(JsValue::from_str("no CrdEditor API or no host element")),
+                };
+                match created {
+                    Ok(backend) => *control.0.borrow_mut() = Some(backend),
+                    Err(e) => {
+                        console::error!("CodeMirror editor unavailable, using a textarea", e);
+                        code_mirror.set(false);
+                    }
+                }
+            } else if let Some(ta) = textarea.cast::<HtmlTextAreaElement>() {
+                *control.0.borrow_mut() = Some(Backend::TextArea(ta));
+            }
+            move || control.destroy()
+        });
+    }
+    {
+        let control = props.control.clone();
+        let text = props.text.clone();
+        use_effect_with(props.generation, move |_| control.set_text(&text));
+    }
+    {
+        let control = props.control.clone();
+        use_effect_with(props.diagnostics.clone(), move |d| {
+            control.set_diagnostics(d)
+        });
+    }
+
+    if *code_mirror {
+        html! { <div class="editor-host" ref={host}></div> }
+    } else {
+        let oninput = {
+            let on_change = on_change.clone();
+            Callback::from(move |e: InputEvent| {
+                let ta: HtmlTextAreaElement = e.target_unchecked_into();
+                let cb = on_change.borrow().clone();
+                cb.emit(ta.value());
+            })
+        };
+        html! {
+            <textarea
+                class="editor-fallback"
+                ref={textarea}
+                aria-label={props.label.clone()}
+                spellcheck="false"
+                autocomplete="off"
+                wrap="off"
+                value={props.text.clone()}
+                {oninput}
+            />
+        }
+    }
+}
+
+fn create_code_mirror(
+    api: CrdEditorApi,
+    parent: &Element,
+    label: &str,
+    text: &str,
+    on_change: Rc<RefCell<Callback<String>>>,
+) -> Result<Backend, JsValue> {
+    let closure = Closure::<dyn FnMut(String)>::new(move |text: String| {
+        let cb = on_change.borrow().clone();
+        cb.emit(text);
+    });
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"doc".into(), &JsValue::from_str(text))?;
+    js_sys::Reflect::set(&options, &"label".into(), &JsValue::from_str(label))?;
+    js_sys::Reflect::set(&options, &"onChange".into(), closure.as_ref())?;
+    let handle = api.create(parent, &options)?;
+    Ok(Backend::CodeMirror {
+        api,
+        handle,
+        _on_change: closure,
+    })
+}

@@ -1,0 +1,422 @@
+//! What the page shows, computed from an [`Analysis`] without touching the DOM.
+//!
+//! Everything here compiles natively and is unit-tested with `cargo test`; the Yew components
+//! in `app` only render these values. No Kubernetes knowledge lives here: the engine decides
+//! what is wrong, this module only decides how it is listed.
+
+use crd_studio_engine::{Analysis, Finding, Location, Severity, SourceId};
+use serde::Serialize;
+
+/// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit.
+pub const EXAMPLE_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  # The name is <plural>.<group>.
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                cronSpec:
+                  type: string
+                image:
+                  type: string
+                replicas:
+                  type: integer
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames:
+      - ct
+"#;
+
+/// A CronTab object for [`EXAMPLE_CRD`], shown on a first visit.
+pub const EXAMPLE_OBJECT: &str = r#"apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  cronSpec: "* * * * */5"
+  image: my-awesome-cron-image
+"#;
+
+/// One of the editors on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// The CRD editor.
+    Crd,
+    /// The object editor (object text 0).
+    Object,
+}
+
+impl Pane {
+    /// The editor's accessible name (its `aria-label`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Pane::Crd => "CRD",
+            Pane::Object => "Object",
+        }
+    }
+
+    /// The editor that shows `source`, if the page has one.
+    pub fn of(source: SourceId) -> Option<Pane> {
+        match source {
+            SourceId::Crd => Some(Pane::Crd),
+            SourceId::Object(0) => Some(Pane::Object),
+            SourceId::Object(_) | SourceId::OldObject | SourceId::OldCrd => None,
+        }
+    }
+}
+
+/// The file name a source is listed under in the Problems panel.
+pub fn file_name(source: SourceId) -> String {
+    match source {
+        SourceId::Crd => "crd.yaml".to_owned(),
+        SourceId::Object(0) => "object.yaml".to_owned(),
+        SourceId::Object(n) => format!("object-{}.yaml", n + 1),
+        SourceId::OldObject => "old-object.yaml".to_owned(),
+        SourceId::OldCrd => "old-crd.yaml".to_owned(),
+    }
+}
+
+/// Where clicking a problem puts the cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FocusTarget {
+    /// Which editor.
+    pub pane: Pane,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column in UTF-16 code units (what the browser counts).
+    pub utf16_column: usize,
+}
+
+/// One row of the Problems panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProblemRow {
+    /// How bad it is.
+    pub severity: Severity,
+    /// `file:line:col` (columns counted in characters), or just the file name, or empty.
+    pub place: String,
+    /// The server's field path, if the finding has one.
+    pub field: Option<String>,
+    /// The message.
+    pub message: String,
+    /// The rule that produced it, e.g. `yaml.syntax`.
+    pub code: String,
+    /// Where a click goes, when the finding is in a text shown on the page.
+    pub target: Option<FocusTarget>,
+}
+
+fn place(location: Option<&Location>) -> String {
+    match location {
+        Some(l) => format!(
+            "{}:{}:{}",
+            file_name(l.source),
+            l.span.start.line,
+            l.span.start.column
+        ),
+        None => String::new(),
+    }
+}
+
+impl ProblemRow {
+    /// The row for one finding.
+    pub fn from_finding(f: &Finding) -> ProblemRow {
+        ProblemRow {
+            severity: f.severity,
+            place: place(f.location.as_ref()),
+            field: f.field.clone(),
+            message: f.message.clone(),
+            code: f.code.clone(),
+            target: f.location.and_then(|l| {
+                Pane::of(l.source).map(|pane| FocusTarget {
+                    pane,
+                    line: l.span.start.line,
+                    utf16_column: l.span.start.utf16_column,
+                })
+            }),
+        }
+    }
+}
+
+/// Every finding as a Problems row, in the engine's order (errors are not moved first:
+/// the engine sorts by location, which reads like the text).
+pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
+    analysis
+        .findings
+        .iter()
+        .map(ProblemRow::from_finding)
+        .collect()
+}
+
+/// An inline marker for the editor, in the shape `web/editor.js` takes (`setDiagnostics`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorDiagnostic {
+    /// 1-based line of the start.
+    pub from_line: usize,
+    /// 1-based UTF-16 column of the start.
+    pub from_col: usize,
+    /// 1-based line of the end.
+    pub to_line: usize,
+    /// 1-based UTF-16 column of the end (exclusive).
+    pub to_col: usize,
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+    /// The text shown in the marker's tooltip.
+    pub message: String,
+    /// The rule that produced it.
+    pub source: String,
+}
+
+/// The inline markers for one editor.
+pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnostic> {
+    analysis
+        .findings
+        .iter()
+        .filter_map(|f| {
+            let l = f.location?;
+            if Pane::of(l.source)? != pane {
+                return None;
+            }
+            let message = match &f.field {
+                Some(field) if !f.message.contains(field.as_str()) => {
+                    format!("{field}: {}", f.message)
+                }
+                _ => f.message.clone(),
+            };
+            Some(EditorDiagnostic {
+                from_line: l.span.start.line,
+                from_col: l.span.start.utf16_column,
+                to_line: l.span.end.line,
+                to_col: l.span.end.utf16_column,
+                severity: f.severity.as_str(),
+                message,
+                source: f.code.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The UTF-16 offset of 1-based `line` and 1-based UTF-16 `utf16_column` in `text`, as a
+/// `<textarea>` counts (lines end at `\n`). Clamped to the line and to the text.
+pub fn utf16_offset(text: &str, line: usize, utf16_column: usize) -> usize {
+    let mut offset = 0;
+    let mut lines = text.split('\n');
+    for _ in 1..line.max(1) {
+        match lines.next() {
+            Some(l) => offset += l.encode_utf16().count() + 1,
+            None => return text.encode_utf16().count(),
+        }
+    }
+    let this_line = lines.next().map_or(0, |l| l.encode_utf16().count());
+    (offset + utf16_column.max(1) - 1).min(offset + this_line)
+}
+
+/// How many findings of each severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// Infos.
+    pub infos: usize,
+}
+
+/// Counts the findings by severity.
+pub fn counts(findings: &[Finding]) -> Counts {
+    let mut c = Counts::default();
+    for f in findings {
+        match f.severity {
+            Severity::Error => c.errors += 1,
+            Severity::Warning => c.warnings += 1,
+            Severity::Info => c.infos += 1,
+        }
+    }
+    c
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The status line: the engine's verdict in one sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// Whether the server would accept the CRD and every object.
+    pub accepted: bool,
+    /// The sentence.
+    pub text: String,
+}
+
+/// The status line for an analysis.
+pub fn status(analysis: &Analysis) -> Status {
+    let crd = match (&analysis.crd.name, analysis.crd.accepted) {
+        (Some(name), true) => format!("CRD {name} accepted"),
+        (None, true) => "CRD accepted".to_owned(),
+        (Some(name), false) => format!("CRD {name} rejected"),
+        (None, false) => "CRD rejected".to_owned(),
+    };
+    let total = analysis.objects.len();
+    let rejected = analysis.objects.iter().filter(|o| !o.accepted).count();
+    let objects = match (total, rejected) {
+        (0, _) => "no object analysed".to_owned(),
+        (1, 0) => "1 object accepted".to_owned(),
+        (1, _) => "1 object rejected".to_owned(),
+        (n, 0) => format!("{n} objects accepted"),
+        (n, r) => format!("{r} of {n} objects rejected"),
+    };
+    let c = counts(&analysis.findings);
+    let mut tally = format!(
+        "{}, {}",
+        plural(c.errors, "error", "errors"),
+        plural(c.warnings, "warning", "warnings")
+    );
+    if c.infos > 0 {
+        tally.push_str(&format!(", {}", plural(c.infos, "note", "notes")));
+    }
+    let accepted = analysis.accepted();
+    let verdict = if accepted { "Accepted" } else { "Rejected" };
+    Status {
+        accepted,
+        text: format!("{verdict} · {crd} · {objects} · {tally}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crd_studio_engine::{analyze, Request};
+
+    fn run(crd: &str, object: &str) -> Analysis {
+        analyze(&Request {
+            crd: crd.to_owned(),
+            objects: vec![object.to_owned()],
+            ..Request::default()
+        })
+    }
+
+    #[test]
+    fn example_is_accepted_without_errors() {
+        let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT);
+        assert!(a.crd.accepted, "{:?}", a.findings);
+        assert_eq!(a.crd.name.as_deref(), Some("crontabs.stable.example.com"));
+        assert_eq!(counts(&a.findings).errors, 0, "{:?}", a.findings);
+        assert_eq!(a.objects.len(), 1);
+        assert_eq!(a.objects[0].name, "my-new-cron-object");
+        let s = status(&a);
+        assert!(s.accepted);
+        assert!(
+            s.text.starts_with(
+                "Accepted · CRD crontabs.stable.example.com accepted · 1 object accepted · 0 errors"
+            ),
+            "{}",
+            s.text
+        );
+    }
+
+    #[test]
+    fn yaml_syntax_error_in_object_becomes_a_clickable_row_and_marker() {
+        let object = "apiVersion: stable.example.com/v1\nkind: CronTab\nspec: [1, 2\n";
+        let a = run(EXAMPLE_CRD, object);
+        let rows = problem_rows(&a);
+        let row = rows
+            .iter()
+            .find(|r| r.severity == Severity::Error && r.place.starts_with("object.yaml:"))
+            .expect("a syntax error in the object");
+        let target = row.target.expect("clickable");
+        assert_eq!(target.pane, Pane::Object);
+        assert!(target.line >= 3, "{row:?}");
+        assert!(row.place.ends_with(&format!(":{}", {
+            let f = a
+                .findings
+                .iter()
+                .find(|f| f.message == row.message)
+                .unwrap();
+            f.location.unwrap().span.start.column
+        })));
+        let marks = editor_diagnostics(&a, Pane::Object);
+        assert!(marks
+            .iter()
+            .any(|m| m.severity == "error" && m.from_line == target.line));
+        assert!(editor_diagnostics(&a, Pane::Crd).is_empty());
+        let s = status(&a);
+        assert!(!s.accepted);
+        assert!(s.text.starts_with("Rejected · "), "{}", s.text);
+        assert!(s.text.contains("error"), "{}", s.text);
+    }
+
+    #[test]
+    fn crd_errors_go_to_the_crd_pane() {
+        let a = run("kind: [", EXAMPLE_OBJECT);
+        let rows = problem_rows(&a);
+        assert!(rows.iter().any(
+            |r| r.target.map(|t| t.pane) == Some(Pane::Crd) && r.place.starts_with("crd.yaml:")
+        ));
+        assert!(!editor_diagnostics(&a, Pane::Crd).is_empty());
+        assert!(status(&a).text.contains("CRD rejected"));
+    }
+
+    #[test]
+    fn utf16_offsets() {
+        let text = "ab\né😀x\nlast";
+        assert_eq!(utf16_offset(text, 1, 1), 0);
+        assert_eq!(utf16_offset(text, 1, 3), 2);
+        assert_eq!(utf16_offset(text, 1, 99), 2);
+        assert_eq!(utf16_offset(text, 2, 1), 3);
+        // 'é' is one UTF-16 unit, '😀' two: 'x' is at column 4.
+        assert_eq!(utf16_offset(text, 2, 4), 6);
+        assert_eq!(utf16_offset(text, 3, 2), 9);
+        assert_eq!(utf16_offset(text, 9, 1), 12);
+        assert_eq!(utf16_offset(text, 0, 0), 0);
+    }
+
+    #[test]
+    fn places_and_names() {
+        assert_eq!(file_name(SourceId::Object(2)), "object-3.yaml");
+        assert_eq!(Pane::of(SourceId::Object(1)), None);
+        assert_eq!(Pane::of(SourceId::OldObject), None);
+        assert_eq!(Pane::Crd.label(), "CRD");
+        assert_eq!(Pane::Object.label(), "Object");
+        assert_eq!(plural(1, "error", "errors"), "1 error");
+        assert_eq!(plural(2, "error", "errors"), "2 errors");
+    }
+
+    #[test]
+    fn unlocated_findings_are_listed_but_not_clickable() {
+        let f = Finding::error("crd.empty", "the CRD text holds no document").with_field("spec");
+        let row = ProblemRow::from_finding(&f);
+        assert_eq!(row.place, "");
+        assert_eq!(row.target, None);
+        assert_eq!(row.field.as_deref(), Some("spec"));
+    }
+
+    #[test]
+    fn diagnostics_serialise_in_the_shape_editor_js_reads() {
+        let d = EditorDiagnostic {
+            from_line: 1,
+            from_col: 2,
+            to_line: 3,
+            to_col: 4,
+            severity: "warning",
+            message: "m".to_owned(),
+            source: "c".to_owned(),
+        };
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            r#"{"fromLine":1,"fromCol":2,"toLine":3,"toCol":4,"severity":"warning","message":"m","source":"c"}"#
+        );
+    }
+}
