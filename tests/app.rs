@@ -1,0 +1,142 @@
+//! Browser tests of the app with the textarea fallback (the test page has no editor bundle).
+//!
+//! `cargo test -p crd-studio-web --target wasm32-unknown-unknown` (runner:
+//! wasm-bindgen-test-runner, headless Chromium, flags in webdriver.json).
+#![cfg(target_arch = "wasm32")]
+
+use std::time::Duration;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, HtmlTextAreaElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Mounts a fresh App into its own div (the runner's page has its own `#output`).
+async fn mount() -> Element {
+    gloo::utils::window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .expect("localStorage")
+        .clear()
+        .expect("clear localStorage");
+    let document = gloo::utils::document();
+    let root = document.create_element("div").expect("div");
+    document
+        .body()
+        .expect("body")
+        .append_child(&root)
+        .expect("append");
+    yew::Renderer::<crd_studio_web::App>::with_root(root.clone()).render();
+    wait_for(&root, "the first analysis", |r| {
+        query(r, "[role=status]").is_some() && !text(r, "[role=status]").contains("Analysing")
+    })
+    .await;
+    root
+}
+
+fn query(root: &Element, selector: &str) -> Option<Element> {
+    root.query_selector(selector).ok().flatten()
+}
+
+fn text(root: &Element, selector: &str) -> String {
+    query(root, selector)
+        .and_then(|e| e.text_content())
+        .unwrap_or_default()
+}
+
+async fn wait_for(root: &Element, what: &str, cond: impl Fn(&Element) -> bool) {
+    for _ in 0..100 {
+        if cond(root) {
+            return;
+        }
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}; page: {}", root.inner_html());
+}
+
+fn textarea(root: &Element, label: &str) -> HtmlTextAreaElement {
+    query(root, &format!("textarea[aria-label=\"{label}\"]"))
+        .unwrap_or_else(|| panic!("no textarea {label}: {}", root.inner_html()))
+        .dyn_into()
+        .expect("a textarea")
+}
+
+/// Replaces a textarea's text the way typing does: set the value, fire `input`.
+fn type_into(ta: &HtmlTextAreaElement, value: &str) {
+    ta.set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::Event::new_with_event_init_dict("input", &init).expect("event");
+    ta.dispatch_event(&event).expect("dispatch");
+}
+
+#[wasm_bindgen_test]
+async fn example_is_shown_and_accepted() {
+    let root = mount().await;
+    assert!(textarea(&root, "CRD")
+        .value()
+        .contains("crontabs.stable.example.com"));
+    assert!(textarea(&root, "Object")
+        .value()
+        .contains("my-new-cron-object"));
+    let status = text(&root, "[role=status]");
+    assert!(status.starts_with("Accepted · "), "{status}");
+    assert!(query(&root, "[role=region][aria-label=Problems]").is_some());
+    assert!(query(&root, ".problem.error").is_none());
+}
+
+#[wasm_bindgen_test]
+async fn yaml_syntax_error_appears_in_problems_and_focuses_on_click() {
+    let root = mount().await;
+    let object = textarea(&root, "Object");
+    let broken =
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\nspec:\n  \
+                  cronSpec: \"* * * * */5\"\n  image: my-awesome-cron-image: oops\n";
+    type_into(&object, broken);
+    wait_for(&root, "the syntax error in Problems", |r| {
+        text(r, "[aria-label=Problems]").contains("object.yaml:7:31")
+    })
+    .await;
+    let problems = text(&root, "[aria-label=Problems]");
+    assert!(
+        problems.contains("mapping values are not allowed"),
+        "{problems}"
+    );
+    assert!(text(&root, "[role=status]").starts_with("Rejected · "));
+    // Autosaved.
+    let saved = gloo::utils::window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(crd_studio_web::OBJECT_KEY).ok().flatten())
+        .unwrap_or_default();
+    assert!(saved.contains("oops"), "{saved}");
+
+    // Clicking the problem focuses the Object editor at line 7, column 31.
+    let button: HtmlElement = query(&root, ".problem.error button")
+        .expect("a clickable problem")
+        .dyn_into()
+        .expect("an element");
+    button.click();
+    let active = gloo::utils::document().active_element().expect("focus");
+    assert_eq!(
+        active.get_attribute("aria-label").as_deref(),
+        Some("Object")
+    );
+    let expected = broken.find(": oops").expect("offset") as u32;
+    assert_eq!(object.selection_start().ok().flatten(), Some(expected));
+}
+
+#[wasm_bindgen_test]
+async fn crd_syntax_error_is_reported_against_the_crd() {
+    let root = mount().await;
+    type_into(&textarea(&root, "CRD"), "apiVersion: [\n");
+    wait_for(&root, "the CRD error", |r| {
+        text(r, "[aria-label=Problems]").contains("crd.yaml:")
+    })
+    .await;
+    let status = text(&root, "[role=status]");
+    assert!(status.contains("CRD rejected"), "{status}");
+}
