@@ -1,0 +1,137 @@
+// End-to-end tests of the released page in headless Chromium.
+//
+//   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test
+//
+// The tests share one browser profile (fresh per run) and run in order: the reload test
+// relies on the text the typing test left in localStorage.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
+const TIMEOUT = 20_000;
+
+let profile;
+let context;
+let page;
+const consoleErrors = [];
+
+before(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'crd-studio-e2e-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context.setDefaultTimeout(TIMEOUT);
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
+  });
+  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function screenshot(name) {
+  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
+}
+
+/** The editable element of an editor (CodeMirror's content element). */
+const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+const problems = () => page.getByRole('region', { name: 'Problems' });
+const statusLine = () => page.getByRole('status');
+
+async function openPage() {
+  await page.goto(BASE_URL);
+  await editor('Object').waitFor();
+  await page.waitForFunction(
+    () => {
+      const s = document.querySelector('[role="status"]');
+      return s && !s.textContent.includes('Analysing');
+    },
+    null,
+    { timeout: TIMEOUT },
+  );
+}
+
+test('first visit shows the CronTab example, accepted, with no console errors', async () => {
+  await openPage();
+  assert.match(await editor('CRD').textContent(), /crontabs\.stable\.example\.com/);
+  assert.match(await editor('Object').textContent(), /my-new-cron-object/);
+  assert.match(await editor('Object').textContent(), /my-awesome-cron-image/);
+  const status = await statusLine().textContent();
+  assert.match(status, /^Accepted · CRD crontabs\.stable\.example\.com accepted · 1 object accepted · 0 errors/);
+  assert.equal(await problems().locator('.problem.error').count(), 0);
+  // Line numbers and YAML highlighting are on.
+  assert.ok((await page.locator('.cm-lineNumbers .cm-gutterElement').count()) > 5);
+  await screenshot('01-example.png');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('a YAML syntax error typed into the Object editor is listed, marked and clickable', async () => {
+  const object = editor('Object');
+  await object.click();
+  // Go to the end of line 7, "  image: my-awesome-cron-image", and break it.
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('End');
+  await page.keyboard.type(': oops');
+  assert.match(await object.textContent(), /image: my-awesome-cron-image: oops/);
+
+  const row = problems().locator('.problem.error', { hasText: 'mapping values are not allowed' });
+  await row.waitFor();
+  const text = await row.textContent();
+  assert.match(text, /object\.yaml:7:31/, text);
+  assert.match(await statusLine().textContent(), /^Rejected · /);
+  // The inline marker is in the Object editor, on line 7.
+  await page.locator('.cm-editor:has(.cm-content[aria-label="Object"]) .cm-lintRange-error').first().waitFor();
+  await screenshot('02-syntax-error.png');
+
+  // Move focus away, then click the problem: the Object editor gets focus at line 7.
+  await editor('CRD').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
+  await row.locator('button').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Object');
+  const activeLine = page.locator('.cm-editor:has(.cm-content[aria-label="Object"]) .cm-activeLine');
+  assert.match(await activeLine.textContent(), /image: my-awesome-cron-image: oops/);
+  // The cursor sits at column 31 (the second colon): typing there lands before it.
+  await page.keyboard.type('X');
+  assert.match(await object.textContent(), /my-awesome-cron-imageX: oops/);
+  await page.keyboard.press('Backspace');
+  await screenshot('03-focused.png');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('a reload keeps the edited texts; Reset example brings the example back', async () => {
+  // Autosave happens on every edit; give the last keystroke's save a moment anyway.
+  await page.waitForTimeout(300);
+  await openPage();
+  assert.match(await editor('Object').textContent(), /image: my-awesome-cron-image: oops/);
+  await problems().locator('.problem.error', { hasText: 'mapping values are not allowed' }).waitFor();
+  assert.match(await statusLine().textContent(), /^Rejected · /);
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.doesNotMatch(await editor('Object').textContent(), /oops/);
+  assert.equal(await problems().locator('.problem').count(), 0);
+  await screenshot('04-reset.png');
+  assert.deepEqual(consoleErrors, []);
+});
