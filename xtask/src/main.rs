@@ -9,6 +9,7 @@
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
 //! - `conformance [DIR]`, `corpus [DIR]`: the measurement tasks.
+//! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them.
 
 mod conformance;
 mod corpus;
@@ -36,6 +37,10 @@ fn main() -> ExitCode {
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
         "serve-dir" => serve_dir_task(rest),
+        "bench" => {
+            run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
+                .map(|_| true)
+        }
         "help" | "--help" | "-h" => {
             println!("{}", HELP);
             Ok(true)
@@ -60,6 +65,7 @@ const HELP: &str = "usage: cargo xtask <task>
   setup [--browser]     install the tools (and Chromium + chromedriver)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
+  bench                 time a full analysis of the largest corpus CRDs against parsing them
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 
 /// The workspace root.
