@@ -270,7 +270,20 @@ pub fn status(analysis: &Analysis) -> Status {
         (None, false) => "CRD rejected".to_owned(),
     };
     let total = analysis.objects.len();
-    let rejected = analysis.objects.iter().filter(|o| !o.accepted).count();
+    // An object counts as rejected when the engine says so or when an error points into it.
+    let rejected = analysis
+        .objects
+        .iter()
+        .filter(|o| {
+            !o.accepted
+                || analysis.findings.iter().any(|f| {
+                    f.severity == Severity::Error
+                        && f.location.is_some_and(|l| {
+                            l.source == SourceId::Object(o.source) && l.document == o.document
+                        })
+                })
+        })
+        .count();
     let objects = match (total, rejected) {
         (0, _) => "no object analysed".to_owned(),
         (1, 0) => "1 object accepted".to_owned(),
@@ -356,6 +369,16 @@ mod tests {
         assert!(!s.accepted);
         assert!(s.text.starts_with("Rejected · "), "{}", s.text);
         assert!(s.text.contains("error"), "{}", s.text);
+    }
+
+    #[test]
+    fn an_error_inside_a_readable_object_rejects_it() {
+        let object =
+            "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\n  name: b\n";
+        let a = run(EXAMPLE_CRD, object);
+        assert!(counts(&a.findings).errors > 0, "{:?}", a.findings);
+        let s = status(&a);
+        assert!(s.text.contains("1 object rejected"), "{}", s.text);
     }
 
     #[test]
