@@ -221,25 +221,34 @@ fn setup(browser: bool) -> Result<(), String> {
     }
     cargo_tool("trunk", TRUNK_VERSION, "trunk")?;
     cargo_tool("wasm-bindgen-cli", &locked_wasm_bindgen()?, "wasm-bindgen")?;
-    let web = root().join("web");
-    let npm_ok = web.join("node_modules").exists()
-        && cmd("npm")
-            .args(["ls", "--silent"])
-            .current_dir(&web)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-    if npm_ok {
-        println!("npm packages: present");
-    } else {
-        run(cmd("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&web))?;
+    npm_ci("web")?;
+    if browser {
+        npm_ci("e2e")?;
     }
     run(cmd("cargo").args(["fetch", "--locked"]))?;
     println!("setup done in {:.1} s", t.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Runs `npm ci` in a folder of the repository unless its packages are installed already.
+fn npm_ci(folder: &str) -> Result<(), String> {
+    let dir = root().join(folder);
+    let installed = dir.join("node_modules").exists()
+        && cmd("npm")
+            .args(["ls", "--silent"])
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    if installed {
+        println!("npm packages in {folder}/: present");
+        Ok(())
+    } else {
+        run(cmd("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir))
+    }
 }
 
 /// Bundles the CodeMirror editor from npm packages.
