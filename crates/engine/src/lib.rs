@@ -25,11 +25,13 @@
 
 pub mod analysis;
 pub mod crd;
+pub mod defaulting;
 pub mod document;
 pub mod field_error;
 pub mod finding;
 pub mod path;
 pub mod position;
+pub mod pruning;
 pub mod schema;
 
 pub use analysis::{
