@@ -1,1 +1,347 @@
-fn main() {}
+//! `crd-studio`: the CRD Studio engine on the command line, for CI.
+//!
+//! `crd-studio check CRD [OBJECT ...]` reads the texts, runs the engine once and prints its
+//! findings (text or JSON). Exit status: 0 when the CRD and every object would be accepted,
+//! 1 when the server would reject something, 2 on usage or I/O errors. All Kubernetes logic
+//! lives in the engine; this binary only reads files and formats the engine's answer.
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use crd_studio_engine::{analyze, Analysis, FieldValidation, Finding, Options, Request, SourceId};
+use serde_json::{json, Value};
+
+const USAGE: &str = "\
+usage: crd-studio check CRD [OBJECT ...] [options]
+
+Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
+without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
+documents); `-` reads standard input (at most once).
+
+options:
+  --old-object FILE          check the objects as an update of this object (ratcheting)
+  --format text|json         output format (default text)
+  --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  -h, --help                 print this help
+  --version                  print the version
+
+exit status: 0 when everything would be accepted, 1 when something would be rejected,
+2 on usage or I/O errors.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(Error::Usage(message)) => {
+            eprintln!("crd-studio: {message}\n(run `crd-studio --help` for usage)");
+            ExitCode::from(2)
+        }
+        Err(Error::Io(message)) => {
+            eprintln!("crd-studio: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Why the command could not run.
+enum Error {
+    /// Bad arguments.
+    Usage(String),
+    /// A file could not be read.
+    Io(String),
+}
+
+/// Output formats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// A parsed `check` command line.
+struct Check {
+    crd: String,
+    objects: Vec<String>,
+    old_object: Option<String>,
+    format: Format,
+    field_validation: FieldValidation,
+}
+
+/// One input text with the name it is shown under.
+struct Input {
+    name: String,
+    text: String,
+}
+
+fn run(args: &[String]) -> Result<ExitCode, Error> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.iter().any(|a| a == "--version") {
+        println!("crd-studio {}", env!("CARGO_PKG_VERSION"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let check = parse(args)?;
+    let mut stdin_used = false;
+    let crd = read_input(&check.crd, &mut stdin_used)?;
+    let objects = check
+        .objects
+        .iter()
+        .map(|p| read_input(p, &mut stdin_used))
+        .collect::<Result<Vec<_>, _>>()?;
+    let old = check
+        .old_object
+        .as_deref()
+        .map(|p| read_input(p, &mut stdin_used))
+        .transpose()?;
+    let request = Request {
+        crd: crd.text.clone(),
+        objects: objects.iter().map(|o| o.text.clone()).collect(),
+        old_object: old.as_ref().map(|o| o.text.clone()),
+        options: Options {
+            field_validation: check.field_validation,
+            ..Options::default()
+        },
+    };
+    let analysis = analyze(&request);
+    let names = Names {
+        crd: &crd.name,
+        objects: objects.iter().map(|o| o.name.as_str()).collect(),
+        old: old.as_ref().map(|o| o.name.as_str()),
+    };
+    let out = match check.format {
+        Format::Text => text_output(&analysis, &names),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&json_output(&analysis, &names))
+                .map_err(|e| Error::Io(format!("cannot write JSON: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
+    let mut stdout = io::stdout().lock();
+    // A closed pipe (`| head`) is not an error of the check.
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
+    Ok(if analysis.accepted() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn parse(args: &[String]) -> Result<Check, Error> {
+    let usage = |m: String| Err(Error::Usage(m));
+    let Some((command, rest)) = args.split_first() else {
+        return usage("missing command: `crd-studio check CRD [OBJECT ...]`".into());
+    };
+    if command != "check" {
+        return usage(format!(
+            "unknown command `{command}` (the command is `check`)"
+        ));
+    }
+    let mut positional = Vec::new();
+    let mut old_object = None;
+    let mut format = Format::Text;
+    let mut field_validation = FieldValidation::Strict;
+    let mut only_files = false;
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        if only_files || arg == "-" || !arg.starts_with('-') {
+            positional.push(arg.clone());
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_owned())),
+            None => (arg.as_str(), None),
+        };
+        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
+            Some(v) => Ok(v),
+            None => Err(Error::Usage(format!("{name} needs a value"))),
+        };
+        match name {
+            "--old-object" => old_object = Some(value()?),
+            "--format" => {
+                format = match value()?.as_str() {
+                    "text" => Format::Text,
+                    "json" => Format::Json,
+                    other => return usage(format!("unknown format `{other}` (text or json)")),
+                }
+            }
+            "--field-validation" => {
+                field_validation = match value()?.to_ascii_lowercase().as_str() {
+                    "strict" => FieldValidation::Strict,
+                    "warn" => FieldValidation::Warn,
+                    "ignore" => FieldValidation::Ignore,
+                    other => {
+                        return usage(format!(
+                            "unknown field validation `{other}` (Strict, Warn or Ignore)"
+                        ))
+                    }
+                }
+            }
+            other => return usage(format!("unknown option `{other}`")),
+        }
+    }
+    let mut positional = positional.into_iter();
+    let Some(crd) = positional.next() else {
+        return usage("missing the CRD file".into());
+    };
+    Ok(Check {
+        crd,
+        objects: positional.collect(),
+        old_object,
+        format,
+        field_validation,
+    })
+}
+
+/// Reads a file, or standard input for `-` (at most once).
+fn read_input(path: &str, stdin_used: &mut bool) -> Result<Input, Error> {
+    let bytes = if path == "-" {
+        if *stdin_used {
+            return Err(Error::Usage(
+                "`-` (standard input) may be given only once".into(),
+            ));
+        }
+        *stdin_used = true;
+        let mut buf = Vec::new();
+        io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::Io(format!("<stdin>: {e}")))?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| Error::Io(format!("{path}: {e}")))?
+    };
+    let name = if path == "-" { "<stdin>" } else { path }.to_owned();
+    let text =
+        String::from_utf8(bytes).map_err(|e| Error::Io(format!("{name}: not UTF-8 text ({e})")))?;
+    Ok(Input { name, text })
+}
+
+/// The names the inputs are shown under.
+struct Names<'a> {
+    crd: &'a str,
+    objects: Vec<&'a str>,
+    old: Option<&'a str>,
+}
+
+impl Names<'_> {
+    /// The name of a source, and its position in the command line's order.
+    fn of(&self, source: SourceId) -> (usize, &str) {
+        match source {
+            SourceId::Crd | SourceId::OldCrd => (0, self.crd),
+            SourceId::Object(i) => (1 + i, self.objects.get(i).copied().unwrap_or("<object>")),
+            SourceId::OldObject => (1 + self.objects.len(), self.old.unwrap_or("<old object>")),
+        }
+    }
+
+    /// Where a finding is shown: its source's name (the CRD file for a finding without a
+    /// location, which is about the analysis as a whole).
+    fn of_finding(&self, f: &Finding) -> (usize, &str) {
+        self.of(f.location.map(|l| l.source).unwrap_or(SourceId::Crd))
+    }
+}
+
+/// One line per finding, `file:line:col: severity: field: message`, then a summary.
+fn text_output(analysis: &Analysis, names: &Names) -> String {
+    let mut findings: Vec<&Finding> = analysis.findings.iter().collect();
+    findings.sort_by_key(|f| {
+        let (order, _) = names.of_finding(f);
+        let pos = f
+            .location
+            .map(|l| (l.document, l.span.start.line, l.span.start.column));
+        (order, pos)
+    });
+    let mut out = String::new();
+    for f in &findings {
+        let (_, file) = names.of_finding(f);
+        let place = match f.location {
+            Some(l) => format!("{file}:{}:{}", l.span.start.line, l.span.start.column),
+            None => file.to_owned(),
+        };
+        // A field error's message starts with its field: print the field once.
+        let message = match &f.field {
+            Some(field) => f
+                .message
+                .strip_prefix(&format!("{field}: "))
+                .unwrap_or(&f.message),
+            None => &f.message,
+        };
+        let field = f
+            .field
+            .as_deref()
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{place}: {}: {field}{message}\n",
+            f.severity.as_str()
+        ));
+    }
+    let count =
+        |s: crd_studio_engine::Severity| findings.iter().filter(|f| f.severity == s).count();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let rejected = analysis.objects.iter().filter(|o| !o.accepted).count();
+    out.push_str(&format!(
+        "{}: {}, {}; CRD {}; {}, {} rejected\n",
+        if analysis.accepted() {
+            "accepted"
+        } else {
+            "rejected"
+        },
+        plural(count(crd_studio_engine::Severity::Error), "error"),
+        plural(count(crd_studio_engine::Severity::Warning), "warning"),
+        if analysis.crd.accepted {
+            "accepted"
+        } else {
+            "rejected"
+        },
+        plural(analysis.objects.len(), "object"),
+        rejected,
+    ));
+    out
+}
+
+/// The engine's analysis as one JSON document with the file names added: keys as in the
+/// corpus oracle (`crd`, `versions`, `objects`, plus the engine's `findings`).
+fn json_output(analysis: &Analysis, names: &Names) -> Value {
+    let mut crd = serde_json::to_value(&analysis.crd).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut crd {
+        map.insert("file".into(), json!(names.crd));
+    }
+    let objects: Vec<Value> = analysis
+        .objects
+        .iter()
+        .map(|o| {
+            let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut v {
+                map.remove("source");
+                map.insert("file".into(), json!(names.of(SourceId::Object(o.source)).1));
+            }
+            v
+        })
+        .collect();
+    let findings: Vec<Value> = analysis
+        .findings
+        .iter()
+        .map(|f| {
+            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut v {
+                map.insert("file".into(), json!(names.of_finding(f).1));
+            }
+            v
+        })
+        .collect();
+    json!({
+        "accepted": analysis.accepted(),
+        "crd": crd,
+        "versions": analysis.versions,
+        "objects": objects,
+        "findings": findings,
+    })
+}

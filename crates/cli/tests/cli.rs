@@ -1,0 +1,279 @@
+//! Runs the built `crd-studio` binary on small files: exit codes, the text format, JSON keys,
+//! standard input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    listKind: CronTabList
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec:
+                type: string
+";
+
+const GOOD: &str = "\
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: every-five
+spec:
+  cronSpec: '*/5 * * * *'
+";
+
+/// Line 4, column 12 is the second `:` of `name: bad: x`, which YAML does not allow there.
+const SYNTAX_ERROR: &str = "\
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: bad: x
+";
+
+/// A fresh directory with the given files, removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("crd-studio-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write test file");
+    }
+    TempDir(dir)
+}
+
+fn crd_studio(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run crd-studio");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    child.wait_with_output().expect("wait for crd-studio")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn accepted_objects_exit_zero() {
+    let dir = dir_with("ok", &[("crd.yaml", CRD), ("cron.yaml", GOOD)]);
+    let out = crd_studio(&dir, &["check", "crd.yaml", "cron.yaml"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out)
+        .lines()
+        .last()
+        .is_some_and(|l| l.starts_with("accepted:")));
+}
+
+#[test]
+fn a_yaml_syntax_error_is_located_and_exits_one() {
+    let dir = dir_with(
+        "syntax",
+        &[
+            ("crd.yaml", CRD),
+            ("bad.yaml", SYNTAX_ERROR),
+            ("cron.yaml", GOOD),
+        ],
+    );
+    let out = crd_studio(&dir, &["check", "crd.yaml", "cron.yaml", "bad.yaml"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or("");
+    assert!(first.starts_with("bad.yaml:4:12: error: "), "{text}");
+    assert!(
+        text.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("rejected:")),
+        "{text}"
+    );
+}
+
+#[test]
+fn findings_have_the_file_line_col_shape() {
+    let not_a_crd = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
+    let dir = dir_with("shape", &[("cm.yaml", not_a_crd)]);
+    let out = crd_studio(&dir, &["check", "cm.yaml"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 2, "{text}");
+    for line in &lines[..lines.len() - 1] {
+        let mut parts = line.splitn(4, ':');
+        assert_eq!(parts.next(), Some("cm.yaml"), "{line}");
+        let line_no = parts.next().and_then(|p| p.parse::<usize>().ok());
+        let col_no = parts.next().and_then(|p| p.parse::<usize>().ok());
+        assert!(line_no.is_some() && col_no.is_some(), "{line}");
+        let rest = parts.next().unwrap_or("");
+        assert!(
+            rest.starts_with(" error: ")
+                || rest.starts_with(" warning: ")
+                || rest.starts_with(" info: "),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn usage_and_io_errors_exit_two() {
+    let dir = dir_with("usage", &[("crd.yaml", CRD)]);
+    for args in [
+        &[][..],
+        &["check"][..],
+        &["lint", "crd.yaml"][..],
+        &["check", "crd.yaml", "--format", "xml"][..],
+        &["check", "crd.yaml", "--field-validation", "Loose"][..],
+        &["check", "crd.yaml", "--bogus"][..],
+        &["check", "-", "-"][..],
+        &["check", "missing.yaml"][..],
+        &["check", "crd.yaml", "missing.yaml"][..],
+    ] {
+        let out = crd_studio(&dir, args, Some(GOOD));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}: no message on stderr");
+    }
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let dir = dir_with("help", &[]);
+    for args in [
+        &["--help"][..],
+        &["-h"][..],
+        &["check", "--help"][..],
+        &["--version"][..],
+    ] {
+        let out = crd_studio(&dir, args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let version = stdout(&crd_studio(&dir, &["--version"], None));
+    assert!(version.starts_with("crd-studio "), "{version}");
+}
+
+#[test]
+fn json_output_has_the_oracle_keys() {
+    let dir = dir_with(
+        "json",
+        &[
+            ("crd.yaml", CRD),
+            ("cron.yaml", GOOD),
+            ("bad.yaml", SYNTAX_ERROR),
+        ],
+    );
+    let out = crd_studio(
+        &dir,
+        &[
+            "check",
+            "crd.yaml",
+            "cron.yaml",
+            "bad.yaml",
+            "--format",
+            "json",
+            "--field-validation",
+            "Warn",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["crd"]["file"], "crd.yaml");
+    assert_eq!(doc["crd"]["name"], "crontabs.stable.example.com");
+    assert_eq!(doc["crd"]["accepted"], true);
+    assert!(doc["crd"]["errors"].is_array());
+    assert_eq!(doc["versions"][0]["name"], "v1");
+    let object = &doc["objects"][0];
+    assert_eq!(object["file"], "cron.yaml");
+    for key in [
+        "document",
+        "apiVersion",
+        "kind",
+        "name",
+        "operation",
+        "prunedPaths",
+        "pruned",
+        "defaulted",
+        "schemaErrors",
+        "celErrors",
+        "celRuntimeCost",
+        "errors",
+        "accepted",
+        "table",
+    ] {
+        assert!(
+            object.get(key).is_some(),
+            "objects[0] has no {key}: {object}"
+        );
+    }
+    assert!(object.get("source").is_none());
+    let findings = doc["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().any(|f| f["file"] == "bad.yaml"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn standard_input_is_read_for_dash() {
+    let dir = dir_with("stdin", &[("crd.yaml", CRD)]);
+    let out = crd_studio(&dir, &["check", "crd.yaml", "-"], Some(SYNTAX_ERROR));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).starts_with("<stdin>:4:12: error: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = crd_studio(&dir, &["check", "-", "--format=json"], Some(CRD));
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["crd"]["file"], "<stdin>");
+}
