@@ -286,7 +286,21 @@ fn text_output(analysis: &Analysis, names: &Names) -> String {
     let count =
         |s: crd_studio_engine::Severity| findings.iter().filter(|f| f.severity == s).count();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let rejected = analysis.objects.iter().filter(|o| !o.accepted).count();
+    // An object is rejected when the engine says so or when an error was found in its
+    // document (a YAML problem, for example).
+    let rejected = analysis
+        .objects
+        .iter()
+        .filter(|o| {
+            !o.accepted
+                || findings.iter().any(|f| {
+                    f.severity == crd_studio_engine::Severity::Error
+                        && f.location.is_some_and(|l| {
+                            l.source == SourceId::Object(o.source) && l.document == o.document
+                        })
+                })
+        })
+        .count();
     out.push_str(&format!(
         "{}: {}, {}; CRD {}; {}, {} rejected\n",
         if analysis.accepted() {
