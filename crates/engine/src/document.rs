@@ -5,12 +5,14 @@
 //! node's value is what the server receives, and it reports where the conversion surprises
 //! people (`country: NO` became `false`).
 //!
-//! Syntax comes from `saphyr-parser` (events with spans); scalar resolution, anchors, aliases,
+//! Syntax comes from `libyaml-safer`, a safe Rust port of libyaml — the C library go-yaml v2
+//! itself was ported from, so the same texts are accepted and rejected with the same problem
+//! messages. Scalar resolution, anchors, aliases,
 //! merge keys, duplicate keys and the limits are ours, written after go-yaml v2's rules.
 
 use std::collections::{HashMap, HashSet};
 
-use saphyr_parser::{Event, Parser, ScalarStyle, Span as YSpan};
+use libyaml_safer::{Event, EventData, Mark, Parser, ScalarStyle};
 
 use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
@@ -276,7 +278,7 @@ enum Frame {
     Seq {
         items: Vec<Node>,
         start: Pos,
-        anchor: usize,
+        anchor: Option<String>,
         size: usize,
     },
     Map {
@@ -284,7 +286,7 @@ enum Frame {
         index: HashMap<String, usize>,
         key: Option<KeyState>,
         start: Pos,
-        anchor: usize,
+        anchor: Option<String>,
         size: usize,
         merged: HashSet<String>,
     },
@@ -310,7 +312,7 @@ struct Built {
 
 struct Builder<'a> {
     text: &'a str,
-    /// The last position computed: markers arrive mostly left to right.
+    /// The last position computed (see [`Builder::pos`]).
     last_pos: std::cell::Cell<Pos>,
     source: SourceId,
     lines: &'a LineIndex,
@@ -321,7 +323,7 @@ struct Builder<'a> {
 /// Per-document state.
 struct DocState {
     stack: Vec<Frame>,
-    anchors: HashMap<usize, (Node, usize)>,
+    anchors: HashMap<String, (Node, usize)>,
     root: Option<Node>,
     decode_count: usize,
     alias_count: usize,
@@ -358,19 +360,21 @@ fn allowed_alias_ratio(decode_count: usize) -> f64 {
 }
 
 impl<'a> Builder<'a> {
-    fn pos(&self, m: &saphyr_parser::Marker) -> Pos {
-        let hint = self.last_pos.get();
+    fn pos(&self, m: &Mark) -> Pos {
+        // libyaml counts `index` in bytes. Marks arrive mostly left to right: continue from
+        // the last one so long lines cost linear time.
+        let offset = usize::try_from(m.index).unwrap_or(usize::MAX);
         let pos = self
             .lines
-            .pos_at_line_char_from(self.text, m.line(), m.col(), Some(hint));
+            .pos_at_offset_from(self.text, offset, Some(self.last_pos.get()));
         self.last_pos.set(pos);
         pos
     }
 
-    fn span(&self, s: &YSpan) -> Span {
+    fn span(&self, e: &Event) -> Span {
         Span {
-            start: self.pos(&s.start),
-            end: self.pos(&s.end),
+            start: self.pos(&e.start_mark),
+            end: self.pos(&e.end_mark),
         }
     }
 
@@ -388,48 +392,24 @@ impl<'a> Builder<'a> {
     }
 
     fn run(&mut self) {
-        let mut parser = Parser::new_from_str(self.text);
+        let mut input = self.text.as_bytes();
+        let mut parser = Parser::new();
+        parser.set_input_string(&mut input);
         let mut doc: Option<DocState> = None;
         loop {
-            let next = parser.next_event();
-            let (event, yspan) = match next {
-                None => break,
-                Some(Ok(ev)) => ev,
-                Some(Err(err)) => {
-                    let pos = self.pos(err.marker());
-                    let line_span = self.lines.line_span(self.text, pos.line);
-                    let span = Span {
-                        start: pos,
-                        end: if line_span.end.offset > pos.offset {
-                            line_span.end
-                        } else {
-                            pos
-                        },
-                    };
-                    let index = self.documents.len();
-                    let mut message = format!("yaml: line {}: {}", pos.line, err.info());
-                    if err.info() == "recursion limit exceeded" {
-                        message.push_str(
-                            " (flow collections [..] and {..} nest at most 255 deep in this \
-                             parser; the server allows 10000)",
-                        );
-                    }
-                    self.push_finding(index, span, Finding::error("yaml.syntax", message));
-                    let start = doc.as_ref().map(|d| d.start).unwrap_or(pos);
-                    self.documents.push(Document {
-                        index,
-                        root: None,
-                        span: Span { start, end: pos },
-                        failed: true,
-                    });
+            let event = match parser.parse() {
+                Ok(ev) => ev,
+                Err(err) => {
+                    self.syntax_error(&err, doc.as_ref().map(|d| d.start));
                     return;
                 }
             };
-            let span = self.span(&yspan);
-            match event {
-                Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
-                Event::DocumentStart(_) => doc = Some(DocState::new(span.start)),
-                Event::DocumentEnd => {
+            let span = self.span(&event);
+            match event.data {
+                EventData::StreamEnd => break,
+                EventData::StreamStart { .. } => {}
+                EventData::DocumentStart { .. } => doc = Some(DocState::new(span.start)),
+                EventData::DocumentEnd { .. } => {
                     if let Some(state) = doc.take() {
                         let index = self.documents.len();
                         let end = state.root.as_ref().map(|r| r.span.end).unwrap_or(span.end);
@@ -461,6 +441,51 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Reports a libyaml error as go-yaml words it (`yaml: line N: <problem>`; go-yaml
+    /// numbers parser errors from 0 and scanner errors from 1) at the problem's position.
+    fn syntax_error(&mut self, err: &libyaml_safer::Error, doc_start: Option<Pos>) {
+        let mark = err.problem_mark().or_else(|| err.context_mark());
+        let pos = mark
+            .map(|m| self.pos(&m))
+            .unwrap_or_else(|| self.lines.pos_at_offset(self.text, self.text.len()));
+        let problem_line = err.problem_mark().map(|m| m.line).unwrap_or(0);
+        let go_line = if problem_line != 0 {
+            problem_line + u64::from(err.kind() == libyaml_safer::ErrorKind::Scanner)
+        } else {
+            err.context_mark().map(|m| m.line).unwrap_or(0)
+        };
+        let problem = if err.problem().is_empty() {
+            "unknown problem parsing YAML content"
+        } else {
+            err.problem()
+        };
+        let message = if go_line != 0 {
+            format!("yaml: line {go_line}: {problem}")
+        } else {
+            format!("yaml: {problem}")
+        };
+        let line_span = self.lines.line_span(self.text, pos.line);
+        let span = Span {
+            start: pos,
+            end: if line_span.end.offset > pos.offset {
+                line_span.end
+            } else {
+                pos
+            },
+        };
+        let index = self.documents.len();
+        self.push_finding(index, span, Finding::error("yaml.syntax", message));
+        self.documents.push(Document {
+            index,
+            root: None,
+            span: Span {
+                start: doc_start.unwrap_or(pos),
+                end: pos,
+            },
+            failed: true,
+        });
+    }
+
     fn fail(&mut self, state: &mut DocState, span: Span, finding: Finding) {
         let index = self.documents.len();
         self.push_finding(index, span, finding);
@@ -468,17 +493,28 @@ impl<'a> Builder<'a> {
         state.stack.clear();
     }
 
-    fn event(&mut self, state: &mut DocState, event: Event<'_>, span: Span) {
+    fn event(&mut self, state: &mut DocState, event: EventData, span: Span) {
         match event {
-            Event::Scalar(text, style, anchor, tag) => {
-                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
-                let built = self.scalar(&text, style, tag.as_deref(), span);
-                if anchor > 0 {
+            EventData::Scalar {
+                value,
+                style,
+                anchor,
+                tag,
+                ..
+            } => {
+                let built = self.scalar(&value, style, tag.as_deref(), span);
+                if let Some(anchor) = anchor {
                     state.anchors.insert(anchor, (built.node.clone(), 1));
                 }
                 self.complete(state, built);
             }
-            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+            EventData::SequenceStart { .. } | EventData::MappingStart { .. } => {
+                let is_seq = matches!(event, EventData::SequenceStart { .. });
+                let (EventData::SequenceStart { anchor, .. } | EventData::MappingStart { anchor, .. }) =
+                    event
+                else {
+                    return;
+                };
                 if state.stack.len() >= MAX_DEPTH {
                     self.fail(
                         state,
@@ -493,7 +529,7 @@ impl<'a> Builder<'a> {
                     );
                     return;
                 }
-                let frame = if matches!(event, Event::SequenceStart(..)) {
+                let frame = if is_seq {
                     Frame::Seq {
                         items: Vec::new(),
                         start: span.start,
@@ -513,7 +549,7 @@ impl<'a> Builder<'a> {
                 };
                 state.stack.push(frame);
             }
-            Event::SequenceEnd | Event::MappingEnd => {
+            EventData::SequenceEnd | EventData::MappingEnd => {
                 let Some(frame) = state.stack.pop() else {
                     return;
                 };
@@ -546,7 +582,7 @@ impl<'a> Builder<'a> {
                     value,
                     span: Span { start, end },
                 };
-                if anchor > 0 {
+                if let Some(anchor) = anchor {
                     state.anchors.insert(anchor, (node.clone(), size));
                 }
                 self.complete(
@@ -559,12 +595,15 @@ impl<'a> Builder<'a> {
                     },
                 );
             }
-            Event::Alias(id) => {
-                let Some((node, size)) = state.anchors.get(&id).cloned() else {
+            EventData::Alias { anchor } => {
+                let Some((node, size)) = state.anchors.get(&anchor).cloned() else {
                     self.fail(
                         state,
                         span,
-                        Finding::error("yaml.unknown-anchor", "yaml: unknown anchor referenced"),
+                        Finding::error(
+                            "yaml.unknown-anchor",
+                            format!("yaml: unknown anchor '{anchor}' referenced"),
+                        ),
                     );
                     return;
                 };
@@ -756,8 +795,10 @@ impl<'a> Builder<'a> {
     fn scalar(&mut self, text: &str, style: ScalarStyle, tag: Option<&str>, span: Span) -> Built {
         let plain = matches!(style, ScalarStyle::Plain);
         let document = self.documents.len();
-        let forced_string = matches!(tag, Some("tag:yaml.org,2002:str" | "!!str" | "!"))
-            || matches!(tag, Some("tag:yaml.org,2002:binary" | "!!binary"));
+        let forced_string = matches!(
+            tag,
+            Some("tag:yaml.org,2002:str" | "!!str" | "!" | "tag:yaml.org,2002:binary" | "!!binary")
+        );
         let resolve = (plain || tag.is_some()) && !forced_string;
         let value = if resolve {
             resolve_plain(text)
@@ -1294,6 +1335,25 @@ mod tests {
                 .map(Node::to_json),
             Some(serde_json::json!({"spec": {"a": 3, "b": 2}}))
         );
+    }
+
+    #[test]
+    fn go_yaml_accepts_what_libyaml_accepts() {
+        // A quoted scalar continued on a line indented like its key: libyaml (and so go-yaml)
+        // accepts it; stricter YAML 1.2 parsers do not.
+        let v = root_json("spec:\n  args: ['\n    echo 1;\n  ']\n");
+        assert_eq!(v, serde_json::json!({"spec": {"args": [" echo 1; "]}}));
+    }
+
+    #[test]
+    fn syntax_error_messages_follow_go_yaml() {
+        let msg = |text: &str| {
+            let p = one(text);
+            p.findings.first().map(|f| f.message.clone()).unwrap_or_default()
+        };
+        assert_eq!(msg("a: 1\nb: c: d\n"), "yaml: line 2: mapping values are not allowed in this context");
+        // go-yaml leaves the line out when the problem is on the first line (0-based line 0).
+        assert_eq!(msg("a: b: c\n"), "yaml: mapping values are not allowed in this context");
     }
 
     #[test]

@@ -145,6 +145,12 @@ impl LineIndex {
 
     /// The position of byte `offset` (rounded down to a character boundary, clamped to the text).
     pub fn pos_at_offset(&self, text: &str, offset: usize) -> Pos {
+        self.pos_at_offset_from(text, offset, None)
+    }
+
+    /// Like [`LineIndex::pos_at_offset`], but counts columns on from `hint` when it is an
+    /// earlier position on the same line, so walking a long line left to right is linear.
+    pub fn pos_at_offset_from(&self, text: &str, offset: usize, hint: Option<Pos>) -> Pos {
         let mut offset = offset.min(self.len);
         while offset > 0 && !text.is_char_boundary(offset) {
             offset -= 1;
@@ -153,13 +159,19 @@ impl LineIndex {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.line_starts.get(line_idx).copied().unwrap_or(0);
+        let line_start = self.line_starts.get(line_idx).copied().unwrap_or(0);
+        let (start, column, utf16_column) = match hint {
+            Some(h) if h.line == line_idx + 1 && h.offset <= offset && h.offset >= line_start => {
+                (h.offset, h.column, h.utf16_column)
+            }
+            _ => (line_start, 1, 1),
+        };
         let prefix = text.get(start..offset).unwrap_or("");
         Pos {
             offset,
             line: line_idx + 1,
-            column: prefix.chars().count() + 1,
-            utf16_column: prefix.encode_utf16().count() + 1,
+            column: column + prefix.chars().count(),
+            utf16_column: utf16_column + prefix.encode_utf16().count(),
         }
     }
 
