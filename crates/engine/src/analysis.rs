@@ -375,7 +375,7 @@ impl CompiledCrd {
             ..ObjectReport::default()
         };
         if let Some(model) = &self.model {
-            if let Some(problem) = model.serves(api_version, kind) {
+            if let Some(problem) = model.serves(api_version) {
                 let span = root
                     .entry("apiVersion")
                     .map(|e| e.value.span)

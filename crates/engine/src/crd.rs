@@ -88,24 +88,18 @@ pub struct Crd {
 }
 
 impl Crd {
-    /// Whether every version carries the same schema, subresources and columns (the server
-    /// then reports schema errors under `spec.validation`, as for a single version).
+    /// Whether every version carries the same schema (the server's v1 → internal conversion
+    /// then moves it to the top-level `spec.validation`, and reports its errors there).
     pub fn versions_share_schema(&self) -> bool {
         let mut it = self.versions.iter();
         let Some(first) = it.next() else { return true };
-        let key = |v: &Version| {
-            (
-                v.schema.as_ref().map(Node::to_json),
-                v.subresources.as_ref().map(Node::to_json),
-                v.additional_printer_columns.as_ref().map(Node::to_json),
-            )
-        };
-        let k = key(first);
-        it.all(|v| key(v) == k)
+        let k = first.schema.as_ref().map(Node::to_json);
+        it.all(|v| v.schema.as_ref().map(Node::to_json) == k)
     }
 
-    /// `None` when this CRD serves `apiVersion`/`kind`; otherwise why not, in words.
-    pub fn serves(&self, api_version: &str, kind: &str) -> Option<String> {
+    /// `None` when this CRD serves `apiVersion` (its group, one of its served versions);
+    /// otherwise why not, in words. A wrong `kind` is a validation error, not this.
+    pub fn serves(&self, api_version: &str) -> Option<String> {
         let group = self.group.as_ref().map(|g| g.value.as_str()).unwrap_or("");
         let (g, v) = api_version.split_once('/').unwrap_or(("", api_version));
         let served = g == group
@@ -118,19 +112,6 @@ impl Crd {
                 "object apiVersion {} is not served by this CRD (group {})",
                 go_quote(api_version),
                 go_quote(group)
-            ));
-        }
-        let crd_kind = self
-            .names
-            .kind
-            .as_ref()
-            .map(|k| k.value.as_str())
-            .unwrap_or("");
-        if kind != crd_kind {
-            return Some(format!(
-                "object kind {} is not the kind of this CRD ({})",
-                go_quote(kind),
-                go_quote(crd_kind)
             ));
         }
         None
