@@ -29,6 +29,7 @@ pub mod defaulting;
 pub mod document;
 pub mod field_error;
 pub mod finding;
+pub mod objectmeta;
 pub mod path;
 pub mod position;
 pub mod pruning;
