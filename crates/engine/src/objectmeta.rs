@@ -946,6 +946,10 @@ mod tests {
             "json: cannot unmarshal number into Go struct field ObjectMeta.creationTimestamp of type string"
         );
         assert_eq!(
+            err(json!({"finalizers": {}})),
+            "json: cannot unmarshal object into Go struct field ObjectMeta.finalizers of type []string"
+        );
+        assert_eq!(
             err(json!([1])),
             "json: cannot unmarshal array into Go value of type v1.ObjectMeta"
         );

@@ -680,6 +680,36 @@ pub fn validate_root_object_meta_update(obj: &Json, old: &Json) -> Vec<FieldErro
     }
 }
 
+/// The custom-resource strategy's warnings on create and update
+/// (`generateWarningsFromObj`): for each finalizer added (all of them on create, sorted),
+/// `metadata.finalizers: "<name>": <message>` for a malformed name and a nudge towards
+/// domain-qualified names for those without `/` that are not Kubernetes' own.
+pub fn finalizer_warnings(new: &ObjectMeta, old: Option<&ObjectMeta>) -> Vec<String> {
+    let mut added: Vec<&String> = new
+        .finalizers
+        .iter()
+        .filter(|f| old.is_none_or(|o| !o.finalizers.contains(f)))
+        .collect();
+    added.sort();
+    added.dedup();
+    let mut warnings = Vec::new();
+    for f in added {
+        let q = go_quote(f);
+        for m in is_qualified_name(f) {
+            warnings.push(format!("metadata.finalizers: {q}: {m}"));
+        }
+        let standard = matches!(f.as_str(), "orphan" | "foregroundDeletion" | "kubernetes");
+        if !f.contains('/') && !standard {
+            if f.contains('.') {
+                warnings.push(format!("metadata.finalizers: {q}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"));
+            } else {
+                warnings.push(format!("metadata.finalizers: {q}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"));
+            }
+        }
+    }
+    warnings
+}
+
 /// `ValidateTypeMeta`: `kind` must be the CRD's kind and `apiVersion` `group/version`.
 pub fn validate_type_meta(obj: &Json, group: &str, version: &str, kind: &str) -> Vec<FieldError> {
     let get = |k: &str| obj.get(k).and_then(Json::as_str).unwrap_or("").to_owned();
@@ -942,6 +972,18 @@ mod tests {
                 "e.kind: Invalid value: \"My_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
                 "e.metadata.name: Invalid value: \"a/b\": may not contain '/'",
                 "e.metadata.namespace: Invalid value: \"Bad\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+            ]
+        );
+        let (meta, _) = decode_object_meta(
+            &json!({"finalizers": ["a.b", "x", "orphan", "ex.com/y", "x"]}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            finalizer_warnings(&meta, None),
+            [
+                "metadata.finalizers: \"a.b\": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers",
+                "metadata.finalizers: \"x\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers",
             ]
         );
         let missing = json!({"e": {}});
