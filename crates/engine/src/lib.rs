@@ -24,6 +24,7 @@
 )]
 
 pub mod analysis;
+pub mod apiext;
 pub mod crd;
 pub mod defaulting;
 pub mod document;
