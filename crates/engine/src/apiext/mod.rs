@@ -40,6 +40,7 @@
 //! CEL compilation and cost limits, and the validation of `default` values, are done by other
 //! modules through [`Hooks`]; with `Hooks::default()` they report nothing.
 
+pub mod defaults;
 pub mod field_path;
 pub mod go_regexp;
 pub mod gojson;
