@@ -147,8 +147,19 @@ pub struct ObjectReport {
     pub pruned_paths: Vec<String>,
     /// The object after pruning.
     pub pruned: serde_json::Value,
-    /// The object after pruning and defaulting: what the server stores.
+    /// The object after pruning and defaulting.
     pub defaulted: serde_json::Value,
+    /// Paths of the fields defaulting set (absent before, present after).
+    pub defaulted_paths: Vec<String>,
+    /// The object the server would persist (after the create/update strategy: `status`
+    /// dropped when the status subresource is on, `metadata.generation` set, ...).
+    pub stored: serde_json::Value,
+    /// The object as each served version would return it (None conversion: only
+    /// `apiVersion` changes, then that version's pruning and defaulting).
+    pub served_as: Vec<ServedObject>,
+    /// Warnings the server would return with the response (unknown fields under `Warn`,
+    /// deprecated version, finalizer names, ...), in its words.
+    pub warnings: Vec<String>,
     /// Schema (OpenAPI, list-type, metadata) errors.
     pub schema_errors: Vec<FieldErrorReport>,
     /// CEL rule errors.
@@ -161,6 +172,20 @@ pub struct ObjectReport {
     pub accepted: bool,
     /// The `kubectl get` row.
     pub table: TableRow,
+}
+
+/// An object as one served version returns it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServedObject {
+    /// The version.
+    pub version: String,
+    /// The object as read in that version.
+    pub object: serde_json::Value,
+    /// Fields that version's schema drops.
+    pub pruned_paths: Vec<String>,
+    /// Fields that version's defaults set.
+    pub defaulted_paths: Vec<String>,
 }
 
 /// A `kubectl get` row for one object.
@@ -387,6 +412,7 @@ impl CompiledCrd {
         }
         let json = root.to_json();
         report.pruned = json.clone();
+        report.stored = json.clone();
         report.defaulted = json;
         report.accepted = true;
         (report, findings)
