@@ -31,7 +31,8 @@ fn default_of(s: &Structural) -> Json {
 /// default; then every field is defaulted by its property (or `additionalProperties`)
 /// schema, a non-nullable null `additionalProperties` value or list item first becoming its
 /// schema's default (null when there is none). Defaults put in are defaulted in turn.
-/// `s = None` (a nil schema) does nothing.
+/// `s = None` (a nil schema) does nothing. The server defaults only objects of the CRD's
+/// group and kind (see [`crate::objectmeta::SchemaCoercer::defaults_apply_to`]).
 pub fn default(x: &mut Json, s: Option<&Structural>) {
     let Some(s) = s else { return };
     let mut stack: Vec<(&mut Json, &Structural)> = vec![(x, s)];

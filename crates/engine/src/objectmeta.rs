@@ -837,6 +837,17 @@ pub fn unknown_field_message(path: &str) -> String {
 }
 
 impl SchemaCoercer {
+    /// Whether the codec's defaulter (`unstructuredDefaulter.Default`) defaults `obj`: only
+    /// objects whose `apiVersion` group and `kind` are the CRD's get
+    /// [`crate::defaulting::default`]; others are left alone.
+    pub fn defaults_apply_to(&self, obj: &Json) -> bool {
+        let field = |k: &str| obj.get(k).and_then(Json::as_str).unwrap_or("");
+        match parse_group_version(field("apiVersion")) {
+            Ok((group, _)) => group == self.group && field("kind") == self.kind,
+            Err(_) => self.group.is_empty() && self.kind.is_empty(),
+        }
+    }
+
     /// `apply(u)`: coerces a decoded object in place and returns the unknown field paths in
     /// the server's order (root metadata first, then pruned fields, then embedded metadata),
     /// each to be reported as [`unknown_field_message`]. `schema_of` gives the structural
@@ -1050,6 +1061,8 @@ mod tests {
             json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "x"},
                 "spec": {"a": "1"}})
         );
+        assert!(c.defaults_apply_to(&obj));
+        assert!(!c.defaults_apply_to(&json!({"apiVersion": "example.com/v1", "kind": "Bar"})));
         let mut bad = json!({"apiVersion": "a/b/c", "kind": "Foo"});
         assert_eq!(
             c.apply(&mut bad, &|_| Some(&s)).map_err(|e| e.text()),
