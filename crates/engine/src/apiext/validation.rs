@@ -1333,6 +1333,48 @@ mod tests {
     }
 
     #[test]
+    fn embedded_resources_and_rule_field_paths() {
+        let c = crd(
+            json!({"versions": [{"name": "v1", "served": true, "storage": true,
+            "schema": {"openAPIV3Schema": {"type": "object",
+                "x-kubernetes-validations": [{"rule": "true", "fieldPath": ".l[0].b"}, {"rule": "true", "fieldPath": ".e.x"}],
+                "properties": {
+                    "l": {"type": "array", "items": {"type": "object", "properties": {"b": {"type": "string"}}}},
+                    "e": {"type": "object", "x-kubernetes-embedded-resource": true,
+                          "additionalProperties": {"type": "string"}},
+                    "p": {"type": "object", "x-kubernetes-embedded-resource": true,
+                          "x-kubernetes-preserve-unknown-fields": true,
+                          "additionalProperties": {"type": "string"}}}}}}]}),
+        );
+        let fields: Vec<String> = validate_crd(&c, Hooks::default())
+            .iter()
+            .map(|e| format!("{} {:?}", e.field, e.error_type))
+            .collect();
+        assert_eq!(
+            fields,
+            vec![
+                "spec.validation.openAPIV3Schema.properties[e].additionalProperties FieldValueForbidden",
+                "spec.validation.openAPIV3Schema.properties[e].properties FieldValueRequired",
+                "spec.validation.openAPIV3Schema.properties[p].additionalProperties FieldValueForbidden",
+                "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].fieldPath FieldValueInvalid",
+            ]
+        );
+        // A map key after additionalProperties is a valid field path; a list index is not.
+        let c = crd(
+            json!({"versions": [{"name": "v1", "served": true, "storage": true,
+            "schema": {"openAPIV3Schema": {"type": "object",
+                "x-kubernetes-validations": [{"rule": "true", "fieldPath": ".l[0].b"}, {"rule": "true", "fieldPath": ".m.k"}],
+                "properties": {
+                    "l": {"type": "array", "items": {"type": "object", "properties": {"b": {"type": "string"}}}},
+                    "m": {"type": "object", "additionalProperties": {"type": "string"}}}}}}]}),
+        );
+        assert_eq!(
+            errors(&c),
+            vec!["spec.validation.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \".l[0].b\": must be a valid path"]
+        );
+    }
+
+    #[test]
     fn stored_versions() {
         let versions = vec![CrdVersion {
             name: "v1".into(),
