@@ -30,11 +30,13 @@ pub mod defaulting;
 pub mod document;
 pub mod field_error;
 pub mod finding;
+pub mod listtype;
 pub mod objectmeta;
 pub mod path;
 pub mod position;
 pub mod pruning;
 pub mod schema;
+pub mod validation;
 
 pub use analysis::{
     analyze, Analysis, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport,

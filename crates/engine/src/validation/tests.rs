@@ -1,0 +1,218 @@
+//! Table tests of the validator, in our own words.
+
+use serde_json::{json, Value as Json};
+
+use super::*;
+
+fn props(v: Json) -> JsonSchemaProps {
+    let (p, errs) = JsonSchemaProps::from_json(&v);
+    assert!(errs.is_empty(), "{errs:?}");
+    p
+}
+
+fn errors(schema: Json, obj: Json) -> Vec<String> {
+    let p = props(schema);
+    let mut out: Vec<String> = validate(&obj, Some(&p), &Options::default())
+        .iter()
+        .map(FieldError::error)
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn types_and_nullability() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "integer"},
+        "o": {"type": "object", "nullable": true},
+        "ios": {"x-kubernetes-int-or-string": true},
+    }});
+    assert_eq!(
+        errors(schema.clone(), json!({"n": "7", "o": null, "ios": 1.5})),
+        vec![
+            "ios: Invalid value: \"number\": ios in body must be of type integer,string: \"number\"",
+            "n: Invalid value: \"string\": n in body must be of type integer: \"string\"",
+        ]
+    );
+    assert!(errors(schema.clone(), json!({"n": 7.0, "ios": "x"})).is_empty());
+    assert_eq!(
+        errors(schema, json!({"n": null})),
+        vec!["n: Invalid value: \"null\": n in body must be of type integer: \"null\""]
+    );
+    assert_eq!(
+        errors(json!({"type": "object"}), json!([1])),
+        vec!["<nil>: Invalid value: \"array\":  in body must be of type object: \"array\""]
+    );
+}
+
+#[test]
+fn strings_numbers_and_enums() {
+    let schema = json!({"type": "object", "properties": {
+        "s": {"type": "string", "minLength": 3, "pattern": "^a"},
+        "one": {"type": "string", "maxLength": 1},
+        "m": {"type": "integer", "minimum": 2, "maximum": 5, "exclusiveMaximum": true, "multipleOf": 2},
+        "f": {"type": "number", "maximum": 1.5},
+        "e": {"type": "string", "enum": ["x", "y"]},
+        "ne": {"type": "integer", "enum": [1, 2]},
+    }});
+    assert_eq!(
+        errors(
+            schema.clone(),
+            json!({"s": "bc", "one": "xy", "m": 5, "f": 2.25, "e": "z", "ne": 3})
+        ),
+        vec![
+            "e: Unsupported value: \"z\": supported values: \"x\", \"y\"",
+            "f: Invalid value: 2.25: f in body should be less than or equal to 1.5",
+            "m: Invalid value: 5: m in body should be a multiple of 2",
+            "m: Invalid value: 5: m in body should be less than 5",
+            "ne: Unsupported value: 3: supported values: \"1\", \"2\"",
+            "one: Too long: may not be more than 1 byte",
+            "s: Invalid value: \"bc\": s in body should be at least 3 chars long",
+        ]
+    );
+    assert_eq!(
+        errors(schema.clone(), json!({"s": "bcd"})),
+        vec!["s: Invalid value: \"bcd\": s in body should match '^a'"]
+    );
+    // An integer matches a float enum value, as Go converts int64 to float64.
+    assert!(errors(schema, json!({"ne": 2, "m": 4})).is_empty());
+}
+
+#[test]
+fn arrays_objects_and_required() {
+    let schema = json!({"type": "object", "required": ["a"], "properties": {
+        "l": {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "string"}},
+        "o": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "boolean"}},
+    }});
+    assert_eq!(
+        errors(schema.clone(), json!({"l": [1], "o": {}})),
+        vec![
+            "a: Required value",
+            "l: Invalid value: 1: l in body should have at least 2 items",
+            "l[0]: Invalid value: \"integer\": l[0] in body must be of type string: \"integer\"",
+            "o: Invalid value: 0: o in body should have at least 1 properties",
+        ]
+    );
+    assert_eq!(
+        errors(
+            schema,
+            json!({"a": 1, "l": ["a", "b", "c", "d"], "o": {"x": 1}})
+        ),
+        vec![
+            "l: Too many: 4: must have at most 3 items",
+            "o.x: Invalid value: \"integer\": o.x in body must be of type boolean: \"integer\"",
+        ]
+    );
+}
+
+#[test]
+fn junctors_keep_the_best_failure() {
+    let schema = json!({"type": "object", "properties": {"v": {
+        "anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}],
+    }}});
+    assert!(errors(schema.clone(), json!({"v": "a"})).is_empty());
+    assert_eq!(
+        errors(schema, json!({"v": true})),
+        vec![
+            "<nil>: Invalid value: \"\": \"v\" must validate at least one schema (anyOf)",
+            "v: Invalid value: \"boolean\": v in body must be of type integer: \"boolean\"",
+        ]
+    );
+    let one_of = json!({"type": "object", "properties": {"v": {
+        "oneOf": [{"minimum": 1}, {"maximum": 10}],
+    }}});
+    assert_eq!(
+        errors(one_of, json!({"v": 5})),
+        vec![
+            "<nil>: Invalid value: \"\": \"v\" must validate one and only one schema (oneOf). Found 2 valid alternatives"
+        ]
+    );
+    let not = json!({"type": "object", "properties": {"v": {"not": {"type": "string"}}}});
+    assert_eq!(
+        errors(not, json!({"v": "s"})),
+        vec!["<nil>: Invalid value: \"\": \"v\" must not validate the schema (not)"]
+    );
+}
+
+#[test]
+fn formats_follow_the_compatibility_version() {
+    let schema = props(json!({"type": "object", "properties": {
+        "n": {"type": "string", "format": "k8s-short-name"},
+        "d": {"type": "string", "format": "date"},
+        "u": {"type": "integer", "format": "uuid"},
+    }}));
+    let obj = json!({"n": "Not_A_Name", "d": "2021-13-01", "u": 3});
+    let at = |minor| {
+        let o = Options {
+            compatibility_version: CompatibilityVersion::new(1, minor),
+        };
+        let mut e: Vec<String> = validate(&obj, Some(&schema), &o)
+            .iter()
+            .map(FieldError::error)
+            .collect();
+        e.sort();
+        e
+    };
+    assert_eq!(
+        at(33),
+        vec!["d: Invalid value: \"2021-13-01\": d in body must be of type date: \"2021-13-01\""]
+    );
+    assert_eq!(at(34).len(), 2);
+}
+
+#[test]
+fn invalid_patterns_report_go_errors() {
+    assert_eq!(
+        errors(
+            json!({"type": "object", "properties": {"p": {"type": "string", "pattern": "a(b"}}}),
+            json!({"p": "x"})
+        ),
+        vec!["p: Invalid value: \"x\": p in body should match 'a(b, but pattern is invalid: error parsing regexp: missing closing ): `a(b`'"]
+    );
+}
+
+#[test]
+fn field_path_prefix() {
+    let v = SchemaValidator::new(
+        Some(&props(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        )),
+        &Options::default(),
+    );
+    let errs = v.validate(&FieldPath::new("status"), &json!({"a": 1}));
+    assert_eq!(
+        errs.iter().map(FieldError::error).collect::<Vec<_>>(),
+        vec!["status.a: Invalid value: \"integer\": a in body must be of type string: \"integer\""]
+    );
+}
+
+#[test]
+fn ratcheting_keeps_unchanged_invalid_values() {
+    let schema = props(json!({"type": "object", "properties": {
+        "a": {"type": "integer", "maximum": 3},
+        "b": {"type": "string"},
+        "l": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+              "items": {"type": "object", "properties": {"k": {"type": "string"}, "v": {"type": "integer", "maximum": 1}}}},
+        "kind": {"type": "string", "maxLength": 1},
+    }}));
+    let v = SchemaValidator::new(Some(&schema), &Options::default());
+    let old =
+        json!({"a": 9, "b": "x", "l": [{"k": "p", "v": 5}, {"k": "q", "v": 1}], "kind": "Long"});
+    let new = json!({"a": 9, "b": "y", "l": [{"k": "q", "v": 1}, {"k": "p", "v": 5}, {"k": "r", "v": 7}], "kind": "Long"});
+    let out = v.validate_update_detailed(&FieldPath::root(), &new, &old, true);
+    let errs: Vec<String> = out.errors.iter().map(FieldError::error).collect();
+    assert_eq!(
+        errs,
+        vec![
+            "kind: Too long: may not be more than 1 byte",
+            "l[2].v: Invalid value: 7: l[2].v in body should be less than or equal to 1",
+        ]
+    );
+    assert_eq!(out.ratcheted.len(), 2);
+    // Without ratcheting every invalid value counts.
+    assert_eq!(
+        v.validate_update(&FieldPath::root(), &new, &old, false)
+            .len(),
+        4
+    );
+}
