@@ -574,6 +574,8 @@ impl<'a> Case<'a> {
 mod conformance_crd;
 #[path = "conformance_structural.rs"]
 mod conformance_structural;
+#[path = "conformance_validation.rs"]
+mod conformance_validation;
 
 /// The areas of ../shared/conformance, by directory, with their checkers. Adding an area is
 /// one line here and one function; enabling one the engine now implements is filling in its
@@ -1662,7 +1664,7 @@ mod kubectl {
         }
         let served = crds.iter().find(|c| {
             c.model()
-                .is_some_and(|m| m.serves(api_version, kind).is_none())
+                .is_some_and(|m| m.serves(api_version).is_none())
         });
         let Some(crd) = served else {
             return fail(format!(
@@ -2312,27 +2314,27 @@ mod engine {
 
     /// OpenAPI (and CEL) validation of an object: the `Error()` texts.
     pub(super) fn validate_custom_resource(
-        _schema: &Value,
-        _object: &Value,
-        _old: Option<&Value>,
-        _compat: Option<&str>,
+        schema: &Value,
+        object: &Value,
+        old: Option<&Value>,
+        compat: Option<&str>,
     ) -> Result<Vec<String>, Problem> {
-        missing("validation", "OpenAPI schema validation")
+        super::conformance_validation::validate_custom_resource(schema, object, old, compat)
     }
 
     pub(super) fn validate_list_sets_and_maps(
-        _schema: &Value,
-        _object: &Value,
+        schema: &Value,
+        object: &Value,
     ) -> Result<Vec<FieldErrorReport>, Problem> {
-        missing("listtype", "list-type validation")
+        super::conformance_validation::validate_list_sets_and_maps(schema, object)
     }
 
     pub(super) fn ratcheting_validate_update(
-        _schema: &Value,
-        _object: &Value,
-        _old: &Value,
+        schema: &Value,
+        object: &Value,
+        old: &Value,
     ) -> Result<bool, Problem> {
-        missing("ratcheting", "ratcheting schema validation")
+        super::conformance_validation::ratcheting_validate_update(schema, object, old)
     }
 }
 
