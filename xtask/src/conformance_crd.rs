@@ -16,6 +16,15 @@ use serde_json::{json, Value};
 
 use super::{expect, fail, skip, Case, Checked, Ctx, Problem};
 
+/// The hooks the cases run with: default values validated with the engine's OpenAPI
+/// validation; no CEL yet.
+fn hooks<'a>(defaults: &'a apiext::defaults::DefaultsValidation<'a>) -> Hooks<'a> {
+    Hooks {
+        cel: None,
+        defaults: Some(defaults),
+    }
+}
+
 /// The engine's errors as the comparison wants them.
 pub(super) fn reports(errors: &[FieldError]) -> Vec<FieldErrorReport> {
     errors
@@ -114,7 +123,7 @@ pub(super) fn schema_validation(case: &Case) -> Checked {
         case.input_bool("statusEnabled", false),
         &options(case.input("options")?),
         &FieldPath::parse(prefix),
-        Hooks::default(),
+        hooks(&apiext::defaults::DefaultsValidation::without_cel()),
     );
     expect::field_errors_multiset(case.expect_array("errors")?, &reports(&errors))
 }
@@ -201,13 +210,20 @@ pub(super) fn check(ctx: &mut Ctx, case: &Case) -> Checked {
         | "validation_test.TestSelectableFields" => {
             let mut crd = internal_crd(case.input("crd")?)?;
             create_test_defaults(&mut crd);
-            let errors = apiext::validate_crd(&crd, Hooks::default());
+            let errors = apiext::validate_crd(
+                &crd,
+                hooks(&apiext::defaults::DefaultsValidation::without_cel()),
+            );
             expect::field_errors_multiset(case.expect_array("errors")?, &reports(&errors))
         }
         "validation_test.TestValidateCustomResourceDefinitionUpdate" => {
             let new = internal_crd(case.input("crd")?)?;
             let old = internal_crd(case.input("oldCrd")?)?;
-            let errors = apiext::validate_crd_update(&new, &old, Hooks::default());
+            let errors = apiext::validate_crd_update(
+                &new,
+                &old,
+                hooks(&apiext::defaults::DefaultsValidation::without_cel()),
+            );
             expect::field_errors_multiset(case.expect_array("errors")?, &reports(&errors))
         }
         "validation_test.TestValidateCustomResourceDefinitionValidation" => schema_validation(case),

@@ -41,6 +41,12 @@ pub trait DefaultsCel {
 /// s.ToKubeOpenAPI()))`: the OpenAPI errors of `value` against the structural schema `s`.
 pub type OpenApiValidate<'a> = &'a dyn Fn(&FieldPath, &Json, &Structural) -> Vec<FieldError>;
 
+/// The engine's OpenAPI validation of a default ([`crate::validation::SchemaValidator::
+/// from_structural`]), for [`DefaultsValidation::openapi`].
+pub fn engine_openapi(path: &FieldPath, value: &Json, s: &Structural) -> Vec<FieldError> {
+    crate::validation::SchemaValidator::from_structural(s).validate(path, value)
+}
+
 /// The default-value validation, with the OpenAPI and CEL validators it calls.
 #[derive(Clone, Copy, Default)]
 pub struct DefaultsValidation<'a> {
@@ -48,6 +54,16 @@ pub struct DefaultsValidation<'a> {
     pub openapi: Option<OpenApiValidate<'a>>,
     /// The CEL rules; `None` runs none.
     pub cel: Option<&'a dyn DefaultsCel>,
+}
+
+impl DefaultsValidation<'static> {
+    /// The engine's OpenAPI validation ([`engine_openapi`]) and no CEL.
+    pub fn without_cel() -> DefaultsValidation<'static> {
+        DefaultsValidation {
+            openapi: Some(&engine_openapi),
+            cel: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for DefaultsValidation<'_> {
