@@ -2218,44 +2218,4 @@ mod tests {
         let docs = kubectl::split_documents("---\na: 1\n--- # c\n# only a comment\n---\n");
         assert_eq!(docs, ["a: 1\n", "# only a comment\n"]);
     }
-
-    #[test]
-    fn internal_crds_become_v1() {
-        let internal = json!({
-            "metadata": {"name": "plural.group.com"},
-            "spec": {
-                "group": "group.com", "version": "v1",
-                "versions": [{"name": "v1", "served": true, "storage": true}, {"name": "v2", "served": true, "storage": false}],
-                "validation": {"openAPIV3Schema": {"type": "object"}},
-                "additionalPrinterColumns": [{"name": "A", "type": "string", "JSONPath": ".a"}],
-                "conversion": {"strategy": "Webhook", "webhookClientConfig": {"url": "https://x"}},
-            },
-            "status": {"storedVersions": ["v1"]},
-        });
-        let Ok(v1) = crd_translation::internal_to_v1(&internal, true) else {
-            panic!("not translated")
-        };
-        assert_eq!(
-            v1["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["type"],
-            "object"
-        );
-        assert_eq!(
-            v1["spec"]["versions"][0]["additionalPrinterColumns"][0]["jsonPath"],
-            ".a"
-        );
-        assert_eq!(
-            v1["spec"]["conversion"]["webhook"]["conversionReviewVersions"][0],
-            "v1beta1"
-        );
-        assert_eq!(
-            v1["spec"]["conversion"]["webhook"]["clientConfig"]["url"],
-            "https://x"
-        );
-        let mut stored = internal.clone();
-        stored["status"]["storedVersions"] = json!([]);
-        assert!(matches!(
-            crd_translation::internal_to_v1(&stored, true),
-            Err(Problem::Skip(_))
-        ));
-    }
 }
