@@ -42,7 +42,6 @@
 
 pub mod defaults;
 pub mod field_path;
-pub mod go_regexp;
 pub mod gojson;
 pub mod hooks;
 pub mod internal;

@@ -12,8 +12,6 @@ use crate::schema::structural::{
     Extensions, Generic, NestedValueValidation, Structural, ValueValidation,
 };
 
-use super::go_regexp;
-
 /// `schema.ValidationOptions`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StructuralOptions {
@@ -330,7 +328,7 @@ fn value_validation(
         errs,
     );
     if !v.pattern.is_empty() {
-        if let Err(e) = go_regexp::compile(&v.pattern) {
+        if let Err(e) = crate::validation::goregex::compile(&v.pattern) {
             errs.push(FieldError::invalid(
                 path.child("pattern"),
                 BadValue::Str(v.pattern.clone()),
@@ -660,6 +658,15 @@ mod tests {
                 "schema.properties[b]: Required value: because it is defined in schema.anyOf[0].properties[b]",
             ]
         );
+    }
+
+    #[test]
+    fn patterns_must_compile_in_go() {
+        assert_eq!(
+            errors(json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "a{2,1}"}}})),
+            vec!["schema.properties[a].pattern: Invalid value: \"a{2,1}\": must be a valid regular expression, but isn't: error parsing regexp: invalid repeat count: `{2,1}`"]
+        );
+        assert!(errors(json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^\\p{Greek}+$"}}})).is_empty());
     }
 
     #[test]
