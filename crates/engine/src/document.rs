@@ -5,14 +5,15 @@
 //! node's value is what the server receives, and it reports where the conversion surprises
 //! people (`country: NO` became `false`).
 //!
-//! Syntax comes from `libyaml-safer`, a safe Rust port of libyaml — the C library go-yaml v2
-//! itself was ported from, so the same texts are accepted and rejected with the same problem
-//! messages. Scalar resolution, anchors, aliases,
+//! Syntax comes from libyaml ([`crate::yaml_events`]) — the C library go-yaml v2 itself was
+//! ported from, so the same texts are accepted and rejected with the same problem messages. Scalar resolution, anchors, aliases,
 //! merge keys, duplicate keys and the limits are ours, written after go-yaml v2's rules.
 
 use std::collections::{HashMap, HashSet};
 
-use libyaml_safer::{Event, EventData, Mark, Parser, ScalarStyle};
+use crate::yaml_events::{
+    Error as YamlError, ErrorKind, Event, EventData, Mark, Parser, ScalarStyle,
+};
 
 use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
@@ -363,7 +364,7 @@ impl<'a> Builder<'a> {
     fn pos(&self, m: &Mark) -> Pos {
         // libyaml counts `index` in bytes. Marks arrive mostly left to right: continue from
         // the last one so long lines cost linear time.
-        let offset = usize::try_from(m.index).unwrap_or(usize::MAX);
+        let offset = m.index;
         let pos = self
             .lines
             .pos_at_offset_from(self.text, offset, Some(self.last_pos.get()));
@@ -373,8 +374,8 @@ impl<'a> Builder<'a> {
 
     fn span(&self, e: &Event) -> Span {
         Span {
-            start: self.pos(&e.start_mark),
-            end: self.pos(&e.end_mark),
+            start: self.pos(&e.start),
+            end: self.pos(&e.end),
         }
     }
 
@@ -392,12 +393,14 @@ impl<'a> Builder<'a> {
     }
 
     fn run(&mut self) {
-        let mut input = self.text.as_bytes();
-        let mut parser = Parser::new();
-        parser.set_input_string(&mut input);
+        let Some(mut parser) = Parser::new(self.text) else {
+            self.findings
+                .push(Finding::error("yaml.internal", "yaml: out of memory"));
+            return;
+        };
         let mut doc: Option<DocState> = None;
-        loop {
-            let event = match parser.parse() {
+        while let Some(next) = parser.next_event() {
+            let event = match next {
                 Ok(ev) => ev,
                 Err(err) => {
                     self.syntax_error(&err, doc.as_ref().map(|d| d.start));
@@ -407,9 +410,9 @@ impl<'a> Builder<'a> {
             let span = self.span(&event);
             match event.data {
                 EventData::StreamEnd => break,
-                EventData::StreamStart { .. } => {}
-                EventData::DocumentStart { .. } => doc = Some(DocState::new(span.start)),
-                EventData::DocumentEnd { .. } => {
+                EventData::StreamStart => {}
+                EventData::DocumentStart => doc = Some(DocState::new(span.start)),
+                EventData::DocumentEnd => {
                     if let Some(state) = doc.take() {
                         let index = self.documents.len();
                         let end = state.root.as_ref().map(|r| r.span.end).unwrap_or(span.end);
@@ -443,21 +446,22 @@ impl<'a> Builder<'a> {
 
     /// Reports a libyaml error as go-yaml words it (`yaml: line N: <problem>`; go-yaml
     /// numbers parser errors from 0 and scanner errors from 1) at the problem's position.
-    fn syntax_error(&mut self, err: &libyaml_safer::Error, doc_start: Option<Pos>) {
-        let mark = err.problem_mark().or_else(|| err.context_mark());
-        let pos = mark
-            .map(|m| self.pos(&m))
-            .unwrap_or_else(|| self.lines.pos_at_offset(self.text, self.text.len()));
-        let problem_line = err.problem_mark().map(|m| m.line).unwrap_or(0);
-        let go_line = if problem_line != 0 {
-            problem_line + u64::from(err.kind() == libyaml_safer::ErrorKind::Scanner)
+    fn syntax_error(&mut self, err: &YamlError, doc_start: Option<Pos>) {
+        let pos = if err.kind == ErrorKind::Reader {
+            self.lines.pos_at_offset(self.text, err.problem_offset)
         } else {
-            err.context_mark().map(|m| m.line).unwrap_or(0)
+            self.pos(&err.problem_mark)
         };
-        let problem = if err.problem().is_empty() {
+        let problem_line = err.problem_mark.line;
+        let go_line = if problem_line != 0 {
+            problem_line + usize::from(err.kind == ErrorKind::Scanner)
+        } else {
+            err.context_mark.line
+        };
+        let problem = if err.problem.is_empty() {
             "unknown problem parsing YAML content"
         } else {
-            err.problem()
+            err.problem.as_str()
         };
         let message = if go_line != 0 {
             format!("yaml: line {go_line}: {problem}")
@@ -500,7 +504,6 @@ impl<'a> Builder<'a> {
                 style,
                 anchor,
                 tag,
-                ..
             } => {
                 let built = self.scalar(&value, style, tag.as_deref(), span);
                 if let Some(anchor) = anchor {
@@ -510,8 +513,8 @@ impl<'a> Builder<'a> {
             }
             EventData::SequenceStart { .. } | EventData::MappingStart { .. } => {
                 let is_seq = matches!(event, EventData::SequenceStart { .. });
-                let (EventData::SequenceStart { anchor, .. } | EventData::MappingStart { anchor, .. }) =
-                    event
+                let (EventData::SequenceStart { anchor, .. }
+                | EventData::MappingStart { anchor, .. }) = event
                 else {
                     return;
                 };
@@ -1349,11 +1352,20 @@ mod tests {
     fn syntax_error_messages_follow_go_yaml() {
         let msg = |text: &str| {
             let p = one(text);
-            p.findings.first().map(|f| f.message.clone()).unwrap_or_default()
+            p.findings
+                .first()
+                .map(|f| f.message.clone())
+                .unwrap_or_default()
         };
-        assert_eq!(msg("a: 1\nb: c: d\n"), "yaml: line 2: mapping values are not allowed in this context");
+        assert_eq!(
+            msg("a: 1\nb: c: d\n"),
+            "yaml: line 2: mapping values are not allowed in this context"
+        );
         // go-yaml leaves the line out when the problem is on the first line (0-based line 0).
-        assert_eq!(msg("a: b: c\n"), "yaml: mapping values are not allowed in this context");
+        assert_eq!(
+            msg("a: b: c\n"),
+            "yaml: mapping values are not allowed in this context"
+        );
     }
 
     #[test]

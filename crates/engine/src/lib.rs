@@ -37,6 +37,7 @@ pub mod position;
 pub mod pruning;
 pub mod schema;
 pub mod validation;
+pub mod yaml_events;
 
 pub use analysis::{
     analyze, Analysis, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport,
