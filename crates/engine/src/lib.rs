@@ -7,6 +7,7 @@
 //!
 //! Start at [`analyze`], or [`CompiledCrd`] to reuse one CRD for many object analyses.
 
+#![deny(unsafe_code)]
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
