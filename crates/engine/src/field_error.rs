@@ -21,8 +21,7 @@ pub enum BadValue {
     Float(f64),
     /// A Go bool.
     Bool(bool),
-    /// A JSON value of an object (`interface{}`): strings quoted, numbers and bools plain,
-    /// maps and slices in Go's `%#v` form.
+    /// Any other value (maps, slices, structs): printed as Go's `json.Marshal` writes it.
     Json(Json),
     /// Text already formatted as the server prints it.
     Raw(String),
@@ -52,7 +51,7 @@ impl BadValue {
             BadValue::Int(i) => Some(i.to_string()),
             BadValue::Float(f) => Some(go_float_v(*f)),
             BadValue::Bool(b) => Some(b.to_string()),
-            BadValue::Json(j) => Some(go_sharp_v(j)),
+            BadValue::Json(j) => Some(crate::objectmeta::gojson::marshal(j)),
             BadValue::Raw(s) => Some(s.clone()),
         }
     }
@@ -99,7 +98,12 @@ impl FieldError {
 
     /// `field.Forbidden(path, detail)`.
     pub fn forbidden(field: FieldPath, detail: impl Into<String>) -> FieldError {
-        FieldError::new(ErrorType::FieldValueForbidden, field, BadValue::Omit, detail)
+        FieldError::new(
+            ErrorType::FieldValueForbidden,
+            field,
+            BadValue::Omit,
+            detail,
+        )
     }
 
     /// `field.Duplicate(path, value)`.
@@ -121,20 +125,20 @@ impl FieldError {
 
     /// `field.TooLong(path, value, maxLength)`.
     pub fn too_long(field: FieldPath, max_length: i64) -> FieldError {
-        FieldError::new(
-            ErrorType::FieldValueTooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be more than {max_length} bytes"),
-        )
+        let detail = match max_length {
+            1 => "may not be more than 1 byte".to_owned(),
+            n if n >= 0 => format!("may not be more than {n} bytes"),
+            _ => "value is too long".to_owned(),
+        };
+        FieldError::new(ErrorType::FieldValueTooLong, field, BadValue::Omit, detail)
     }
 
     /// `field.TooMany(path, actual, max)`.
     pub fn too_many(field: FieldPath, actual: i64, max: i64) -> FieldError {
-        let detail = if max >= 0 {
-            format!("must have at most {max} items")
-        } else {
-            "has too many items".to_owned()
+        let detail = match max {
+            1 => "must have at most 1 item".to_owned(),
+            n if n >= 0 => format!("must have at most {n} items"),
+            _ => "has too many items".to_owned(),
         };
         let value = if actual >= 0 {
             BadValue::Int(actual)
@@ -280,65 +284,9 @@ pub fn go_float_v(f: f64) -> String {
     }
 }
 
-/// Go's `%#v` of an `interface{}` holding decoded JSON.
-pub fn go_sharp_v(v: &Json) -> String {
-    fn inner(v: &Json, in_container: bool, out: &mut String, depth: usize) {
-        if depth > 64 {
-            out.push_str("...");
-            return;
-        }
-        let wrap = |out: &mut String, ty: &str, body: &str| {
-            if in_container {
-                out.push_str(&format!("{ty}({body})"));
-            } else {
-                out.push_str(body);
-            }
-        };
-        match v {
-            Json::Null => out.push_str(if in_container {
-                "interface {}(nil)"
-            } else {
-                "<nil>"
-            }),
-            Json::Bool(b) => out.push_str(&b.to_string()),
-            Json::String(s) => out.push_str(&go_quote(s)),
-            Json::Number(n) => match n.as_i64() {
-                Some(i) => wrap(out, "int64", &i.to_string()),
-                None => wrap(out, "float64", &go_float_v(n.as_f64().unwrap_or(0.0))),
-            },
-            Json::Array(items) => {
-                out.push_str("[]interface {}{");
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    inner(item, true, out, depth + 1);
-                }
-                out.push('}');
-            }
-            Json::Object(m) => {
-                out.push_str("map[string]interface {}{");
-                for (i, (k, item)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(&go_quote(k));
-                    out.push(':');
-                    inner(item, true, out, depth + 1);
-                }
-                out.push('}');
-            }
-        }
-    }
-    let mut out = String::new();
-    inner(v, false, &mut out, 0);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn renders_like_apimachinery() {
@@ -348,13 +296,11 @@ mod tests {
             "spec.replicas: Required value"
         );
         assert_eq!(
-            FieldError::invalid(p.clone(), BadValue::Str("x".into()), "must be an integer")
-                .error(),
+            FieldError::invalid(p.clone(), BadValue::Str("x".into()), "must be an integer").error(),
             "spec.replicas: Invalid value: \"x\": must be an integer"
         );
         assert_eq!(
-            FieldError::not_supported(p.clone(), BadValue::Str("Foo".into()), &["A", "B"])
-                .error(),
+            FieldError::not_supported(p.clone(), BadValue::Str("Foo".into()), &["A", "B"]).error(),
             "spec.replicas: Unsupported value: \"Foo\": supported values: \"A\", \"B\""
         );
         assert_eq!(
@@ -364,6 +310,19 @@ mod tests {
         assert_eq!(
             FieldError::forbidden(p, "not allowed").error(),
             "spec.replicas: Forbidden: not allowed"
+        );
+        assert_eq!(
+            FieldError::invalid(
+                FieldPath::parse("spec.ports"),
+                BadValue::Json(serde_json::json!([{"a": "<x>"}, 1.5])),
+                "bad"
+            )
+            .error(),
+            "spec.ports: Invalid value: [{\"a\":\"\\u003cx\\u003e\"},1.5]: bad"
+        );
+        assert_eq!(
+            FieldError::too_many(FieldPath::parse("a"), 3, 1).error(),
+            "a: Too many: 3: must have at most 1 item"
         );
     }
 
@@ -377,13 +336,5 @@ mod tests {
         assert_eq!(go_float_v(0.0001), "0.0001");
         assert_eq!(go_float_v(0.00001), "1e-05");
         assert_eq!(go_float_v(-2.25), "-2.25");
-    }
-
-    #[test]
-    fn go_sharp_v_of_json() {
-        assert_eq!(
-            go_sharp_v(&json!({"a": 1, "b": [true, null, "x", 1.5]})),
-            "map[string]interface {}{\"a\":int64(1), \"b\":[]interface {}{true, interface {}(nil), \"x\", float64(1.5)}}"
-        );
     }
 }
