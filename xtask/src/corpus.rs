@@ -65,7 +65,12 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     let index = read_json(&dir.join("index.json"))?;
     let crd_oracle = read_json(&dir.join("oracle/crds.json"))?;
     let object_oracle = read_json(&dir.join("oracle/objects.json"))?;
-    let options = Options::default();
+    // The oracle decoded objects with fieldValidation=Ignore: unknown fields are pruned and
+    // listed, never warned about nor refused.
+    let options = Options {
+        field_validation: crd_studio_engine::FieldValidation::Ignore,
+        ..Options::default()
+    };
 
     let mut crds = CrdCache::new(dir, &options);
     let mut items: BTreeMap<&str, Vec<Item>> = MEASURES.iter().map(|m| (*m, Vec::new())).collect();

@@ -11,10 +11,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::apiext::{self, InternalCrd};
 use crate::crd::{self, Crd};
 use crate::document::{self, Node, ParsedText};
+use crate::field_error::FieldError;
 use crate::finding::{sort_findings, ErrorType, Finding, Location, Severity, SourceId};
 use crate::path::{locate, FieldPath};
+use crate::pipeline::{self, CompiledVersion, CrdFacts, UnknownFields};
+use crate::schema::Structural;
+use crate::validation::SchemaValidator;
 
 /// How the server treats unknown and duplicate fields (`kubectl --validate=...`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +41,9 @@ pub struct Options {
     pub field_validation: FieldValidation,
     /// The Kubernetes minor version whose rules apply (CEL environment compatibility), e.g. `1.36`.
     pub kubernetes_version: String,
+    /// The namespace of the request (`kubectl`'s current namespace), given to namespaced
+    /// objects that name none.
+    pub namespace: String,
 }
 
 impl Default for Options {
@@ -43,6 +51,7 @@ impl Default for Options {
         Options {
             field_validation: FieldValidation::Strict,
             kubernetes_version: "1.36".to_owned(),
+            namespace: "default".to_owned(),
         }
     }
 }
@@ -83,15 +92,21 @@ pub struct FieldErrorReport {
 }
 
 impl FieldErrorReport {
-    fn from_finding(f: &Finding) -> Option<FieldErrorReport> {
-        Some(FieldErrorReport {
-            error_type: f.error_type?,
-            field: f.field.clone().unwrap_or_else(|| "<nil>".to_owned()),
-            detail: f.detail.clone().unwrap_or_default(),
-            error: f.message.clone(),
-            line: f.location.map(|l| l.span.start.line),
-            column: f.location.map(|l| l.span.start.column),
-        })
+    /// The report of a server field error found at `location`.
+    pub fn from_field_error(e: &FieldError, location: Option<Location>) -> FieldErrorReport {
+        let field = e.field.to_string();
+        FieldErrorReport {
+            error_type: e.error_type,
+            field: if field.is_empty() {
+                "<nil>".to_owned()
+            } else {
+                field
+            },
+            detail: e.detail.clone(),
+            error: e.error(),
+            line: location.map(|l| l.span.start.line),
+            column: location.map(|l| l.span.start.column),
+        }
     }
 }
 
@@ -135,6 +150,10 @@ pub struct ObjectReport {
     /// Set when the document could not be analysed (unreadable, not served by this CRD).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_error: Option<String>,
+    /// Set when the server would refuse to decode the request (400 Bad Request), e.g.
+    /// unknown fields under `fieldValidation=Strict`; nothing was validated then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_error: Option<String>,
     /// `create`, or `update` when an old object was given.
     pub operation: String,
     /// The object's `apiVersion`.
@@ -225,10 +244,88 @@ impl Analysis {
 pub struct CompiledCrd {
     parsed: ParsedText,
     model: Option<Crd>,
+    internal: Option<InternalCrd>,
+    facts: CrdFacts,
+    compiled: Vec<CompiledVersion>,
     findings: Vec<Finding>,
     report: CrdReport,
     versions: Vec<VersionReport>,
     options: Options,
+}
+
+/// Turns a server field error into a finding located in a document.
+fn locate_error(
+    e: &FieldError,
+    code: &str,
+    root: Option<&Node>,
+    source: SourceId,
+    document: usize,
+    path: &FieldPath,
+) -> Finding {
+    let f = e.to_finding(code);
+    match root {
+        Some(root) => {
+            let hit = locate(root, path);
+            f.at(Location {
+                source,
+                document,
+                span: hit.span,
+            })
+        }
+        None => f,
+    }
+}
+
+/// The compiled versions of an internal CRD: schema (per version or shared), structural
+/// form, validator, subresources.
+fn compile_versions(crd: &InternalCrd, options: &Options) -> Vec<CompiledVersion> {
+    let vopts = crate::validation::Options {
+        compatibility_version: crate::validation::CompatibilityVersion::parse(
+            &options.kubernetes_version,
+        )
+        .unwrap_or_default(),
+    };
+    crd.spec
+        .versions
+        .iter()
+        .map(|v| {
+            let props = v
+                .schema
+                .as_ref()
+                .or(crd.spec.validation.as_ref())
+                .and_then(|s| s.open_api_v3_schema.as_deref())
+                .cloned();
+            let structural = props.as_ref().and_then(|p| Structural::from_props(p).ok());
+            let subresources = v.subresources.as_ref().or(crd.spec.subresources.as_ref());
+            CompiledVersion {
+                name: v.name.clone(),
+                served: v.served,
+                storage: v.storage,
+                deprecated: v.deprecated,
+                deprecation_warning: v.deprecation_warning.clone(),
+                validator: SchemaValidator::new(props.as_ref(), &vopts),
+                has_rules: structural.as_ref().is_some_and(has_rules),
+                structural,
+                props,
+                status: subresources.is_some_and(|s| s.status),
+                scale: subresources.and_then(|s| s.scale.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether a structural schema has any `x-kubernetes-validations` rule (`hasXValidations`).
+fn has_rules(s: &Structural) -> bool {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        if !s.x_validations.is_empty() {
+            return true;
+        }
+        stack.extend(s.properties.values());
+        stack.extend(s.items.as_deref());
+        stack.extend(s.additional_properties_schema());
+    }
+    false
 }
 
 impl CompiledCrd {
@@ -237,7 +334,9 @@ impl CompiledCrd {
         let parsed = document::parse(text, SourceId::Crd);
         let mut findings = parsed.findings.clone();
         let mut model = None;
+        let mut internal = None;
         let mut seen = false;
+        let mut errors: Vec<FieldError> = Vec::new();
         for (doc, root) in parsed.values() {
             if seen {
                 findings.push(
@@ -256,8 +355,65 @@ impl CompiledCrd {
             }
             seen = true;
             let (crd, mut crd_findings) = crd::read(root, doc.index);
+            let is_crd = crd.is_some();
             findings.append(&mut crd_findings);
             model = crd;
+            if !is_crd {
+                continue;
+            }
+            let v1 = root.to_json();
+            let (icrd, problems) = apiext::from_v1_json(&v1);
+            for p in &problems {
+                let path = FieldPath::parse(&p.path);
+                let hit = locate(root, &path);
+                let (severity, code) = if p.unknown_field {
+                    (Severity::Error, "crd.unknown-field")
+                } else {
+                    (Severity::Error, "crd.decode")
+                };
+                let mut f = Finding::new(severity, code, p.message.clone()).at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: hit.span,
+                });
+                f.field = Some(p.path.clone());
+                // Unknown fields follow the request's field validation, like objects.
+                if p.unknown_field {
+                    match options.field_validation {
+                        FieldValidation::Strict => {}
+                        FieldValidation::Warn => f.severity = Severity::Warning,
+                        FieldValidation::Ignore => continue,
+                    }
+                }
+                findings.push(f);
+            }
+            let defaults = apiext::defaults::DefaultsValidation::without_cel();
+            errors = apiext::validate_create(
+                &icrd,
+                apiext::Hooks {
+                    cel: None,
+                    defaults: Some(&defaults),
+                },
+            );
+            for e in &errors {
+                let v1_path = apiext::v1_path(&e.field, Some(&v1));
+                findings.push(locate_error(
+                    e,
+                    "crd.invalid",
+                    Some(root),
+                    SourceId::Crd,
+                    doc.index,
+                    &v1_path,
+                ));
+            }
+            for w in apiext::warnings_on_create(&icrd) {
+                findings.push(Finding::warning("crd.warning", w).at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: root.span,
+                }));
+            }
+            internal = Some(icrd);
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
             findings.push(Finding::error(
@@ -265,15 +421,30 @@ impl CompiledCrd {
                 "the CRD text holds no document",
             ));
         }
-        let versions = model
+        let compiled = internal
             .as_ref()
-            .map(|m| {
-                let shared = m.versions.len() == 1 || m.versions_share_schema();
-                m.versions
+            .map(|c| compile_versions(c, options))
+            .unwrap_or_default();
+        let facts = internal
+            .as_ref()
+            .map(|c| CrdFacts {
+                group: c.spec.group.clone(),
+                kind: c.spec.names.kind.clone(),
+                namespaced: c.spec.scope == "Namespaced",
+                preserve_unknown_fields: c.spec.preserve_unknown_fields == Some(true),
+                request_namespace: options.namespace.clone(),
+            })
+            .unwrap_or_default();
+        let versions = internal
+            .as_ref()
+            .map(|c| {
+                let shared = c.spec.validation.is_some();
+                c.spec
+                    .versions
                     .iter()
                     .enumerate()
                     .map(|(i, v)| VersionReport {
-                        name: v.name.value.clone(),
+                        name: v.name.clone(),
                         served: v.served,
                         storage: v.storage,
                         schema_path: if shared {
@@ -281,7 +452,10 @@ impl CompiledCrd {
                         } else {
                             format!("spec.versions[{i}].schema.openAPIV3Schema")
                         },
-                        has_schema: v.schema.is_some(),
+                        has_schema: shared
+                            || v.schema
+                                .as_ref()
+                                .is_some_and(|s| s.open_api_v3_schema.is_some()),
                     })
                     .collect()
             })
@@ -292,14 +466,24 @@ impl CompiledCrd {
                 .as_ref()
                 .and_then(|m| m.name.as_ref().map(|n| n.value.clone())),
             accepted: !findings.iter().any(|f| f.severity == Severity::Error),
-            errors: findings
+            errors: errors
                 .iter()
-                .filter_map(FieldErrorReport::from_finding)
+                .map(|e| {
+                    let f = findings.iter().find(|f| {
+                        f.code == "crd.invalid"
+                            && f.field.as_deref() == Some(e.field.to_string().as_str())
+                            && f.message == e.error()
+                    });
+                    FieldErrorReport::from_field_error(e, f.and_then(|f| f.location))
+                })
                 .collect(),
         };
         CompiledCrd {
             parsed,
             model,
+            internal,
+            facts,
+            compiled,
             findings,
             report,
             versions,
@@ -310,6 +494,16 @@ impl CompiledCrd {
     /// The typed model, when the text held a readable CRD.
     pub fn model(&self) -> Option<&Crd> {
         self.model.as_ref()
+    }
+
+    /// The CRD as the server holds it internally (after v1 defaulting and conversion).
+    pub fn internal(&self) -> Option<&InternalCrd> {
+        self.internal.as_ref()
+    }
+
+    /// The compiled versions.
+    pub fn compiled_versions(&self) -> &[CompiledVersion] {
+        &self.compiled
     }
 
     /// Findings about the CRD text.
@@ -346,6 +540,9 @@ impl CompiledCrd {
         if let Some(old) = &old {
             findings.extend(old.findings.iter().cloned());
         }
+        let old_root = old
+            .as_ref()
+            .and_then(|o| o.values().next().map(|(_, r)| r.to_json()));
         for (i, text) in objects.iter().enumerate() {
             let parsed = document::parse(text, SourceId::Object(i));
             findings.extend(
@@ -356,7 +553,7 @@ impl CompiledCrd {
             );
             for (doc, root) in parsed.values() {
                 let (report, mut object_findings) =
-                    self.analyze_object(i, doc.index, root, old.is_some());
+                    self.analyze_object(i, doc.index, root, old_root.as_ref());
                 findings.append(&mut object_findings);
                 reports.push(report);
             }
@@ -375,7 +572,7 @@ impl CompiledCrd {
         source: usize,
         document: usize,
         root: &Node,
-        update: bool,
+        old: Option<&serde_json::Value>,
     ) -> (ObjectReport, Vec<Finding>) {
         let mut findings = Vec::new();
         let loc = |span| Location {
@@ -393,28 +590,114 @@ impl CompiledCrd {
         let mut report = ObjectReport {
             source,
             document,
-            operation: if update { "update" } else { "create" }.to_owned(),
+            operation: if old.is_some() { "update" } else { "create" }.to_owned(),
             api_version: api_version.to_owned(),
             kind: kind.to_owned(),
             name: name.to_owned(),
             ..ObjectReport::default()
         };
-        if let Some(model) = &self.model {
-            if let Some(problem) = model.serves(api_version) {
-                let span = root
-                    .entry("apiVersion")
-                    .map(|e| e.value.span)
-                    .unwrap_or(root.span);
-                findings.push(Finding::error("object.not-served", problem.clone()).at(loc(span)));
-                report.object_error = Some(problem);
-                return (report, findings);
+        let json = root.to_json();
+        let Some(model) = &self.model else {
+            report.object_error =
+                Some("there is no readable CRD to check the object against".into());
+            return (report, findings);
+        };
+        if let Some(problem) = model.serves(api_version) {
+            let span = root
+                .entry("apiVersion")
+                .map(|e| e.value.span)
+                .unwrap_or(root.span);
+            findings.push(Finding::error("object.not-served", problem.clone()).at(loc(span)));
+            report.object_error = Some(problem);
+            return (report, findings);
+        }
+        let version_name = api_version.split_once('/').map(|(_, v)| v).unwrap_or("");
+        let Some(version) = self.compiled.iter().find(|v| v.name == version_name) else {
+            report.object_error = Some(format!("version {version_name:?} is not compiled"));
+            return (report, findings);
+        };
+        let mode = match self.options.field_validation {
+            FieldValidation::Strict => UnknownFields::Fail,
+            FieldValidation::Warn => UnknownFields::Warn,
+            FieldValidation::Ignore => UnknownFields::Ignore,
+        };
+        let out = pipeline::run(&json, old, &self.facts, &self.compiled, version, mode);
+        // Unknown fields, each at its place in the text.
+        if mode != UnknownFields::Ignore {
+            for p in &out.pruned_paths {
+                let hit = locate(root, &FieldPath::parse(p));
+                let severity = if mode == UnknownFields::Fail {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                let mut f = Finding::new(
+                    severity,
+                    "object.unknown-field",
+                    crate::objectmeta::unknown_field_message(p),
+                )
+                .at(loc(hit.span));
+                f.field = Some(p.clone());
+                findings.push(f);
             }
         }
-        let json = root.to_json();
-        report.pruned = json.clone();
-        report.stored = json.clone();
-        report.defaulted = json;
-        report.accepted = true;
+        if let Some(e) = &out.decode_error {
+            if !out.pruned_paths.is_empty() && mode == UnknownFields::Fail {
+                // Already reported field by field above.
+            } else {
+                findings.push(Finding::error("object.decode", e.clone()).at(loc(root.span)));
+            }
+        }
+        for e in out.errors() {
+            findings.push(locate_error(
+                e,
+                "object.invalid",
+                Some(root),
+                SourceId::Object(source),
+                document,
+                &e.field,
+            ));
+        }
+        for w in &out.warnings {
+            if !w.starts_with("unknown field ") {
+                findings.push(Finding::warning("object.warning", w.clone()).at(loc(root.span)));
+            }
+        }
+        let to_report = |e: &FieldError| {
+            let hit = locate(root, &e.field);
+            FieldErrorReport::from_field_error(e, Some(loc(hit.span)))
+        };
+        report.schema_errors = out.schema_errors.iter().map(to_report).collect();
+        report.cel_errors = out.cel_errors.iter().map(to_report).collect();
+        report.errors = out.errors().map(to_report).collect();
+        report.accepted = out.decode_error.is_none() && report.errors.is_empty();
+        report.pruned_paths = out.pruned_paths.clone();
+        report.defaulted_paths = out.defaulted_paths.clone();
+        report.warnings = out.warnings.clone();
+        report.decode_error = out.decode_error.clone();
+        report.pruned = out.pruned;
+        report.defaulted = out.defaulted;
+        report.stored = out.stored;
+        // The object as every served version would return it (None conversion).
+        for v in self.compiled.iter().filter(|v| v.served) {
+            let mut converted = json.clone();
+            if let serde_json::Value::Object(m) = &mut converted {
+                m.insert(
+                    "apiVersion".to_owned(),
+                    serde_json::Value::String(format!("{}/{}", self.facts.group, v.name)),
+                );
+            }
+            if let Ok((pruned, unknown, defaulted)) =
+                pipeline::decode(&converted, &self.facts, &self.compiled, false)
+            {
+                report.served_as.push(ServedObject {
+                    version: v.name.clone(),
+                    defaulted_paths: pipeline::added_paths(&pruned, &defaulted),
+                    object: defaulted,
+                    pruned_paths: unknown,
+                });
+            }
+        }
         (report, findings)
     }
 }

@@ -34,6 +34,7 @@ pub mod finding;
 pub mod listtype;
 pub mod objectmeta;
 pub mod path;
+pub mod pipeline;
 pub mod position;
 pub mod pruning;
 pub mod schema;

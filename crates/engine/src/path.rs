@@ -41,6 +41,13 @@ impl FieldPath {
         p
     }
 
+    /// This path followed by `.name`, taken as one field name even if it holds dots.
+    pub fn child_name(&self, name: &str) -> FieldPath {
+        let mut p = self.clone();
+        p.0.push(Segment::Field(name.to_owned()));
+        p
+    }
+
     /// This path followed by `[i]`.
     pub fn index(&self, i: usize) -> FieldPath {
         let mut p = self.clone();
