@@ -1546,10 +1546,9 @@ mod kubectl {
                 &report.errors,
             ));
         }
-        let served = crds.iter().find(|c| {
-            c.model()
-                .is_some_and(|m| m.serves(api_version).is_none())
-        });
+        let served = crds
+            .iter()
+            .find(|c| c.model().is_some_and(|m| m.serves(api_version).is_none()));
         let Some(crd) = served else {
             return fail(format!(
                 "not implemented: kubectl-validate (built-in kind {kind} {api_version} needs the \

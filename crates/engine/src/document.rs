@@ -22,8 +22,13 @@ use crate::position::{LineIndex, Pos, Span};
 /// The largest request body the API server accepts (`MaxRequestBodyBytes`, 3 MiB).
 pub const MAX_REQUEST_BYTES: usize = 3 * 1024 * 1024;
 
-/// The deepest nesting the server's decoders accept.
-pub const MAX_DEPTH: usize = 10_000;
+/// The deepest nesting the server's decoders accept (go-yaml's and the JSON decoder's limit).
+pub const SERVER_MAX_DEPTH: usize = 10_000;
+
+/// The deepest nesting CRD Studio analyses. Every later step (pruning, validation, the
+/// browser's own call stack when dropping deep values) is bounded by it; real CRDs and
+/// objects nest a few dozen levels.
+pub const MAX_DEPTH: usize = 512;
 
 /// A value as the server receives it, with the range of text it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -523,10 +528,10 @@ impl<'a> Builder<'a> {
                         state,
                         span,
                         Finding::error(
-                            "yaml.too-deep",
+                            "studio.too-deep",
                             format!(
-                                "yaml: line {}: exceeded max depth of {MAX_DEPTH}",
-                                span.start.line
+                                "this document nests more than {MAX_DEPTH} levels deep: CRD Studio \
+                                 does not analyse it (the server accepts up to {SERVER_MAX_DEPTH})"
                             ),
                         ),
                     );
@@ -1425,7 +1430,7 @@ mod tests {
     #[test]
     fn depth_limit_and_deep_trees_do_not_overflow() {
         // Block sequences can nest on one line: `- - - x`.
-        let deep_ok = "- ".repeat(2_000) + "x";
+        let deep_ok = "- ".repeat(MAX_DEPTH - 1) + "x";
         let p = one(&deep_ok);
         assert!(p.findings.is_empty(), "{:?}", p.findings.first());
         let json = p

@@ -582,8 +582,14 @@ mod tests {
             "properties": {"a": {"maxLength": "5", "bogus": 1}},
             "additionalProperties": 3,
         }));
-        let msgs: Vec<_> = errors.iter().map(|e| (e.path.as_str(), e.unknown_field)).collect();
-        assert!(msgs.contains(&("properties.a.maxLength", false)), "{msgs:?}");
+        let msgs: Vec<_> = errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.unknown_field))
+            .collect();
+        assert!(
+            msgs.contains(&("properties.a.maxLength", false)),
+            "{msgs:?}"
+        );
         assert!(msgs.contains(&("properties.a.bogus", true)), "{msgs:?}");
         assert!(msgs.contains(&("additionalProperties", false)), "{msgs:?}");
     }

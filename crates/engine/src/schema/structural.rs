@@ -165,7 +165,11 @@ fn extensions(s: &JsonSchemaProps) -> Result<Extensions, ConversionError> {
 }
 
 fn unsupported(s: &JsonSchemaProps) -> Result<(), ConversionError> {
-    let err = |what: &str| Err(ConversionError(format!("OpenAPIV3Schema '{what}' is not supported")));
+    let err = |what: &str| {
+        Err(ConversionError(format!(
+            "OpenAPIV3Schema '{what}' is not supported"
+        )))
+    };
     if !s.id.is_empty() {
         return err("id");
     }
@@ -341,11 +345,13 @@ mod tests {
         assert_eq!(s.generic.type_, "object");
         let item = s.properties.get("a").and_then(|a| a.items.as_deref());
         assert_eq!(
-            item.and_then(|i| i.value_validation.as_ref()).and_then(|v| v.max_length),
+            item.and_then(|i| i.value_validation.as_ref())
+                .and_then(|v| v.max_length),
             Some(3)
         );
         assert_eq!(
-            s.additional_properties_schema().map(|a| a.generic.type_.as_str()),
+            s.additional_properties_schema()
+                .map(|a| a.generic.type_.as_str()),
             Some("integer")
         );
         assert_eq!(s.value_validation.map(|v| v.any_of.len()), Some(2));
@@ -355,7 +361,9 @@ mod tests {
     fn unsupported_keywords() {
         assert_eq!(
             structural(json!({"$ref": "#/x"})),
-            Err(ConversionError("OpenAPIV3Schema '$ref' is not supported".into()))
+            Err(ConversionError(
+                "OpenAPIV3Schema '$ref' is not supported".into()
+            ))
         );
         assert!(structural(json!({"items": [{}, {}]})).is_err());
         assert!(structural(json!({"x-kubernetes-preserve-unknown-fields": false})).is_err());
