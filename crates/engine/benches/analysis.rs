@@ -29,6 +29,41 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     times.get(runs / 2).copied().unwrap_or_default()
 }
 
+/// Where the time of a full analysis goes (set `BENCH_PHASES=1`).
+fn phases(text: &str) {
+    use crd_studio_engine::apiext;
+    let parsed = parse(text, SourceId::Crd);
+    let Some((_, root)) = parsed.values().next() else {
+        return;
+    };
+    let t = Instant::now();
+    let _ = std::hint::black_box(crd_studio_engine::crd::read(root, 0));
+    let read = t.elapsed();
+    let t = Instant::now();
+    let v1 = root.to_json();
+    let to_json = t.elapsed();
+    let t = Instant::now();
+    let (internal, _) = apiext::from_v1_json(&v1);
+    let decode = t.elapsed();
+    let t = Instant::now();
+    let defaults = apiext::defaults::DefaultsValidation::without_cel();
+    let _ = std::hint::black_box(apiext::validate_create(
+        &internal,
+        apiext::Hooks {
+            cel: None,
+            defaults: Some(&defaults),
+        },
+    ));
+    let validate = t.elapsed();
+    println!(
+        "    phases ms: crd::read {:.1}, to_json {:.1}, from_v1_json {:.1}, validate_create {:.1}",
+        read.as_secs_f64() * 1e3,
+        to_json.as_secs_f64() * 1e3,
+        decode.as_secs_f64() * 1e3,
+        validate.as_secs_f64() * 1e3
+    );
+}
+
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
@@ -58,6 +93,9 @@ fn main() {
             std::hint::black_box(compiled.analyze_objects(&[], None));
         });
         let ratio = full_time.as_secs_f64() / parse_time.as_secs_f64().max(1e-9);
+        if std::env::var_os("BENCH_PHASES").is_some() {
+            phases(&text);
+        }
         worst = worst.max(ratio);
         println!(
             "{:<70} {:>9} {:>10.1} {:>10.1} {:>6.2}x",

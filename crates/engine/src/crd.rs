@@ -52,16 +52,16 @@ pub struct Version {
     pub deprecated: bool,
     /// `deprecationWarning`.
     pub deprecation_warning: Option<Str>,
-    /// `schema.openAPIV3Schema`, as written.
-    pub schema: Option<Node>,
-    /// `subresources`, as written.
-    pub subresources: Option<Node>,
-    /// `additionalPrinterColumns`, as written.
-    pub additional_printer_columns: Option<Node>,
-    /// `selectableFields`, as written.
-    pub selectable_fields: Option<Node>,
-    /// The whole entry.
-    pub node: Node,
+    /// Where `schema.openAPIV3Schema` is written.
+    pub schema: Option<Span>,
+    /// Where `subresources` is written.
+    pub subresources: Option<Span>,
+    /// Where `additionalPrinterColumns` is written.
+    pub additional_printer_columns: Option<Span>,
+    /// Where `selectableFields` is written.
+    pub selectable_fields: Option<Span>,
+    /// Where the whole entry is written.
+    pub span: Span,
 }
 
 /// A CustomResourceDefinition.
@@ -69,8 +69,8 @@ pub struct Version {
 pub struct Crd {
     /// The YAML document it came from.
     pub document: usize,
-    /// The whole document.
-    pub root: Node,
+    /// Where the whole document is.
+    pub span: Span,
     /// `metadata.name`.
     pub name: Option<Str>,
     /// `spec.group`.
@@ -81,22 +81,13 @@ pub struct Crd {
     pub scope: Option<Str>,
     /// `spec.versions`.
     pub versions: Vec<Version>,
-    /// `spec.conversion`, as written.
-    pub conversion: Option<Node>,
+    /// Where `spec.conversion` is written.
+    pub conversion: Option<Span>,
     /// `spec.preserveUnknownFields`.
     pub preserve_unknown_fields: bool,
 }
 
 impl Crd {
-    /// Whether every version carries the same schema (the server's v1 → internal conversion
-    /// then moves it to the top-level `spec.validation`, and reports its errors there).
-    pub fn versions_share_schema(&self) -> bool {
-        let mut it = self.versions.iter();
-        let Some(first) = it.next() else { return true };
-        let k = first.schema.as_ref().map(Node::to_json);
-        it.all(|v| v.schema.as_ref().map(Node::to_json) == k)
-    }
-
     /// `None` when this CRD serves `apiVersion` (its group, one of its served versions);
     /// otherwise why not, in words. A wrong `kind` is a validation error, not this.
     pub fn serves(&self, api_version: &str) -> Option<String> {
@@ -313,18 +304,20 @@ pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
                     let schema = r
                         .object(item, "schema", path)
                         .and_then(|s| r.object(s, "openAPIV3Schema", "spec.versions.schema"))
-                        .cloned();
+                        .map(|n| n.span);
                     versions.push(Version {
                         served: r.boolean(item, "served", path),
                         storage: r.boolean(item, "storage", path),
                         deprecated: r.boolean(item, "deprecated", path),
                         deprecation_warning: r.string(item, "deprecationWarning", path),
-                        subresources: r.object(item, "subresources", path).cloned(),
-                        additional_printer_columns: item.get("additionalPrinterColumns").cloned(),
-                        selectable_fields: item.get("selectableFields").cloned(),
+                        subresources: r.object(item, "subresources", path).map(|n| n.span),
+                        additional_printer_columns: item
+                            .get("additionalPrinterColumns")
+                            .map(|n| n.span),
+                        selectable_fields: item.get("selectableFields").map(|n| n.span),
                         schema,
                         name,
-                        node: item.clone(),
+                        span: item.span,
                     });
                 }
             }
@@ -336,11 +329,11 @@ pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
             ),
         }
     }
-    let conversion = r.object(spec, "conversion", "spec").cloned();
+    let conversion = r.object(spec, "conversion", "spec").map(|n| n.span);
     let preserve_unknown_fields = r.boolean(spec, "preserveUnknownFields", "spec");
     let crd = Crd {
         document,
-        root: root.clone(),
+        span: root.span,
         name,
         group,
         names,
