@@ -1,23 +1,29 @@
-//! The studio page: two editors, the status line and the Problems panel.
+//! The studio page: the CRD, Object and Old object editors, the status line, the field
+//! validation selector, and the Problems / Stored object panels.
 
 use std::rc::Rc;
 
-use crd_studio_engine::{Analysis, Request, Severity};
+use crd_studio_engine::{FieldValidation, Options, Request, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use crate::editor::{CodeEditor, EditorControl};
+use crate::stored_panel::StoredPanel;
 use crate::view_model::{
-    editor_diagnostics, problem_rows, status, EditorDiagnostic, Pane, ProblemRow, Status,
-    EXAMPLE_CRD, EXAMPLE_OBJECT,
+    editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
+    ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
-use crate::worker_boundary;
+use crate::worker_boundary::{self, Reply};
 
 /// localStorage key of the CRD text.
 pub const CRD_KEY: &str = "crd-studio.crd";
 /// localStorage key of the object text.
 pub const OBJECT_KEY: &str = "crd-studio.object";
+/// localStorage key of the old object text (empty: no old object, the create path).
+pub const OLD_OBJECT_KEY: &str = "crd-studio.old-object";
+/// localStorage key of the field validation mode.
+pub const FIELD_VALIDATION_KEY: &str = "crd-studio.field-validation";
 /// Quiet time after the last edit before the texts are analysed again.
 const DEBOUNCE_MS: u32 = 150;
 
@@ -26,13 +32,20 @@ const DEBOUNCE_MS: u32 = 150;
 struct Texts {
     crd: AttrValue,
     object: AttrValue,
-    /// Bumped when the app replaces the texts (the editors then reload them).
+    /// Empty when there is no old object.
+    old_object: AttrValue,
+    /// Bumped when the app replaces the CRD and object texts (the editors then reload them).
     generation: u32,
+    /// The same for the old object text.
+    old_generation: u32,
 }
 
 enum Edit {
     Crd(String),
     Object(String),
+    OldObject(String),
+    /// Sets the old object text from the app (copy of the object, or cleared).
+    ReplaceOldObject(AttrValue),
     ResetExample,
 }
 
@@ -44,10 +57,17 @@ impl Reducible for Texts {
         match action {
             Edit::Crd(text) => next.crd = text.into(),
             Edit::Object(text) => next.object = text.into(),
+            Edit::OldObject(text) => next.old_object = text.into(),
+            Edit::ReplaceOldObject(text) => {
+                next.old_object = text;
+                next.old_generation += 1;
+            }
             Edit::ResetExample => {
                 next.crd = AttrValue::Static(EXAMPLE_CRD);
                 next.object = AttrValue::Static(EXAMPLE_OBJECT);
+                next.old_object = AttrValue::Static("");
                 next.generation += 1;
+                next.old_generation += 1;
             }
         }
         Rc::new(next)
@@ -55,40 +75,67 @@ impl Reducible for Texts {
 }
 
 fn load_texts() -> Texts {
-    let crd: Option<String> = LocalStorage::get(CRD_KEY).ok();
-    let object: Option<String> = LocalStorage::get(OBJECT_KEY).ok();
+    let load = |key: &str| LocalStorage::get::<String>(key).ok().map(AttrValue::from);
     Texts {
-        crd: crd.map_or(AttrValue::Static(EXAMPLE_CRD), AttrValue::from),
-        object: object.map_or(AttrValue::Static(EXAMPLE_OBJECT), AttrValue::from),
+        crd: load(CRD_KEY).unwrap_or(AttrValue::Static(EXAMPLE_CRD)),
+        object: load(OBJECT_KEY).unwrap_or(AttrValue::Static(EXAMPLE_OBJECT)),
+        old_object: load(OLD_OBJECT_KEY).unwrap_or_default(),
         generation: 0,
+        old_generation: 0,
     }
 }
 
-fn save_texts(crd: &str, object: &str) {
-    for (key, text) in [(CRD_KEY, crd), (OBJECT_KEY, object)] {
-        if let Err(e) = LocalStorage::set(key, text) {
-            gloo::console::warn!(format!("could not save {key}: {e}"));
-        }
+fn save(key: &str, value: &impl serde::Serialize) {
+    if let Err(e) = LocalStorage::set(key, value) {
+        gloo::console::warn!(format!("could not save {key}: {e}"));
     }
+}
+
+/// The old object to send: `None` (the create path) when its text is blank.
+fn old_object_of(text: &str) -> Option<String> {
+    (!text.trim().is_empty()).then(|| text.to_owned())
 }
 
 /// What the page shows for one analysis, computed once when it arrives.
 #[derive(PartialEq)]
-struct Shown {
+pub(crate) struct Shown {
+    /// Counts the analyses shown, so panels can tell a new one cheaply.
+    pub(crate) seq: u64,
     status: Status,
     rows: Vec<ProblemRow>,
     crd_marks: Rc<Vec<EditorDiagnostic>>,
     object_marks: Rc<Vec<EditorDiagnostic>>,
+    old_marks: Rc<Vec<EditorDiagnostic>>,
+    pub(crate) reply: Reply,
 }
 
 impl Shown {
-    fn of(analysis: &Analysis) -> Shown {
+    fn of(seq: u64, reply: Reply) -> Shown {
+        let analysis = &reply.analysis;
         Shown {
+            seq,
             status: status(analysis),
             rows: problem_rows(analysis),
             crd_marks: Rc::new(editor_diagnostics(analysis, Pane::Crd)),
             object_marks: Rc::new(editor_diagnostics(analysis, Pane::Object)),
+            old_marks: Rc::new(editor_diagnostics(analysis, Pane::OldObject)),
+            reply,
         }
+    }
+}
+
+/// The tabs of the bottom area.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BottomTab {
+    Problems,
+    Stored,
+}
+
+fn field_validation_name(mode: FieldValidation) -> &'static str {
+    match mode {
+        FieldValidation::Strict => "Strict",
+        FieldValidation::Warn => "Warn",
+        FieldValidation::Ignore => "Ignore",
     }
 }
 
@@ -96,24 +143,44 @@ impl Shown {
 #[component]
 pub fn App() -> Html {
     let texts = use_reducer(load_texts);
+    let field_validation = use_state(|| {
+        LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY).unwrap_or_default()
+    });
     let shown = use_state(|| None::<Rc<Shown>>);
     let latest_request = use_mut_ref(|| 0_u64);
+    let old_open = use_state(|| false);
+    let bottom = use_state(|| BottomTab::Problems);
     let crd_control = use_memo((), |_| EditorControl::default());
     let object_control = use_memo((), |_| EditorControl::default());
+    let old_control = use_memo((), |_| EditorControl::default());
 
     // Autosave on every change.
     use_effect_with(
-        (texts.crd.clone(), texts.object.clone()),
-        |(crd, object)| save_texts(crd, object),
+        (
+            texts.crd.clone(),
+            texts.object.clone(),
+            texts.old_object.clone(),
+        ),
+        |(crd, object, old)| {
+            save(CRD_KEY, &crd.as_str());
+            save(OBJECT_KEY, &object.as_str());
+            save(OLD_OBJECT_KEY, &old.as_str());
+        },
     );
+    use_effect_with(*field_validation, |mode| save(FIELD_VALIDATION_KEY, mode));
 
     // Re-analyse after a quiet moment; only the newest request's answer is shown.
     {
         let shown = shown.clone();
         let first = shown.is_none();
         use_effect_with(
-            (texts.crd.clone(), texts.object.clone()),
-            move |(crd, object)| {
+            (
+                texts.crd.clone(),
+                texts.object.clone(),
+                texts.old_object.clone(),
+                *field_validation,
+            ),
+            move |(crd, object, old, mode)| {
                 let id = {
                     let mut n = latest_request.borrow_mut();
                     *n += 1;
@@ -122,13 +189,17 @@ pub fn App() -> Html {
                 let request = Request {
                     crd: crd.to_string(),
                     objects: vec![object.to_string()],
-                    ..Request::default()
+                    old_object: old_object_of(old),
+                    options: Options {
+                        field_validation: *mode,
+                        ..Options::default()
+                    },
                 };
                 let timeout = Timeout::new(if first { 0 } else { DEBOUNCE_MS }, move || {
                     yew::platform::spawn_local(async move {
-                        let analysis = worker_boundary::run(request).await;
+                        let reply = worker_boundary::run(request).await;
                         if *latest_request.borrow() == id {
-                            shown.set(Some(Rc::new(Shown::of(&analysis))));
+                            shown.set(Some(Rc::new(Shown::of(id, reply))));
                         }
                     });
                 });
@@ -145,28 +216,86 @@ pub fn App() -> Html {
         let texts = texts.dispatcher();
         Callback::from(move |text: String| texts.dispatch(Edit::Object(text)))
     };
+    let on_old_object = {
+        let texts = texts.dispatcher();
+        Callback::from(move |text: String| texts.dispatch(Edit::OldObject(text)))
+    };
     let on_reset = {
         let texts = texts.dispatcher();
         Callback::from(move |_: MouseEvent| texts.dispatch(Edit::ResetExample))
     };
-    let on_problem = {
+    let on_field_validation = {
+        let field_validation = field_validation.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let mode = match select.value().as_str() {
+                "Warn" => FieldValidation::Warn,
+                "Ignore" => FieldValidation::Ignore,
+                _ => FieldValidation::Strict,
+            };
+            field_validation.set(mode);
+        })
+    };
+    let on_toggle_old = {
+        let old_open = old_open.clone();
+        Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
+    };
+    let on_copy_object = {
+        let texts_handle = texts.clone();
+        let old_open = old_open.clone();
+        Callback::from(move |_: MouseEvent| {
+            texts_handle.dispatch(Edit::ReplaceOldObject(texts_handle.object.clone()));
+            old_open.set(true);
+        })
+    };
+    let on_clear_old = {
+        let texts = texts.dispatcher();
+        Callback::from(move |_: MouseEvent| {
+            texts.dispatch(Edit::ReplaceOldObject(AttrValue::Static("")))
+        })
+    };
+    // Puts the cursor in an editor; the old object editor is opened first when collapsed
+    // (it exists only while open, so the focus waits for the next render).
+    let focus = {
         let crd_control = crd_control.clone();
         let object_control = object_control.clone();
-        Callback::from(move |row: ProblemRow| {
-            if let Some(t) = row.target {
-                let control = match t.pane {
-                    Pane::Crd => &crd_control,
-                    Pane::Object => &object_control,
-                };
+        let old_control = old_control.clone();
+        let old_open = old_open.clone();
+        Callback::from(move |t: FocusTarget| {
+            let control = match t.pane {
+                Pane::Crd => (*crd_control).clone(),
+                Pane::Object => (*object_control).clone(),
+                Pane::OldObject => (*old_control).clone(),
+            };
+            if t.pane == Pane::OldObject && !*old_open {
+                old_open.set(true);
+                Timeout::new(0, move || control.focus_at(t.line, t.utf16_column)).forget();
+            } else {
                 control.focus_at(t.line, t.utf16_column);
             }
         })
     };
+    let on_problem = {
+        let focus = focus.clone();
+        Callback::from(move |row: ProblemRow| {
+            if let Some(t) = row.target {
+                focus.emit(t);
+            }
+        })
+    };
+    let on_tab = |tab: BottomTab| {
+        let bottom = bottom.clone();
+        Callback::from(move |_: MouseEvent| bottom.set(tab))
+    };
 
     let empty = Rc::new(Vec::new());
-    let (crd_marks, object_marks) = match &*shown {
-        Some(s) => (s.crd_marks.clone(), s.object_marks.clone()),
-        None => (empty.clone(), empty),
+    let (crd_marks, object_marks, old_marks) = match &*shown {
+        Some(s) => (
+            s.crd_marks.clone(),
+            s.object_marks.clone(),
+            s.old_marks.clone(),
+        ),
+        None => (empty.clone(), empty.clone(), empty),
     };
     let status_line = match &*shown {
         Some(s) => {
@@ -175,9 +304,27 @@ pub fn App() -> Html {
             } else {
                 "status bad"
             };
-            html! { <p class={class} role="status">{ s.status.text.clone() }</p> }
+            html! { <p class={class} role="status" title={s.status.text.clone()}>{ s.status.text.clone() }</p> }
         }
         None => html! { <p class="status" role="status">{ "Analysing…" }</p> },
+    };
+    let mode_name = field_validation_name(*field_validation);
+    let old_in_use = old_object_of(&texts.old_object).is_some();
+    let old_state = if old_in_use {
+        html! { <span class="pill update" title="The Object is analysed as an update of this old object">{ "update" }</span> }
+    } else {
+        html! { <span class="pill" title="Empty: the Object is analysed as a create">{ "off · create" }</span> }
+    };
+    let counts = shown
+        .as_ref()
+        .map(|s| row_counts(&s.rows))
+        .unwrap_or_default();
+    let count_class = if counts.errors > 0 {
+        "count error"
+    } else if counts.warnings > 0 {
+        "count warning"
+    } else {
+        "count"
     };
 
     html! {
@@ -185,6 +332,15 @@ pub fn App() -> Html {
             <header class="topbar">
                 <h1>{ "CRD Studio" }</h1>
                 { status_line }
+                <label class="option" title="How the server treats unknown and duplicate fields, like kubectl --validate">
+                    <span>{ "Field validation" }</span>
+                    <select aria-label="Field validation" onchange={on_field_validation}>
+                        { for [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore].into_iter().map(|m| {
+                            let name = field_validation_name(m);
+                            html! { <option value={name} selected={name == mode_name}>{ name }</option> }
+                        }) }
+                    </select>
+                </label>
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
             </header>
             <main class="editors">
@@ -199,36 +355,98 @@ pub fn App() -> Html {
                         control={(*crd_control).clone()}
                     />
                 </section>
-                <section class="pane" aria-labelledby="object-title">
-                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
-                    <CodeEditor
-                        label={Pane::Object.label()}
-                        text={texts.object.clone()}
-                        generation={texts.generation}
-                        diagnostics={object_marks}
-                        on_change={on_object}
-                        control={(*object_control).clone()}
-                    />
-                </section>
+                <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
+                    <section class="pane" aria-labelledby="object-title">
+                        <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
+                        <CodeEditor
+                            label={Pane::Object.label()}
+                            text={texts.object.clone()}
+                            generation={texts.generation}
+                            diagnostics={object_marks}
+                            on_change={on_object}
+                            control={(*object_control).clone()}
+                        />
+                    </section>
+                    <section class={classes!("pane", "old-pane", (!*old_open).then_some("collapsed"))} aria-labelledby="old-title">
+                        <h2>
+                            <button type="button" id="old-title" class="disclosure"
+                                aria-expanded={if *old_open { "true" } else { "false" }}
+                                aria-controls="old-object-body"
+                                onclick={on_toggle_old}>
+                                <span class="chevron" aria-hidden="true">{ if *old_open { "▾" } else { "▸" } }</span>
+                                { "Old object" }
+                            </button>
+                            <span class="file">{ "old-object.yaml" }</span>
+                            { old_state }
+                            <span class="spacer"></span>
+                            <button type="button" class="small" onclick={on_copy_object}
+                                title="Use the current Object as the old object, then edit the Object to see the update">
+                                { "Copy from Object" }
+                            </button>
+                            if old_in_use {
+                                <button type="button" class="small" onclick={on_clear_old}
+                                    title="Empty the old object: back to the create path">
+                                    { "Clear" }
+                                </button>
+                            }
+                        </h2>
+                        if *old_open {
+                            <div id="old-object-body" class="old-body">
+                                <CodeEditor
+                                    label={Pane::OldObject.label()}
+                                    text={texts.old_object.clone()}
+                                    generation={texts.old_generation}
+                                    diagnostics={old_marks}
+                                    on_change={on_old_object}
+                                    control={(*old_control).clone()}
+                                />
+                            </div>
+                        }
+                    </section>
+                </div>
             </main>
-            <ProblemsPanel rows={shown.as_ref().map(|s| s.clone())} on_select={on_problem} />
+            <section class="bottom">
+                <div class="tabs" role="tablist" aria-label="Results">
+                    <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
+                        aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
+                        onclick={on_tab(BottomTab::Problems)}>
+                        { "Problems" }<span class={count_class}>{ counts.errors + counts.warnings + counts.infos }</span>
+                    </button>
+                    <button type="button" role="tab" id="tab-stored" aria-controls="panel-stored"
+                        aria-selected={if *bottom == BottomTab::Stored { "true" } else { "false" }}
+                        onclick={on_tab(BottomTab::Stored)}>
+                        { "Stored object" }
+                    </button>
+                </div>
+                <ProblemsPanel
+                    shown={(*shown).clone()}
+                    hidden={*bottom != BottomTab::Problems}
+                    on_select={on_problem}
+                />
+                <StoredPanel
+                    shown={(*shown).clone()}
+                    hidden={*bottom != BottomTab::Stored}
+                    on_jump={focus}
+                />
+            </section>
         </div>
     }
 }
 
 #[derive(Properties, PartialEq)]
 struct ProblemsProps {
-    rows: Option<Rc<Shown>>,
+    shown: Option<Rc<Shown>>,
+    hidden: bool,
     on_select: Callback<ProblemRow>,
 }
 
 #[component]
 fn ProblemsPanel(props: &ProblemsProps) -> Html {
-    let rows: &[ProblemRow] = props.rows.as_ref().map_or(&[], |s| &s.rows);
-    let body = if props.rows.is_none() {
+    let rows: &[ProblemRow] = props.shown.as_ref().map_or(&[], |s| &s.rows);
+    let body = if props.shown.is_none() {
         html! { <p class="empty">{ "Analysing…" }</p> }
     } else if rows.is_empty() {
-        html! { <p class="empty">{ "No problems: the server would accept both texts." }</p> }
+        html! { <p class="empty">{ "No problems: the server would accept these texts." }</p> }
     } else {
         html! {
             <ul class="problem-list" role="list">
@@ -237,8 +455,8 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
         }
     };
     html! {
-        <section class="problems" role="region" aria-label="Problems">
-            <h2>{ "Problems" }<span class="count">{ rows.len() }</span></h2>
+        <section id="panel-problems" class="panel problems" role="region" aria-label="Problems"
+            hidden={props.hidden}>
             { body }
         </section>
     }

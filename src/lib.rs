@@ -7,6 +7,7 @@
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`] and
 //! [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
 
+pub mod stored_view;
 pub mod view_model;
 pub mod worker_boundary;
 
@@ -14,6 +15,8 @@ pub mod worker_boundary;
 mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod editor;
+#[cfg(target_arch = "wasm32")]
+mod stored_panel;
 
 #[cfg(target_arch = "wasm32")]
-pub use app::{App, CRD_KEY, OBJECT_KEY};
+pub use app::{App, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY, OLD_OBJECT_KEY};

@@ -4,7 +4,7 @@
 //! in `app` only render these values. No Kubernetes knowledge lives here: the engine decides
 //! what is wrong, this module only decides how it is listed.
 
-use crd_studio_engine::{Analysis, Finding, Location, Severity, SourceId};
+use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId};
 use serde::Serialize;
 
 /// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit.
@@ -58,6 +58,8 @@ pub enum Pane {
     Crd,
     /// The object editor (object text 0).
     Object,
+    /// The old object editor (the update path).
+    OldObject,
 }
 
 impl Pane {
@@ -66,6 +68,7 @@ impl Pane {
         match self {
             Pane::Crd => "CRD",
             Pane::Object => "Object",
+            Pane::OldObject => "Old object",
         }
     }
 
@@ -74,7 +77,8 @@ impl Pane {
         match source {
             SourceId::Crd => Some(Pane::Crd),
             SourceId::Object(0) => Some(Pane::Object),
-            SourceId::Object(_) | SourceId::OldObject | SourceId::OldCrd => None,
+            SourceId::OldObject => Some(Pane::OldObject),
+            SourceId::Object(_) | SourceId::OldCrd => None,
         }
     }
 }
@@ -151,13 +155,41 @@ impl ProblemRow {
 }
 
 /// Every finding as a Problems row, in the engine's order (errors are not moved first:
-/// the engine sorts by location, which reads like the text).
+/// the engine sorts by location, which reads like the text), then the warnings the server
+/// would send back with an object (`ObjectReport::warnings`) that no finding already says.
 pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
-    analysis
+    let mut rows: Vec<ProblemRow> = analysis
         .findings
         .iter()
         .map(ProblemRow::from_finding)
-        .collect()
+        .collect();
+    for o in &analysis.objects {
+        let source = SourceId::Object(o.source);
+        for w in &o.warnings {
+            let said = analysis.findings.iter().any(|f| {
+                f.severity == Severity::Warning
+                    && f.location
+                        .is_none_or(|l| l.source == source && l.document == o.document)
+                    && f.message.contains(w.as_str())
+            });
+            if said {
+                continue;
+            }
+            let mut place = file_name(source);
+            if o.document > 0 {
+                place.push_str(&format!(" (document {})", o.document + 1));
+            }
+            rows.push(ProblemRow {
+                severity: Severity::Warning,
+                place,
+                field: None,
+                message: w.clone(),
+                code: "server.warning".to_owned(),
+                target: None,
+            });
+        }
+    }
+    rows
 }
 
 /// An inline marker for the editor, in the shape `web/editor.js` takes (`setDiagnostics`).
@@ -248,6 +280,19 @@ pub fn counts(findings: &[Finding]) -> Counts {
     c
 }
 
+/// Counts Problems rows by severity (findings plus the server's extra warnings).
+pub fn row_counts(rows: &[ProblemRow]) -> Counts {
+    let mut c = Counts::default();
+    for r in rows {
+        match r.severity {
+            Severity::Error => c.errors += 1,
+            Severity::Warning => c.warnings += 1,
+            Severity::Info => c.infos += 1,
+        }
+    }
+    c
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -259,6 +304,18 @@ pub struct Status {
     pub accepted: bool,
     /// The sentence.
     pub text: String,
+}
+
+/// Whether the server would reject an object: the engine says so, or an error points into
+/// its document.
+pub fn object_rejected(analysis: &Analysis, o: &ObjectReport) -> bool {
+    !o.accepted
+        || analysis.findings.iter().any(|f| {
+            f.severity == Severity::Error
+                && f.location.is_some_and(|l| {
+                    l.source == SourceId::Object(o.source) && l.document == o.document
+                })
+        })
 }
 
 /// The status line for an analysis.
@@ -274,24 +331,19 @@ pub fn status(analysis: &Analysis) -> Status {
     let rejected = analysis
         .objects
         .iter()
-        .filter(|o| {
-            !o.accepted
-                || analysis.findings.iter().any(|f| {
-                    f.severity == Severity::Error
-                        && f.location.is_some_and(|l| {
-                            l.source == SourceId::Object(o.source) && l.document == o.document
-                        })
-                })
-        })
+        .filter(|o| object_rejected(analysis, o))
         .count();
-    let objects = match (total, rejected) {
+    let mut objects = match (total, rejected) {
         (0, _) => "no object analysed".to_owned(),
         (1, 0) => "1 object accepted".to_owned(),
         (1, _) => "1 object rejected".to_owned(),
         (n, 0) => format!("{n} objects accepted"),
         (n, r) => format!("{r} of {n} objects rejected"),
     };
-    let c = counts(&analysis.findings);
+    if analysis.objects.iter().any(|o| o.operation == "update") {
+        objects.push_str(" on update");
+    }
+    let c = row_counts(&problem_rows(analysis));
     let mut tally = format!(
         "{}, {}",
         plural(c.errors, "error", "errors"),
@@ -410,7 +462,8 @@ mod tests {
     fn places_and_names() {
         assert_eq!(file_name(SourceId::Object(2)), "object-3.yaml");
         assert_eq!(Pane::of(SourceId::Object(1)), None);
-        assert_eq!(Pane::of(SourceId::OldObject), None);
+        assert_eq!(Pane::of(SourceId::OldObject), Some(Pane::OldObject));
+        assert_eq!(Pane::OldObject.label(), "Old object");
         assert_eq!(Pane::Crd.label(), "CRD");
         assert_eq!(Pane::Object.label(), "Object");
         assert_eq!(plural(1, "error", "errors"), "1 error");
@@ -424,6 +477,94 @@ mod tests {
         assert_eq!(row.place, "");
         assert_eq!(row.target, None);
         assert_eq!(row.field.as_deref(), Some("spec"));
+    }
+
+    #[test]
+    fn server_warnings_are_listed_once() {
+        let mut a = run(EXAMPLE_CRD, EXAMPLE_OBJECT);
+        a.objects[0].warnings = vec![
+            "unknown field \"spec.x\"".to_owned(),
+            "metadata.finalizers: \"a\": prefer a domain-qualified finalizer name".to_owned(),
+        ];
+        // The engine already reports the first one as a finding.
+        a.findings.push(Finding::warning(
+            "object.unknown-field",
+            "unknown field \"spec.x\"",
+        ));
+        let rows = problem_rows(&a);
+        let warnings: Vec<(&str, &str)> = rows
+            .iter()
+            .filter(|r| r.severity == Severity::Warning)
+            .map(|r| (r.place.as_str(), r.message.as_str()))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                ("", "unknown field \"spec.x\""),
+                (
+                    "object.yaml",
+                    "metadata.finalizers: \"a\": prefer a domain-qualified finalizer name"
+                ),
+            ]
+        );
+        assert!(
+            status(&a).text.contains("0 errors, 2 warnings"),
+            "{}",
+            status(&a).text
+        );
+    }
+
+    #[test]
+    fn field_validation_turns_a_duplicate_field_into_a_warning_or_nothing() {
+        use crd_studio_engine::{FieldValidation, Options};
+        let object = format!("{EXAMPLE_OBJECT}  image: again\n");
+        let with = |field_validation| {
+            analyze(&Request {
+                crd: EXAMPLE_CRD.to_owned(),
+                objects: vec![object.clone()],
+                options: Options {
+                    field_validation,
+                    ..Options::default()
+                },
+                ..Request::default()
+            })
+        };
+        let strict = row_counts(&problem_rows(&with(FieldValidation::Strict)));
+        assert!(strict.errors > 0, "{strict:?}");
+        let warn = row_counts(&problem_rows(&with(FieldValidation::Warn)));
+        assert_eq!((warn.errors, warn.warnings > 0), (0, true), "{warn:?}");
+        let ignore = row_counts(&problem_rows(&with(FieldValidation::Ignore)));
+        assert_eq!((ignore.errors, ignore.warnings), (0, 0), "{ignore:?}");
+    }
+
+    #[test]
+    fn old_object_findings_point_at_the_old_object_editor_and_update_is_said() {
+        let a = analyze(&Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            old_object: Some("kind: [\n".to_owned()),
+            ..Request::default()
+        });
+        let rows = problem_rows(&a);
+        let row = rows
+            .iter()
+            .find(|r| r.place.starts_with("old-object.yaml:"))
+            .expect("a finding in the old object");
+        assert_eq!(row.target.map(|t| t.pane), Some(Pane::OldObject));
+        assert!(!editor_diagnostics(&a, Pane::OldObject).is_empty());
+        assert!(editor_diagnostics(&a, Pane::Object).is_empty());
+
+        let update = analyze(&Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            old_object: Some(EXAMPLE_OBJECT.to_owned()),
+            ..Request::default()
+        });
+        assert_eq!(update.objects[0].operation, "update");
+        // Accepted or not (the server wants metadata.resourceVersion on an update), the
+        // status line says it was an update.
+        let s = status(&update);
+        assert!(s.text.contains(" on update · "), "{}", s.text);
     }
 
     #[test]
