@@ -135,3 +135,144 @@ test('a reload keeps the edited texts; Reset example brings the example back', a
   await screenshot('04-reset.png');
   assert.deepEqual(consoleErrors, []);
 });
+
+const storedPanel = () => page.getByRole('region', { name: 'Stored object' });
+const fieldValidation = () => page.getByRole('combobox', { name: 'Field validation' });
+
+/** Replaces an editor's whole text the way a paste does. */
+async function paste(label, text) {
+  await editor(label).click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+const CRONTAB = `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  cronSpec: "* * * * */5"
+  image: my-awesome-cron-image
+`;
+
+test('field validation: a duplicate field is an error under Strict, a warning under Warn', async () => {
+  assert.equal(await fieldValidation().inputValue(), 'Strict');
+  await paste('Object', `${CRONTAB}  image: second-image\n`);
+  const row = (severity) => problems().locator(`.problem.${severity}`, { hasText: 'already set in map' });
+  await row('error').waitFor();
+  assert.match(await statusLine().textContent(), /^Rejected · /);
+
+  await fieldValidation().selectOption('Warn');
+  await row('warning').waitFor();
+  assert.equal(await row('error').count(), 0);
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.match(await statusLine().textContent(), /0 errors, 1 warning/);
+  await screenshot('05-warn.png');
+
+  // The stored object panel lists the warning with the object.
+  await page.getByRole('tab', { name: 'Stored object' }).click();
+  await storedPanel().locator('.warnings li', { hasText: 'already set in map' }).waitFor();
+
+  // The mode is kept across a reload.
+  await page.waitForTimeout(200);
+  await openPage();
+  assert.equal(await fieldValidation().inputValue(), 'Warn');
+  await page.getByRole('tab', { name: 'Problems' }).click();
+  await row('warning').waitFor();
+
+  await fieldValidation().selectOption('Ignore');
+  await page.waitForFunction(() => document.querySelectorAll('.problem').length === 0);
+  await fieldValidation().selectOption('Strict');
+  await row('error').waitFor();
+  await paste('Object', CRONTAB);
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('Stored object shows the object the server would persist', async () => {
+  await page.getByRole('tab', { name: 'Stored object' }).click();
+  const stored = storedPanel();
+  await stored.locator('.yaml').waitFor();
+  const yaml = await stored.locator('.yaml').innerText();
+  assert.match(yaml, /^apiVersion: stable\.example\.com\/v1$/m);
+  assert.match(yaml, /^kind: CronTab$/m);
+  assert.match(yaml, /^ {2}name: my-new-cron-object$/m);
+  assert.match(yaml, /^ {2}cronSpec: "\* \* \* \* \*\/5"$/m);
+  assert.match(yaml, /^ {2}image: my-awesome-cron-image$/m);
+  assert.match(await stored.textContent(), /operation: create/);
+  assert.match(await stored.getByRole('group', { name: 'Version' }).textContent(), /Stored \(v1\)/);
+  // The Problems panel is behind its tab meanwhile.
+  assert.equal(await problems().isVisible(), false);
+  await screenshot('06-stored.png');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('an old object switches to the update path; its problems open and focus it', async () => {
+  const toggle = page.getByRole('button', { name: 'Old object' });
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await editor('Old object').count(), 0);
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  await paste('Old object', CRONTAB.replace('my-awesome-cron-image', 'my-old-cron-image'));
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.includes('on update'));
+  await storedPanel().getByText('operation: update').waitFor();
+  await screenshot('07-update.png');
+
+  // A syntax error in the old object is listed against it.
+  await paste('Old object', 'kind: [\n');
+  await page.getByRole('tab', { name: 'Problems' }).click();
+  const row = problems().locator('.problem.error', { hasText: 'old-object.yaml:' });
+  await row.waitFor();
+  // Collapse the editor, then click the problem: it opens again with the cursor in it.
+  await toggle.click();
+  assert.equal(await editor('Old object').count(), 0);
+  await row.locator('button').click();
+  await editor('Old object').waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Old object');
+  await screenshot('08-old-object-error.png');
+
+  // Kept across a reload; Clear goes back to the create path.
+  await page.waitForTimeout(200);
+  await openPage();
+  assert.match(await statusLine().textContent(), /on update|Rejected/);
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await page.waitForFunction(() => {
+    const s = document.querySelector('[role="status"]')?.textContent ?? '';
+    return s.startsWith('Accepted') && !s.includes('on update');
+  });
+  await page.getByRole('tab', { name: 'Stored object' }).click();
+  await storedPanel().getByText('operation: create').waitFor();
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('Stored object marks applied defaults and lists pruned fields, which jump to the Object editor', async () => {
+  // The example CRD with a default for spec.replicas; the object gains a field the schema lacks.
+  const crd = (await editor('CRD').innerText()).replace(
+    /( +)replicas:\n( +)type: integer/,
+    (_, a, b) => `${a}replicas:\n${b}type: integer\n${b}default: 1`,
+  );
+  assert.match(crd, /default: 1/);
+  await paste('CRD', crd);
+  await paste('Object', `${CRONTAB}  extra: 42\n`);
+  await page.getByRole('tab', { name: 'Stored object' }).click();
+  const stored = storedPanel();
+
+  const replicas = stored.locator('.yl.defaulted', { hasText: 'replicas: 1' });
+  await replicas.waitFor();
+  assert.equal(await replicas.locator('.badge.default').count(), 1);
+  assert.doesNotMatch(await stored.locator('.yaml').innerText(), /extra/);
+  assert.match(await stored.locator('.stored-side').innerText(), /spec\.replicas/);
+
+  const pruned = stored.locator('li.pruned', { hasText: 'spec.extra' });
+  await pruned.waitFor();
+  assert.match(await pruned.innerText(), /object\.yaml:8:3/);
+  await screenshot('09-defaults-pruned.png');
+  await pruned.locator('button').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Object');
+  const activeLine = page.locator('.cm-editor:has(.cm-content[aria-label="Object"]) .cm-activeLine');
+  assert.match(await activeLine.textContent(), /extra: 42/);
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.deepEqual(consoleErrors, []);
+});

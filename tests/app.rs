@@ -84,6 +84,7 @@ async fn example_is_shown_and_accepted() {
     let status = text(&root, "[role=status]");
     assert!(status.starts_with("Accepted · "), "{status}");
     assert!(query(&root, "[role=region][aria-label=Problems]").is_some());
+    assert!(query(&root, "[role=region][aria-label=\"Stored object\"]").is_some());
     assert!(query(&root, ".problem.error").is_none());
 }
 
@@ -139,4 +140,91 @@ async fn crd_syntax_error_is_reported_against_the_crd() {
     .await;
     let status = text(&root, "[role=status]");
     assert!(status.contains("CRD rejected"), "{status}");
+}
+
+fn click(root: &Element, selector: &str) {
+    let el: HtmlElement = query(root, selector)
+        .unwrap_or_else(|| panic!("no {selector}: {}", root.inner_html()))
+        .dyn_into()
+        .expect("an HTML element");
+    el.click();
+}
+
+#[wasm_bindgen_test]
+async fn field_validation_warn_turns_a_duplicate_field_into_a_warning() {
+    let root = mount().await;
+    let object = textarea(&root, "Object");
+    type_into(
+        &object,
+        &format!(
+            "{}  image: again\n",
+            crd_studio_web::view_model::EXAMPLE_OBJECT
+        ),
+    );
+    wait_for(&root, "the duplicate field error", |r| {
+        query(r, ".problem.error").is_some()
+    })
+    .await;
+    let select: web_sys::HtmlSelectElement =
+        query(&root, "select[aria-label=\"Field validation\"]")
+            .expect("the field validation selector")
+            .dyn_into()
+            .expect("a select");
+    assert_eq!(select.value(), "Strict");
+    select.set_value("Warn");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    select
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).expect("event"))
+        .expect("dispatch");
+    wait_for(&root, "the warning", |r| {
+        query(r, ".problem.warning").is_some() && query(r, ".problem.error").is_none()
+    })
+    .await;
+    assert!(text(&root, "[aria-label=Problems]").contains("already set in map"));
+    assert!(text(&root, "[role=status]").starts_with("Accepted · "));
+    let saved = gloo::utils::window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| {
+            s.get_item(crd_studio_web::FIELD_VALIDATION_KEY)
+                .ok()
+                .flatten()
+        });
+    assert_eq!(saved.as_deref(), Some("\"Warn\""));
+}
+
+#[wasm_bindgen_test]
+async fn old_object_switches_to_update_and_the_stored_object_is_shown() {
+    let root = mount().await;
+    assert!(query(&root, "textarea[aria-label=\"Old object\"]").is_none());
+    click(&root, "#old-title");
+    wait_for(&root, "the old object editor", |r| {
+        query(r, "textarea[aria-label=\"Old object\"]").is_some()
+    })
+    .await;
+    type_into(
+        &textarea(&root, "Old object"),
+        crd_studio_web::view_model::EXAMPLE_OBJECT,
+    );
+    wait_for(&root, "the update path", |r| {
+        text(r, "[role=status]").contains("on update")
+    })
+    .await;
+
+    click(&root, "#tab-stored");
+    wait_for(&root, "the stored object", |r| {
+        text(r, "[aria-label=\"Stored object\"] .yaml").contains("image: my-awesome-cron-image")
+    })
+    .await;
+    let panel = text(&root, "[aria-label=\"Stored object\"]");
+    assert!(panel.contains("operation: update"), "{panel}");
+    assert!(panel.contains("Stored (v1)"), "{panel}");
+
+    click(&root, "#tab-problems");
+    wait_for(&root, "the Problems tab", |r| {
+        query(r, "#panel-stored[hidden]").is_some()
+    })
+    .await;
 }
