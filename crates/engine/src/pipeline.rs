@@ -185,12 +185,28 @@ pub fn run(
         _ => {}
     }
 
-    // An old object is read from storage: decoded with the storage coercer.
+    // An old object is read from storage: decoded with the storage coercer. A stored object
+    // always has its namespace and a resourceVersion.
     let old = old.and_then(|o| decode(o, crd, versions, true).ok().map(|(_, _, d)| d));
+    let old = old.map(|mut o| {
+        if crd.namespaced {
+            fill_namespace(&mut o, &crd.request_namespace);
+        }
+        set_meta_if_missing(&mut o, "resourceVersion", &Json::String("1".to_owned()));
+        o
+    });
 
     let mut stored = defaulted;
     if crd.namespaced {
         fill_namespace(&mut stored, &crd.request_namespace);
+    }
+    // An update (`kubectl apply`/`edit`) carries the stored object's system fields.
+    if let Some(old) = &old {
+        for field in ["resourceVersion", "uid", "creationTimestamp"] {
+            if let Some(v) = old.get("metadata").and_then(|m| m.get(field)) {
+                set_meta_if_missing(&mut stored, field, v);
+            }
+        }
     }
     match &old {
         None => prepare_for_create(&mut stored, version.status),
@@ -291,6 +307,19 @@ fn fill_namespace(obj: &mut Json, namespace: &str) {
             .is_empty();
         if empty && !namespace.is_empty() {
             m.insert("namespace".to_owned(), Json::String(namespace.to_owned()));
+        }
+    }
+}
+
+/// Sets `metadata.<field>` unless the object has it.
+fn set_meta_if_missing(obj: &mut Json, field: &str, value: &Json) {
+    let Json::Object(map) = obj else { return };
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if let Json::Object(m) = meta {
+        if !m.contains_key(field) {
+            m.insert(field.to_owned(), value.clone());
         }
     }
 }

@@ -148,3 +148,13 @@ fn duplicate_keys_follow_field_validation() {
     req.options.field_validation = FieldValidation::Ignore;
     assert_eq!(severities(&req), Vec::<Severity>::new());
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn an_unchanged_object_updates_cleanly() {
+    let mut req = request(&[OBJECT]);
+    req.old_object = Some(OBJECT.to_owned());
+    let analysis = analyze(&req);
+    let report = analysis.objects.first();
+    assert_eq!(report.map(|r| r.operation.as_str()), Some("update"));
+    assert!(analysis.accepted(), "{:#?}", analysis.findings);
+}
