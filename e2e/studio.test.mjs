@@ -276,3 +276,71 @@ test('Stored object marks applied defaults and lists pruned fields, which jump t
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   assert.deepEqual(consoleErrors, []);
 });
+
+test("the docs' non-structural schema: the six violations the docs list, at their lines", async () => {
+  const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: foos.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: foos
+    singular: foo
+    kind: Foo
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        properties:
+          foo:
+            pattern: "abc"
+          metadata:
+            type: object
+            properties:
+              name:
+                type: string
+                pattern: "^a"
+              finalizers:
+                type: array
+                items:
+                  type: string
+                  pattern: "my-finalizer"
+        anyOf:
+        - properties:
+            bar:
+              type: integer
+              minimum: 42
+          required: ["bar"]
+          description: "foo bar object"
+`;
+  await paste('CRD', crd);
+  await paste('Object', 'apiVersion: example.com/v1\nkind: Foo\nmetadata:\n  name: a\n');
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const p = 'spec.validation.openAPIV3Schema';
+  const want = [
+    ['crd.yaml:17:7', `${p}.type: Required value: must not be empty at the root`],
+    ['crd.yaml:18:9', `${p}.properties[bar]: Required value: because it is defined in ${p}.anyOf[0].properties[bar]`],
+    ['crd.yaml:19:11', `${p}.properties[foo].type: Required value: must not be empty for specified object fields`],
+    ['crd.yaml:21:11', `${p}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`],
+    ['crd.yaml:35:15', `${p}.anyOf[0].properties[bar].type: Forbidden: must be empty to be structural`],
+    ['crd.yaml:38:11', `${p}.anyOf[0].description: Forbidden: must be empty to be structural`],
+  ];
+  const region = problems();
+  await region.getByText('must not be empty at the root').first().waitFor();
+  const text = await region.innerText();
+  for (const [where, message] of want) {
+    assert.ok(text.includes(where), `missing ${where} in\n${text}`);
+    assert.ok(text.includes(message), `missing ${message} in\n${text}`);
+  }
+  const status = await statusLine().textContent();
+  assert.match(status, /Rejected/);
+  await screenshot('10-non-structural.png');
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.deepEqual(consoleErrors, []);
+});
