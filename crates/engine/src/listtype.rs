@@ -1,7 +1,8 @@
 //! List-type invariants (apiextensions-apiserver `pkg/apiserver/schema/listtype`,
 //! `ValidateListSetsAndMaps`): items of an `x-kubernetes-list-type: set` list are unique, and
 //! items of a `map` list are objects (or null) with unique map keys. A repeated value is
-//! reported once, at its second appearance, as `Duplicate value`.
+//! reported once, at its second appearance, as `Duplicate value`. Like the OpenAPI validation,
+//! the walk stops at [`crate::validation::MAX_VALIDATION_DEPTH`].
 
 use std::collections::BTreeMap;
 
@@ -9,7 +10,6 @@ use serde_json::Value as Json;
 
 use crate::field_error::{BadValue, FieldError};
 use crate::path::FieldPath;
-use crate::schema::props::MAX_SCHEMA_DEPTH;
 use crate::schema::Structural;
 
 /// `ValidateListSetsAndMaps(fldPath, s, obj)`: walks the object along the schema's
@@ -35,7 +35,7 @@ fn walk_map(
     errs: &mut Vec<FieldError>,
     depth: usize,
 ) {
-    if depth > MAX_SCHEMA_DEPTH {
+    if depth > crate::validation::MAX_VALIDATION_DEPTH {
         return;
     }
     if let Some(ap) = s.additional_properties_schema() {
@@ -264,6 +264,24 @@ mod tests {
             got,
             vec![(ErrorType::FieldValueInvalid, "root[m][1]".to_owned())]
         );
+    }
+
+    #[test]
+    fn deep_objects_do_not_exhaust_the_stack() {
+        let mut s = structural(json!({"type": "array", "x-kubernetes-list-type": "set"}));
+        let mut obj = json!([1, 1]);
+        for _ in 0..3000 {
+            let mut p = Structural::default();
+            p.generic.type_ = "object".into();
+            p.properties.insert("n".into(), s);
+            s = p;
+            let mut m = serde_json::Map::new();
+            m.insert("n".into(), obj);
+            obj = Json::Object(m);
+        }
+        let errs = validate_list_sets_and_maps(&FieldPath::root(), Some(&s), obj.as_object());
+        assert!(errs.is_empty());
+        std::mem::forget((s, obj));
     }
 
     #[test]

@@ -45,6 +45,11 @@ use crate::schema::{JsonSchemaProps, Structural};
 use openapi::{Code, GoPath, OaError, OaResult};
 use schema::{Builder, OaSchema};
 
+/// How deep validation follows a schema (properties, items, `allOf`/`anyOf`/`oneOf`/`not`):
+/// deeper values are not checked. The server has no such limit; it keeps the stack bounded
+/// (real schemas are a few dozen levels deep).
+pub const MAX_VALIDATION_DEPTH: usize = 512;
+
 /// How a validator is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -56,7 +61,7 @@ pub struct Options {
 /// A schema validator: the compiled schema (or none, which accepts everything).
 #[derive(Clone, Debug)]
 pub struct SchemaValidator {
-    root: Option<OaSchema>,
+    root: Option<Box<OaSchema>>,
 }
 
 /// The result of an update validation.

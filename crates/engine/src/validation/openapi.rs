@@ -18,9 +18,7 @@ use super::schema::{Dependency, Items, OaSchema};
 use crate::field_error::{go_float_v, go_quote};
 use crate::path::FieldPath;
 
-/// Deeper subtrees are not validated: the schema nesting a validator follows is bounded to
-/// keep the stack small (real schemas are a few dozen levels deep).
-pub(crate) const MAX_VALIDATION_DEPTH: usize = 512;
+pub(crate) use super::MAX_VALIDATION_DEPTH;
 
 /// kube-openapi's error codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,49 +272,82 @@ pub(crate) fn validate(
     corr: Option<Corr<'_>>,
     depth: usize,
 ) -> OaResult {
-    let mut result = OaResult::default();
+    let mut out = OaResult::default();
+    validate_into(s, path, data, corr, depth, &mut out);
+    out
+}
+
+/// [`validate`], merging into `out` (the same as merging a separate result: errors are
+/// de-duplicated by message and match counts add up). The checks that do not recurse run in
+/// their own functions, so the recursive frames stay small.
+pub(crate) fn validate_into(
+    s: &OaSchema,
+    path: &GoPath,
+    data: &Json,
+    corr: Option<Corr<'_>>,
+    depth: usize,
+    out: &mut OaResult,
+) {
     if depth > MAX_VALIDATION_DEPTH {
-        return result;
+        return;
     }
     let Some(kind) = kind_of(data) else {
-        result.merge(type_validate_null(s, path));
-        result.merge(common_validate(s, path, data));
-        return result;
+        null_checks(s, path, data, out);
+        return;
     };
-    if !s.types.is_empty() || !s.format.is_empty() {
-        result.merge(type_validate(s, path, data, kind));
-        result.inc();
+    type_check(s, path, data, kind, out);
+    schema_props_validate(s, path, data, depth, out);
+    out.inc();
+    value_checks(s, path, data, kind, out);
+    if let Json::Array(items) = data {
+        slice_validate(s, path, items, corr, depth, out);
+        out.inc();
     }
-    result.merge(schema_props_validate(s, path, data, depth));
-    result.inc();
-    if kind == Kind::String {
-        if let Json::String(text) = data {
-            result.merge(string_validate(s, path, text));
-            result.inc();
-            if s.format_checker.is_some() {
-                result.merge(format_validate(s, path, text));
-                result.inc();
-            }
+    common_check(s, path, data, out);
+    if let Json::Object(map) = data {
+        object_validate(s, path, map, corr, depth, out);
+        out.inc();
+    }
+    out.inc();
+}
+
+#[inline(never)]
+fn null_checks(s: &OaSchema, path: &GoPath, data: &Json, out: &mut OaResult) {
+    out.merge(type_validate_null(s, path));
+    out.merge(common_validate(s, path, data));
+}
+
+#[inline(never)]
+fn type_check(s: &OaSchema, path: &GoPath, data: &Json, kind: Kind, out: &mut OaResult) {
+    if !s.types.is_empty() || !s.format.is_empty() {
+        out.merge(type_validate(s, path, data, kind));
+        out.inc();
+    }
+}
+
+/// The string, format and number validators.
+#[inline(never)]
+fn value_checks(s: &OaSchema, path: &GoPath, data: &Json, kind: Kind, out: &mut OaResult) {
+    if let Json::String(text) = data {
+        out.merge(string_validate(s, path, text));
+        out.inc();
+        if s.format_checker.is_some() {
+            out.merge(format_validate(s, path, text));
+            out.inc();
         }
     }
     if kind == Kind::Int || kind == Kind::Float {
         if let Some(n) = GoNum::of(data) {
-            result.merge(number_validate(s, path, n));
-            result.inc();
+            out.merge(number_validate(s, path, n));
+            out.inc();
         }
     }
-    if let Json::Array(items) = data {
-        result.merge(slice_validate(s, path, items, corr, depth));
-        result.inc();
-    }
-    result.merge(common_validate(s, path, data));
-    result.inc();
-    if let Json::Object(map) = data {
-        result.merge(object_validate(s, path, map, corr, depth));
-        result.inc();
-    }
-    result.inc();
-    result
+}
+
+#[inline(never)]
+fn common_check(s: &OaSchema, path: &GoPath, data: &Json, out: &mut OaResult) {
+    out.merge(common_validate(s, path, data));
+    out.inc();
 }
 
 /// The validator for a property or item: a ratcheting one when the old value correlates.
@@ -326,10 +357,11 @@ fn child(
     data: &Json,
     corr: Option<Corr<'_>>,
     depth: usize,
-) -> OaResult {
+    out: &mut OaResult,
+) {
     match corr {
-        Some(c) => ratcheting::validate_ratcheting(s, path, data, c, depth + 1),
-        None => validate(s, path, data, None, depth + 1),
+        Some(c) => out.merge(ratcheting::validate_ratcheting(s, path, data, c, depth + 1)),
+        None => validate_into(s, path, data, None, depth + 1, out),
     }
 }
 
@@ -380,8 +412,13 @@ fn plain(message: String) -> OaError {
     OaError::Plain(message)
 }
 
-fn schema_props_validate(s: &OaSchema, path: &GoPath, data: &Json, depth: usize) -> OaResult {
-    let mut main = OaResult::default();
+fn schema_props_validate(
+    s: &OaSchema,
+    path: &GoPath,
+    data: &Json,
+    depth: usize,
+    main: &mut OaResult,
+) {
     let mut keep_any = OaResult::default();
     let mut keep_one = OaResult::default();
     let mut keep_all = OaResult::default();
@@ -496,7 +533,7 @@ fn schema_props_validate(s: &OaSchema, path: &GoPath, data: &Json, depth: usize)
                             text: format!("{}.{key}", path.text),
                             field: path.field.key_field(key),
                         };
-                        main.merge(validate(dep, &p, data, None, depth + 1));
+                        validate_into(dep, &p, data, None, depth + 1, main);
                     }
                     Some(Dependency::Properties(names)) => {
                         for dep_key in names {
@@ -517,7 +554,6 @@ fn schema_props_validate(s: &OaSchema, path: &GoPath, data: &Json, depth: usize)
     main.merge(keep_all);
     main.merge(keep_one);
     main.merge(keep_any);
-    main
 }
 
 fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
@@ -817,21 +853,21 @@ fn slice_validate(
     items: &[Json],
     corr: Option<Corr<'_>>,
     depth: usize,
-) -> OaResult {
-    let mut result = OaResult::default();
+    result: &mut OaResult,
+) {
     let size = items.len();
     let index_corr = ratcheting::IndexCorrelation::new(corr, items);
     match &s.items {
         Some(Items::Schema(item_schema)) => {
             for (i, item) in items.iter().enumerate() {
                 let c = index_corr.as_ref().and_then(|ic| ic.child(i, item));
-                result.merge(child(item_schema, &path.index(i), item, c, depth));
+                child(item_schema, &path.index(i), item, c, depth, result);
             }
         }
         Some(Items::Array(schemas)) => {
             for (i, (item_schema, item)) in schemas.iter().zip(items.iter()).enumerate() {
                 // A tuple has no single items schema to correlate with.
-                result.merge(child(item_schema, &path.index(i), item, None, depth));
+                child(item_schema, &path.index(i), item, None, depth, result);
             }
         }
         None => {}
@@ -850,7 +886,7 @@ fn slice_validate(
                 let end = (size + 1).saturating_sub(items_size).min(size);
                 for (i, item) in items.iter().enumerate().take(end).skip(items_size) {
                     let c = index_corr.as_ref().and_then(|ic| ic.child(i, item));
-                    result.merge(child(schema, &path.index(i), item, c, depth));
+                    child(schema, &path.index(i), item, c, depth, result);
                 }
             }
         }
@@ -892,7 +928,6 @@ fn slice_validate(
         ));
     }
     result.inc();
-    result
 }
 
 fn has_duplicates(items: &[Json]) -> bool {
@@ -988,8 +1023,64 @@ fn object_validate(
     map: &serde_json::Map<String, Json>,
     corr: Option<Corr<'_>>,
     depth: usize,
-) -> OaResult {
-    let mut res = OaResult::default();
+    res: &mut OaResult,
+) {
+    property_count_checks(s, path, map, res);
+
+    // The child correlation for a key (only at a ratcheting node).
+    let key_corr = |key: &str| -> Option<Corr<'_>> {
+        let c = corr?;
+        if path.text.is_empty() && (key == "kind" || key == "apiVersion") {
+            return None;
+        }
+        c.key(map, key)
+    };
+
+    let ap = s.additional_properties.as_ref();
+    if ap.is_some_and(|a| !a.allows) {
+        unallowed_property_checks(s, path, map, res);
+    } else {
+        for (key, value) in map {
+            let regular = s.properties.contains_key(key);
+            let matched = validate_pattern_properties(s, path, key, value, &key_corr, depth, res);
+            if !(regular || matched) {
+                if let Some(schema) = ap.and_then(|a| a.schema.as_deref()) {
+                    child(schema, &path.dotted(key), value, key_corr(key), depth, res);
+                }
+            }
+        }
+    }
+
+    for (name, prop) in &s.properties {
+        if let Some(v) = map.get(name) {
+            child(prop, &path.property(name), v, key_corr(name), depth, res);
+        }
+    }
+
+    required_checks(s, path, map, res);
+
+    if !s.pattern_properties.is_empty() {
+        for (key, value) in map {
+            let regular = s.properties.contains_key(key);
+            let matched = validate_pattern_properties(s, path, key, value, &key_corr, depth, res);
+            if !regular && matched {
+                for (_, re, schema) in &s.pattern_properties {
+                    if pattern_matches(re, key) {
+                        child(schema, &path.dotted(key), value, key_corr(key), depth, res);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(never)]
+fn property_count_checks(
+    s: &OaSchema,
+    path: &GoPath,
+    map: &serde_json::Map<String, Json>,
+    res: &mut OaResult,
+) {
     let num_keys = map.len() as i64;
     if let Some(min) = s.min_properties {
         if num_keys < min {
@@ -1022,58 +1113,40 @@ fn object_validate(
             res.add_error(e);
         }
     }
+}
 
-    // The child correlation for a key (only at a ratcheting node).
-    let key_corr = |key: &str| -> Option<Corr<'_>> {
-        let c = corr?;
-        if path.text.is_empty() && (key == "kind" || key == "apiVersion") {
-            return None;
-        }
-        c.key(map, key)
-    };
-
-    let ap = s.additional_properties.as_ref();
-    if ap.is_some_and(|a| !a.allows) {
-        for key in map.keys() {
-            let regular = s.properties.contains_key(key);
-            let matched = s
-                .pattern_properties
-                .iter()
-                .any(|(_, re, _)| pattern_matches(re, key));
-            if !regular && !matched {
-                res.add_error(validation(
-                    Code::UnallowedProperty,
-                    path,
-                    Json::String(key.clone()),
-                    format!("{}.{key} in {IN} is a forbidden property", path.text),
-                ));
-            }
-        }
-    } else {
-        for (key, value) in map {
-            let regular = s.properties.contains_key(key);
-            let matched =
-                validate_pattern_properties(s, path, key, value, &key_corr, depth, &mut res);
-            if !(regular || matched) {
-                if let Some(schema) = ap.and_then(|a| a.schema.as_deref()) {
-                    res.merge(child(
-                        schema,
-                        &path.dotted(key),
-                        value,
-                        key_corr(key),
-                        depth,
-                    ));
-                }
-            }
+/// `additionalProperties: false`: keys that are neither properties nor pattern matches.
+#[inline(never)]
+fn unallowed_property_checks(
+    s: &OaSchema,
+    path: &GoPath,
+    map: &serde_json::Map<String, Json>,
+    res: &mut OaResult,
+) {
+    for key in map.keys() {
+        let regular = s.properties.contains_key(key);
+        let matched = s
+            .pattern_properties
+            .iter()
+            .any(|(_, re, _)| pattern_matches(re, key));
+        if !regular && !matched {
+            res.add_error(validation(
+                Code::UnallowedProperty,
+                path,
+                Json::String(key.clone()),
+                format!("{}.{key} in {IN} is a forbidden property", path.text),
+            ));
         }
     }
+}
 
-    for (name, prop) in &s.properties {
-        if let Some(v) = map.get(name) {
-            res.merge(child(prop, &path.property(name), v, key_corr(name), depth));
-        }
-    }
-
+#[inline(never)]
+fn required_checks(
+    s: &OaSchema,
+    path: &GoPath,
+    map: &serde_json::Map<String, Json>,
+    res: &mut OaResult,
+) {
     for k in &s.required {
         if !map.contains_key(k) {
             let p = path.dotted(k);
@@ -1085,28 +1158,6 @@ fn object_validate(
             ));
         }
     }
-
-    if !s.pattern_properties.is_empty() {
-        for (key, value) in map {
-            let regular = s.properties.contains_key(key);
-            let matched =
-                validate_pattern_properties(s, path, key, value, &key_corr, depth, &mut res);
-            if !regular && matched {
-                for (_, re, schema) in &s.pattern_properties {
-                    if pattern_matches(re, key) {
-                        res.merge(child(
-                            schema,
-                            &path.dotted(key),
-                            value,
-                            key_corr(key),
-                            depth,
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    res
 }
 
 /// `validatePatternProperty`: validates `value` against every matching pattern property,
@@ -1124,13 +1175,7 @@ fn validate_pattern_properties<'a>(
     for (_, re, schema) in &s.pattern_properties {
         if pattern_matches(re, key) {
             matched = true;
-            res.merge(child(
-                schema,
-                &path.dotted(key),
-                value,
-                key_corr(key),
-                depth,
-            ));
+            child(schema, &path.dotted(key), value, key_corr(key), depth, res);
         }
     }
     matched

@@ -35,7 +35,7 @@ impl<'a> Corr<'a> {
         if !new_map.contains_key(key) {
             return None;
         }
-        let schema = self.schema.properties.get(key).or_else(|| {
+        let schema = self.schema.properties.get(key).map(|b| &**b).or_else(|| {
             self.schema
                 .additional_properties
                 .as_ref()
@@ -224,7 +224,8 @@ pub(crate) fn validate_ratcheting(
     corr: Corr<'_>,
     depth: usize,
 ) -> OaResult {
-    let res = openapi::validate(s, path, new, Some(corr), depth);
+    let mut res = OaResult::default();
+    openapi::validate_into(s, path, new, Some(corr), depth, &mut res);
     if res.is_valid() {
         return res;
     }

@@ -19,7 +19,7 @@ use serde_json::Value as Json;
 use super::formats::{self, CompatibilityVersion, FormatChecker};
 use super::goregex::{self, GoRegexp};
 use super::govalue::decoded_as_go_json;
-use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray, MAX_SCHEMA_DEPTH};
+use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 
 /// A compiled `pattern`: Go's compile error text, or the expression.
@@ -30,10 +30,13 @@ pub(crate) struct Pattern {
 }
 
 /// `items`.
+// Boxed nodes: a child is built on the heap and moved by pointer, keeping the recursive
+// builder's frames small.
+#[allow(clippy::vec_box)]
 #[derive(Clone, Debug)]
 pub(crate) enum Items {
     Schema(Box<OaSchema>),
-    Array(Vec<OaSchema>),
+    Array(Vec<Box<OaSchema>>),
 }
 
 /// `additionalProperties` / `additionalItems`.
@@ -50,7 +53,9 @@ pub(crate) enum Dependency {
     Properties(Vec<String>),
 }
 
-/// One node of kube-openapi's `spec.Schema`, as validation sees it.
+/// One node of kube-openapi's `spec.Schema`, as validation sees it. Child nodes are boxed
+/// (see [`Items`]).
+#[allow(clippy::vec_box)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OaSchema {
     pub types: Vec<String>,
@@ -75,15 +80,15 @@ pub(crate) struct OaSchema {
     pub min_properties: Option<i64>,
     pub required: Vec<String>,
     pub items: Option<Items>,
-    pub all_of: Vec<OaSchema>,
-    pub one_of: Vec<OaSchema>,
-    pub any_of: Vec<OaSchema>,
+    pub all_of: Vec<Box<OaSchema>>,
+    pub one_of: Vec<Box<OaSchema>>,
+    pub any_of: Vec<Box<OaSchema>>,
     pub not: Option<Box<OaSchema>>,
-    pub properties: BTreeMap<String, OaSchema>,
+    pub properties: BTreeMap<String, Box<OaSchema>>,
     pub additional_properties: Option<SchemaOrBool>,
     /// `patternProperties`: the pattern, its Go compilation (an invalid one never matches)
     /// and the schema.
-    pub pattern_properties: Vec<(String, Option<GoRegexp>, OaSchema)>,
+    pub pattern_properties: Vec<(String, Option<GoRegexp>, Box<OaSchema>)>,
     pub additional_items: Option<SchemaOrBool>,
     pub dependencies: BTreeMap<String, Dependency>,
     /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
@@ -91,6 +96,10 @@ pub(crate) struct OaSchema {
     /// `x-kubernetes-list-map-keys`, when readable as a string list.
     pub list_map_keys: Option<Vec<String>>,
 }
+
+/// Schema nodes deeper than this are left empty: validation stops at
+/// [`super::openapi::MAX_VALIDATION_DEPTH`] anyway.
+const MAX_BUILD_DEPTH: usize = super::openapi::MAX_VALIDATION_DEPTH + 1;
 
 /// Shared state while building: compiled format checkers by name.
 #[derive(Default)]
@@ -126,126 +135,132 @@ impl Builder {
         p: &JsonSchemaProps,
         version: CompatibilityVersion,
         depth: usize,
-    ) -> OaSchema {
-        let mut types = Vec::new();
-        if !p.type_.is_empty() {
-            types.push(p.type_.clone());
-        }
-        if p.x_int_or_string {
-            types = vec!["integer".to_owned(), "string".to_owned()];
-        }
-        self.props_node(p, types, Some(version), depth)
+    ) -> Box<OaSchema> {
+        self.props_node(p, Some(version), depth)
     }
 
     /// `spec.Schema` as written: `type` as given, no stripping.
-    pub fn raw_props(&mut self, p: &JsonSchemaProps, depth: usize) -> OaSchema {
-        let types = if p.type_.is_empty() {
-            Vec::new()
-        } else {
-            vec![p.type_.clone()]
-        };
-        self.props_node(p, types, None, depth)
+    pub fn raw_props(&mut self, p: &JsonSchemaProps, depth: usize) -> Box<OaSchema> {
+        self.props_node(p, None, depth)
     }
 
-    fn child(
+    /// The fields of one node that need no recursion (kept out of the recursive frame).
+    #[inline(never)]
+    fn props_scalars(
         &mut self,
+        s: &mut OaSchema,
         p: &JsonSchemaProps,
         version: Option<CompatibilityVersion>,
-        depth: usize,
-    ) -> OaSchema {
-        if depth > MAX_SCHEMA_DEPTH {
-            return OaSchema::default();
+    ) {
+        if !p.type_.is_empty() {
+            s.types.push(p.type_.clone());
         }
-        match version {
-            Some(v) => self.props(p, v, depth),
-            None => self.raw_props(p, depth),
+        if version.is_some() && p.x_int_or_string {
+            s.types = vec!["integer".to_owned(), "string".to_owned()];
+        }
+        s.format = match version {
+            Some(v) => formats::strip_unsupported(&p.format, &s.types, v),
+            None => p.format.clone(),
+        };
+        s.format_checker = self.checker(&s.format);
+        s.nullable = p.nullable;
+        s.maximum = p.maximum;
+        s.exclusive_maximum = p.exclusive_maximum;
+        s.minimum = p.minimum;
+        s.exclusive_minimum = p.exclusive_minimum;
+        s.max_length = p.max_length;
+        s.min_length = p.min_length;
+        s.pattern = Builder::pattern(&p.pattern);
+        s.max_items = p.max_items;
+        s.min_items = p.min_items;
+        s.unique_items = p.unique_items;
+        s.multiple_of = p.multiple_of;
+        s.enum_ = p.enum_.iter().map(decoded_as_go_json).collect();
+        s.max_properties = p.max_properties;
+        s.min_properties = p.min_properties;
+        s.required = p.required.clone();
+        s.list_type = p.x_list_type.clone();
+        if !p.x_list_map_keys.is_empty() {
+            s.list_map_keys = Some(p.x_list_map_keys.clone());
         }
     }
 
+    /// One node (recursive): children are boxed so the frame stays small (and built without
+    /// closures, which would add frames).
+    #[allow(clippy::manual_map)]
     fn props_node(
         &mut self,
         p: &JsonSchemaProps,
-        types: Vec<String>,
         version: Option<CompatibilityVersion>,
         depth: usize,
-    ) -> OaSchema {
+    ) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
+        }
         let d = depth + 1;
-        let format = match version {
-            Some(v) => formats::strip_unsupported(&p.format, &types, v),
-            None => p.format.clone(),
-        };
-        let mut s = OaSchema {
-            format_checker: self.checker(&format),
-            format,
-            types,
-            nullable: p.nullable,
-            maximum: p.maximum,
-            exclusive_maximum: p.exclusive_maximum,
-            minimum: p.minimum,
-            exclusive_minimum: p.exclusive_minimum,
-            max_length: p.max_length,
-            min_length: p.min_length,
-            pattern: Builder::pattern(&p.pattern),
-            max_items: p.max_items,
-            min_items: p.min_items,
-            unique_items: p.unique_items,
-            multiple_of: p.multiple_of,
-            enum_: p.enum_.iter().map(decoded_as_go_json).collect(),
-            max_properties: p.max_properties,
-            min_properties: p.min_properties,
-            required: p.required.clone(),
-            list_type: p.x_list_type.clone(),
-            list_map_keys: if p.x_list_map_keys.is_empty() {
-                None
-            } else {
-                Some(p.x_list_map_keys.clone())
-            },
-            ..OaSchema::default()
-        };
-        s.all_of = p.all_of.iter().map(|x| self.child(x, version, d)).collect();
-        s.one_of = p.one_of.iter().map(|x| self.child(x, version, d)).collect();
-        s.any_of = p.any_of.iter().map(|x| self.child(x, version, d)).collect();
-        s.not = p.not.as_ref().map(|x| Box::new(self.child(x, version, d)));
+        self.props_scalars(&mut s, p, version);
+        for x in &p.all_of {
+            let c = self.props_node(x, version, d);
+            s.all_of.push(c);
+        }
+        for x in &p.one_of {
+            let c = self.props_node(x, version, d);
+            s.one_of.push(c);
+        }
+        for x in &p.any_of {
+            let c = self.props_node(x, version, d);
+            s.any_of.push(c);
+        }
+        if let Some(x) = &p.not {
+            s.not = Some(self.props_node(x, version, d));
+        }
         for (k, x) in &p.properties {
-            let c = self.child(x, version, d);
+            let c = self.props_node(x, version, d);
             s.properties.insert(k.clone(), c);
         }
         for (k, x) in &p.pattern_properties {
-            let c = self.child(x, version, d);
+            let c = self.props_node(x, version, d);
             s.pattern_properties
                 .push((k.clone(), goregex::compile(k).ok(), c));
         }
         if let Some(ap) = &p.additional_properties {
+            let schema = match &ap.schema {
+                Some(x) => Some(self.props_node(x, version, d)),
+                None => None,
+            };
             s.additional_properties = Some(SchemaOrBool {
                 allows: ap.allows,
-                schema: ap
-                    .schema
-                    .as_ref()
-                    .map(|x| Box::new(self.child(x, version, d))),
+                schema,
             });
         }
         if let Some(ai) = &p.additional_items {
+            let schema = match &ai.schema {
+                Some(x) => Some(self.props_node(x, version, d)),
+                None => None,
+            };
             s.additional_items = Some(SchemaOrBool {
                 allows: ai.allows,
-                schema: ai
-                    .schema
-                    .as_ref()
-                    .map(|x| Box::new(self.child(x, version, d))),
+                schema,
             });
         }
-        s.items = match &p.items {
-            None => None,
+        match &p.items {
+            None => {}
             Some(SchemaOrArray::Schema(x)) => {
-                Some(Items::Schema(Box::new(self.child(x, version, d))))
+                s.items = Some(Items::Schema(self.props_node(x, version, d)));
             }
-            Some(SchemaOrArray::Array(list)) => Some(Items::Array(
-                list.iter().map(|x| self.child(x, version, d)).collect(),
-            )),
-        };
+            Some(SchemaOrArray::Array(list)) => {
+                let mut out = Vec::with_capacity(list.len());
+                for x in list {
+                    out.push(self.props_node(x, version, d));
+                }
+                s.items = Some(Items::Array(out));
+            }
+        }
         for (k, dep) in &p.dependencies {
             let v = match dep {
                 SchemaOrStringArray::Schema(x) => {
-                    Dependency::Schema(Box::new(self.child(x, version, d)))
+                    Dependency::Schema(self.props_node(x, version, d))
                 }
                 SchemaOrStringArray::Property(names) => Dependency::Properties(names.clone()),
             };
@@ -255,41 +270,38 @@ impl Builder {
     }
 
     /// `Structural.ToKubeOpenAPI()`.
-    pub fn structural(&mut self, st: &Structural, depth: usize) -> OaSchema {
-        if depth > MAX_SCHEMA_DEPTH {
-            return OaSchema::default();
+    #[allow(clippy::manual_map)]
+    pub fn structural(&mut self, st: &Structural, depth: usize) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
         }
         let d = depth + 1;
-        let mut s = OaSchema {
-            types: if st.generic.type_.is_empty() {
-                Vec::new()
-            } else {
-                vec![st.generic.type_.clone()]
-            },
-            nullable: st.generic.nullable,
-            list_type: st.extensions.x_list_type.clone(),
-            // ToKubeOpenAPI stores the keys as a []string, which the correlation's
-            // GetStringSlice does not read.
-            list_map_keys: None,
-            ..OaSchema::default()
-        };
+        if !st.generic.type_.is_empty() {
+            s.types = vec![st.generic.type_.clone()];
+        }
+        s.nullable = st.generic.nullable;
+        s.list_type = st.extensions.x_list_type.clone();
+        // ToKubeOpenAPI stores the list-map keys as a []string, which the correlation's
+        // GetStringSlice does not read: list_map_keys stays None.
         if let Some(vv) = &st.value_validation {
             self.value_validation(&mut s, vv, d);
         }
         if let Some(items) = &st.items {
-            s.items = Some(Items::Schema(Box::new(self.structural(items, d))));
+            s.items = Some(Items::Schema(self.structural(items, d)));
         }
         for (k, x) in &st.properties {
             let c = self.structural(x, d);
             s.properties.insert(k.clone(), c);
         }
         if let Some(ap) = &st.additional_properties {
+            let schema = match &ap.structural {
+                Some(x) => Some(self.structural(x, d)),
+                None => None,
+            };
             s.additional_properties = Some(SchemaOrBool {
                 allows: ap.bool_,
-                schema: ap
-                    .structural
-                    .as_ref()
-                    .map(|x| Box::new(self.structural(x, d))),
+                schema,
             });
         }
         s
@@ -313,23 +325,34 @@ impl Builder {
         s.max_properties = v.max_properties;
         s.min_properties = v.min_properties;
         s.required = v.required.clone();
-        s.all_of = v.all_of.iter().map(|x| self.nested(x, d)).collect();
-        s.any_of = v.any_of.iter().map(|x| self.nested(x, d)).collect();
-        s.one_of = v.one_of.iter().map(|x| self.nested(x, d)).collect();
-        s.not = v.not.as_ref().map(|x| Box::new(self.nested(x, d)));
+        for x in &v.all_of {
+            let c = self.nested(x, d);
+            s.all_of.push(c);
+        }
+        for x in &v.any_of {
+            let c = self.nested(x, d);
+            s.any_of.push(c);
+        }
+        for x in &v.one_of {
+            let c = self.nested(x, d);
+            s.one_of.push(c);
+        }
+        if let Some(x) = &v.not {
+            s.not = Some(self.nested(x, d));
+        }
     }
 
     /// `NestedValueValidation.toKubeOpenAPI()`: no `additionalProperties`; forbidden type-level
     /// facts are kept.
-    fn nested(&mut self, v: &NestedValueValidation, depth: usize) -> OaSchema {
-        if depth > MAX_SCHEMA_DEPTH {
-            return OaSchema::default();
+    fn nested(&mut self, v: &NestedValueValidation, depth: usize) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
         }
         let d = depth + 1;
-        let mut s = OaSchema::default();
         self.value_validation(&mut s, &v.value_validation, d);
         if let Some(items) = &v.items {
-            s.items = Some(Items::Schema(Box::new(self.nested(items, d))));
+            s.items = Some(Items::Schema(self.nested(items, d)));
         }
         for (k, x) in &v.properties {
             let c = self.nested(x, d);

@@ -216,3 +216,45 @@ fn ratcheting_keeps_unchanged_invalid_values() {
         4
     );
 }
+
+fn nested(depth: usize) -> (JsonSchemaProps, Json, Json) {
+    let mut schema = props(json!({"type": "integer", "maximum": 1}));
+    let mut obj = json!(5);
+    let mut old = json!(5);
+    let wrap = |inner: Json| {
+        let mut m = serde_json::Map::new();
+        m.insert("n".to_owned(), inner);
+        Json::Object(m)
+    };
+    let any_of = props(json!({"required": ["n"]}));
+    for _ in 0..depth {
+        let mut p = JsonSchemaProps {
+            type_: "object".into(),
+            any_of: vec![any_of.clone()],
+            ..JsonSchemaProps::default()
+        };
+        p.properties.insert("n".into(), schema);
+        schema = p;
+        obj = wrap(obj);
+        old = wrap(old);
+    }
+    (schema, obj, old)
+}
+
+#[test]
+fn deep_schemas_and_objects_do_not_exhaust_the_stack() {
+    // Far beyond the validation depth, on a test thread's stack: nothing below the limit is
+    // checked (the innermost value is invalid), and nothing overflows.
+    let (schema, obj, old) = nested(1500);
+    let v = SchemaValidator::new(Some(&schema), &Options::default());
+    assert!(v.validate(&FieldPath::root(), &obj).is_empty());
+    assert!(v
+        .validate_update(&FieldPath::root(), &obj, &old, true)
+        .is_empty());
+    // Within the limit the innermost error is found.
+    let (shallow, sobj, _) = nested(40);
+    let errs = SchemaValidator::new(Some(&shallow), &Options::default())
+        .validate(&FieldPath::root(), &sobj);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    std::mem::forget((schema, obj, old, v, shallow, sobj));
+}
