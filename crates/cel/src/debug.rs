@@ -1,0 +1,371 @@
+//! A debug printer in the format of cel-go's `common/debug` (used by cel-go's parser tests), with
+//! optional adornments: `^#id:kind#` as the parser tests print them, or `^#id[line,col]#`.
+
+use std::fmt::Write as _;
+
+use crate::ast::{Expr, ExprKind, Literal, ParsedExpr};
+
+/// What is appended after each node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adorn {
+    /// Nothing (`debug.ToDebugString`).
+    None,
+    /// `^#<id>:<proto kind>#`, as cel-go's parser tests print the structure.
+    KindAndId,
+    /// `^#<id>[<line>,<column>]#`, as cel-go's parser tests print locations.
+    Location,
+}
+
+/// Renders an expression as cel-go's debug writer does.
+pub fn to_debug_string(parsed: &ParsedExpr, adorn: Adorn) -> String {
+    let mut w = Writer {
+        out: String::new(),
+        indent: 0,
+        line_start: true,
+        adorn,
+        parsed,
+    };
+    w.expr(&parsed.expr);
+    w.out
+}
+
+struct Writer<'a> {
+    out: String,
+    indent: usize,
+    line_start: bool,
+    adorn: Adorn,
+    parsed: &'a ParsedExpr,
+}
+
+impl Writer<'_> {
+    fn append(&mut self, s: &str) {
+        if self.line_start {
+            self.line_start = false;
+            for _ in 0..self.indent {
+                self.out.push_str("  ");
+            }
+        }
+        self.out.push_str(s);
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.line_start = true;
+    }
+
+    fn adorn_expr(&mut self, e: &Expr) {
+        let s = match self.adorn {
+            Adorn::None => String::new(),
+            Adorn::KindAndId => format!("^#{}:{}#", e.id, kind_name(e)),
+            Adorn::Location => self.location(e.id),
+        };
+        self.append(&s);
+    }
+
+    fn adorn_entry(&mut self, id: i64) {
+        let s = match self.adorn {
+            Adorn::None => String::new(),
+            Adorn::KindAndId => format!("^#{id}:*expr.Expr_CreateStruct_Entry#"),
+            Adorn::Location => self.location(id),
+        };
+        self.append(&s);
+    }
+
+    fn location(&self, id: i64) -> String {
+        let loc = self.parsed.source_info.start_location(id);
+        format!("^#{}[{},{}]#", id, loc.line, loc.column)
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Unspecified => {}
+            ExprKind::Literal(l) => {
+                let s = format_literal(l);
+                self.append(&s);
+            }
+            ExprKind::Ident(n) => self.append(n),
+            ExprKind::Select(s) => {
+                self.expr(&s.operand);
+                self.append(".");
+                self.append(&s.field);
+                if s.test_only {
+                    self.append("~test-only~");
+                }
+            }
+            ExprKind::Call(c) => {
+                if let Some(t) = &c.target {
+                    self.expr(t);
+                    self.append(".");
+                }
+                self.append(&c.function);
+                self.append("(");
+                if !c.args.is_empty() {
+                    self.indent += 1;
+                    self.newline();
+                    for (i, a) in c.args.iter().enumerate() {
+                        if i > 0 {
+                            self.append(",");
+                            self.newline();
+                        }
+                        self.expr(a);
+                    }
+                    self.indent -= 1;
+                    self.newline();
+                }
+                self.append(")");
+            }
+            ExprKind::List(l) => {
+                self.append("[");
+                if !l.elements.is_empty() {
+                    self.newline();
+                    self.indent += 1;
+                    for (i, x) in l.elements.iter().enumerate() {
+                        if i > 0 {
+                            self.append(",");
+                            self.newline();
+                        }
+                        self.expr(x);
+                    }
+                    self.indent -= 1;
+                    self.newline();
+                }
+                self.append("]");
+            }
+            ExprKind::Map(m) => {
+                self.append("{");
+                if !m.entries.is_empty() {
+                    self.newline();
+                    self.indent += 1;
+                    for (i, en) in m.entries.iter().enumerate() {
+                        if i > 0 {
+                            self.append(",");
+                            self.newline();
+                        }
+                        if en.optional {
+                            self.append("?");
+                        }
+                        self.expr(&en.key);
+                        self.append(":");
+                        self.expr(&en.value);
+                        self.adorn_entry(en.id);
+                    }
+                    self.indent -= 1;
+                    self.newline();
+                }
+                self.append("}");
+            }
+            ExprKind::Struct(s) => {
+                self.append(&s.type_name);
+                self.append("{");
+                if !s.fields.is_empty() {
+                    self.newline();
+                    self.indent += 1;
+                    for (i, f) in s.fields.iter().enumerate() {
+                        if i > 0 {
+                            self.append(",");
+                            self.newline();
+                        }
+                        if f.optional {
+                            self.append("?");
+                        }
+                        self.append(&f.name);
+                        self.append(":");
+                        self.expr(&f.value);
+                        self.adorn_entry(f.id);
+                    }
+                    self.indent -= 1;
+                    self.newline();
+                }
+                self.append("}");
+            }
+            ExprKind::Comprehension(c) => {
+                self.append("__comprehension__(");
+                self.indent += 1;
+                self.newline();
+                self.append("// Variable");
+                self.newline();
+                self.append(&c.iter_var);
+                self.append(",");
+                self.newline();
+                if !c.iter_var2.is_empty() {
+                    self.append(&c.iter_var2);
+                    self.append(",");
+                    self.newline();
+                }
+                let parts: [(&str, Option<&Expr>); 6] = [
+                    ("// Target", Some(&c.iter_range)),
+                    ("// Accumulator", None),
+                    ("// Init", Some(&c.accu_init)),
+                    ("// LoopCondition", Some(&c.loop_condition)),
+                    ("// LoopStep", Some(&c.loop_step)),
+                    ("// Result", Some(&c.result)),
+                ];
+                for (i, (label, e)) in parts.iter().enumerate() {
+                    self.append(label);
+                    self.newline();
+                    match e {
+                        Some(e) => self.expr(e),
+                        None => self.append(&c.accu_var),
+                    }
+                    if i < 5 {
+                        self.append(",");
+                        self.newline();
+                    }
+                }
+                self.append(")");
+                self.indent -= 1;
+            }
+        }
+        self.adorn_expr(e);
+    }
+}
+
+fn kind_name(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::Call(_) => "*expr.Expr_CallExpr",
+        ExprKind::Comprehension(_) => "*expr.Expr_ComprehensionExpr",
+        ExprKind::Ident(_) => "*expr.Expr_IdentExpr",
+        ExprKind::Literal(l) => match l {
+            Literal::Bool(_) => "*expr.Constant_BoolValue",
+            Literal::Bytes(_) => "*expr.Constant_BytesValue",
+            Literal::Double(_) => "*expr.Constant_DoubleValue",
+            Literal::Int(_) => "*expr.Constant_Int64Value",
+            Literal::Null => "*expr.Constant_NullValue",
+            Literal::String(_) => "*expr.Constant_StringValue",
+            Literal::Uint(_) => "*expr.Constant_Uint64Value",
+        },
+        ExprKind::List(_) => "*expr.Expr_ListExpr",
+        ExprKind::Map(_) | ExprKind::Struct(_) => "*expr.Expr_StructExpr",
+        ExprKind::Select(_) => "*expr.Expr_SelectExpr",
+        ExprKind::Unspecified => "",
+    }
+}
+
+/// A literal as cel-go's debug printer writes it (Go's `%v` for doubles, `strconv.Quote` for
+/// strings and bytes).
+pub fn format_literal(l: &Literal) -> String {
+    match l {
+        Literal::Null => "null".to_string(),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Int(i) => i.to_string(),
+        Literal::Uint(u) => format!("{u}u"),
+        Literal::Double(d) => go_float(*d),
+        Literal::String(s) => go_quote(s.as_bytes()),
+        Literal::Bytes(b) => format!("b{}", go_quote(b)),
+    }
+}
+
+/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)` with Go's exponent rules:
+/// exponent form when the exponent is < -4 or >= 21).
+pub fn go_float(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".to_string();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    // Shortest round-trip digits from Rust's `{:e}`.
+    let e = format!("{d:e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..21).contains(&exp) {
+        let s = format!("{d}");
+        return s;
+    }
+    let sign = if exp < 0 { '-' } else { '+' };
+    let abs = exp.unsigned_abs();
+    if abs < 10 {
+        format!("{mant}e{sign}0{abs}")
+    } else {
+        format!("{mant}e{sign}{abs}")
+    }
+}
+
+/// Go's `strconv.Quote` over bytes (invalid UTF-8 bytes as `\x..`).
+pub fn go_quote(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    let mut rest = b;
+    while !rest.is_empty() {
+        let (c, size) = decode_utf8(rest);
+        match c {
+            None => {
+                let _ = write!(out, "\\x{:02x}", rest.first().copied().unwrap_or(0));
+            }
+            Some('\u{7}') => out.push_str("\\a"),
+            Some('\u{8}') => out.push_str("\\b"),
+            Some('\u{c}') => out.push_str("\\f"),
+            Some('\n') => out.push_str("\\n"),
+            Some('\r') => out.push_str("\\r"),
+            Some('\t') => out.push_str("\\t"),
+            Some('\u{b}') => out.push_str("\\v"),
+            Some('\\') => out.push_str("\\\\"),
+            Some('"') => out.push_str("\\\""),
+            Some(c) if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            Some(c) if is_go_printable(c) => out.push(c),
+            Some(c) if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            Some(c) => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+        rest = rest.get(size.max(1)..).unwrap_or(&[]);
+    }
+    out.push('"');
+    out
+}
+
+fn decode_utf8(b: &[u8]) -> (Option<char>, usize) {
+    for len in 1..=4.min(b.len()) {
+        if let Some(s) = b.get(..len).and_then(|p| std::str::from_utf8(p).ok()) {
+            return (s.chars().next(), len);
+        }
+    }
+    (None, 1)
+}
+
+/// An approximation of Go's `unicode.IsPrint` (graphic characters and the ASCII space).
+fn is_go_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    !(c.is_control()
+        || c.is_whitespace()
+        || matches!(c as u32, 0xad | 0x600..=0x605 | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x206f | 0xfeff | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xfdd0..=0xfdef)
+        || (c as u32 & 0xfffe) == 0xfffe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_as_go() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1"),
+            (0.5, "0.5"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (-2.25, "-2.25"),
+            (1e100, "1e+100"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(go_float(*v), *want, "{v}");
+        }
+    }
+
+    #[test]
+    fn quotes_as_go() {
+        assert_eq!(go_quote(b"a\"b\\\n"), r#""a\"b\\\n""#);
+        assert_eq!(go_quote(&[0xff, b'a']), r#""\xffa""#);
+        assert_eq!(go_quote("é😀".as_bytes()), "\"é😀\"");
+        assert_eq!(go_quote(&[0x01]), r#""\x01""#);
+    }
+}
