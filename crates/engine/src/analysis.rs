@@ -277,8 +277,12 @@ fn locate_error(
 }
 
 /// The compiled versions of an internal CRD: schema (per version or shared), structural
-/// form, validator, subresources.
-fn compile_versions(crd: &InternalCrd, options: &Options) -> Vec<CompiledVersion> {
+/// form (from `cache`, where CRD validation left it), validator, subresources.
+fn compile_versions<'a>(
+    crd: &'a InternalCrd,
+    options: &Options,
+    cache: &apiext::StructuralCache<'a>,
+) -> Vec<CompiledVersion> {
     let vopts = crate::validation::Options {
         compatibility_version: crate::validation::CompatibilityVersion::parse(
             &options.kubernetes_version,
@@ -293,9 +297,8 @@ fn compile_versions(crd: &InternalCrd, options: &Options) -> Vec<CompiledVersion
                 .schema
                 .as_ref()
                 .or(crd.spec.validation.as_ref())
-                .and_then(|s| s.open_api_v3_schema.as_deref())
-                .cloned();
-            let structural = props.as_ref().and_then(|p| Structural::from_props(p).ok());
+                .and_then(|s| s.open_api_v3_schema.as_deref());
+            let structural = props.and_then(|p| cache.get(p).ok());
             let subresources = v.subresources.as_ref().or(crd.spec.subresources.as_ref());
             CompiledVersion {
                 name: v.name.clone(),
@@ -303,10 +306,9 @@ fn compile_versions(crd: &InternalCrd, options: &Options) -> Vec<CompiledVersion
                 storage: v.storage,
                 deprecated: v.deprecated,
                 deprecation_warning: v.deprecation_warning.clone(),
-                validator: SchemaValidator::new(props.as_ref(), &vopts),
-                has_rules: structural.as_ref().is_some_and(has_rules),
+                validator: SchemaValidator::new(props, &vopts),
+                has_rules: structural.as_deref().is_some_and(has_rules),
                 structural,
-                props,
                 status: subresources.is_some_and(|s| s.status),
                 scale: subresources.and_then(|s| s.scale.clone()),
             }
@@ -337,6 +339,7 @@ impl CompiledCrd {
         let mut internal = None;
         let mut seen = false;
         let mut errors: Vec<FieldError> = Vec::new();
+        let mut compiled = Vec::new();
         for (doc, root) in parsed.values() {
             if seen {
                 findings.push(
@@ -388,12 +391,16 @@ impl CompiledCrd {
                 findings.push(f);
             }
             let defaults = apiext::defaults::DefaultsValidation::without_cel();
-            errors = apiext::validate_create(
+            // Validation converts each schema to its structural form once; the versions are
+            // compiled with the same forms.
+            let cache = apiext::StructuralCache::new();
+            errors = apiext::validate_create_with_cache(
                 &icrd,
                 apiext::Hooks {
                     cel: None,
                     defaults: Some(&defaults),
                 },
+                &cache,
             );
             for e in &errors {
                 let v1_path = apiext::v1_path(&e.field, Some(&v1));
@@ -413,6 +420,8 @@ impl CompiledCrd {
                     span: root.span,
                 }));
             }
+            compiled = compile_versions(&icrd, options, &cache);
+            drop(cache);
             internal = Some(icrd);
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
@@ -421,10 +430,6 @@ impl CompiledCrd {
                 "the CRD text holds no document",
             ));
         }
-        let compiled = internal
-            .as_ref()
-            .map(|c| compile_versions(c, options))
-            .unwrap_or_default();
         let facts = internal
             .as_ref()
             .map(|c| CrdFacts {

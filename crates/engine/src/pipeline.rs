@@ -6,6 +6,8 @@
 //!
 //! Everything here works on one CRD version, compiled once ([`CompiledVersion`]).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value as Json};
 
 use crate::apiext::internal::Scale;
@@ -14,7 +16,7 @@ use crate::finding::ErrorType;
 use crate::objectmeta::validation as meta_validation;
 use crate::objectmeta::{self, SchemaCoercer};
 use crate::path::FieldPath;
-use crate::schema::{JsonSchemaProps, Structural};
+use crate::schema::Structural;
 use crate::validation::SchemaValidator;
 use crate::{defaulting, listtype};
 
@@ -31,10 +33,10 @@ pub struct CompiledVersion {
     pub deprecated: bool,
     /// Its deprecation warning, when set.
     pub deprecation_warning: Option<String>,
-    /// The schema as written (after v1 → internal conversion).
-    pub props: Option<JsonSchemaProps>,
-    /// Its structural form, when it has one.
-    pub structural: Option<Structural>,
+    /// The structural form of its schema, when it has one (shared with the versions that
+    /// have the same schema). The schema as written is the CRD's
+    /// ([`crate::CompiledCrd::internal`]).
+    pub structural: Option<Arc<Structural>>,
     /// The OpenAPI validator.
     pub validator: SchemaValidator,
     /// Whether any `x-kubernetes-validations` rule exists in the schema.
@@ -125,7 +127,7 @@ pub fn decode(
         versions
             .iter()
             .find(|cv| cv.name == v)
-            .and_then(|cv| cv.structural.as_ref())
+            .and_then(|cv| cv.structural.as_deref())
     };
     let unknown = coercer.apply(&mut obj, &schema_of).map_err(|e| e.text())?;
     let pruned = obj.clone();
@@ -213,7 +215,7 @@ pub fn run(
         Some(old) => prepare_for_update(&mut stored, old, version.status),
     }
 
-    let s = version.structural.as_ref();
+    let s = version.structural.as_deref();
     let mut errs: Vec<FieldError> = Vec::new();
     // customResourceValidator.Validate / ValidateUpdate.
     let type_errs =

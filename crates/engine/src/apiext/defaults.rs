@@ -17,6 +17,7 @@ use crate::path::FieldPath;
 use crate::schema::structural::Structural;
 
 use super::hooks::DefaultsValidator;
+use super::lazy_path::LazyPath;
 
 /// `celconfig.RuntimeCELCostBudget`.
 pub const RUNTIME_CEL_COST_BUDGET: i64 = 10_000_000;
@@ -107,14 +108,85 @@ fn surrounding_object(steps: &[Step], focus: Json) -> Result<Map<String, Json>, 
     Ok(obj)
 }
 
-struct Walk<'v, 'a> {
+/// The steps from the resource to a node, as a chain on the stack (turned into a list of
+/// [`Step`]s only for a default that needs its surrounding object).
+#[derive(Clone, Copy)]
+enum Steps<'a> {
+    /// At the resource.
+    Resource,
+    /// `parent` then `.name`.
+    Child(&'a Steps<'a>, &'a str),
+    /// `parent` then `[]`.
+    Index(&'a Steps<'a>),
+}
+
+impl Steps<'_> {
+    fn to_vec(self) -> Vec<Step> {
+        let mut out = Vec::new();
+        let mut cur = self;
+        loop {
+            match cur {
+                Steps::Resource => break,
+                Steps::Child(parent, name) => {
+                    out.push(Step::Child(name.to_owned()));
+                    cur = *parent;
+                }
+                Steps::Index(parent) => {
+                    out.push(Step::Index);
+                    cur = *parent;
+                }
+            }
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// The resource a node belongs to: a node marked `x-kubernetes-embedded-resource`, or the
+/// schema root, which `ValidateDefaults` marks as one when it is a resource root (on a copy,
+/// made only if a check needs it).
+#[derive(Clone, Copy)]
+enum Resource<'s> {
+    Node(&'s Structural),
+    Root,
+}
+
+struct Walk<'v, 'a, 'r> {
     v: &'v DefaultsValidation<'a>,
     require_pruned: bool,
     errs: Vec<FieldError>,
     remaining: i64,
+    /// The schema root as given.
+    root: &'r Structural,
+    /// Whether the root is to be taken as marked `x-kubernetes-embedded-resource` though it
+    /// is not.
+    mark_root: bool,
+    /// The marked copy of the root, once needed.
+    marked_root: &'r std::cell::OnceCell<Structural>,
 }
 
-impl Walk<'_, '_> {
+impl<'r> Walk<'_, '_, 'r> {
+    /// The schema the checks of `resource` use.
+    fn resource(&self, resource: Resource<'r>) -> &'r Structural {
+        match resource {
+            Resource::Node(s) => s,
+            Resource::Root => self.root_as_checked(),
+        }
+    }
+
+    /// The root as the checks see it: marked as an embedded resource when `mark_root`.
+    fn root_as_checked(&self) -> &'r Structural {
+        if !self.mark_root {
+            return self.root;
+        }
+        let root = self.root;
+        self.marked_root.get_or_init(|| {
+            let mut marked = root.clone();
+            marked.extensions.x_embedded_resource = true;
+            marked
+        })
+    }
+
     /// The CEL part of a default's checks. Returns `false` when the budget ran out.
     fn cel(
         &mut self,
@@ -150,14 +222,17 @@ impl Walk<'_, '_> {
     }
 
     /// `validate`: the checks of `s`'s default and then of its children. Returns `Err` for the
-    /// function's own error, `Ok(false)` when the CEL budget ran out.
+    /// function's own error, `Ok(false)` when the CEL budget ran out. `is_root` is set for the
+    /// schema root (whose `x-kubernetes-embedded-resource` may be taken as set, see
+    /// [`Walk::mark_root`]).
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &mut self,
-        path: &FieldPath,
-        s: &Structural,
-        root: &Structural,
-        root_steps: &[Step],
+        path: &LazyPath<'_>,
+        s: &'r Structural,
+        is_root: bool,
+        resource: Resource<'r>,
+        root_steps: Steps<'_>,
         mut inside_meta: bool,
         is_resource_root: bool,
         depth: usize,
@@ -165,17 +240,26 @@ impl Walk<'_, '_> {
         if depth > crate::schema::props::MAX_SCHEMA_DEPTH {
             return Ok(true);
         }
-        let (root, steps): (&Structural, Vec<Step>) = if s.extensions.x_embedded_resource {
+        let embedded = s.extensions.x_embedded_resource || (is_root && self.mark_root);
+        let (resource, steps) = if embedded {
             inside_meta = false;
-            (s, Vec::new())
+            let own = if is_root {
+                Resource::Root
+            } else {
+                Resource::Node(s)
+            };
+            (own, Steps::Resource)
         } else {
-            (root, root_steps.to_vec())
+            (resource, root_steps)
         };
-        let is_resource_root = is_resource_root || s.extensions.x_embedded_resource;
+        let is_resource_root = is_resource_root || embedded;
         if let Some(default) = &s.generic.default {
-            let dp = path.child("default");
+            // The node as the checks see it (the marked copy, for a marked root).
+            let s = if is_root { self.root_as_checked() } else { s };
+            let dp = path.child("default").to_path();
             if inside_meta {
-                let obj = surrounding_object(&steps, default.clone())?;
+                let root = self.resource(resource);
+                let obj = surrounding_object(&steps.to_vec(), default.clone())?;
                 let mut obj = Json::Object(obj);
                 let (coerce_err, _) = objectmeta::coerce(
                     &FieldPath::root(),
@@ -252,13 +336,12 @@ impl Walk<'_, '_> {
             }
         }
         if let Some(items) = s.items.as_deref() {
-            let mut st = steps.clone();
-            st.push(Step::Index);
             if !self.walk(
                 &path.child("items"),
                 items,
-                root,
-                &st,
+                false,
+                resource,
+                Steps::Index(&steps),
                 inside_meta,
                 false,
                 depth + 1,
@@ -266,17 +349,16 @@ impl Walk<'_, '_> {
                 return Ok(false);
             }
         }
+        let properties = path.child("properties");
         for (k, sub) in &s.properties {
             let sub_inside_meta = inside_meta
-                || (s.extensions.x_embedded_resource
-                    && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
-            let mut st = steps.clone();
-            st.push(Step::Child(k.clone()));
+                || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
             if !self.walk(
-                &path.child("properties").key(k),
+                &properties.key(k),
                 sub,
-                root,
-                &st,
+                false,
+                resource,
+                Steps::Child(&steps, k),
                 sub_inside_meta,
                 false,
                 depth + 1,
@@ -310,17 +392,28 @@ impl DefaultsValidation<'_> {
         require_pruned_defaults: bool,
         budget: i64,
     ) -> Result<Vec<FieldError>, String> {
-        let mut root = s.clone();
-        if is_resource_root {
-            root.extensions.x_embedded_resource = true;
-        }
+        // The server marks a copy of the root as an embedded resource; the copy is made only
+        // if a check uses it (a default at the root or in the root's metadata).
+        let marked_root = std::cell::OnceCell::new();
         let mut w = Walk {
             v: self,
             require_pruned: require_pruned_defaults,
             errs: Vec::new(),
             remaining: budget,
+            root: s,
+            mark_root: is_resource_root && !s.extensions.x_embedded_resource,
+            marked_root: &marked_root,
         };
-        w.walk(path, &root, &root, &[], false, true, 0)?;
+        w.walk(
+            &LazyPath::new(path),
+            s,
+            true,
+            Resource::Root,
+            Steps::Resource,
+            false,
+            true,
+            0,
+        )?;
         Ok(w.errs)
     }
 }

@@ -1442,14 +1442,23 @@ fn convert_v1_to_internal(spec: &mut CrdSpec) {
 /// generation set to 1, deletion fields cleared, and the storage version recorded in
 /// `status.storedVersions`.
 pub fn prepare_for_create(crd: &mut InternalCrd) {
-    crd.status = CrdStatus::default();
-    crd.metadata.generation = 1;
-    crd.metadata.deletion_timestamp = None;
-    crd.metadata.deletion_grace_period_seconds = None;
-    if let Some(v) = crd.spec.versions.iter().find(|v| v.storage) {
-        let name = v.name.clone();
-        if !crd.is_stored_version(&name) {
-            crd.status.stored_versions.push(name);
+    prepare_parts_for_create(&mut crd.metadata, &crd.spec, &mut crd.status);
+}
+
+/// [`prepare_for_create`] of the CRD made of `metadata`, `spec` and `status` (it changes only
+/// the metadata and the status).
+pub(crate) fn prepare_parts_for_create(
+    metadata: &mut ObjectMeta,
+    spec: &CrdSpec,
+    status: &mut CrdStatus,
+) {
+    *status = CrdStatus::default();
+    metadata.generation = 1;
+    metadata.deletion_timestamp = None;
+    metadata.deletion_grace_period_seconds = None;
+    if let Some(v) = spec.versions.iter().find(|v| v.storage) {
+        if !status.stored_versions.iter().any(|s| s == &v.name) {
+            status.stored_versions.push(v.name.clone());
         }
     }
 }

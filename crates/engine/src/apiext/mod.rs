@@ -29,6 +29,8 @@
 //! * [`validate_create`] = `PrepareForCreate` + `ValidateCustomResourceDefinition`;
 //!   [`validate_update`] = `PrepareForUpdate` + `ValidateCustomResourceDefinitionUpdate`.
 //!   [`validate_crd`] / [`validate_crd_update`] validate as given (the Go functions).
+//!   [`validate_create_with_cache`] leaves the structural forms of the schemas in a
+//!   [`StructuralCache`] for the caller (each schema is converted once).
 //! * [`warnings_on_create`] / [`warnings_on_update`]: the API warnings (unrecognized formats,
 //!   `x-kubernetes-list-type: set` of non-scalars).
 //! * [`v1_path`] maps an internal error path to the v1 field in the user's text.
@@ -45,6 +47,7 @@ pub mod field_path;
 pub mod gojson;
 pub mod hooks;
 pub mod internal;
+mod lazy_path;
 pub mod names;
 pub mod paths;
 pub mod schema_validation;
@@ -70,7 +73,9 @@ pub use internal::{
     InternalCrd,
 };
 pub use paths::v1_path;
-pub use schema_validation::{validate_crd_validation, ValidationOptions};
+pub use schema_validation::{
+    validate_crd_validation, validate_crd_validation_cached, StructuralCache, ValidationOptions,
+};
 pub use validation::{
     create_options, update_options, validate_crd, validate_crd_update,
     validate_deprecation_warning, validate_stored_versions,
@@ -79,9 +84,22 @@ pub use validation::{
 /// Create: `PrepareForCreate` (status reset, stored version recorded) then
 /// `ValidateCustomResourceDefinition`.
 pub fn validate_create(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
-    let mut crd = crd.clone();
-    prepare_for_create(&mut crd);
-    validate_crd(&crd, hooks)
+    validate_create_with_cache(crd, hooks, &StructuralCache::new())
+}
+
+/// [`validate_create`], taking the structural forms of the CRD's schemas from `cache` and
+/// leaving there those it converted, for the caller to reuse.
+pub fn validate_create_with_cache<'a>(
+    crd: &'a InternalCrd,
+    hooks: Hooks<'_>,
+    cache: &StructuralCache<'a>,
+) -> Vec<FieldError> {
+    // `PrepareForCreate` changes only the metadata and the status: prepare copies of those
+    // and validate them with the spec as it is.
+    let mut metadata = crd.metadata.clone();
+    let mut status = internal::CrdStatus::default();
+    internal::prepare_parts_for_create(&mut metadata, &crd.spec, &mut status);
+    validation::validate_crd_parts(&metadata, &crd.spec, &status, hooks, cache)
 }
 
 /// Update: `PrepareForUpdate` (status kept from the old CRD) then

@@ -4,18 +4,21 @@
 //! the structural checks, and the CEL rule checks that need no CEL (rule, message and
 //! fieldPath syntax); CEL compilation and cost estimation go through [`Hooks`].
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::field_error::{BadValue, FieldError};
 use crate::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
-use crate::schema::structural::Structural;
+use crate::schema::structural::{ConversionError, Structural};
 
 use super::field_path::valid_field_path;
 use super::hooks::{
     CelCompileFailure, CelErrorKind, CelRuleSite, CelStep, Hooks, PreexistingExpressions,
 };
 use super::internal::{items_json, rule_json, schema_json, CustomResourceValidation};
+use super::lazy_path::LazyPath;
 use super::structural_validation::validate_structural;
 
 /// `StaticEstimatedCostLimit`: the largest estimated cost of one expression.
@@ -254,50 +257,59 @@ impl<'a> CelCtx<'a> {
 }
 
 /// `specStandardValidatorV3`.
-#[derive(Clone, Debug)]
-struct Ssv {
+#[derive(Clone, Copy, Debug)]
+struct Ssv<'a> {
     allow_defaults: bool,
-    disallow_defaults_reason: String,
+    disallow_defaults_reason: &'a str,
     inside_resource_meta: bool,
     require_valid_property_type: bool,
-    uncorrelatable_path: Option<FieldPath>,
+    uncorrelatable_path: Option<LazyPath<'a>>,
 }
 
-impl Ssv {
-    fn with_forbidden_defaults(&self, reason: &str) -> Ssv {
+/// The `disallowDefaultsReason` of the root's `metadata`, `kind` and `apiVersion`
+/// (`"in top-level " + name`).
+fn top_level_reason(name: &str) -> &'static str {
+    match name {
+        "metadata" => "in top-level metadata",
+        "kind" => "in top-level kind",
+        _ => "in top-level apiVersion",
+    }
+}
+
+impl<'a> Ssv<'a> {
+    fn with_forbidden_defaults(self, reason: &'a str) -> Ssv<'a> {
         Ssv {
             allow_defaults: false,
-            disallow_defaults_reason: reason.to_owned(),
-            ..self.clone()
+            disallow_defaults_reason: reason,
+            ..self
         }
     }
 
-    fn with_inside_resource_meta(&self) -> Ssv {
+    fn with_inside_resource_meta(self) -> Ssv<'a> {
         Ssv {
             inside_resource_meta: true,
-            ..self.clone()
+            ..self
         }
     }
 
-    fn with_forbid_old_self(&self, path: &FieldPath) -> Ssv {
+    fn with_forbid_old_self(self, path: LazyPath<'a>) -> Ssv<'a> {
         if self.uncorrelatable_path.is_some() {
-            return self.clone();
+            return self;
         }
         Ssv {
-            uncorrelatable_path: Some(path.clone()),
-            ..self.clone()
+            uncorrelatable_path: Some(path),
+            ..self
         }
     }
 
     /// `validate`: the OpenAPI v3 restrictions of one node.
-    fn validate(&self, s: &JsonSchemaProps, path: &FieldPath) -> Vec<FieldError> {
-        let mut errs = Vec::new();
+    fn validate(&self, s: &JsonSchemaProps, path: &LazyPath<'_>, errs: &mut Vec<FieldError>) {
         if self.require_valid_property_type
             && !s.type_.is_empty()
             && !OPENAPI_V3_TYPES.contains(&s.type_.as_str())
         {
             errs.push(FieldError::not_supported(
-                path.child("type"),
+                path.child("type").to_path(),
                 BadValue::Str(s.type_.clone()),
                 OPENAPI_V3_TYPES,
             ));
@@ -306,64 +318,67 @@ impl Ssv {
             let mut detail = "must not be set".to_owned();
             if !self.disallow_defaults_reason.is_empty() {
                 detail.push(' ');
-                detail.push_str(&self.disallow_defaults_reason);
+                detail.push_str(self.disallow_defaults_reason);
             }
-            errs.push(FieldError::forbidden(path.child("default"), detail));
+            errs.push(FieldError::forbidden(
+                path.child("default").to_path(),
+                detail,
+            ));
         }
         if !s.id.is_empty() {
             errs.push(FieldError::forbidden(
-                path.child("id"),
+                path.child("id").to_path(),
                 "id is not supported",
             ));
         }
         if s.additional_items.is_some() {
             errs.push(FieldError::forbidden(
-                path.child("additionalItems"),
+                path.child("additionalItems").to_path(),
                 "additionalItems is not supported",
             ));
         }
         if !s.pattern_properties.is_empty() {
             errs.push(FieldError::forbidden(
-                path.child("patternProperties"),
+                path.child("patternProperties").to_path(),
                 "patternProperties is not supported",
             ));
         }
         if !s.definitions.is_empty() {
             errs.push(FieldError::forbidden(
-                path.child("definitions"),
+                path.child("definitions").to_path(),
                 "definitions is not supported",
             ));
         }
         if !s.dependencies.is_empty() {
             errs.push(FieldError::forbidden(
-                path.child("dependencies"),
+                path.child("dependencies").to_path(),
                 "dependencies is not supported",
             ));
         }
         if s.ref_.is_some() {
-            let mut p = path.clone();
-            p.0.push(crate::path::Segment::Field("$ref".to_owned()));
-            errs.push(FieldError::forbidden(p, "$ref is not supported"));
+            errs.push(FieldError::forbidden(
+                path.child_name("$ref").to_path(),
+                "$ref is not supported",
+            ));
         }
         if s.type_ == "null" {
             errs.push(FieldError::forbidden(
-                path.child("type"),
+                path.child("type").to_path(),
                 "type cannot be set to null, use nullable as an alternative",
             ));
         }
         if matches!(&s.items, Some(SchemaOrArray::Array(a)) if !a.is_empty()) {
             errs.push(FieldError::forbidden(
-                path.child("items"),
+                path.child("items").to_path(),
                 "items must be a schema object and not an array",
             ));
         }
         if self.inside_resource_meta && s.x_embedded_resource {
             errs.push(FieldError::forbidden(
-                path.child("x-kubernetes-embedded-resource"),
+                path.child("x-kubernetes-embedded-resource").to_path(),
                 "must not be used inside of resource meta",
             ));
         }
-        errs
     }
 }
 
@@ -407,8 +422,8 @@ impl<'o> Walker<'o> {
     fn walk<'a>(
         &mut self,
         schema: Option<&'a JsonSchemaProps>,
-        path: &FieldPath,
-        ssv: &Ssv,
+        path: &LazyPath<'_>,
+        ssv: Ssv<'_>,
         is_root: bool,
         cel: Option<CelCtx<'a>>,
     ) -> ErrorList {
@@ -420,17 +435,17 @@ impl<'o> Walker<'o> {
             return errs;
         }
         self.depth += 1;
-        errs.schema.extend(ssv.validate(schema, path));
+        ssv.validate(schema, path, &mut errs.schema);
         if schema.unique_items {
             errs.schema.push(FieldError::forbidden(
-                path.child("uniqueItems"),
+                path.child("uniqueItems").to_path(),
                 "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
             ));
         }
         if let Some(ap) = &schema.additional_properties {
             if !schema.properties.is_empty() && (!ap.allows || ap.schema.is_some()) {
                 errs.schema.push(FieldError::forbidden(
-                    path.child("additionalProperties"),
+                    path.child("additionalProperties").to_path(),
                     "additionalProperties and properties are mutual exclusive",
                 ));
             }
@@ -439,7 +454,7 @@ impl<'o> Walker<'o> {
                     "inside additionalProperties applying to object metadata",
                 )
             } else {
-                ssv.clone()
+                ssv
             };
             let child_cel = cel
                 .as_ref()
@@ -447,39 +462,34 @@ impl<'o> Walker<'o> {
             let e = self.walk(
                 ap.schema.as_deref(),
                 &path.child("additionalProperties"),
-                &sub,
+                sub,
                 false,
                 child_cel,
             );
             errs.append(e);
         }
+        let properties = path.child("properties");
         for (name, prop) in &schema.properties {
-            let mut sub = ssv.clone();
+            let mut sub = ssv;
             let correlatable = matches!(
                 schema.x_map_type.as_deref(),
                 None | Some("granular") | Some("atomic")
             );
             if !correlatable {
-                sub = sub.with_forbid_old_self(path);
+                sub = sub.with_forbid_old_self(*path);
             }
             if (is_root || schema.x_embedded_resource)
                 && matches!(name.as_str(), "metadata" | "kind" | "apiVersion")
             {
                 sub = sub.with_inside_resource_meta();
                 if is_root {
-                    sub = sub.with_forbidden_defaults(&format!("in top-level {name}"));
+                    sub = sub.with_forbidden_defaults(top_level_reason(name));
                 }
             }
             let child_cel = cel
                 .as_ref()
                 .map(|c| c.child(Some(prop), CelStep::Property(name.clone())));
-            let e = self.walk(
-                Some(prop),
-                &path.child("properties").key(name),
-                &sub,
-                false,
-                child_cel,
-            );
+            let e = self.walk(Some(prop), &properties.key(name), sub, false, child_cel);
             errs.append(e);
         }
         let e = self.walk(schema.not.as_deref(), &path.child("not"), ssv, false, None);
@@ -489,65 +499,50 @@ impl<'o> Walker<'o> {
             ("oneOf", &schema.one_of),
             ("anyOf", &schema.any_of),
         ] {
+            let list_path = path.child(key);
             for (i, s) in list.iter().enumerate() {
-                let e = self.walk(Some(s), &path.child(key).index(i), ssv, false, None);
+                let e = self.walk(Some(s), &list_path.index(i), ssv, false, None);
                 errs.append(e);
             }
         }
+        let definitions = path.child("definitions");
         for (name, s) in &schema.definitions {
-            let e = self.walk(
-                Some(s),
-                &path.child("definitions").key(name),
-                ssv,
-                false,
-                None,
-            );
+            let e = self.walk(Some(s), &definitions.key(name), ssv, false, None);
             errs.append(e);
         }
         if let Some(items) = &schema.items {
             let sub = if schema.x_list_type.as_deref() != Some("map") {
-                ssv.with_forbid_old_self(path)
+                ssv.with_forbid_old_self(*path)
             } else {
-                ssv.clone()
+                ssv
             };
+            let items_path = path.child("items");
             match items {
                 SchemaOrArray::Schema(item) => {
                     let child_cel = cel.as_ref().map(|c| c.child(Some(item), CelStep::Items));
-                    let e = self.walk(Some(item), &path.child("items"), &sub, false, child_cel);
+                    let e = self.walk(Some(item), &items_path, sub, false, child_cel);
                     errs.append(e);
                 }
                 SchemaOrArray::Array(list) => {
                     // `items.Schema` is nil: its walk reports nothing.
                     for (i, item) in list.iter().enumerate() {
                         let child_cel = cel.as_ref().map(|c| c.child(Some(item), CelStep::Items));
-                        let e = self.walk(
-                            Some(item),
-                            &path.child("items").index(i),
-                            &sub,
-                            false,
-                            child_cel,
-                        );
+                        let e = self.walk(Some(item), &items_path.index(i), sub, false, child_cel);
                         errs.append(e);
                     }
                 }
             }
         }
+        let dependencies = path.child("dependencies");
         for (name, dep) in &schema.dependencies {
             if let crate::schema::props::SchemaOrStringArray::Schema(s) = dep {
-                let e = self.walk(
-                    Some(s),
-                    &path.child("dependencies").key(name),
-                    ssv,
-                    false,
-                    None,
-                );
+                let e = self.walk(Some(s), &dependencies.key(name), ssv, false, None);
                 errs.append(e);
             }
         }
         self.extensions(schema, path, &mut errs.schema);
         if self.opts.require_map_list_keys_map_set_validation {
-            errs.schema
-                .extend(validate_map_list_keys_map_set(schema, path));
+            map_list_keys_map_set(schema, path, &mut errs.schema);
         }
         if !schema.x_validations.is_empty() {
             self.rules(schema, path, ssv, cel.as_ref(), &mut errs);
@@ -557,10 +552,15 @@ impl<'o> Walker<'o> {
     }
 
     /// The `x-kubernetes-*` list and map checks.
-    fn extensions(&self, schema: &JsonSchemaProps, path: &FieldPath, errs: &mut Vec<FieldError>) {
+    fn extensions(
+        &self,
+        schema: &JsonSchemaProps,
+        path: &LazyPath<'_>,
+        errs: &mut Vec<FieldError>,
+    ) {
         if schema.x_preserve_unknown_fields == Some(false) {
             errs.push(FieldError::invalid(
-                path.child("x-kubernetes-preserve-unknown-fields"),
+                path.child("x-kubernetes-preserve-unknown-fields").to_path(),
                 BadValue::Bool(false),
                 "must be true or undefined",
             ));
@@ -570,12 +570,12 @@ impl<'o> Walker<'o> {
             if type_ != "object" {
                 if type_.is_empty() {
                     errs.push(FieldError::required(
-                        path.child("type"),
+                        path.child("type").to_path(),
                         "must be object if x-kubernetes-map-type is specified",
                     ));
                 } else {
                     errs.push(FieldError::invalid(
-                        path.child("type"),
+                        path.child("type").to_path(),
                         BadValue::Str(type_.to_owned()),
                         "must be object if x-kubernetes-map-type is specified",
                     ));
@@ -583,7 +583,7 @@ impl<'o> Walker<'o> {
             }
             if map_type != "atomic" && map_type != "granular" {
                 errs.push(FieldError::not_supported(
-                    path.child("x-kubernetes-map-type"),
+                    path.child("x-kubernetes-map-type").to_path(),
                     BadValue::Str(map_type.clone()),
                     &["atomic", "granular"],
                 ));
@@ -594,12 +594,12 @@ impl<'o> Walker<'o> {
         if list_type.is_some() && type_ != "array" {
             if type_.is_empty() {
                 errs.push(FieldError::required(
-                    path.child("type"),
+                    path.child("type").to_path(),
                     "must be array if x-kubernetes-list-type is specified",
                 ));
             } else {
                 errs.push(FieldError::invalid(
-                    path.child("type"),
+                    path.child("type").to_path(),
                     BadValue::Str(type_.to_owned()),
                     "must be array if x-kubernetes-list-type is specified",
                 ));
@@ -614,7 +614,9 @@ impl<'o> Walker<'o> {
                 match is.type_.as_str() {
                     "array" if is.x_list_type.as_deref().is_some_and(|t| t != "atomic") => {
                         errs.push(FieldError::invalid(
-                            path.child("items").child("x-kubernetes-list-type"),
+                            path.child("items")
+                                .child("x-kubernetes-list-type")
+                                .to_path(),
                             item_list_type(),
                             "must be atomic as item of a list with x-kubernetes-list-type=set",
                         ));
@@ -622,7 +624,7 @@ impl<'o> Walker<'o> {
                     // The server prints the items' list type here too.
                     "object" if is.x_map_type.as_deref() != Some("atomic") => {
                         errs.push(FieldError::invalid(
-                            path.child("items").child("x-kubernetes-map-type"),
+                            path.child("items").child("x-kubernetes-map-type").to_path(),
                             item_list_type(),
                             "must be atomic as item of a list with x-kubernetes-list-type=set",
                         ));
@@ -634,7 +636,7 @@ impl<'o> Walker<'o> {
         if let Some(lt) = list_type {
             if !matches!(lt, "atomic" | "set" | "map") {
                 errs.push(FieldError::not_supported(
-                    path.child("x-kubernetes-list-type"),
+                    path.child("x-kubernetes-list-type").to_path(),
                     BadValue::Str(lt.to_owned()),
                     &["atomic", "set", "map"],
                 ));
@@ -643,12 +645,12 @@ impl<'o> Walker<'o> {
         if !schema.x_list_map_keys.is_empty() {
             match list_type {
                 None => errs.push(FieldError::required(
-                    path.child("x-kubernetes-list-type"),
+                    path.child("x-kubernetes-list-type").to_path(),
                     "must be map if x-kubernetes-list-map-keys is non-empty",
                 )),
                 Some("map") => {}
                 Some(lt) => errs.push(FieldError::invalid(
-                    path.child("x-kubernetes-list-type"),
+                    path.child("x-kubernetes-list-type").to_path(),
                     BadValue::Str(lt.to_owned()),
                     "must be map if x-kubernetes-list-map-keys is non-empty",
                 )),
@@ -658,24 +660,24 @@ impl<'o> Walker<'o> {
             let keys_json = || BadValue::Raw(super::gojson::strings(&schema.x_list_map_keys));
             if schema.x_list_map_keys.is_empty() {
                 errs.push(FieldError::required(
-                    path.child("x-kubernetes-list-map-keys"),
+                    path.child("x-kubernetes-list-map-keys").to_path(),
                     "must not be empty if x-kubernetes-list-type is map",
                 ));
             }
             match &schema.items {
                 None => errs.push(FieldError::required(
-                    path.child("items"),
+                    path.child("items").to_path(),
                     "must have a schema if x-kubernetes-list-type is map",
                 )),
                 Some(items @ SchemaOrArray::Array(_)) => errs.push(FieldError::invalid(
-                    path.child("items"),
+                    path.child("items").to_path(),
                     BadValue::Raw(items_json(items)),
                     "must only have a single schema if x-kubernetes-list-type is map",
                 )),
                 Some(SchemaOrArray::Schema(is)) => {
                     if is.type_ != "object" {
                         errs.push(FieldError::invalid(
-                            path.child("items").child("type"),
+                            path.child("items").child("type").to_path(),
                             BadValue::Str(is.type_.clone()),
                             "must be object if parent array's x-kubernetes-list-type is map",
                         ));
@@ -690,21 +692,21 @@ impl<'o> Walker<'o> {
                                             path.child("items")
                                                 .child("properties")
                                                 .key(k)
-                                                .child("type"),
+                                                .child("type").to_path(),
                                             BadValue::Str(is.type_.clone()),
                                             "must be a scalar type if parent array's x-kubernetes-list-type is map",
                                         ));
                                     }
                                 }
                                 None => errs.push(FieldError::invalid(
-                                    path.child("x-kubernetes-list-map-keys"),
+                                    path.child("x-kubernetes-list-map-keys").to_path(),
                                     keys_json(),
                                     "entries must all be names of item properties",
                                 )),
                             }
                             if !seen.insert(k.as_str()) {
                                 errs.push(FieldError::invalid(
-                                    path.child("x-kubernetes-list-map-keys"),
+                                    path.child("x-kubernetes-list-map-keys").to_path(),
                                     keys_json(),
                                     "must not contain duplicate entries",
                                 ));
@@ -720,8 +722,8 @@ impl<'o> Walker<'o> {
     fn rules(
         &mut self,
         schema: &JsonSchemaProps,
-        path: &FieldPath,
-        ssv: &Ssv,
+        path: &LazyPath<'_>,
+        ssv: Ssv<'_>,
         cel: Option<&CelCtx<'_>>,
         errs: &mut ErrorList,
     ) {
@@ -733,37 +735,37 @@ impl<'o> Walker<'o> {
             let trimmed_msg_expr = rule.message_expression.trim();
             if trimmed_rule.is_empty() {
                 errs.schema.push(FieldError::required(
-                    rp.child("rule"),
+                    rp.child("rule").to_path(),
                     "rule is not specified",
                 ));
             } else if !rule.message.is_empty() && trimmed_msg.is_empty() {
                 errs.schema.push(FieldError::invalid(
-                    rp.child("message"),
+                    rp.child("message").to_path(),
                     BadValue::Str(rule.message.clone()),
                     "must be non-empty if specified",
                 ));
             } else if has_newlines(trimmed_msg) {
                 errs.schema.push(FieldError::invalid(
-                    rp.child("message"),
+                    rp.child("message").to_path(),
                     BadValue::Str(rule.message.clone()),
                     "must not contain line breaks",
                 ));
             } else if has_newlines(trimmed_rule) && trimmed_msg.is_empty() {
                 errs.schema.push(FieldError::required(
-                    rp.child("message"),
+                    rp.child("message").to_path(),
                     "message must be specified if rule contains line breaks",
                 ));
             }
             if !rule.message_expression.is_empty() && trimmed_msg_expr.is_empty() {
                 errs.schema.push(FieldError::required(
-                    rp.child("messageExpression"),
+                    rp.child("messageExpression").to_path(),
                     "messageExpression must be non-empty if specified",
                 ));
             }
             if let Some(reason) = &rule.reason {
                 if !SUPPORTED_REASONS.contains(&reason.as_str()) {
                     errs.schema.push(FieldError::not_supported(
-                        rp.child("reason"),
+                        rp.child("reason").to_path(),
                         BadValue::Str(reason.clone()),
                         SUPPORTED_REASONS,
                     ));
@@ -772,21 +774,21 @@ impl<'o> Walker<'o> {
             let trimmed_field_path = rule.field_path.trim();
             if !rule.field_path.is_empty() && trimmed_field_path.is_empty() {
                 errs.schema.push(FieldError::invalid(
-                    rp.child("fieldPath"),
+                    rp.child("fieldPath").to_path(),
                     BadValue::Str(rule.field_path.clone()),
                     "must be non-empty if specified",
                 ));
             }
             if has_newlines(&rule.field_path) {
                 errs.schema.push(FieldError::invalid(
-                    rp.child("fieldPath"),
+                    rp.child("fieldPath").to_path(),
                     BadValue::Str(rule.field_path.clone()),
                     "must not contain line breaks",
                 ));
             }
             if !rule.field_path.is_empty() && !path_valid(schema, &rule.field_path) {
                 errs.schema.push(FieldError::invalid(
-                    rp.child("fieldPath"),
+                    rp.child("fieldPath").to_path(),
                     BadValue::Str(rule.field_path.clone()),
                     "must be a valid path",
                 ));
@@ -803,9 +805,10 @@ impl<'o> Walker<'o> {
         let Some((scope_root, scope_is_root, steps)) = &ctx.scope else {
             return;
         };
+        let owned_path = path.to_path();
         let site = CelRuleSite {
             schema,
-            path,
+            path: &owned_path,
             scope_root,
             scope_root_is_resource_root: *scope_is_root,
             steps: steps.clone(),
@@ -820,7 +823,8 @@ impl<'o> Walker<'o> {
                     CelCompileFailure::NoTypeInfo => "internal error: failed to retrieve type information for x-kubernetes-validations".to_owned(),
                     CelCompileFailure::Compile(e) => e,
                 };
-                errs.cel.push(FieldError::internal(rules_path, detail));
+                errs.cel
+                    .push(FieldError::internal(rules_path.to_path(), detail));
                 return;
             }
         };
@@ -837,18 +841,19 @@ impl<'o> Walker<'o> {
             };
             if !self.opts.suppress_per_expression_cost && cost > STATIC_ESTIMATED_COST_LIMIT {
                 errs.cel.push(FieldError::forbidden(
-                    rp.child("rule"),
+                    rp.child("rule").to_path(),
                     cost_error_message("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT),
                 ));
             }
-            self.total_cost.observe(rp.child("rule"), cost);
+            self.total_cost.observe(rp.child("rule").to_path(), cost);
             if let Some((kind, detail)) = &cr.error {
                 match kind {
-                    CelErrorKind::Required => errs
-                        .cel
-                        .push(FieldError::required(rp.child("rule"), detail.clone())),
+                    CelErrorKind::Required => errs.cel.push(FieldError::required(
+                        rp.child("rule").to_path(),
+                        detail.clone(),
+                    )),
                     CelErrorKind::Invalid => errs.cel.push(FieldError::invalid(
-                        rp.child("rule"),
+                        rp.child("rule").to_path(),
                         rule_value(),
                         detail.clone(),
                     )),
@@ -856,7 +861,7 @@ impl<'o> Walker<'o> {
             }
             if let Some(detail) = &cr.message_expression_error {
                 errs.cel.push(FieldError::invalid(
-                    rp.child("messageExpression"),
+                    rp.child("messageExpression").to_path(),
                     rule_value(),
                     detail.clone(),
                 ));
@@ -865,7 +870,7 @@ impl<'o> Walker<'o> {
                     && cr.message_expression_max_cost > STATIC_ESTIMATED_COST_LIMIT
                 {
                     errs.cel.push(FieldError::forbidden(
-                        rp.child("messageExpression"),
+                        rp.child("messageExpression").to_path(),
                         cost_error_message(
                             "estimated messageExpression cost",
                             cr.message_expression_max_cost,
@@ -874,21 +879,21 @@ impl<'o> Walker<'o> {
                     ));
                 }
                 self.total_cost.observe(
-                    rp.child("messageExpression"),
+                    rp.child("messageExpression").to_path(),
                     cr.message_expression_max_cost,
                 );
             }
             if cr.uses_old_self {
                 if let Some(up) = &ssv.uncorrelatable_path {
                     errs.cel.push(FieldError::invalid(
-                        rp.child("rule"),
+                        rp.child("rule").to_path(),
                         BadValue::Str(rule.map(|r| r.rule.clone()).unwrap_or_default()),
                         format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {up}"),
                     ));
                 }
             } else if let Some(oos) = rule.and_then(|r| r.optional_old_self) {
                 errs.cel.push(FieldError::invalid(
-                    rp.child("optionalOldSelf"),
+                    rp.child("optionalOldSelf").to_path(),
                     BadValue::Bool(oos),
                     "may not be set if oldSelf is not used in rule",
                 ));
@@ -913,18 +918,28 @@ pub fn validate_map_list_keys_map_set(
     path: &FieldPath,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    map_list_keys_map_set(schema, &LazyPath::new(path), &mut errs);
+    errs
+}
+
+/// [`validate_map_list_keys_map_set`], adding to `errs`.
+fn map_list_keys_map_set(
+    schema: &JsonSchemaProps,
+    path: &LazyPath<'_>,
+    errs: &mut Vec<FieldError>,
+) {
     let Some(item) = schema.items_schema() else {
-        return errs;
+        return;
     };
     let Some(lt) = schema.x_list_type.as_deref() else {
-        return errs;
+        return;
     };
     if lt != "set" && lt != "map" {
-        return errs;
+        return;
     }
     if item.nullable {
         errs.push(FieldError::forbidden(
-            path.child("items").child("nullable"),
+            path.child("items").child("nullable").to_path(),
             format!("cannot be nullable when x-kubernetes-list-type is {lt}"),
         ));
     }
@@ -935,7 +950,7 @@ pub fn validate_map_list_keys_map_set(
             };
             if !item.required.contains(k) && p.default.is_none() {
                 errs.push(FieldError::required(
-                    path.child("items").child("properties").key(k).child("default"),
+                    path.child("items").child("properties").key(k).child("default").to_path(),
                     "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 ));
             }
@@ -944,13 +959,50 @@ pub fn validate_map_list_keys_map_set(
                     path.child("items")
                         .child("properties")
                         .key(k)
-                        .child("nullable"),
+                        .child("nullable")
+                        .to_path(),
                     "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
                 ));
             }
         }
     }
-    errs
+}
+
+/// The structural forms (`NewStructural`) of a CRD's schemas, each converted once: CRD
+/// validation converts every schema it checks (and the schemas of selectable fields), and a
+/// caller that needs the same forms afterwards (the analysis compiling the versions) takes
+/// them from here instead of converting again. Schemas are told apart by address, so a cache
+/// serves the schemas of one CRD value it borrows.
+#[derive(Debug, Default)]
+pub struct StructuralCache<'a> {
+    entries: RefCell<Vec<CacheEntry<'a>>>,
+}
+
+type CacheEntry<'a> = (
+    &'a JsonSchemaProps,
+    Result<Arc<Structural>, ConversionError>,
+);
+
+impl<'a> StructuralCache<'a> {
+    /// An empty cache.
+    pub fn new() -> StructuralCache<'a> {
+        StructuralCache::default()
+    }
+
+    /// `NewStructural(schema)`, converted on first use.
+    pub fn get(&self, schema: &'a JsonSchemaProps) -> Result<Arc<Structural>, ConversionError> {
+        if let Some((_, found)) = self
+            .entries
+            .borrow()
+            .iter()
+            .find(|(s, _)| std::ptr::eq(*s, schema))
+        {
+            return found.clone();
+        }
+        let converted = Structural::from_props(schema).map(Arc::new);
+        self.entries.borrow_mut().push((schema, converted.clone()));
+        converted
+    }
 }
 
 /// `validateCustomResourceDefinitionValidation(ctx, validation, statusEnabled, opts, path)`:
@@ -961,6 +1013,26 @@ pub fn validate_crd_validation(
     opts: &ValidationOptions,
     path: &FieldPath,
     hooks: Hooks<'_>,
+) -> Vec<FieldError> {
+    validate_crd_validation_cached(
+        validation,
+        status_enabled,
+        opts,
+        path,
+        hooks,
+        &StructuralCache::new(),
+    )
+}
+
+/// [`validate_crd_validation`], taking the schema's structural form from `cache` (converting
+/// it there on first use).
+pub fn validate_crd_validation_cached<'a>(
+    validation: Option<&'a CustomResourceValidation>,
+    status_enabled: bool,
+    opts: &ValidationOptions,
+    path: &FieldPath,
+    hooks: Hooks<'_>,
+    cache: &StructuralCache<'a>,
 ) -> Vec<FieldError> {
     let mut all = Vec::new();
     let Some(validation) = validation else {
@@ -1002,7 +1074,7 @@ pub fn validate_crd_validation(
         }
         let ssv = Ssv {
             allow_defaults: opts.allow_defaults,
-            disallow_defaults_reason: opts.disallow_defaults_reason.clone(),
+            disallow_defaults_reason: &opts.disallow_defaults_reason,
             inside_resource_meta: false,
             require_valid_property_type: opts.require_valid_property_type,
             uncorrelatable_path: None,
@@ -1010,7 +1082,7 @@ pub fn validate_crd_validation(
         let mut cel_ctx = None;
         let mut structural_init_errs = Vec::new();
         if opts.require_structural_schema {
-            match Structural::from_props(schema) {
+            match cache.get(schema) {
                 Err(e) => structural_init_errs.push(FieldError::invalid(
                     schema_path.clone(),
                     BadValue::Str(String::new()),
@@ -1037,7 +1109,10 @@ pub fn validate_crd_validation(
                                 e,
                             )),
                             Ok(errs) if !errs.is_empty() => all.extend(errs),
-                            Ok(_) => cel_ctx = Some(CelCtx::root(schema)),
+                            // The CEL context only serves the compiler: without one, no
+                            // rule is compiled and no cost is counted.
+                            Ok(_) if hooks.cel.is_some() => cel_ctx = Some(CelCtx::root(schema)),
+                            Ok(_) => {}
                         }
                     }
                 }
@@ -1050,7 +1125,13 @@ pub fn validate_crd_validation(
             depth: 0,
         };
         let has_cel = cel_ctx.is_some();
-        let errs = walker.walk(Some(schema), &schema_path, &ssv, true, cel_ctx);
+        let errs = walker.walk(
+            Some(schema),
+            &LazyPath::new(&schema_path),
+            ssv,
+            true,
+            cel_ctx,
+        );
         all.extend(errs.schema);
         all.extend(errs.cel);
         if all.is_empty() {

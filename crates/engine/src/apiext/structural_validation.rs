@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use crate::field_error::{BadValue, FieldError};
 use crate::path::FieldPath;
+
+use super::lazy_path::LazyPath;
 use crate::schema::structural::{
     Extensions, Generic, NestedValueValidation, Structural, ValueValidation,
 };
@@ -47,9 +49,12 @@ pub fn validate_structural_with_options(
     s: &Structural,
     opts: StructuralOptions,
 ) -> Vec<FieldError> {
+    let path = LazyPath::new(path);
     let mut errs = Vec::new();
-    invariants(Some(s), Level::Root, path, opts, &mut errs);
-    errs.extend(validate_structural_completeness(path, s, opts));
+    invariants(Some(s), Level::Root, &path, opts, &mut errs);
+    if let Some(v) = &s.value_validation {
+        vv_completeness(v, Some(s), &path, &path, opts, &mut errs);
+    }
     errs.sort_by_cached_key(FieldError::error);
     errs
 }
@@ -65,17 +70,23 @@ fn int_or_string_any_of() -> [NestedValueValidation; 2] {
     [with_type("integer"), with_type("string")]
 }
 
+/// Whether `any_of` is `[{type: integer}, {type: string}]` (nothing else set).
+fn is_int_or_string(any_of: &[NestedValueValidation]) -> bool {
+    // Only a list of two can match: build the expected value only then.
+    any_of.len() == 2 && any_of == int_or_string_any_of().as_slice()
+}
+
 fn is_int_or_string_any_of(s: &Structural) -> bool {
     s.value_validation
         .as_ref()
-        .is_some_and(|v| v.any_of.as_slice() == int_or_string_any_of().as_slice())
+        .is_some_and(|v| is_int_or_string(&v.any_of))
 }
 
 fn is_int_or_string_all_of(s: &Structural) -> bool {
     s.value_validation.as_ref().is_some_and(|v| {
-        v.all_of.first().is_some_and(|a| {
-            a.value_validation.any_of.as_slice() == int_or_string_any_of().as_slice()
-        })
+        v.all_of
+            .first()
+            .is_some_and(|a| is_int_or_string(&a.value_validation.any_of))
     })
 }
 
@@ -83,14 +94,14 @@ fn is_int_or_string_all_of(s: &Structural) -> bool {
 fn invariants(
     s: Option<&Structural>,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     opts: StructuralOptions,
     errs: &mut Vec<FieldError>,
 ) {
     let Some(s) = s else { return };
     if s.generic.type_ == "array" && s.items.is_none() {
         errs.push(FieldError::required(
-            path.child("items"),
+            path.child("items").to_path(),
             "must be specified",
         ));
     }
@@ -101,19 +112,14 @@ fn invariants(
         opts,
         errs,
     );
+    let properties = path.child("properties");
     for (k, v) in &s.properties {
-        invariants(
-            Some(v),
-            Level::Field,
-            &path.child("properties").key(k),
-            opts,
-            errs,
-        );
+        invariants(Some(v), Level::Field, &properties.key(k), opts, errs);
     }
     if let Some(ap) = &s.additional_properties {
         if lvl == Level::Root {
             errs.push(FieldError::forbidden(
-                path.child("additionalProperties"),
+                path.child("additionalProperties").to_path(),
                 "must not be used at the root",
             ));
         }
@@ -147,12 +153,12 @@ fn invariants(
     if x.x_embedded_resource && type_ != "object" {
         if type_.is_empty() {
             errs.push(FieldError::required(
-                path.child("type"),
+                path.child("type").to_path(),
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
         } else {
             errs.push(FieldError::invalid(
-                path.child("type"),
+                path.child("type").to_path(),
                 BadValue::Str(type_.to_owned()),
                 "must be object if x-kubernetes-embedded-resource is true",
             ));
@@ -163,17 +169,17 @@ fn invariants(
             Level::Item => "must not be empty for specified array items",
             Level::Field => "must not be empty for specified object fields",
         };
-        errs.push(FieldError::required(path.child("type"), detail));
+        errs.push(FieldError::required(path.child("type").to_path(), detail));
     }
     if x.x_embedded_resource && s.additional_properties.is_some() {
         errs.push(FieldError::forbidden(
-            path.child("additionalProperties"),
+            path.child("additionalProperties").to_path(),
             "must not be used if x-kubernetes-embedded-resource is set",
         ));
     }
     if lvl == Level::Root && !type_.is_empty() && type_ != "object" {
         errs.push(FieldError::invalid(
-            path.child("type"),
+            path.child("type").to_path(),
             BadValue::Str(type_.to_owned()),
             "must be object at the root",
         ));
@@ -182,7 +188,7 @@ fn invariants(
         if let Some(p) = s.properties.get(meta_field) {
             if check_metadata && p.generic.type_ != "string" {
                 errs.push(FieldError::invalid(
-                    path.child("properties").key(meta_field).child("type"),
+                    properties.key(meta_field).child("type").to_path(),
                     BadValue::Str(p.generic.type_.clone()),
                     "must be string",
                 ));
@@ -194,12 +200,12 @@ fn invariants(
             metadata,
             check_metadata,
             lvl,
-            &path.child("properties").key("metadata"),
+            &properties.key("metadata").to_path(),
         ));
     }
     if x.x_embedded_resource && !x.x_preserve_unknown_fields && s.properties.is_empty() {
         errs.push(FieldError::required(
-            path.child("properties"),
+            path.child("properties").to_path(),
             "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
         ));
     }
@@ -251,17 +257,17 @@ pub fn validate_structural_metadata_invariants(
 }
 
 /// `validateExtensions`.
-fn validate_extensions(x: &Extensions, path: &FieldPath, errs: &mut Vec<FieldError>) {
+fn validate_extensions(x: &Extensions, path: &LazyPath<'_>, errs: &mut Vec<FieldError>) {
     if x.x_int_or_string && x.x_preserve_unknown_fields {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-preserve-unknown-fields"),
+            path.child("x-kubernetes-preserve-unknown-fields").to_path(),
             BadValue::Bool(x.x_preserve_unknown_fields),
             "must be false if x-kubernetes-int-or-string is true",
         ));
     }
     if x.x_int_or_string && x.x_embedded_resource {
         errs.push(FieldError::invalid(
-            path.child("x-kubernetes-embedded-resource"),
+            path.child("x-kubernetes-embedded-resource").to_path(),
             BadValue::Bool(x.x_embedded_resource),
             "must be false if x-kubernetes-int-or-string is true",
         ));
@@ -274,7 +280,7 @@ fn value_validation(
     skip_any_of: bool,
     skip_first_all_of_any_of: bool,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     opts: StructuralOptions,
     errs: &mut Vec<FieldError>,
 ) {
@@ -283,40 +289,19 @@ fn value_validation(
         ..opts
     };
     if !skip_any_of {
+        let any_of = path.child("anyOf");
         for (i, a) in v.any_of.iter().enumerate() {
-            nested(
-                Some(a),
-                false,
-                false,
-                lvl,
-                &path.child("anyOf").index(i),
-                no_cel,
-                errs,
-            );
+            nested(Some(a), false, false, lvl, &any_of.index(i), no_cel, errs);
         }
     }
+    let all_of = path.child("allOf");
     for (i, a) in v.all_of.iter().enumerate() {
         let skip = skip_first_all_of_any_of && i == 0;
-        nested(
-            Some(a),
-            skip,
-            false,
-            lvl,
-            &path.child("allOf").index(i),
-            opts,
-            errs,
-        );
+        nested(Some(a), skip, false, lvl, &all_of.index(i), opts, errs);
     }
+    let one_of = path.child("oneOf");
     for (i, a) in v.one_of.iter().enumerate() {
-        nested(
-            Some(a),
-            false,
-            false,
-            lvl,
-            &path.child("oneOf").index(i),
-            no_cel,
-            errs,
-        );
+        nested(Some(a), false, false, lvl, &one_of.index(i), no_cel, errs);
     }
     nested(
         v.not.as_deref(),
@@ -330,7 +315,7 @@ fn value_validation(
     if !v.pattern.is_empty() {
         if let Err(e) = crate::validation::goregex::compile(&v.pattern) {
             errs.push(FieldError::invalid(
-                path.child("pattern"),
+                path.child("pattern").to_path(),
                 BadValue::Str(v.pattern.clone()),
                 format!("must be a valid regular expression, but isn't: {e}"),
             ));
@@ -344,7 +329,7 @@ fn nested(
     skip_any_of: bool,
     skip_all_of_any_of: bool,
     lvl: Level,
-    path: &FieldPath,
+    path: &LazyPath<'_>,
     opts: StructuralOptions,
     errs: &mut Vec<FieldError>,
 ) {
@@ -367,27 +352,27 @@ fn nested(
         opts,
         errs,
     );
+    let properties = path.child("properties");
     for (k, f) in &v.properties {
         nested(
             Some(f),
             false,
             false,
             Level::Field,
-            &path.child("properties").key(k),
+            &properties.key(k),
             opts,
             errs,
         );
     }
+    let forbidden =
+        |name: &str, detail: &str| FieldError::forbidden(path.child(name).to_path(), detail);
     let g = &v.forbidden_generics;
     if !g.type_.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.child("type"),
-            "must be empty to be structural",
-        ));
+        errs.push(forbidden("type", "must be empty to be structural"));
     }
     if v.additional_properties.is_some() && !opts.allow_nested_additional_properties {
-        errs.push(FieldError::forbidden(
-            path.child("additionalProperties"),
+        errs.push(forbidden(
+            "additionalProperties",
             "must be undefined to be structural",
         ));
     } else {
@@ -402,75 +387,63 @@ fn nested(
         );
     }
     if g.default.is_some() {
-        errs.push(FieldError::forbidden(
-            path.child("default"),
-            "must be undefined to be structural",
-        ));
+        errs.push(forbidden("default", "must be undefined to be structural"));
     }
     if !g.title.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.child("title"),
-            "must be empty to be structural",
-        ));
+        errs.push(forbidden("title", "must be empty to be structural"));
     }
     if !g.description.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.child("description"),
-            "must be empty to be structural",
-        ));
+        errs.push(forbidden("description", "must be empty to be structural"));
     }
     if g.nullable {
-        errs.push(FieldError::forbidden(
-            path.child("nullable"),
-            "must be false to be structural",
-        ));
+        errs.push(forbidden("nullable", "must be false to be structural"));
     }
     let x = &v.forbidden_extensions;
     if x.x_preserve_unknown_fields {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-preserve-unknown-fields"),
+        errs.push(forbidden(
+            "x-kubernetes-preserve-unknown-fields",
             "must be false to be structural",
         ));
     }
     if x.x_embedded_resource {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-embedded-resource"),
+        errs.push(forbidden(
+            "x-kubernetes-embedded-resource",
             "must be false to be structural",
         ));
     }
     if x.x_int_or_string {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-int-or-string"),
+        errs.push(forbidden(
+            "x-kubernetes-int-or-string",
             "must be false to be structural",
         ));
     }
     if !x.x_list_map_keys.is_empty() {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-list-map-keys"),
+        errs.push(forbidden(
+            "x-kubernetes-list-map-keys",
             "must be empty to be structural",
         ));
     }
     if x.x_list_type.is_some() {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-list-type"),
+        errs.push(forbidden(
+            "x-kubernetes-list-type",
             "must be undefined to be structural",
         ));
     }
     if x.x_map_type.is_some() {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-map-type"),
+        errs.push(forbidden(
+            "x-kubernetes-map-type",
             "must be undefined to be structural",
         ));
     }
     if !v.x_validations.is_empty() && !opts.allow_nested_x_validations {
-        errs.push(FieldError::forbidden(
-            path.child("x-kubernetes-validations"),
+        errs.push(forbidden(
+            "x-kubernetes-validations",
             "must be empty to be structural",
         ));
     }
     if v.properties.contains_key("metadata") {
         errs.push(FieldError::forbidden(
-            path.child("properties").key("metadata"),
+            properties.key("metadata").to_path(),
             "must not be specified in a nested context",
         ));
     }
@@ -484,22 +457,26 @@ pub fn validate_structural_completeness(
     s: &Structural,
     opts: StructuralOptions,
 ) -> Vec<FieldError> {
+    let path = LazyPath::new(path);
     let mut errs = Vec::new();
     if let Some(v) = &s.value_validation {
-        vv_completeness(v, Some(s), path, path, opts, &mut errs);
+        vv_completeness(v, Some(s), &path, &path, opts, &mut errs);
     }
     errs
 }
 
-fn required_because(s_path: &FieldPath, v_path: &FieldPath) -> FieldError {
-    FieldError::required(s_path.clone(), format!("because it is defined in {v_path}"))
+fn required_because(s_path: &LazyPath<'_>, v_path: &LazyPath<'_>) -> FieldError {
+    FieldError::required(
+        s_path.to_path(),
+        format!("because it is defined in {v_path}"),
+    )
 }
 
 fn vv_completeness(
     v: &ValueValidation,
     s: Option<&Structural>,
-    s_path: &FieldPath,
-    v_path: &FieldPath,
+    s_path: &LazyPath<'_>,
+    v_path: &LazyPath<'_>,
     opts: StructuralOptions,
     errs: &mut Vec<FieldError>,
 ) {
@@ -515,43 +492,23 @@ fn vv_completeness(
         opts,
         errs,
     );
-    for (i, a) in v.all_of.iter().enumerate() {
-        nested_completeness(
-            Some(a),
-            Some(s),
-            s_path,
-            &v_path.child("allOf").index(i),
-            opts,
-            errs,
-        );
-    }
-    for (i, a) in v.any_of.iter().enumerate() {
-        nested_completeness(
-            Some(a),
-            Some(s),
-            s_path,
-            &v_path.child("anyOf").index(i),
-            opts,
-            errs,
-        );
-    }
-    for (i, a) in v.one_of.iter().enumerate() {
-        nested_completeness(
-            Some(a),
-            Some(s),
-            s_path,
-            &v_path.child("oneOf").index(i),
-            opts,
-            errs,
-        );
+    for (key, list) in [
+        ("allOf", &v.all_of),
+        ("anyOf", &v.any_of),
+        ("oneOf", &v.one_of),
+    ] {
+        let list_path = v_path.child(key);
+        for (i, a) in list.iter().enumerate() {
+            nested_completeness(Some(a), Some(s), s_path, &list_path.index(i), opts, errs);
+        }
     }
 }
 
 fn nested_completeness(
     v: Option<&NestedValueValidation>,
     s: Option<&Structural>,
-    s_path: &FieldPath,
-    v_path: &FieldPath,
+    s_path: &LazyPath<'_>,
+    v_path: &LazyPath<'_>,
     opts: StructuralOptions,
     errs: &mut Vec<FieldError>,
 ) {
@@ -570,17 +527,14 @@ fn nested_completeness(
         errs,
     );
     let s_ap = s.additional_properties_schema();
+    let s_properties = s_path.child("properties");
+    let v_properties = v_path.child("properties");
     for (k, f) in &v.properties {
-        let vp = v_path.child("properties").key(k);
+        let vp = v_properties.key(k);
         match s.properties.get(k) {
-            Some(sf) => nested_completeness(
-                Some(f),
-                Some(sf),
-                &s_path.child("properties").key(k),
-                &vp,
-                opts,
-                errs,
-            ),
+            Some(sf) => {
+                nested_completeness(Some(f), Some(sf), &s_properties.key(k), &vp, opts, errs)
+            }
             None => match s_ap {
                 Some(ap) if opts.allow_validation_properties_with_additional_properties => {
                     nested_completeness(
@@ -592,7 +546,7 @@ fn nested_completeness(
                         errs,
                     )
                 }
-                _ => errs.push(required_because(&s_path.child("properties").key(k), &vp)),
+                _ => errs.push(required_because(&s_properties.key(k), &vp)),
             },
         }
     }

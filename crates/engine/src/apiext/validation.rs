@@ -16,7 +16,7 @@ use super::gojson;
 use super::hooks::{Hooks, PreexistingExpressions};
 use super::internal::{
     versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
-    CustomResourceValidation, InternalCrd, Names, SelectableField, Subresources,
+    CustomResourceValidation, InternalCrd, Names, ObjectMeta, SelectableField, Subresources,
 };
 use super::names::{
     is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain, validate_immutable_str,
@@ -25,7 +25,8 @@ use super::names::{
 use super::schema_validation::{
     collect_expressions, has_invalid_map_list_keys_map_set, has_non_atomic_set_type,
     schema_has_defaults, schema_has_invalid_types, schema_has_kubernetes_extensions,
-    schema_is_non_structural, validate_crd_validation, ValidationOptions,
+    schema_is_non_structural, validate_crd_validation, validate_crd_validation_cached,
+    StructuralCache, ValidationOptions,
 };
 use super::webhook::{
     ca_bundle_error, validate_ca_bundle, validate_webhook_service, validate_webhook_url,
@@ -54,8 +55,26 @@ pub fn create_options() -> ValidationOptions {
 /// `ValidateCustomResourceDefinition`: the errors of a CRD on create (after
 /// `PrepareForCreate`).
 pub fn validate_crd(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
+    validate_crd_parts(
+        &crd.metadata,
+        &crd.spec,
+        &crd.status,
+        hooks,
+        &StructuralCache::new(),
+    )
+}
+
+/// [`validate_crd`] of the CRD made of `metadata`, `spec` and `status`, taking the structural
+/// forms of its schemas from `cache`.
+pub(crate) fn validate_crd_parts<'a>(
+    metadata: &ObjectMeta,
+    spec: &'a CrdSpec,
+    status: &CrdStatus,
+    hooks: Hooks<'_>,
+    cache: &StructuralCache<'a>,
+) -> Vec<FieldError> {
     let opts = create_options();
-    let required_name = format!("{}.{}", crd.spec.names.plural, crd.spec.group);
+    let required_name = format!("{}.{}", spec.names.plural, spec.group);
     let name_fn = |name: &str, prefix: bool| {
         let mut ret = name_is_dns_subdomain(name, prefix);
         if name != required_name {
@@ -63,21 +82,22 @@ pub fn validate_crd(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
         }
         ret
     };
-    let mut errs = validate_object_meta(&crd.metadata, &name_fn, &FieldPath::new("metadata"));
-    errs.extend(validate_spec(
-        &crd.spec,
+    let mut errs = validate_object_meta(metadata, &name_fn, &FieldPath::new("metadata"));
+    errs.extend(validate_spec_cached(
+        spec,
         &opts,
         &FieldPath::new("spec"),
         hooks,
+        cache,
     ));
-    errs.extend(validate_status(&crd.status, &FieldPath::new("status")));
+    errs.extend(validate_status(status, &FieldPath::new("status")));
     errs.extend(validate_stored_versions(
-        &crd.status.stored_versions,
-        &crd.spec.versions,
+        &status.stored_versions,
+        &spec.versions,
         &FieldPath::new("status").child("storedVersions"),
     ));
-    errs.extend(validate_api_approval(crd, None));
-    errs.extend(validate_preserve_unknown_fields(crd, None));
+    errs.extend(validate_api_approval(metadata, spec, None));
+    errs.extend(validate_preserve_unknown_fields(spec, None));
     errs
 }
 
@@ -150,8 +170,8 @@ pub fn validate_crd_update_with(
         &new.spec.versions,
         &FieldPath::new("status").child("storedVersions"),
     ));
-    errs.extend(validate_api_approval(new, Some(old)));
-    errs.extend(validate_preserve_unknown_fields(new, Some(old)));
+    errs.extend(validate_api_approval(&new.metadata, &new.spec, Some(old)));
+    errs.extend(validate_preserve_unknown_fields(&new.spec, Some(old)));
     errs
 }
 
@@ -353,12 +373,13 @@ fn has_status(s: Option<&Subresources>) -> bool {
 }
 
 /// `validateCustomResourceDefinitionVersion`.
-fn validate_version(
-    version: &CrdVersion,
+fn validate_version<'a>(
+    version: &'a CrdVersion,
     path: &FieldPath,
     status_enabled: bool,
     opts: &ValidationOptions,
     hooks: Hooks<'_>,
+    cache: &StructuralCache<'a>,
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for e in
@@ -378,12 +399,13 @@ fn validate_version(
     if opts.versions_with_unchanged_schemas.contains(&version.name) {
         vopts.suppress_per_expression_cost = true;
     }
-    errs.extend(validate_crd_validation(
+    errs.extend(validate_crd_validation_cached(
         version.schema.as_ref(),
         status_enabled,
         &vopts,
         &path.child("schema"),
         hooks,
+        cache,
     ));
     errs.extend(validate_subresources(
         version.subresources.as_ref(),
@@ -407,7 +429,7 @@ fn validate_version(
                 "may only be set when `version.schema.openAPIV3Schema` is not included",
             )),
             Some(schema) => {
-                let ss = match Structural::from_props(schema) {
+                let ss = match cache.get(schema) {
                     Ok(ss) => Some(ss),
                     Err(e) => {
                         errs.push(FieldError::invalid(
@@ -420,7 +442,7 @@ fn validate_version(
                 };
                 errs.extend(validate_selectable_fields(
                     &version.selectable_fields,
-                    ss.as_ref(),
+                    ss.as_deref(),
                     &path.child("selectableFields"),
                     opts,
                     &version.name,
@@ -537,6 +559,17 @@ pub fn validate_spec(
     path: &FieldPath,
     hooks: Hooks<'_>,
 ) -> Vec<FieldError> {
+    validate_spec_cached(spec, opts, path, hooks, &StructuralCache::new())
+}
+
+/// [`validate_spec`], taking the structural forms of the schemas from `cache`.
+fn validate_spec_cached<'a>(
+    spec: &'a CrdSpec,
+    opts: &ValidationOptions,
+    path: &FieldPath,
+    hooks: Hooks<'_>,
+    cache: &StructuralCache<'a>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut opts = opts.clone();
     if spec.group.is_empty() {
@@ -638,6 +671,7 @@ pub fn validate_spec(
             has_status(sub),
             &opts,
             hooks,
+            cache,
         ));
     }
     if spec.validation.is_some() && spec.versions.iter().any(|v| v.schema.is_some()) {
@@ -753,12 +787,13 @@ pub fn validate_spec(
     if opts.versions_with_unchanged_schemas.contains(&spec.version) {
         top_opts.suppress_per_expression_cost = true;
     }
-    errs.extend(validate_crd_validation(
+    errs.extend(validate_crd_validation_cached(
         spec.validation.as_ref(),
         any_status,
         &top_opts,
         &path.child("validation"),
         hooks,
+        cache,
     ));
     errs.extend(validate_subresources(
         spec.subresources.as_ref(),
@@ -778,7 +813,7 @@ pub fn validate_spec(
                 "may only be set when validations.schema is included",
             )),
             Some(v) => {
-                let ss = match v.open_api_v3_schema.as_deref().map(Structural::from_props) {
+                let ss = match v.open_api_v3_schema.as_deref().map(|s| cache.get(s)) {
                     Some(Ok(ss)) => Some(ss),
                     Some(Err(e)) => {
                         errs.push(FieldError::invalid(
@@ -792,7 +827,7 @@ pub fn validate_spec(
                 };
                 errs.extend(validate_selectable_fields(
                     &spec.selectable_fields,
-                    ss.as_ref(),
+                    ss.as_deref(),
                     &path.child("selectableFields"),
                     &opts,
                     "",
@@ -1189,20 +1224,23 @@ fn approval_state(annotations: &BTreeMap<String, String>) -> (Approval, String) 
 }
 
 /// `validateAPIApproval`.
-fn validate_api_approval(new: &InternalCrd, old: Option<&InternalCrd>) -> Vec<FieldError> {
-    if !is_protected_community_group(&new.spec.group) {
+fn validate_api_approval(
+    metadata: &ObjectMeta,
+    spec: &CrdSpec,
+    old: Option<&InternalCrd>,
+) -> Vec<FieldError> {
+    if !is_protected_community_group(&spec.group) {
         return Vec::new();
     }
     let old_state = old.map(|o| approval_state(&o.metadata.annotations).0);
-    let (state, reason) = approval_state(&new.metadata.annotations);
+    let (state, reason) = approval_state(&metadata.annotations);
     if old_state == Some(state) {
         return Vec::new();
     }
     let path = FieldPath::new("metadata")
         .child("annotations")
         .key(APPROVAL_ANNOTATION);
-    let value = new
-        .metadata
+    let value = metadata
         .annotations
         .get(APPROVAL_ANNOTATION)
         .cloned()
@@ -1215,14 +1253,11 @@ fn validate_api_approval(new: &InternalCrd, old: Option<&InternalCrd>) -> Vec<Fi
 }
 
 /// `validatePreserveUnknownFields`.
-fn validate_preserve_unknown_fields(
-    new: &InternalCrd,
-    old: Option<&InternalCrd>,
-) -> Vec<FieldError> {
+fn validate_preserve_unknown_fields(spec: &CrdSpec, old: Option<&InternalCrd>) -> Vec<FieldError> {
     if old.is_some_and(|o| o.spec.preserve_unknown_fields == Some(true)) {
         return Vec::new();
     }
-    if new.spec.preserve_unknown_fields == Some(true) {
+    if spec.preserve_unknown_fields == Some(true) {
         return vec![FieldError::invalid(
             FieldPath::new("spec").child("preserveUnknownFields"),
             BadValue::Bool(true),
