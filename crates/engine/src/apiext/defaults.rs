@@ -45,7 +45,9 @@ pub type OpenApiValidate<'a> = &'a dyn Fn(&FieldPath, &Json, &Structural) -> Vec
 /// The engine's OpenAPI validation of a default ([`crate::validation::SchemaValidator::
 /// from_structural`]), for [`DefaultsValidation::openapi`].
 pub fn engine_openapi(path: &FieldPath, value: &Json, s: &Structural) -> Vec<FieldError> {
-    crate::validation::SchemaValidator::from_structural(s).validate(path, value)
+    // Numbers of a schema's default reach the validator as Go decodes them (see
+    // `validate_default_value`).
+    crate::validation::validate_default_value(path, value, s)
 }
 
 /// The default-value validation, with the OpenAPI and CEL validators it calls.
