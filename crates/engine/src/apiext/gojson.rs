@@ -7,26 +7,7 @@ use serde_json::Value as Json;
 /// A JSON string as Go writes it: `"`, `\` and control characters escaped, and `<`, `>`, `&`,
 /// U+2028 and U+2029 escaped as `\u003c`, ... (Go escapes HTML characters by default).
 pub fn string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::objectmeta::gojson::string_text(s)
 }
 
 /// A float64 as Go's `encoding/json` writes it: plain decimal digits (shortest round trip),
@@ -36,74 +17,12 @@ pub fn float(f: f64) -> String {
         // json.Marshal fails on these; the caller then falls back to `%#v`.
         return crate::field_error::go_float_v(f);
     }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        // Shortest digits in 'e' form, exponent with at least two digits, then Go's cleanup
-        // of `e-07` to `e-7`.
-        let e = format!("{f:e}");
-        let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        let sign = if exp < 0 { '-' } else { '+' };
-        let digits = exp.unsigned_abs();
-        if sign == '-' && digits < 10 {
-            format!("{mantissa}e-{digits}")
-        } else {
-            format!("{mantissa}e{sign}{digits:02}")
-        }
-    } else {
-        // Rust's Display of f64 is the shortest round-trip decimal without exponent.
-        format!("{f}")
-    }
+    crate::objectmeta::gojson::float_text(f)
 }
 
 /// A decoded JSON value (`interface{}`) as Go writes it: object keys sorted.
 pub fn value(v: &Json) -> String {
-    let mut out = String::new();
-    write_value(v, &mut out, 0);
-    out
-}
-
-fn write_value(v: &Json, out: &mut String, depth: usize) {
-    if depth > crate::schema::props::MAX_SCHEMA_DEPTH {
-        out.push_str("null");
-        return;
-    }
-    match v {
-        Json::Null => out.push_str("null"),
-        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
-            (None, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&float(n.as_f64().unwrap_or(0.0))),
-        },
-        Json::String(s) => out.push_str(&string(s)),
-        Json::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(item, out, depth + 1);
-            }
-            out.push(']');
-        }
-        Json::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&string(k));
-                out.push(':');
-                if let Some(item) = m.get(k.as_str()) {
-                    write_value(item, out, depth + 1);
-                }
-            }
-            out.push('}');
-        }
-    }
+    crate::objectmeta::gojson::marshal(v)
 }
 
 /// A list of strings (`[]string`); an empty list is Go's nil slice, `null`.
