@@ -204,44 +204,17 @@ pub fn non_structural_schema_condition(v1: &Json) -> Option<Condition> {
     })
 }
 
-/// The string formats the server knows (`supportedVersionedFormats` up to 1.34, with `-`
-/// removed as go-openapi normalizes names).
-const KNOWN_STRING_FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "k8sshortname",
-    "k8slongname",
-];
-
 /// `GetUnrecognizedFormats` for one schema node.
 fn unrecognized_format(s: &JsonSchemaProps) -> Option<String> {
     if s.format.is_empty() {
         return None;
     }
     let known = match s.type_.as_str() {
-        "" | "string" => KNOWN_STRING_FORMATS.contains(&s.format.replace('-', "").as_str()),
+        // The formats the server knows at its default compatibility version.
+        "" | "string" => crate::validation::formats::supported_at(
+            &s.format,
+            crate::validation::CompatibilityVersion::default(),
+        ),
         "integer" => s.format == "int32" || s.format == "int64",
         "number" => s.format == "float" || s.format == "double",
         _ => false,
