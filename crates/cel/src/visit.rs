@@ -162,6 +162,7 @@ impl<'a> Visitor<'a> {
         }
     }
 
+    #[inline(never)]
     fn report(&mut self, ctx: Ctx, msg: impl Into<String>) -> Expr {
         let id = self.id(&ctx);
         let loc = match ctx {
@@ -172,6 +173,7 @@ impl<'a> Visitor<'a> {
         Expr::unspecified(id)
     }
 
+    #[inline(never)]
     fn unspecified(&mut self, ctx: Ctx) -> Expr {
         let id = self.id(&ctx);
         Expr::unspecified(id)
@@ -209,6 +211,7 @@ impl<'a> Visitor<'a> {
         out
     }
 
+    #[inline(never)]
     fn visit_unknown(&mut self, what: &str) -> Expr {
         if self.errors.is_empty() {
             return self.report(
@@ -219,7 +222,34 @@ impl<'a> Visitor<'a> {
         self.unspecified(Ctx::Loc(Location::NONE))
     }
 
+    /// Dispatches to one function per context kind, so the recursive path keeps small frames.
     fn visit_node(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
+            Node::Ternary { .. } => self.visit_ternary(node),
+            Node::Logic { .. } => self.visit_logic(node),
+            Node::Binary { .. } => self.visit_binary(node),
+            Node::Not { .. } | Node::Neg { .. } => self.visit_unary_op(node),
+            Node::UnaryError { .. } => self.visit_unary_error(node),
+            Node::Select { .. } => self.visit_select(node),
+            Node::MemberCall { .. } => self.visit_member_call(node),
+            Node::Index { .. } => self.visit_index(node),
+            Node::Ident { .. } => self.visit_ident(node),
+            Node::GlobalCall { .. } => self.visit_global_call(node),
+            Node::List { .. } => self.visit_create_list(node),
+            Node::Map { .. } => self.visit_map(node),
+            Node::Message { .. } => self.visit_message(node),
+            Node::Literal {
+                kind,
+                start,
+                sign,
+                tok,
+            } => Ok(self.visit_literal(*kind, *start, *sign, *tok)),
+            Node::Unknown => Ok(self.visit_unknown("<<*gen.PrimaryContext>>")),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_ternary(&mut self, node: &'a Node) -> Result<Expr, Abort> {
         match node {
             Node::Ternary { cond, op, e1, e2 } => {
                 let c = self.visit(*cond)?;
@@ -228,6 +258,13 @@ impl<'a> Visitor<'a> {
                 let f = self.visit(*e2)?;
                 Ok(self.global_call_or_macro(op_id, "_?_:_", vec![c, t, f]))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_logic(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Logic {
                 and,
                 start,
@@ -253,6 +290,13 @@ impl<'a> Visitor<'a> {
                 }
                 Ok(balanced(function, terms, &op_ids))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_binary(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Binary { lhs, op, rhs } => {
                 let l = self.visit(*lhs)?;
                 let op_id = self.id(&Ctx::Tok(*op));
@@ -273,6 +317,13 @@ impl<'a> Visitor<'a> {
                 };
                 Ok(self.global_call_or_macro(op_id, function, vec![l, r]))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_unary_op(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Not {
                 first,
                 count,
@@ -295,6 +346,13 @@ impl<'a> Visitor<'a> {
                 let target = self.visit(*member)?;
                 Ok(self.global_call_or_macro(op_id, function, vec![target]))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_unary_error(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::UnaryError { start } => {
                 let id = self.id(&Ctx::Rule(*start, 0));
                 Ok(Expr::new(
@@ -302,6 +360,13 @@ impl<'a> Visitor<'a> {
                     ExprKind::Literal(Literal::String("<<error>>".to_string())),
                 ))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_select(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Select {
                 operand,
                 op,
@@ -345,6 +410,13 @@ impl<'a> Visitor<'a> {
                     })),
                 ))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_member_call(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::MemberCall {
                 operand,
                 start,
@@ -364,6 +436,13 @@ impl<'a> Visitor<'a> {
                 let args = self.visit_list(args.as_deref())?;
                 Ok(self.receiver_call_or_macro(op_id, &name, operand, args))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_index(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Index {
                 operand,
                 op,
@@ -383,6 +462,13 @@ impl<'a> Visitor<'a> {
                 };
                 Ok(self.global_call_or_macro(op_id, function, vec![target, index]))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_ident(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Ident { start, dot, id } => {
                 let Some(id) = id else {
                     return Ok(self.unspecified(Ctx::Rule(*start, 0)));
@@ -399,6 +485,13 @@ impl<'a> Visitor<'a> {
                 let ident_id = self.id(&Ctx::Tok(*id));
                 Ok(Expr::new(ident_id, ExprKind::Ident(full)))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_global_call(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::GlobalCall {
                 start,
                 dot,
@@ -425,6 +518,13 @@ impl<'a> Visitor<'a> {
                 let args = self.visit_list(args.as_deref())?;
                 Ok(self.global_call_or_macro(op_id, &full, args))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_create_list(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::List { op, elems } => {
                 let list_id = self.id(&Ctx::Tok(*op));
                 let mut elements = Vec::with_capacity(elems.len());
@@ -448,6 +548,13 @@ impl<'a> Visitor<'a> {
                     }),
                 ))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_map(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Map { op, entries } => {
                 let map_id = self.id(&Ctx::Tok(*op));
                 let entries = match entries {
@@ -456,6 +563,13 @@ impl<'a> Visitor<'a> {
                 };
                 Ok(Expr::new(map_id, ExprKind::Map(MapExpr { entries })))
             }
+            _ => Ok(Expr::unspecified(0)),
+        }
+    }
+
+    #[inline(never)]
+    fn visit_message(&mut self, node: &'a Node) -> Result<Expr, Abort> {
+        match node {
             Node::Message {
                 dot,
                 ids,
@@ -486,16 +600,10 @@ impl<'a> Visitor<'a> {
                     }),
                 ))
             }
-            Node::Literal {
-                kind,
-                start,
-                sign,
-                tok,
-            } => Ok(self.visit_literal(*kind, *start, *sign, *tok)),
-            Node::Unknown => Ok(self.visit_unknown("<<*gen.PrimaryContext>>")),
+            _ => Ok(Expr::unspecified(0)),
         }
     }
-
+    #[inline(never)]
     fn normalize_ident(&self, id: Option<EscId>) -> Result<(String, T), (String, T)> {
         match id {
             Some(EscId::Simple(t)) => Ok((self.text(t), t)),
@@ -525,6 +633,7 @@ impl<'a> Visitor<'a> {
         Ok(out)
     }
 
+    #[inline(never)]
     fn visit_map_init(&mut self, m: &'a MapInit) -> Result<Vec<MapEntry>, Abort> {
         if m.keys.is_empty() {
             return Ok(Vec::new());
@@ -552,6 +661,7 @@ impl<'a> Visitor<'a> {
         Ok(out)
     }
 
+    #[inline(never)]
     fn visit_field_init(&mut self, f: &'a FieldInit) -> Result<Vec<StructField>, Abort> {
         let mut out = Vec::new();
         for (i, (fstart, q, esc)) in f.fields.iter().enumerate() {
@@ -583,6 +693,7 @@ impl<'a> Visitor<'a> {
         Ok(out)
     }
 
+    #[inline(never)]
     fn visit_literal(&mut self, kind: LitKind, start: T, sign: Option<T>, tok: Option<T>) -> Expr {
         let tok_text = tok.map(|t| self.text(t)).unwrap_or_default();
         let sign_text = sign.map(|t| self.text(t)).unwrap_or_default();
@@ -658,6 +769,7 @@ impl<'a> Visitor<'a> {
         self.call_or_macro(id, function, Some(target), args)
     }
 
+    #[inline(never)]
     fn call_or_macro(
         &mut self,
         id: i64,
