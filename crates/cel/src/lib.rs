@@ -182,10 +182,11 @@ impl Parser {
         };
         let chars: Vec<char> = source.content().chars().collect();
         let (toks, lex_errors) = lexer::tokenize(&chars);
-        let mut rec = parser::Recognizer::new(
+        let rec = parser::Recognizer::new(
             source,
             &chars,
             toks,
+            lex_errors,
             parser::RecognizerLimits {
                 max_depth,
                 error_recovery_limit: o.error_recovery_limit,
@@ -193,13 +194,12 @@ impl Parser {
                 error_reporting_limit: o.error_reporting_limit,
             },
         );
-        let lex_ok = rec.report_lex_errors(&lex_errors).is_ok();
         let parser::Outcome {
             cst,
             aborted,
             syntax,
             internal,
-        } = rec.run(!lex_ok);
+        } = rec.run();
         for (loc, msg) in syntax {
             errors.report(0, loc, msg);
         }

@@ -310,6 +310,12 @@ pub(crate) struct Recognizer<'a> {
     last_error_states: Vec<u16>,
     recovery_attempts: u32,
     lookahead_consumed: u32,
+    /// The lexer's errors, reported when the token after each is first fetched, as ANTLR's
+    /// token stream does.
+    lex_errors: Vec<LexError>,
+    next_lex: usize,
+    /// The lexer's errors hit the error limit: the parse stops.
+    lex_abort: bool,
 }
 
 enum Step {
@@ -322,6 +328,7 @@ impl<'a> Recognizer<'a> {
         src: &'a Source,
         chars: &'a [char],
         toks: Vec<Token>,
+        lex_errors: Vec<LexError>,
         limits: RecognizerLimits,
     ) -> Self {
         let vis = toks
@@ -348,22 +355,43 @@ impl<'a> Recognizer<'a> {
             last_error_states: Vec::new(),
             recovery_attempts: 0,
             lookahead_consumed: 0,
+            lex_errors,
+            next_lex: 0,
+            lex_abort: false,
         }
     }
 
-    /// Reports the lexer's errors (as the token stream would when fetching tokens).
-    pub fn report_lex_errors(&mut self, errs: &[LexError]) -> Result<(), Abort> {
-        for e in errs {
-            self.syntax_error_at(e.line, e.column, e.message.clone())?;
+    /// Reports the lexer errors that precede token `idx` (fetching it, as ANTLR's token
+    /// stream reports them while lexing ahead for the parser).
+    fn fetch(&mut self, idx: usize) {
+        while let Some(e) = self.lex_errors.get(self.next_lex) {
+            if e.before_token > idx {
+                break;
+            }
+            let (line, col, msg) = (e.line, e.column, e.message.clone());
+            self.next_lex += 1;
+            if !self.lex_abort && self.syntax_error_at(line, col, msg).is_err() {
+                self.lex_abort = true;
+            }
         }
-        Ok(())
     }
 
-    /// Parses `start: expr EOF` (unless `skip`, when the lexer's errors already stopped the
-    /// parse): the tree, whether the parse was aborted, the syntax errors and the internal
-    /// (location-less) errors.
-    pub fn run(mut self, skip: bool) -> Outcome {
-        let root = if skip { Err(Abort) } else { self.start() };
+    /// Parses `start: expr EOF`: the tree, whether the parse was aborted, the syntax errors and
+    /// the internal (location-less) errors.
+    pub fn run(mut self) -> Outcome {
+        self.cur();
+        let mut root = if self.lex_abort {
+            Err(Abort)
+        } else {
+            self.start()
+        };
+        if root.is_ok() {
+            // Matching EOF fetched every token.
+            self.fetch(usize::MAX);
+            if self.lex_abort {
+                root = Err(Abort);
+            }
+        }
         Outcome {
             aborted: root.is_err(),
             cst: Cst {
@@ -378,20 +406,25 @@ impl<'a> Recognizer<'a> {
 
     // ----- token stream -----
 
-    fn tok_at(&self, k: usize) -> T {
+    fn tok_at(&mut self, k: usize) -> T {
         let i = (self.pos + k).min(self.vis.len().saturating_sub(1));
-        self.vis.get(i).copied().unwrap_or(0)
+        let idx = self.vis.get(i).copied().unwrap_or(0);
+        if self.next_lex < self.lex_errors.len() {
+            self.fetch(idx);
+        }
+        idx
     }
 
-    fn la(&self, k: usize) -> Tok {
-        self.toks.get(self.tok_at(k)).map_or(Tok::Eof, |t| t.kind)
+    fn la(&mut self, k: usize) -> Tok {
+        let t = self.tok_at(k);
+        self.toks.get(t).map_or(Tok::Eof, |t| t.kind)
     }
 
-    fn la1(&self) -> Tok {
+    fn la1(&mut self) -> Tok {
         self.la(0)
     }
 
-    fn cur(&self) -> T {
+    fn cur(&mut self) -> T {
         self.tok_at(0)
     }
 
@@ -399,6 +432,7 @@ impl<'a> Recognizer<'a> {
         let t = self.cur();
         if self.la1() != Tok::Eof {
             self.pos += 1;
+            self.cur();
         }
         t
     }
@@ -482,6 +516,9 @@ impl<'a> Recognizer<'a> {
     }
 
     fn notify(&mut self, t: T, msg: String) -> Result<(), Abort> {
+        if self.lex_abort {
+            return Err(Abort);
+        }
         let (line, col) = self
             .toks
             .get(t)
@@ -590,6 +627,9 @@ impl<'a> Recognizer<'a> {
                 let input = if self.toks.get(st).is_none_or(|t| t.kind == Tok::Eof) {
                     "<EOF>".to_string()
                 } else {
+                    // ANTLR's getText fills the token stream first: every remaining lexer
+                    // error is reported before this one.
+                    self.fetch(usize::MAX);
                     self.text_between(st, off)
                 };
                 let mut msg = format!(
@@ -685,7 +725,8 @@ impl<'a> Recognizer<'a> {
         }
         if self.expected(after).has(self.la1()) {
             self.report_missing(expected)?;
-            let cur = self.toks.get(self.cur()).copied();
+            let c = self.cur();
+            let cur = self.toks.get(c).copied();
             if let Some(c) = cur {
                 self.toks.push(Token {
                     kind: t,
@@ -703,6 +744,10 @@ impl<'a> Recognizer<'a> {
     }
 
     fn enter(&mut self, rule: usize, follow: Local) -> Result<(), Abort> {
+        self.cur();
+        if self.lex_abort {
+            return Err(Abort);
+        }
         if let Some(d) = self.depth.get_mut(rule) {
             *d += 1;
             if *d > self.limits.max_depth {
