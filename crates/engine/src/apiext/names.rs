@@ -8,26 +8,9 @@ use crate::path::FieldPath;
 use super::gojson;
 use super::internal::ObjectMeta;
 
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_ERR: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_ERR: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_ERR: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_ERR: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
 /// `MaxLenError` of `util/validation` ("characters").
 pub fn max_len_error(n: usize) -> String {
     format!("must be no more than {n} characters")
-}
-
-/// `MaxLenError` of `api/validate/content` ("bytes"), used by the label checks.
-fn content_max_len_error(n: usize) -> String {
-    format!("must be no more than {n} bytes")
 }
 
 /// `RegexError`.
@@ -46,166 +29,29 @@ pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     s
 }
 
-fn is_alnum_lower(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit()
-}
-
-/// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
-fn matches_dns1123_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            is_alnum_lower(*f)
-                && is_alnum_lower(*l)
-                && b.iter().all(|c| is_alnum_lower(*c) || *c == b'-')
-        }
-        _ => false,
-    }
-}
-
-fn matches_dns1123_subdomain(s: &str) -> bool {
-    s.split('.').all(matches_dns1123_label)
-}
-
-/// `^[a-z]([-a-z0-9]*[a-z0-9])?$`.
-fn matches_dns1035_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_lowercase()
-                && is_alnum_lower(*l)
-                && b.iter().all(|c| is_alnum_lower(*c) || *c == b'-')
-        }
-        _ => false,
-    }
-}
-
-/// `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
-fn matches_label_key(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
 /// `IsDNS1123Label`.
 pub fn is_dns1123_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !matches_dns1123_label(value) {
-        if matches_dns1123_subdomain(value) {
-            errs.push("must not contain dots".to_owned());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_ERR,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
+    crate::objectmeta::validation::is_dns1123_label(value.as_bytes())
 }
 
 /// `IsDNS1123Subdomain`.
 pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
-    dns1123_subdomain(value, max_len_error)
-}
-
-fn dns1123_subdomain(value: &str, max_len: fn(usize) -> String) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push(max_len(253));
-    }
-    if !matches_dns1123_subdomain(value) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_ERR,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
+    crate::objectmeta::validation::is_dns1123_subdomain(value.as_bytes())
 }
 
 /// `IsDNS1035Label`.
 pub fn is_dns1035_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !matches_dns1035_label(value) {
-        errs.push(regex_error(
-            DNS1035_LABEL_ERR,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
+    crate::objectmeta::validation::is_dns1035_label(value.as_bytes())
 }
 
 /// `IsQualifiedName` (`content.IsLabelKey`).
 pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_owned());
-            } else {
-                for m in dns1123_subdomain(prefix, content_max_len_error) {
-                    errs.push(format!("prefix part {m}"));
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(LABEL_KEY_ERR, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_owned());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", content_max_len_error(63)));
-    }
-    if !matches_label_key(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                LABEL_KEY_ERR,
-                LABEL_KEY_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
+    crate::objectmeta::validation::is_qualified_name(value)
 }
 
 /// `IsValidLabelValue`.
 pub fn is_valid_label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(content_max_len_error(63));
-    }
-    if !value.is_empty() && !matches_label_key(value) {
-        errs.push(regex_error(
-            LABEL_VALUE_ERR,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
+    crate::objectmeta::validation::is_valid_label_value(value)
 }
 
 /// `IsValidPortNum`.
