@@ -34,12 +34,15 @@
 )]
 
 pub mod ast;
+pub mod checker;
 pub mod debug;
+pub mod decls;
 pub mod errors;
 pub mod lexer;
 pub mod macros;
 mod parser;
 pub mod source;
+pub mod types;
 mod unescape;
 mod visit;
 
