@@ -176,12 +176,12 @@ enum Fail {
     Abort,
     Mismatch {
         expected: TokSet,
-        state: u16,
+        state: u32,
     },
     NoViable {
         start: usize,
         offending: usize,
-        state: u16,
+        state: u32,
     },
 }
 
@@ -307,7 +307,7 @@ pub(crate) struct Recognizer<'a> {
     syntax_reports: u32,
     recovery_mode: bool,
     last_error_index: Option<usize>,
-    last_error_states: Vec<u16>,
+    last_error_states: Vec<u32>,
     recovery_attempts: u32,
     lookahead_consumed: u32,
     /// The lexer's errors, reported when the token after each is first fetched, as ANTLR's
@@ -647,14 +647,14 @@ impl<'a> Recognizer<'a> {
     /// The rule-level `recover`: skip to a token in the recovery set.
     #[inline(never)]
     #[cold]
-    fn recover(&mut self, state: u16) -> Result<(), Abort> {
+    fn recover(&mut self, state: u32) -> Result<(), Abort> {
         match self.recover_inner(state) {
             Ok(()) => Ok(()),
             Err(_) => Err(Abort),
         }
     }
 
-    fn recover_inner(&mut self, state: u16) -> Result<(), Fail> {
+    fn recover_inner(&mut self, state: u32) -> Result<(), Fail> {
         self.check_attempts()?;
         self.lookahead_consumed = 0;
         if self.last_error_index == Some(self.pos) && self.last_error_states.contains(&state) {
@@ -671,16 +671,16 @@ impl<'a> Recognizer<'a> {
 
     /// `sync` before a decision.
     #[inline(always)]
-    fn sync(&mut self, local: Local, loop_back: bool) -> Result<(), Fail> {
+    fn sync(&mut self, state: u32, local: Local, loop_back: bool) -> Result<(), Fail> {
         if self.recovery_mode || local.eps || local.set.has(self.la1()) {
             return Ok(());
         }
-        self.sync_slow(local, loop_back)
+        self.sync_slow(state, local, loop_back)
     }
 
     #[inline(never)]
     #[cold]
-    fn sync_slow(&mut self, local: Local, loop_back: bool) -> Result<(), Fail> {
+    fn sync_slow(&mut self, state: u32, local: Local, loop_back: bool) -> Result<(), Fail> {
         if loop_back {
             self.report_unwanted(local.set)?;
             let set = local.set.with(self.recovery_set());
@@ -697,13 +697,13 @@ impl<'a> Recognizer<'a> {
         }
         Err(Fail::Mismatch {
             expected: local.set,
-            state: 0,
+            state,
         })
     }
 
     /// `match(t)`: `after` is the lookahead after `t` (for single-token insertion).
     #[inline(always)]
-    fn expect(&mut self, t: Tok, after: Local, state: u16) -> Result<T, Fail> {
+    fn expect(&mut self, t: Tok, after: Local, state: u32) -> Result<T, Fail> {
         if self.la1() == t {
             self.end_error();
             return Ok(self.consume());
@@ -713,7 +713,7 @@ impl<'a> Recognizer<'a> {
 
     #[inline(never)]
     #[cold]
-    fn expect_slow(&mut self, t: Tok, after: Local, state: u16) -> Result<T, Fail> {
+    fn expect_slow(&mut self, t: Tok, after: Local, state: u32) -> Result<T, Fail> {
         self.check_attempts()?;
         self.lookahead_consumed = 0;
         let expected = one(t);
@@ -799,7 +799,7 @@ impl<'a> Recognizer<'a> {
                 self.exit(rule);
                 return Err(Abort);
             }
-            if self.recover(state + rule as u16 * 64).is_err() {
+            if self.recover(state).is_err() {
                 self.exit(rule);
                 return Err(Abort);
             }
@@ -849,7 +849,7 @@ impl<'a> Recognizer<'a> {
             },
             |p, s| {
                 s.cond = Self::lift(p.cond_or(l(one(Tok::Question), true)))?;
-                p.sync(l(one(Tok::Question), true), false)?;
+                p.sync(line!(), l(one(Tok::Question), true), false)?;
                 if p.la1() == Tok::Question {
                     s.op = Some(p.expect(Tok::Question, l(EXPR_START, false), 2)?);
                     s.e1 = Self::lift(p.cond_or(l(one(Tok::Colon), false)))?;
@@ -899,11 +899,11 @@ impl<'a> Recognizer<'a> {
                     }
                 };
                 s.first = Self::lift(sub(p))?;
-                p.sync(l(one(op), true), false)?;
+                p.sync(line!(), l(one(op), true), false)?;
                 while p.la1() == op {
                     s.ops.push(p.expect(op, l(EXPR_START, false), 4)?);
                     s.rest.push(Self::lift(sub(p))?);
-                    p.sync(l(one(op), true), false)?;
+                    p.sync(line!(), l(one(op), true), false)?;
                 }
                 Ok(())
             },
@@ -928,7 +928,7 @@ impl<'a> Recognizer<'a> {
         let s = self.rule(R_REL, follow, None::<N>, |p, cur| {
             *cur = Self::lift(p.calc(0, l(RELOPS, true)))?;
             loop {
-                p.sync(l(RELOPS, true), false)?;
+                p.sync(line!(), l(RELOPS, true), false)?;
                 if !(RELOPS.has(p.la1()) && prec <= 1) {
                     break;
                 }
@@ -954,7 +954,7 @@ impl<'a> Recognizer<'a> {
         let s = self.rule(R_CALC, follow, None::<N>, |p, cur| {
             *cur = Self::lift(p.unary(l(CALCOPS, true)))?;
             loop {
-                p.sync(l(CALCOPS, true), false)?;
+                p.sync(line!(), l(CALCOPS, true), false)?;
                 let la = p.la1();
                 let next_prec = if MULOPS.has(la) && prec <= 2 {
                     3
@@ -985,7 +985,7 @@ impl<'a> Recognizer<'a> {
         let start = self.cur();
         // None: no alternative chosen (VisitUnary's "<<error>>").
         let s = self.rule(R_UNARY, follow, None::<Option<N>>, |p, out| {
-            p.sync(l(EXPR_START, false), false)?;
+            p.sync(1005, l(EXPR_START, false), false)?;
             let la1 = p.la1();
             let alt = match la1 {
                 Tok::Exclam => 2,
@@ -996,7 +996,7 @@ impl<'a> Recognizer<'a> {
                         return Err(Fail::NoViable {
                             start: p.pos,
                             offending: p.pos + 1,
-                            state: 5,
+                            state: 1005,
                         })
                     }
                 },
@@ -1005,7 +1005,7 @@ impl<'a> Recognizer<'a> {
                     return Err(Fail::NoViable {
                         start: p.pos,
                         offending: p.pos,
-                        state: 5,
+                        state: 1005,
                     })
                 }
             };
@@ -1032,7 +1032,7 @@ impl<'a> Recognizer<'a> {
                         if let Some(Node::Not { count: c, .. }) = p.node_mut(node) {
                             *c = count;
                         }
-                        p.sync(l(MEMBER_START.with(one(Tok::Exclam)), false), true)?;
+                        p.sync(line!(), l(MEMBER_START.with(one(Tok::Exclam)), false), true)?;
                         if p.la1() != Tok::Exclam {
                             break;
                         }
@@ -1057,7 +1057,7 @@ impl<'a> Recognizer<'a> {
                         if let Some(Node::Neg { count: c, .. }) = p.node_mut(node) {
                             *c = count;
                         }
-                        p.sync(l(MEMBER_START, false), true)?;
+                        p.sync(1008, l(MEMBER_START, false), true)?;
                         // Decision 7: another '-' (ambiguity with a negative literal resolves
                         // to looping), or exit to member.
                         match p.la1() {
@@ -1067,7 +1067,7 @@ impl<'a> Recognizer<'a> {
                                     return Err(Fail::NoViable {
                                         start: p.pos,
                                         offending: p.pos + 1,
-                                        state: 8,
+                                        state: 1008,
                                     })
                                 }
                             },
@@ -1076,7 +1076,7 @@ impl<'a> Recognizer<'a> {
                                 return Err(Fail::NoViable {
                                     start: p.pos,
                                     offending: p.pos,
-                                    state: 8,
+                                    state: 1008,
                                 })
                             }
                         }
@@ -1099,11 +1099,11 @@ impl<'a> Recognizer<'a> {
         let s = self.rule(R_MEMBER, follow, None::<N>, |p, cur| {
             *cur = Self::lift(p.primary(l(DOT_BRACKET, true)))?;
             loop {
-                p.sync(l(DOT_BRACKET, true), false)?;
+                p.sync(line!(), l(DOT_BRACKET, true), false)?;
                 if !DOT_BRACKET.has(p.la1()) {
                     break;
                 }
-                p.sync(l(DOT_BRACKET, false), false)?;
+                p.sync(1009, l(DOT_BRACKET, false), false)?;
                 let alt = match p.la1() {
                     Tok::LBracket => 3,
                     _ => match p.la(1) {
@@ -1119,7 +1119,7 @@ impl<'a> Recognizer<'a> {
                             return Err(Fail::NoViable {
                                 start: p.pos,
                                 offending: p.pos + 1,
-                                state: 9,
+                                state: 1009,
                             })
                         }
                     },
@@ -1134,7 +1134,7 @@ impl<'a> Recognizer<'a> {
                             id: None,
                         });
                         *cur = Some(node);
-                        p.sync(l(OPT_FIELD_START, false), false)?;
+                        p.sync(line!(), l(OPT_FIELD_START, false), false)?;
                         if p.la1() == Tok::Question {
                             let q = p.expect(Tok::Question, l(ESC_START, false), 11)?;
                             if let Some(Node::Select { opt, .. }) = p.node_mut(node) {
@@ -1168,7 +1168,7 @@ impl<'a> Recognizer<'a> {
                         if let Some(Node::MemberCall { open, .. }) = p.node_mut(node) {
                             *open = Some(o);
                         }
-                        p.sync(l(EXPR_START.with(one(Tok::RParen)), false), false)?;
+                        p.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false)?;
                         if EXPR_START.has(p.la1()) {
                             let a = p
                                 .expr_list(l(one(Tok::RParen), false))
@@ -1188,7 +1188,7 @@ impl<'a> Recognizer<'a> {
                             index: None,
                         });
                         *cur = Some(node);
-                        p.sync(l(OPT_EXPR_START, false), false)?;
+                        p.sync(line!(), l(OPT_EXPR_START, false), false)?;
                         if p.la1() == Tok::Question {
                             let q = p.expect(Tok::Question, l(EXPR_START, false), 17)?;
                             if let Some(Node::Index { opt, .. }) = p.node_mut(node) {
@@ -1210,7 +1210,7 @@ impl<'a> Recognizer<'a> {
 
     fn primary(&mut self, follow: Local) -> Result<Option<N>, Abort> {
         let s = self.rule(R_PRIMARY, follow, None::<N>, |p, out| {
-            p.sync(l(MEMBER_START, false), false)?;
+            p.sync(1019, l(MEMBER_START, false), false)?;
             let start = p.cur();
             let la1 = p.la1();
             // Prediction (alternatives 1 Ident, 2 GlobalCall, 3 Nested, 4 list, 5 map,
@@ -1226,7 +1226,7 @@ impl<'a> Recognizer<'a> {
                         return Err(Fail::NoViable {
                             start: p.pos,
                             offending: p.pos + i,
-                            state: 19,
+                            state: 1019,
                         });
                     }
                     i += 1;
@@ -1249,7 +1249,7 @@ impl<'a> Recognizer<'a> {
                     return Err(Fail::NoViable {
                         start: p.pos,
                         offending: p.pos,
-                        state: 19,
+                        state: 1019,
                     })
                 }
             };
@@ -1271,7 +1271,11 @@ impl<'a> Recognizer<'a> {
                         }
                     });
                     *out = Some(node);
-                    p.sync(l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false), false)?;
+                    p.sync(
+                        line!(),
+                        l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
+                        false,
+                    )?;
                     if p.la1() == Tok::Dot {
                         p.expect(Tok::Dot, l(one(Tok::Identifier), false), 20)?;
                         match p.node_mut(node) {
@@ -1299,7 +1303,7 @@ impl<'a> Recognizer<'a> {
                         if let Some(Node::GlobalCall { op, .. }) = p.node_mut(node) {
                             *op = Some(o);
                         }
-                        p.sync(l(EXPR_START.with(one(Tok::RParen)), false), false)?;
+                        p.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false)?;
                         if EXPR_START.has(p.la1()) {
                             let a = p
                                 .expr_list(l(one(Tok::RParen), false))
@@ -1331,14 +1335,14 @@ impl<'a> Recognizer<'a> {
                     });
                     *out = Some(node);
                     let close = TokSet::of(&[Tok::Comma, Tok::RBracket]);
-                    p.sync(l(OPT_EXPR_START.with(close), false), false)?;
+                    p.sync(line!(), l(OPT_EXPR_START.with(close), false), false)?;
                     if OPT_EXPR_START.has(p.la1()) {
                         let elems = p.list_init(l(close, false)).map_err(|_| Fail::Abort)?;
                         if let Some(Node::List { elems: e, .. }) = p.node_mut(node) {
                             *e = elems;
                         }
                     }
-                    p.sync(l(close, false), false)?;
+                    p.sync(line!(), l(close, false), false)?;
                     if p.la1() == Tok::Comma {
                         p.expect(Tok::Comma, l(one(Tok::RBracket), false), 27)?;
                     }
@@ -1356,14 +1360,14 @@ impl<'a> Recognizer<'a> {
                     let node = p.push(Node::Map { op, entries: None });
                     *out = Some(node);
                     let close = TokSet::of(&[Tok::Comma, Tok::RBrace]);
-                    p.sync(l(OPT_EXPR_START.with(close), false), false)?;
+                    p.sync(line!(), l(OPT_EXPR_START.with(close), false), false)?;
                     if OPT_EXPR_START.has(p.la1()) {
                         let m = p.map_init(l(close, false)).map_err(|_| Fail::Abort)?;
                         if let Some(Node::Map { entries, .. }) = p.node_mut(node) {
                             *entries = Some(m);
                         }
                     }
-                    p.sync(l(close, false), false)?;
+                    p.sync(line!(), l(close, false), false)?;
                     if p.la1() == Tok::Comma {
                         p.expect(Tok::Comma, l(one(Tok::RBrace), false), 30)?;
                     }
@@ -1377,7 +1381,11 @@ impl<'a> Recognizer<'a> {
                         fields: None,
                     });
                     *out = Some(node);
-                    p.sync(l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false), false)?;
+                    p.sync(
+                        line!(),
+                        l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
+                        false,
+                    )?;
                     if p.la1() == Tok::Dot {
                         p.expect(Tok::Dot, l(one(Tok::Identifier), false), 32)?;
                         if let Some(Node::Message { dot, .. }) = p.node_mut(node) {
@@ -1389,28 +1397,28 @@ impl<'a> Recognizer<'a> {
                     if let Some(Node::Message { ids, .. }) = p.node_mut(node) {
                         ids.push(first);
                     }
-                    p.sync(l(path_next, false), false)?;
+                    p.sync(line!(), l(path_next, false), false)?;
                     while p.la1() == Tok::Dot {
                         p.expect(Tok::Dot, l(one(Tok::Identifier), false), 34)?;
                         let id = p.expect(Tok::Identifier, l(path_next, false), 35)?;
                         if let Some(Node::Message { ids, .. }) = p.node_mut(node) {
                             ids.push(id);
                         }
-                        p.sync(l(path_next, false), true)?;
+                        p.sync(line!(), l(path_next, false), true)?;
                     }
                     let close = TokSet::of(&[Tok::Comma, Tok::RBrace]);
                     let o = p.expect(Tok::LBrace, l(OPT_FIELD_START.with(close), false), 36)?;
                     if let Some(Node::Message { op, .. }) = p.node_mut(node) {
                         *op = Some(o);
                     }
-                    p.sync(l(OPT_FIELD_START.with(close), false), false)?;
+                    p.sync(line!(), l(OPT_FIELD_START.with(close), false), false)?;
                     if OPT_FIELD_START.has(p.la1()) {
                         let f = p.field_init(l(close, false)).map_err(|_| Fail::Abort)?;
                         if let Some(Node::Message { fields, .. }) = p.node_mut(node) {
                             *fields = Some(f);
                         }
                     }
-                    p.sync(l(close, false), false)?;
+                    p.sync(line!(), l(close, false), false)?;
                     if p.la1() == Tok::Comma {
                         p.expect(Tok::Comma, l(one(Tok::RBrace), false), 37)?;
                     }
@@ -1431,11 +1439,11 @@ impl<'a> Recognizer<'a> {
     fn expr_list(&mut self, follow: Local) -> Result<Vec<Option<N>>, Abort> {
         self.rule(R_EXPRLIST, follow, Vec::new(), |p, out| {
             out.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-            p.sync(l(one(Tok::Comma), true), false)?;
+            p.sync(line!(), l(one(Tok::Comma), true), false)?;
             while p.la1() == Tok::Comma {
                 p.expect(Tok::Comma, l(EXPR_START, false), 39)?;
                 out.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                p.sync(l(one(Tok::Comma), true), false)?;
+                p.sync(line!(), l(one(Tok::Comma), true), false)?;
             }
             Ok(())
         })
@@ -1444,7 +1452,7 @@ impl<'a> Recognizer<'a> {
     fn opt_expr(&mut self, follow: Local) -> Result<(T, Option<T>, Option<N>), Abort> {
         let start = self.cur();
         self.rule(R_OPTEXPR, follow, (start, None, None), |p, out| {
-            p.sync(l(OPT_EXPR_START, false), false)?;
+            p.sync(line!(), l(OPT_EXPR_START, false), false)?;
             if p.la1() == Tok::Question {
                 out.1 = Some(p.expect(Tok::Question, l(EXPR_START, false), 40)?);
             }
@@ -1460,7 +1468,7 @@ impl<'a> Recognizer<'a> {
                 .map_err(|_| Fail::Abort)?;
             out.push((q, e));
             loop {
-                p.sync(l(one(Tok::Comma), true), false)?;
+                p.sync(line!(), l(one(Tok::Comma), true), false)?;
                 if !(p.la1() == Tok::Comma && OPT_EXPR_START.has(p.la(1))) {
                     break;
                 }
@@ -1483,7 +1491,7 @@ impl<'a> Recognizer<'a> {
                 m.keys.push(k);
                 m.cols.push(p.expect(Tok::Colon, l(EXPR_START, false), 42)?);
                 m.values.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                p.sync(l(one(Tok::Comma), true), false)?;
+                p.sync(line!(), l(one(Tok::Comma), true), false)?;
                 if !(p.la1() == Tok::Comma && OPT_EXPR_START.has(p.la(1))) {
                     break;
                 }
@@ -1510,7 +1518,7 @@ impl<'a> Recognizer<'a> {
                     f.fields.push(of);
                     f.cols.push(p.expect(Tok::Colon, l(EXPR_START, false), 44)?);
                     f.values.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                    p.sync(l(one(Tok::Comma), true), false)?;
+                    p.sync(line!(), l(one(Tok::Comma), true), false)?;
                     if !(p.la1() == Tok::Comma && OPT_FIELD_START.has(p.la(1))) {
                         break;
                     }
@@ -1524,7 +1532,7 @@ impl<'a> Recognizer<'a> {
     fn opt_field(&mut self, follow: Local) -> Result<(T, Option<T>, Option<EscId>), Abort> {
         let start = self.cur();
         self.rule(R_OPTFIELD, follow, (start, None, None), |p, out| {
-            p.sync(l(OPT_FIELD_START, false), false)?;
+            p.sync(line!(), l(OPT_FIELD_START, false), false)?;
             if p.la1() == Tok::Question {
                 out.1 = Some(p.expect(Tok::Question, l(ESC_START, false), 46)?);
             }
@@ -1536,7 +1544,7 @@ impl<'a> Recognizer<'a> {
     fn escape_ident(&mut self, follow: Local) -> Result<EscId, Abort> {
         let start = self.cur();
         self.rule(R_ESCIDENT, follow, EscId::Failed(start), |p, out| {
-            p.sync(l(ESC_START, false), false)?;
+            p.sync(1049, l(ESC_START, false), false)?;
             match p.la1() {
                 Tok::Identifier => {
                     *out = EscId::Simple(p.expect(Tok::Identifier, l(NONE, true), 47)?);
@@ -1548,7 +1556,7 @@ impl<'a> Recognizer<'a> {
                     return Err(Fail::NoViable {
                         start: p.pos,
                         offending: p.pos,
-                        state: 49,
+                        state: 1049,
                     })
                 }
             }
@@ -1559,7 +1567,7 @@ impl<'a> Recognizer<'a> {
     fn literal(&mut self, follow: Local) -> Result<Option<N>, Abort> {
         let start = self.cur();
         let s = self.rule(R_LITERAL, follow, None::<N>, |p, out| {
-            p.sync(l(LITERAL_START, false), false)?;
+            p.sync(1050, l(LITERAL_START, false), false)?;
             let kind = match p.la1() {
                 Tok::Minus => match p.la(1) {
                     Tok::NumInt => LitKind::Int,
@@ -1568,7 +1576,7 @@ impl<'a> Recognizer<'a> {
                         return Err(Fail::NoViable {
                             start: p.pos,
                             offending: p.pos + 1,
-                            state: 50,
+                            state: 1050,
                         })
                     }
                 },
@@ -1584,7 +1592,7 @@ impl<'a> Recognizer<'a> {
                     return Err(Fail::NoViable {
                         start: p.pos,
                         offending: p.pos,
-                        state: 50,
+                        state: 1050,
                     })
                 }
             };
@@ -1606,7 +1614,11 @@ impl<'a> Recognizer<'a> {
                 LitKind::Null => Tok::Null,
             };
             if matches!(kind, LitKind::Int | LitKind::Double) {
-                p.sync(l(TokSet::of(&[Tok::Minus, tok_kind]), false), false)?;
+                p.sync(
+                    line!(),
+                    l(TokSet::of(&[Tok::Minus, tok_kind]), false),
+                    false,
+                )?;
                 if p.la1() == Tok::Minus {
                     let s = p.expect(Tok::Minus, l(one(tok_kind), false), 51)?;
                     if let Some(Node::Literal { sign, .. }) = p.node_mut(node) {
