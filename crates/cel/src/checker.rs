@@ -480,8 +480,12 @@ impl Env {
         if !errors.is_empty() {
             return Err(Box::new(CompileFailure { errors, source }));
         }
-        self.check(&parsed)
-            .map_err(|errors| Box::new(CompileFailure { errors, source }))
+        let (checked, errors) = check_owned(parsed, self);
+        if errors.is_empty() {
+            Ok(checked)
+        } else {
+            Err(Box::new(CompileFailure { errors, source }))
+        }
     }
 
     fn candidate_names(&self, name: &str) -> Vec<String> {
@@ -545,9 +549,22 @@ impl Env {
 /// by the environment's AST validators: always a checked expression (meaningful only without
 /// errors) and the errors.
 pub fn check(parsed: &ParsedExpr, env: &Env) -> (CheckedExpr, Errors) {
+    let owned = ParsedExpr {
+        expr: clone_expr(&parsed.expr),
+        source_info: parsed.source_info.clone(),
+    };
+    check_owned(owned, env)
+}
+
+/// As [`check`], taking the parsed expression by value (no copy of the tree).
+pub fn check_owned(parsed: ParsedExpr, env: &Env) -> (CheckedExpr, Errors) {
+    let ParsedExpr {
+        mut expr,
+        mut source_info,
+    } = parsed;
     let mut c = Checker {
         env,
-        info: &parsed.source_info,
+        info: &source_info,
         errors: Errors::new(),
         types: HashMap::new(),
         refs: HashMap::new(),
@@ -556,10 +573,9 @@ pub fn check(parsed: &ParsedExpr, env: &Env) -> (CheckedExpr, Errors) {
         scopes: Vec::new(),
         filter_cross_type: !env.options.cross_type_numeric_comparisons,
     };
-    let mut expr = parsed.expr.clone();
     c.check(&mut expr);
     let Checker {
-        errors,
+        mut errors,
         types,
         refs,
         mapping,
@@ -569,22 +585,115 @@ pub fn check(parsed: &ParsedExpr, env: &Env) -> (CheckedExpr, Errors) {
         .into_iter()
         .map(|(id, t)| (id, mapping.substitute(&t, true)))
         .collect();
-    let mut source_info = parsed.source_info.clone();
     let ids: std::collections::HashSet<i64> = expr.ids().into_iter().collect();
     source_info.offsets.retain(|id, _| ids.contains(id));
-    let mut checked = CheckedExpr {
+    let checked = CheckedExpr {
         expr,
         source_info,
         types,
         references: refs,
     };
-    let mut errors = errors;
     if errors.is_empty() {
         validate(env, &checked, &mut errors);
     }
-    // Keep the source info of the validators' view, but nothing else changes.
-    checked.source_info.description = parsed.source_info.description.clone();
     (checked, errors)
+}
+
+/// A copy of an expression tree with small stack frames per level (the derived `Clone` needs
+/// over a kilobyte per nesting level in release builds).
+fn clone_expr(e: &Expr) -> Expr {
+    Expr {
+        id: e.id,
+        kind: clone_kind(&e.kind),
+    }
+}
+
+#[inline(never)]
+fn clone_kind(k: &ExprKind) -> ExprKind {
+    match k {
+        ExprKind::Unspecified => ExprKind::Unspecified,
+        ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
+        ExprKind::Ident(n) => ExprKind::Ident(n.clone()),
+        ExprKind::Select(s) => clone_select(s),
+        ExprKind::Call(c) => clone_call(c),
+        ExprKind::List(l) => clone_list(l),
+        ExprKind::Map(m) => clone_map(m),
+        ExprKind::Struct(s) => clone_struct(s),
+        ExprKind::Comprehension(c) => clone_comprehension(c),
+    }
+}
+
+#[inline(never)]
+fn clone_select(s: &crate::ast::SelectExpr) -> ExprKind {
+    ExprKind::Select(Box::new(crate::ast::SelectExpr {
+        operand: clone_expr(&s.operand),
+        field: s.field.clone(),
+        test_only: s.test_only,
+    }))
+}
+
+#[inline(never)]
+fn clone_call(c: &crate::ast::CallExpr) -> ExprKind {
+    ExprKind::Call(Box::new(crate::ast::CallExpr {
+        function: c.function.clone(),
+        target: c.target.as_ref().map(clone_expr),
+        args: c.args.iter().map(clone_expr).collect(),
+    }))
+}
+
+#[inline(never)]
+fn clone_list(l: &crate::ast::ListExpr) -> ExprKind {
+    ExprKind::List(crate::ast::ListExpr {
+        elements: l.elements.iter().map(clone_expr).collect(),
+        optional_indices: l.optional_indices.clone(),
+    })
+}
+
+#[inline(never)]
+fn clone_map(m: &crate::ast::MapExpr) -> ExprKind {
+    ExprKind::Map(crate::ast::MapExpr {
+        entries: m
+            .entries
+            .iter()
+            .map(|en| crate::ast::MapEntry {
+                id: en.id,
+                key: clone_expr(&en.key),
+                value: clone_expr(&en.value),
+                optional: en.optional,
+            })
+            .collect(),
+    })
+}
+
+#[inline(never)]
+fn clone_struct(s: &crate::ast::StructExpr) -> ExprKind {
+    ExprKind::Struct(crate::ast::StructExpr {
+        type_name: s.type_name.clone(),
+        fields: s
+            .fields
+            .iter()
+            .map(|f| crate::ast::StructField {
+                id: f.id,
+                name: f.name.clone(),
+                value: clone_expr(&f.value),
+                optional: f.optional,
+            })
+            .collect(),
+    })
+}
+
+#[inline(never)]
+fn clone_comprehension(c: &crate::ast::ComprehensionExpr) -> ExprKind {
+    ExprKind::Comprehension(Box::new(crate::ast::ComprehensionExpr {
+        iter_range: clone_expr(&c.iter_range),
+        iter_var: c.iter_var.clone(),
+        iter_var2: c.iter_var2.clone(),
+        accu_var: c.accu_var.clone(),
+        accu_init: clone_expr(&c.accu_init),
+        loop_condition: clone_expr(&c.loop_condition),
+        loop_step: clone_expr(&c.loop_step),
+        result: clone_expr(&c.result),
+    }))
 }
 
 struct Checker<'e> {
@@ -719,6 +828,7 @@ impl Checker<'_> {
             .find_map(|s| s.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone()))
     }
 
+    #[inline(never)]
     fn resolve_simple_ident(&self, name: &str) -> Option<Resolution> {
         let local = self.lookup_local(name);
         if let Some(t) = &local {
@@ -742,6 +852,7 @@ impl Checker<'_> {
         None
     }
 
+    #[inline(never)]
     fn resolve_qualified_ident(&self, qualifiers: &[String]) -> Option<Resolution> {
         match qualifiers {
             [one] => self.resolve_simple_ident(one),
@@ -811,25 +922,15 @@ impl Checker<'_> {
 
     #[inline(never)]
     fn check_select(&mut self, e: &mut Expr) {
-        if let Some(q) = compute_qualifiers(e) {
-            if let Some(res) = self.resolve_qualified_ident(&q) {
-                let mut n = res.name;
-                if res.disambiguate {
-                    n.insert(0, '.');
-                }
-                self.set_type(e.id, res.ty);
-                self.set_reference(e.id, Reference::Ident(n.clone()));
-                e.kind = ExprKind::Ident(n);
-                return;
-            }
+        if self.check_qualified_ident(e) {
+            return;
         }
         let id = e.id;
         let ExprKind::Select(sel) = &mut e.kind else {
             return;
         };
-        let field = sel.field.clone();
         let test_only = sel.test_only;
-        let mut result = self.check_select_field(id, &mut sel.operand, &field, false);
+        let mut result = self.check_select_field(id, &mut sel.operand, &sel.field, false);
         if test_only {
             result = Type::Bool;
         }
@@ -837,6 +938,26 @@ impl Checker<'_> {
         self.set_type(id, t);
     }
 
+    /// Resolves `a.b.c` as a qualified identifier when one is declared, rewriting the node.
+    #[inline(never)]
+    fn check_qualified_ident(&mut self, e: &mut Expr) -> bool {
+        let Some(q) = compute_qualifiers(e) else {
+            return false;
+        };
+        let Some(res) = self.resolve_qualified_ident(&q) else {
+            return false;
+        };
+        let mut n = res.name;
+        if res.disambiguate {
+            n.insert(0, '.');
+        }
+        self.set_type(e.id, res.ty);
+        self.set_reference(e.id, Reference::Ident(n.clone()));
+        e.kind = ExprKind::Ident(n);
+        true
+    }
+
+    #[inline(never)]
     fn check_select_field(
         &mut self,
         id: i64,
@@ -872,6 +993,7 @@ impl Checker<'_> {
         }
     }
 
+    #[inline(never)]
     fn lookup_field_type(&mut self, id: i64, struct_name: &str, field: &str) -> Option<Type> {
         let Some(st) = self.env.find_struct_type(struct_name) else {
             self.report(
@@ -955,6 +1077,7 @@ impl Checker<'_> {
         }
     }
 
+    #[inline(never)]
     fn check_opt_select(&mut self, id: i64, call: &mut crate::ast::CallExpr) {
         if call.args.len() != 2 || call.target.is_some() {
             let t = if call.target.is_some() {
@@ -989,6 +1112,7 @@ impl Checker<'_> {
         );
     }
 
+    #[inline(never)]
     fn resolve_overload_or_error(
         &mut self,
         id: i64,
@@ -1280,6 +1404,7 @@ impl Checker<'_> {
         self.set_type(id, t);
     }
 
+    #[inline(never)]
     fn assert_type(&mut self, id: i64, t: &Type) {
         let actual = self.get_type(id);
         if !self.mapping.is_assignable(t, &actual) {
@@ -1288,6 +1413,7 @@ impl Checker<'_> {
         }
     }
 
+    #[inline(never)]
     fn join_types(&mut self, id: i64, previous: Option<Type>, current: Type) -> Type {
         let Some(prev) = previous else {
             return current;
