@@ -136,6 +136,21 @@ impl KubeVersion {
     /// The default compatibility version for new expressions: 1.36 (the minimum
     /// compatibility version of a 1.37 server).
     pub const DEFAULT: KubeVersion = KubeVersion::new(1, 36);
+
+    /// Parses `1.36`, `v1.36` or `1.36.2` (the patch is ignored).
+    pub fn parse(text: &str) -> Option<KubeVersion> {
+        let t = text.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = t.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        match parts.next() {
+            None => {}
+            Some(patch) if patch.parse::<u32>().is_ok() && parts.next().is_none() => {}
+            Some(_) => return None,
+        }
+        Some(KubeVersion { major, minor })
+    }
 }
 
 impl fmt::Display for KubeVersion {
@@ -1670,6 +1685,23 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), n);
+    }
+
+    #[test]
+    fn parses_versions() {
+        let cases: &[(&str, Option<KubeVersion>)] = &[
+            ("1.36", Some(KubeVersion::new(1, 36))),
+            ("v1.31", Some(KubeVersion::new(1, 31))),
+            ("1.30.2", Some(KubeVersion::new(1, 30))),
+            ("1", None),
+            ("1.x", None),
+            ("1.2.3.4", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(KubeVersion::parse(text), *want, "{text}");
+        }
+        assert_eq!(KubeVersion::DEFAULT.to_string(), "1.36");
     }
 
     #[test]

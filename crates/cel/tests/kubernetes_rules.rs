@@ -506,6 +506,8 @@ fn is_compile_error(text: &str) -> bool {
         "undeclared reference",
         "Syntax error",
         "must evaluate to a bool",
+        "cannot be range of a comprehension",
+        "does not support field selection",
     ]
     .iter()
     .any(|m| text.contains(m))
@@ -617,5 +619,68 @@ fn cel_compilation_cases() {
             }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn other_rule_fixtures_compile_as_the_server_does() {
+    let files = [
+        "cel-eval/validation_test.TestCELMaxRecursionDepth.json",
+        "cel-eval/validation_test.TestOptionalOldSelf.json",
+        "cel-eval/validation_test.TestOptionalOldSelfCheckForNull.json",
+        "cel-eval/validation_test.TestOptionalOldSelfIsOptionalType.json",
+        "cel-eval/validation_test.TestMessageExpression.json",
+    ];
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for file in files {
+        let Some(cases) = conformance(file) else {
+            eprintln!("conformance fixtures not present; skipped");
+            return;
+        };
+        for case in cases.arr() {
+            let name = case.get("name").and_then(Json::str).unwrap_or("");
+            let schema = case.get("schema").unwrap();
+            let expect = case.get("expect").unwrap();
+            let mut wanted: Vec<&str> = expect
+                .get("errorsContainUnordered")
+                .map(|a| a.arr().iter().filter_map(Json::str).collect())
+                .unwrap_or_default();
+            if let Some(w) = expect.get("errorsContain").and_then(Json::str) {
+                wanted.push(w);
+            }
+            let compile_errors: Vec<&str> = wanted
+                .into_iter()
+                .filter(|w| is_compile_error(w) || w.contains("max recursion depth"))
+                .collect();
+            for rule in schema.get("x-kubernetes-validations").unwrap().arr() {
+                let text = rule.get("rule").and_then(Json::str).unwrap();
+                let optional = rule.get("optionalOldSelf").is_some_and(Json::is_true);
+                let got = compile_rule(EnvVersion::Stored, schema, text, false, optional, &[]);
+                seen += 1;
+                let ok = match (&got, compile_errors.as_slice()) {
+                    (Ok(_), []) => true,
+                    (Err(e), want) if !want.is_empty() => want.iter().all(|w| e.contains(w)),
+                    _ => false,
+                };
+                if !ok {
+                    failures.push(format!("{name}\n  want {compile_errors:?}\n  got {got:?}"));
+                }
+                if let Some(m) = rule.get("messageExpression").and_then(Json::str) {
+                    let self_type = decl_type(schema, "selfType0", false).unwrap();
+                    let env = EnvBuilder::kubernetes(EnvVersion::Stored)
+                        .decl_types(std::slice::from_ref(&self_type))
+                        .variable("self", self_type.clone())
+                        .variable("oldSelf", self_type)
+                        .build();
+                    // (One case deliberately has a non-string messageExpression.)
+                    if let Err(e) = env.compile(m) {
+                        failures.push(format!("{name}: messageExpression {e}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen >= 30, "{seen}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -637,3 +637,125 @@ fn object_format_argument_is_rejected() {
         "ERROR: <input>:1:14: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given selfType1\n | '%s'.format([self]) == ''\n | .............^"
     );
 }
+
+/// cel-go's `checker_test.go` cases that need no protobuf types (cel-go's default checker:
+/// mixed literals are `dyn`, cross-type comparisons on).
+#[test]
+fn cel_go_checker_cases() {
+    let plain = || {
+        EnvBuilder::new()
+            .library(Library::Std)
+            .library(Library::Optional(u32::MAX))
+            .option(EnvOption::CrossTypeNumericComparisons)
+    };
+    type Case = (&'static str, Vec<(&'static str, Type)>, &'static str);
+    let cases: Vec<Case> = vec![
+        ("[]", vec![], "list(dyn)"),
+        ("[1, \"A\"]", vec![], "list(dyn)"),
+        ("[] + [1,2,3,] + [4]", vec![], "list(int)"),
+        ("[1, 2u] + []", vec![], "list(dyn)"),
+        ("{1:2u, 2:3u}", vec![], "map(int, uint)"),
+        ("{\"a\":1, \"b\":2}.a", vec![], "int"),
+        ("{1:2u, 2u:3}", vec![], "map(dyn, dyn)"),
+        ("int(1u) + int(uint(\"1\"))", vec![], "int"),
+        ("false && !true || false ? 2 : 3", vec![], "int"),
+        ("null == null && null != null", vec![], "bool"),
+        ("1 + 2 * 3 - 1 / 2 == 6 % 1", vec![], "bool"),
+        (
+            "lists.filter(x, x > 1.5)",
+            vec![("lists", Type::Dyn)],
+            "list(dyn)",
+        ),
+        ("list == type([1]) && map == type({1:2u})", vec![], "bool"),
+        ("1 in [1, 2, 3]", vec![], "bool"),
+        ("1 in dyn([1, 2, 3])", vec![], "bool"),
+        ("type(null) == null_type", vec![], "bool"),
+        ("type(type) == type", vec![], "bool"),
+        (
+            "([[[1]], [[2]], [[3]]][0][0] + [2, 3, {'four': {'five': 'six'}}])[3]",
+            vec![],
+            "dyn",
+        ),
+        ("[1] + [dyn('string')]", vec![], "list(dyn)"),
+        ("[dyn('string')] + [1]", vec![], "list(dyn)"),
+        (
+            "args.user[\"myextension\"].customAttributes.filter(x, x.name == \"hobbies\")",
+            vec![("args", Type::map(Type::String, Type::Dyn))],
+            "list(dyn)",
+        ),
+        ("a.b + 1 == a[0]", vec![("a", Type::param("T"))], "bool"),
+        (
+            "1 >= 1.0 && 1u >= 1.0 && 1.0 >= 1 && 1.0 >= 1u && 1 >= 1u && 1u >= 1",
+            vec![],
+            "bool",
+        ),
+        (
+            "[1].map(x, [x, x]).map(x, [x, x])",
+            vec![],
+            "list(list(list(int)))",
+        ),
+        (
+            "values.filter(i, i.content != \"\").map(i, i.content)",
+            vec![("values", Type::list(Type::map(Type::String, Type::String)))],
+            "list(string)",
+        ),
+        (
+            "[{}.map(c,c,c)]+[{}.map(c,c,c)]",
+            vec![],
+            "list(list(bool))",
+        ),
+        (
+            "a.?b",
+            vec![("a", Type::map(Type::String, Type::String))],
+            "optional_type(string)",
+        ),
+        (
+            "type(a.?b) == optional_type",
+            vec![("a", Type::map(Type::String, Type::String))],
+            "bool",
+        ),
+        (
+            "a.b",
+            vec![("a", Type::optional(Type::map(Type::String, Type::String)))],
+            "optional_type(string)",
+        ),
+        (
+            "a.dynamic",
+            vec![("a", Type::optional(Type::Dyn))],
+            "optional_type(dyn)",
+        ),
+        (
+            "has(a.dynamic)",
+            vec![("a", Type::optional(Type::Dyn))],
+            "bool",
+        ),
+        (
+            "has(a.?b.c)",
+            vec![("a", Type::optional(Type::map(Type::String, Type::Dyn)))],
+            "bool",
+        ),
+        ("{?'key': {'a': 'b'}.?value}", vec![], "map(string, string)"),
+        ("{?'key': {'a': 'b'}.?value}.key", vec![], "string"),
+        (
+            "{?'nested': a.b}",
+            vec![("a", Type::optional(Type::map(Type::String, Type::String)))],
+            "map(string, string)",
+        ),
+        (
+            "[?a, ?b, 'world']",
+            vec![
+                ("a", Type::optional(Type::String)),
+                ("b", Type::optional(Type::String)),
+            ],
+            "list(string)",
+        ),
+        ("{}.map(c,[c,type(c)])", vec![], "list(list(dyn))"),
+    ];
+    for (text, vars, want) in cases {
+        let mut b = plain();
+        for (n, t) in vars {
+            b = b.variable(n, t);
+        }
+        assert_eq!(ok_type(&b.build(), text), want, "{text}");
+    }
+}
