@@ -287,6 +287,202 @@ const R_ESCIDENT: usize = 14;
 const R_OPTEXPR: usize = 15;
 const R_LITERAL: usize = 16;
 
+/// A rule that runs on the explicit frame stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    Expr,
+    Or,
+    And,
+    /// `relation` with its precedence argument.
+    Rel(u8),
+    /// `calc` with its precedence argument.
+    Calc(u8),
+    Unary,
+    Member,
+    Primary,
+    ExprList,
+    ListInit,
+    MapInit,
+    FieldInit,
+    OptExpr,
+}
+
+impl Rule {
+    fn index(self) -> usize {
+        match self {
+            Rule::Expr => R_EXPR,
+            Rule::Or => R_OR,
+            Rule::And => R_AND,
+            Rule::Rel(_) => R_REL,
+            Rule::Calc(_) => R_CALC,
+            Rule::Unary => R_UNARY,
+            Rule::Member => R_MEMBER,
+            Rule::Primary => R_PRIMARY,
+            Rule::ExprList => R_EXPRLIST,
+            Rule::ListInit => R_LISTINIT,
+            Rule::MapInit => R_MAPINIT,
+            Rule::FieldInit => R_FIELDINIT,
+            Rule::OptExpr => R_OPTEXPR,
+        }
+    }
+}
+
+/// What a rule invocation has built so far.
+enum Data {
+    Expr {
+        cond: Option<N>,
+        op: Option<T>,
+        e1: Option<N>,
+        e2: Option<N>,
+    },
+    Logic {
+        and: bool,
+        first: Option<N>,
+        ops: Vec<T>,
+        rest: Vec<Option<N>>,
+    },
+    /// Left-recursive rules: the expression so far, and the node awaiting its operand.
+    Chain {
+        cur: Option<N>,
+        node: Option<N>,
+    },
+    Unary {
+        /// `None`: no alternative was chosen (VisitUnary's "<<error>>").
+        out: Option<Option<N>>,
+        node: Option<N>,
+    },
+    Primary {
+        out: Option<N>,
+    },
+    Exprs(Vec<Option<N>>),
+    Elems(ListElems),
+    Map(MapInit),
+    Fields(FieldInit),
+    OptExpr(Option<T>, Option<N>),
+}
+
+/// One rule invocation on the frame stack.
+struct Frame {
+    rule: Rule,
+    /// Where to resume after a sub-rule returns (0: the rule's start).
+    state: u8,
+    /// The rule's start token.
+    start: T,
+    data: Data,
+}
+
+impl Frame {
+    fn new(rule: Rule, start: T) -> Self {
+        let data = match rule {
+            Rule::Expr => Data::Expr {
+                cond: None,
+                op: None,
+                e1: None,
+                e2: None,
+            },
+            Rule::Or | Rule::And => Data::Logic {
+                and: rule == Rule::And,
+                first: None,
+                ops: Vec::new(),
+                rest: Vec::new(),
+            },
+            Rule::Rel(_) | Rule::Calc(_) | Rule::Member => Data::Chain {
+                cur: None,
+                node: None,
+            },
+            Rule::Unary => Data::Unary {
+                out: None,
+                node: None,
+            },
+            Rule::Primary => Data::Primary { out: None },
+            Rule::ExprList => Data::Exprs(Vec::new()),
+            Rule::ListInit => Data::Elems(Vec::new()),
+            Rule::MapInit => Data::Map(MapInit::default()),
+            Rule::FieldInit => Data::Fields(FieldInit {
+                start,
+                ..FieldInit::default()
+            }),
+            Rule::OptExpr => Data::OptExpr(None, None),
+        };
+        Frame {
+            rule,
+            state: 0,
+            start,
+            data,
+        }
+    }
+}
+
+/// What a finished rule hands back to its caller.
+enum Ret {
+    None,
+    Node(Option<N>),
+    Exprs(Vec<Option<N>>),
+    Elems(ListElems),
+    Map(MapInit),
+    Fields(FieldInit),
+    OptExpr(T, Option<T>, Option<N>),
+}
+
+impl Ret {
+    fn node(self) -> Option<N> {
+        match self {
+            Ret::Node(n) => n,
+            _ => None,
+        }
+    }
+    fn exprs(self) -> Vec<Option<N>> {
+        match self {
+            Ret::Exprs(v) => v,
+            _ => Vec::new(),
+        }
+    }
+    fn elems(self) -> ListElems {
+        match self {
+            Ret::Elems(v) => v,
+            _ => Vec::new(),
+        }
+    }
+    fn map(self) -> MapInit {
+        match self {
+            Ret::Map(m) => m,
+            _ => MapInit::default(),
+        }
+    }
+    fn fields(self) -> FieldInit {
+        match self {
+            Ret::Fields(f) => f,
+            _ => FieldInit::default(),
+        }
+    }
+    fn opt_expr(self) -> (T, Option<T>, Option<N>) {
+        match self {
+            Ret::OptExpr(s, q, e) => (s, q, e),
+            _ => (0, None, None),
+        }
+    }
+}
+
+/// What one step of a rule asks the driver to do.
+enum Ctl {
+    /// Invoke a rule with this follow, then resume the caller at this state.
+    Call(Rule, Local, u8),
+    /// The rule is finished.
+    Done,
+    /// A recognition error (caught by this rule) or an abort.
+    Fail(Fail),
+}
+
+/// `?` for steps: a failure ends the step with [`Ctl::Fail`].
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(f) => return Ctl::Fail(f),
+        }
+    };
+}
+
 /// The recognizer state.
 pub(crate) struct Recognizer<'a> {
     src: &'a Source,
@@ -808,16 +1004,17 @@ impl<'a> Recognizer<'a> {
         Ok(out)
     }
 
-    #[inline(always)]
-    fn lift(r: Result<Option<N>, Abort>) -> Result<Option<N>, Fail> {
-        r.map_err(|_| Fail::Abort)
-    }
-
     // ----- rules -----
+    //
+    // The rules that nest (everything from `expr` down to `primary` and the list, map and
+    // argument rules) run on an explicit stack of frames, so nesting costs heap, not native
+    // stack. Each frame is one ANTLR rule invocation: `step` runs it until it calls a sub-rule
+    // (the frame records where to resume), finishes, or fails (then the rule-level catch
+    // reports, recovers, and the rule returns what it built, as ANTLR's generated code does).
 
     fn start(&mut self) -> Result<Option<N>, Abort> {
         // start: expr EOF (its context has no invoking state, so no follow frame).
-        let e = self.expr(l(one(Tok::Eof), false))?;
+        let e = self.run_rules(Rule::Expr, l(one(Tok::Eof), false))?.node();
         if self.la1() != Tok::Eof {
             let r = self.expect(Tok::Eof, l(NONE, false), 1);
             if let Err(f) = r {
@@ -831,702 +1028,842 @@ impl<'a> Recognizer<'a> {
         Ok(e)
     }
 
-    fn expr(&mut self, follow: Local) -> Result<Option<N>, Abort> {
-        struct S {
-            cond: Option<N>,
-            op: Option<T>,
-            e1: Option<N>,
-            e2: Option<N>,
-        }
-        let s = self.rule(
-            R_EXPR,
-            follow,
-            S {
-                cond: None,
-                op: None,
-                e1: None,
-                e2: None,
-            },
-            |p, s| {
-                s.cond = Self::lift(p.cond_or(l(one(Tok::Question), true)))?;
-                p.sync(line!(), l(one(Tok::Question), true), false)?;
-                if p.la1() == Tok::Question {
-                    s.op = Some(p.expect(Tok::Question, l(EXPR_START, false), 2)?);
-                    s.e1 = Self::lift(p.cond_or(l(one(Tok::Colon), false)))?;
-                    p.expect(Tok::Colon, l(EXPR_START, false), 3)?;
-                    s.e2 = Self::lift(p.expr(l(NONE, true)))?;
-                }
-                Ok(())
-            },
-        )?;
-        Ok(match s.op {
-            None => s.cond,
-            Some(op) => Some(self.push(Node::Ternary {
-                cond: s.cond,
-                op,
-                e1: s.e1,
-                e2: s.e2,
-            })),
-        })
-    }
-
-    fn logic(&mut self, and: bool, follow: Local) -> Result<Option<N>, Abort> {
-        let (rule, op) = if and {
-            (R_AND, Tok::LogicalAnd)
-        } else {
-            (R_OR, Tok::LogicalOr)
-        };
-        let start = self.cur();
-        struct S {
-            first: Option<N>,
-            ops: Vec<T>,
-            rest: Vec<Option<N>>,
-        }
-        let s = self.rule(
-            rule,
-            follow,
-            S {
-                first: None,
-                ops: Vec::new(),
-                rest: Vec::new(),
-            },
-            |p, s| {
-                let sub = |p: &mut Self| {
-                    if and {
-                        p.relation(0, l(one(op), true))
-                    } else {
-                        p.logic(true, l(one(op), true))
+    fn run_rules(&mut self, rule: Rule, follow: Local) -> Result<Ret, Abort> {
+        let mut stack: Vec<Frame> = Vec::new();
+        self.enter(rule.index(), follow)?;
+        stack.push(Frame::new(rule, self.cur()));
+        let mut incoming = Ret::None;
+        loop {
+            let Some(frame) = stack.last_mut() else {
+                return Ok(incoming);
+            };
+            let ctl = self.step(frame, std::mem::replace(&mut incoming, Ret::None));
+            match ctl {
+                Ctl::Call(rule, follow, resume) => {
+                    frame.state = resume;
+                    if self.enter(rule.index(), follow).is_err() {
+                        self.unwind(&stack);
+                        return Err(Abort);
                     }
-                };
-                s.first = Self::lift(sub(p))?;
-                p.sync(line!(), l(one(op), true), false)?;
-                while p.la1() == op {
-                    s.ops.push(p.expect(op, l(EXPR_START, false), 4)?);
-                    s.rest.push(Self::lift(sub(p))?);
-                    p.sync(line!(), l(one(op), true), false)?;
+                    let start = self.cur();
+                    stack.push(Frame::new(rule, start));
                 }
-                Ok(())
-            },
-        )?;
-        if s.ops.is_empty() {
-            return Ok(s.first);
-        }
-        Ok(Some(self.push(Node::Logic {
-            and,
-            start,
-            first: s.first,
-            ops: s.ops,
-            rest: s.rest,
-        })))
-    }
-
-    fn cond_or(&mut self, follow: Local) -> Result<Option<N>, Abort> {
-        self.logic(false, follow)
-    }
-
-    fn relation(&mut self, prec: u8, follow: Local) -> Result<Option<N>, Abort> {
-        let s = self.rule(R_REL, follow, None::<N>, |p, cur| {
-            *cur = Self::lift(p.calc(0, l(RELOPS, true)))?;
-            loop {
-                p.sync(line!(), l(RELOPS, true), false)?;
-                if !(RELOPS.has(p.la1()) && prec <= 1) {
-                    break;
+                Ctl::Done => {
+                    if let Some(f) = stack.pop() {
+                        self.exit(f.rule.index());
+                        incoming = self.finish(f);
+                    }
                 }
-                p.end_error();
-                let op = p.consume();
-                let node = p.push(Node::Binary {
-                    lhs: *cur,
-                    op,
-                    rhs: None,
-                });
-                *cur = Some(node);
-                let rhs = Self::lift(p.relation(2, l(RELOPS, true)))?;
-                if let Some(Node::Binary { rhs: r, .. }) = p.node_mut(node) {
-                    *r = rhs;
+                Ctl::Fail(Fail::Abort) => {
+                    self.unwind(&stack);
+                    return Err(Abort);
+                }
+                Ctl::Fail(f) => {
+                    let state = match &f {
+                        Fail::Mismatch { state, .. } | Fail::NoViable { state, .. } => *state,
+                        Fail::Abort => 0,
+                    };
+                    if self.report_error(&f).is_err() || self.recover(state).is_err() {
+                        self.unwind(&stack);
+                        return Err(Abort);
+                    }
+                    if let Some(f) = stack.pop() {
+                        self.exit(f.rule.index());
+                        incoming = self.finish(f);
+                    }
                 }
             }
-            Ok(())
-        })?;
-        Ok(s)
+        }
     }
 
-    fn calc(&mut self, prec: u8, follow: Local) -> Result<Option<N>, Abort> {
-        let s = self.rule(R_CALC, follow, None::<N>, |p, cur| {
-            *cur = Self::lift(p.unary(l(CALCOPS, true)))?;
-            loop {
-                p.sync(line!(), l(CALCOPS, true), false)?;
-                let la = p.la1();
-                let next_prec = if MULOPS.has(la) && prec <= 2 {
-                    3
-                } else if ADDOPS.has(la) && prec <= 1 {
-                    2
+    fn unwind(&mut self, stack: &[Frame]) {
+        for f in stack.iter().rev() {
+            self.exit(f.rule.index());
+        }
+    }
+
+    /// What a rule returns, from what it built (also after an error).
+    fn finish(&mut self, f: Frame) -> Ret {
+        match f.data {
+            Data::Expr { cond, op, e1, e2 } => Ret::Node(match op {
+                None => cond,
+                Some(op) => Some(self.push(Node::Ternary { cond, op, e1, e2 })),
+            }),
+            Data::Logic {
+                and,
+                first,
+                ops,
+                rest,
+            } => {
+                if ops.is_empty() {
+                    Ret::Node(first)
                 } else {
-                    break;
-                };
-                p.end_error();
-                let op = p.consume();
-                let node = p.push(Node::Binary {
-                    lhs: *cur,
-                    op,
-                    rhs: None,
-                });
-                *cur = Some(node);
-                let rhs = Self::lift(p.calc(next_prec, l(CALCOPS, true)))?;
-                if let Some(Node::Binary { rhs: r, .. }) = p.node_mut(node) {
+                    Ret::Node(Some(self.push(Node::Logic {
+                        and,
+                        start: f.start,
+                        first,
+                        ops,
+                        rest,
+                    })))
+                }
+            }
+            Data::Chain { cur, .. } => Ret::Node(cur),
+            Data::Unary { out, .. } => Ret::Node(match out {
+                Some(n) => n,
+                None => Some(self.push(Node::UnaryError { start: f.start })),
+            }),
+            Data::Primary { out } => Ret::Node(Some(match out {
+                Some(n) => n,
+                None => self.push(Node::Unknown),
+            })),
+            Data::Exprs(v) => Ret::Exprs(v),
+            Data::Elems(v) => Ret::Elems(v),
+            Data::Map(m) => Ret::Map(m),
+            Data::Fields(fi) => Ret::Fields(fi),
+            Data::OptExpr(q, e) => Ret::OptExpr(f.start, q, e),
+        }
+    }
+
+    fn step(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        match f.rule {
+            Rule::Expr => self.step_expr(f, incoming),
+            Rule::Or | Rule::And => self.step_logic(f, incoming),
+            Rule::Rel(prec) => self.step_relation(f, prec, incoming),
+            Rule::Calc(prec) => self.step_calc(f, prec, incoming),
+            Rule::Unary => self.step_unary(f, incoming),
+            Rule::Member => self.step_member(f, incoming),
+            Rule::Primary => self.step_primary(f, incoming),
+            Rule::ExprList => self.step_expr_list(f, incoming),
+            Rule::ListInit => self.step_list_init(f, incoming),
+            Rule::MapInit => self.step_map_init(f, incoming),
+            Rule::FieldInit => self.step_field_init(f, incoming),
+            Rule::OptExpr => self.step_opt_expr(f, incoming),
+        }
+    }
+
+    // expr: e=conditionalOr (op='?' e1=conditionalOr ':' e2=expr)?
+    fn step_expr(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Expr { cond, op, e1, e2 } = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => Ctl::Call(Rule::Or, l(one(Tok::Question), true), 1),
+            1 => {
+                *cond = incoming.node();
+                tri!(self.sync(line!(), l(one(Tok::Question), true), false));
+                if self.la1() != Tok::Question {
+                    return Ctl::Done;
+                }
+                *op = Some(tri!(self.expect(Tok::Question, l(EXPR_START, false), 2)));
+                Ctl::Call(Rule::Or, l(one(Tok::Colon), false), 2)
+            }
+            2 => {
+                *e1 = incoming.node();
+                tri!(self.expect(Tok::Colon, l(EXPR_START, false), 3));
+                Ctl::Call(Rule::Expr, l(NONE, true), 3)
+            }
+            _ => {
+                *e2 = incoming.node();
+                Ctl::Done
+            }
+        }
+    }
+
+    // conditionalOr: conditionalAnd ('||' conditionalAnd)*
+    // conditionalAnd: relation ('&&' relation)*
+    fn step_logic(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Logic {
+            and,
+            first,
+            ops,
+            rest,
+        } = &mut f.data
+        else {
+            return Ctl::Done;
+        };
+        let (op, sub) = if *and {
+            (Tok::LogicalAnd, Rule::Rel(0))
+        } else {
+            (Tok::LogicalOr, Rule::And)
+        };
+        match f.state {
+            0 => return Ctl::Call(sub, l(one(op), true), 1),
+            1 => *first = incoming.node(),
+            _ => rest.push(incoming.node()),
+        }
+        tri!(self.sync(line!(), l(one(op), true), false));
+        if self.la1() != op {
+            return Ctl::Done;
+        }
+        ops.push(tri!(self.expect(op, l(EXPR_START, false), 4)));
+        Ctl::Call(sub, l(one(op), true), 2)
+    }
+
+    // relation: calc | relation op=('<'|'<='|'>='|'>'|'=='|'!='|'in') relation
+    fn step_relation(&mut self, f: &mut Frame, prec: u8, incoming: Ret) -> Ctl {
+        let Data::Chain { cur, node } = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => return Ctl::Call(Rule::Calc(0), l(RELOPS, true), 1),
+            1 => *cur = incoming.node(),
+            _ => {
+                let rhs = incoming.node();
+                if let Some(Node::Binary { rhs: r, .. }) =
+                    node.and_then(|n| self.nodes.get_mut(n as usize))
+                {
                     *r = rhs;
                 }
             }
-            Ok(())
-        })?;
-        Ok(s)
+        }
+        tri!(self.sync(line!(), l(RELOPS, true), false));
+        if !(RELOPS.has(self.la1()) && prec <= 1) {
+            return Ctl::Done;
+        }
+        self.end_error();
+        let op = self.consume();
+        let n = self.push(Node::Binary {
+            lhs: *cur,
+            op,
+            rhs: None,
+        });
+        *cur = Some(n);
+        *node = Some(n);
+        Ctl::Call(Rule::Rel(2), l(RELOPS, true), 2)
     }
 
-    fn unary(&mut self, follow: Local) -> Result<Option<N>, Abort> {
-        let start = self.cur();
-        // None: no alternative chosen (VisitUnary's "<<error>>").
-        let s = self.rule(R_UNARY, follow, None::<Option<N>>, |p, out| {
-            p.sync(1005, l(EXPR_START, false), false)?;
-            let la1 = p.la1();
-            let alt = match la1 {
-                Tok::Exclam => 2,
-                Tok::Minus => match p.la(1) {
-                    Tok::NumInt | Tok::NumFloat => 1,
-                    t if MEMBER_START.has(t) => 3,
-                    _ => {
-                        return Err(Fail::NoViable {
-                            start: p.pos,
-                            offending: p.pos + 1,
-                            state: 1005,
-                        })
-                    }
-                },
-                t if MEMBER_START.has(t) => 1,
+    // calc: unary | calc op=('*'|'/'|'%') calc | calc op=('+'|'-') calc
+    fn step_calc(&mut self, f: &mut Frame, prec: u8, incoming: Ret) -> Ctl {
+        let Data::Chain { cur, node } = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => return Ctl::Call(Rule::Unary, l(CALCOPS, true), 1),
+            1 => *cur = incoming.node(),
+            _ => {
+                let rhs = incoming.node();
+                if let Some(Node::Binary { rhs: r, .. }) =
+                    node.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *r = rhs;
+                }
+            }
+        }
+        tri!(self.sync(line!(), l(CALCOPS, true), false));
+        let la = self.la1();
+        let next_prec = if MULOPS.has(la) && prec <= 2 {
+            3
+        } else if ADDOPS.has(la) && prec <= 1 {
+            2
+        } else {
+            return Ctl::Done;
+        };
+        self.end_error();
+        let op = self.consume();
+        let n = self.push(Node::Binary {
+            lhs: *cur,
+            op,
+            rhs: None,
+        });
+        *cur = Some(n);
+        *node = Some(n);
+        Ctl::Call(Rule::Calc(next_prec), l(CALCOPS, true), 2)
+    }
+
+    // unary: member | ('!')+ member | ('-')+ member
+    fn step_unary(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Unary { out, node } = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => {}
+            1 => {
+                *out = Some(incoming.node());
+                return Ctl::Done;
+            }
+            _ => {
+                let m = incoming.node();
+                match node.and_then(|n| self.nodes.get_mut(n as usize)) {
+                    Some(Node::Not { member, .. }) | Some(Node::Neg { member, .. }) => *member = m,
+                    _ => {}
+                }
+                return Ctl::Done;
+            }
+        }
+        tri!(self.sync(1005, l(EXPR_START, false), false));
+        let alt = match self.la1() {
+            Tok::Exclam => 2,
+            Tok::Minus => match self.la(1) {
+                Tok::NumInt | Tok::NumFloat => 1,
+                t if MEMBER_START.has(t) => 3,
                 _ => {
-                    return Err(Fail::NoViable {
-                        start: p.pos,
-                        offending: p.pos,
+                    return Ctl::Fail(Fail::NoViable {
+                        start: self.pos,
+                        offending: self.pos + 1,
                         state: 1005,
                     })
                 }
-            };
-            match alt {
-                1 => {
-                    *out = Some(Self::lift(p.member(l(NONE, true)))?);
-                }
-                2 => {
-                    let first = p.cur();
-                    let node = p.push(Node::Not {
-                        first,
-                        count: 0,
-                        member: None,
-                    });
-                    *out = Some(Some(node));
-                    let mut count = 0;
-                    loop {
-                        p.expect(
-                            Tok::Exclam,
-                            l(MEMBER_START.with(one(Tok::Exclam)), false),
-                            6,
-                        )?;
-                        count += 1;
-                        if let Some(Node::Not { count: c, .. }) = p.node_mut(node) {
-                            *c = count;
-                        }
-                        p.sync(line!(), l(MEMBER_START.with(one(Tok::Exclam)), false), true)?;
-                        if p.la1() != Tok::Exclam {
-                            break;
-                        }
-                    }
-                    let m = Self::lift(p.member(l(NONE, true)))?;
-                    if let Some(Node::Not { member, .. }) = p.node_mut(node) {
-                        *member = m;
-                    }
-                }
-                _ => {
-                    let first = p.cur();
-                    let node = p.push(Node::Neg {
-                        first,
-                        count: 0,
-                        member: None,
-                    });
-                    *out = Some(Some(node));
-                    let mut count = 0;
-                    loop {
-                        p.expect(Tok::Minus, l(MEMBER_START, false), 7)?;
-                        count += 1;
-                        if let Some(Node::Neg { count: c, .. }) = p.node_mut(node) {
-                            *c = count;
-                        }
-                        p.sync(1008, l(MEMBER_START, false), true)?;
-                        // Decision 7: another '-' (ambiguity with a negative literal resolves
-                        // to looping), or exit to member.
-                        match p.la1() {
-                            Tok::Minus => match p.la(1) {
-                                t if MEMBER_START.has(t) => continue,
-                                _ => {
-                                    return Err(Fail::NoViable {
-                                        start: p.pos,
-                                        offending: p.pos + 1,
-                                        state: 1008,
-                                    })
-                                }
-                            },
-                            t if MEMBER_START.has(t) => break,
-                            _ => {
-                                return Err(Fail::NoViable {
-                                    start: p.pos,
-                                    offending: p.pos,
-                                    state: 1008,
-                                })
-                            }
-                        }
-                    }
-                    let m = Self::lift(p.member(l(NONE, true)))?;
-                    if let Some(Node::Neg { member, .. }) = p.node_mut(node) {
-                        *member = m;
-                    }
-                }
+            },
+            t if MEMBER_START.has(t) => 1,
+            _ => {
+                return Ctl::Fail(Fail::NoViable {
+                    start: self.pos,
+                    offending: self.pos,
+                    state: 1005,
+                })
             }
-            Ok(())
-        })?;
-        Ok(match s {
-            Some(n) => n,
-            None => Some(self.push(Node::UnaryError { start })),
-        })
-    }
-
-    fn member(&mut self, follow: Local) -> Result<Option<N>, Abort> {
-        let s = self.rule(R_MEMBER, follow, None::<N>, |p, cur| {
-            *cur = Self::lift(p.primary(l(DOT_BRACKET, true)))?;
+        };
+        if alt == 1 {
+            return Ctl::Call(Rule::Member, l(NONE, true), 1);
+        }
+        let first = self.cur();
+        let n = self.push(if alt == 2 {
+            Node::Not {
+                first,
+                count: 0,
+                member: None,
+            }
+        } else {
+            Node::Neg {
+                first,
+                count: 0,
+                member: None,
+            }
+        });
+        *out = Some(Some(n));
+        *node = Some(n);
+        let mut count = 0;
+        if alt == 2 {
             loop {
-                p.sync(line!(), l(DOT_BRACKET, true), false)?;
-                if !DOT_BRACKET.has(p.la1()) {
+                tri!(self.expect(
+                    Tok::Exclam,
+                    l(MEMBER_START.with(one(Tok::Exclam)), false),
+                    6
+                ));
+                count += 1;
+                if let Some(Node::Not { count: c, .. }) = self.nodes.get_mut(n as usize) {
+                    *c = count;
+                }
+                tri!(self.sync(line!(), l(MEMBER_START.with(one(Tok::Exclam)), false), true));
+                if self.la1() != Tok::Exclam {
                     break;
                 }
-                p.sync(1009, l(DOT_BRACKET, false), false)?;
-                let alt = match p.la1() {
-                    Tok::LBracket => 3,
-                    _ => match p.la(1) {
-                        Tok::Question | Tok::EscIdentifier => 1,
-                        Tok::Identifier => {
-                            if p.la(2) == Tok::LParen {
-                                2
-                            } else {
-                                1
-                            }
-                        }
+            }
+        } else {
+            loop {
+                tri!(self.expect(Tok::Minus, l(MEMBER_START, false), 7));
+                count += 1;
+                if let Some(Node::Neg { count: c, .. }) = self.nodes.get_mut(n as usize) {
+                    *c = count;
+                }
+                tri!(self.sync(1008, l(MEMBER_START, false), true));
+                // Decision 7: another '-' (ambiguity with a negative literal resolves to
+                // looping), or exit to member.
+                match self.la1() {
+                    Tok::Minus => match self.la(1) {
+                        t if MEMBER_START.has(t) => continue,
                         _ => {
-                            return Err(Fail::NoViable {
-                                start: p.pos,
-                                offending: p.pos + 1,
-                                state: 1009,
+                            return Ctl::Fail(Fail::NoViable {
+                                start: self.pos,
+                                offending: self.pos + 1,
+                                state: 1008,
                             })
                         }
                     },
-                };
-                match alt {
-                    1 => {
-                        let op = p.expect(Tok::Dot, l(OPT_FIELD_START, false), 10)?;
-                        let node = p.push(Node::Select {
-                            operand: *cur,
-                            op,
-                            opt: None,
-                            id: None,
-                        });
-                        *cur = Some(node);
-                        p.sync(line!(), l(OPT_FIELD_START, false), false)?;
-                        if p.la1() == Tok::Question {
-                            let q = p.expect(Tok::Question, l(ESC_START, false), 11)?;
-                            if let Some(Node::Select { opt, .. }) = p.node_mut(node) {
-                                *opt = Some(q);
-                            }
-                        }
-                        let e = p
-                            .escape_ident(l(DOT_BRACKET, true))
-                            .map_err(|_| Fail::Abort)?;
-                        if let Some(Node::Select { id, .. }) = p.node_mut(node) {
-                            *id = Some(e);
-                        }
-                    }
-                    2 => {
-                        let start = p.cur();
-                        let node = p.push(Node::MemberCall {
-                            operand: *cur,
-                            start,
-                            id: None,
-                            open: None,
-                            args: None,
-                        });
-                        *cur = Some(node);
-                        p.expect(Tok::Dot, l(one(Tok::Identifier), false), 12)?;
-                        let idt = p.expect(Tok::Identifier, l(one(Tok::LParen), false), 13)?;
-                        if let Some(Node::MemberCall { id, .. }) = p.node_mut(node) {
-                            *id = Some(idt);
-                        }
-                        let o =
-                            p.expect(Tok::LParen, l(EXPR_START.with(one(Tok::RParen)), false), 14)?;
-                        if let Some(Node::MemberCall { open, .. }) = p.node_mut(node) {
-                            *open = Some(o);
-                        }
-                        p.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false)?;
-                        if EXPR_START.has(p.la1()) {
-                            let a = p
-                                .expr_list(l(one(Tok::RParen), false))
-                                .map_err(|_| Fail::Abort)?;
-                            if let Some(Node::MemberCall { args, .. }) = p.node_mut(node) {
-                                *args = Some(a);
-                            }
-                        }
-                        p.expect(Tok::RParen, l(DOT_BRACKET, true), 15)?;
-                    }
+                    t if MEMBER_START.has(t) => break,
                     _ => {
-                        let op = p.expect(Tok::LBracket, l(OPT_EXPR_START, false), 16)?;
-                        let node = p.push(Node::Index {
-                            operand: *cur,
-                            op,
-                            opt: None,
-                            index: None,
-                        });
-                        *cur = Some(node);
-                        p.sync(line!(), l(OPT_EXPR_START, false), false)?;
-                        if p.la1() == Tok::Question {
-                            let q = p.expect(Tok::Question, l(EXPR_START, false), 17)?;
-                            if let Some(Node::Index { opt, .. }) = p.node_mut(node) {
-                                *opt = Some(q);
-                            }
-                        }
-                        let e = Self::lift(p.expr(l(one(Tok::RBracket), false)))?;
-                        if let Some(Node::Index { index, .. }) = p.node_mut(node) {
-                            *index = e;
-                        }
-                        p.expect(Tok::RBracket, l(DOT_BRACKET, true), 18)?;
+                        return Ctl::Fail(Fail::NoViable {
+                            start: self.pos,
+                            offending: self.pos,
+                            state: 1008,
+                        })
                     }
                 }
             }
-            Ok(())
-        })?;
-        Ok(s)
+        }
+        Ctl::Call(Rule::Member, l(NONE, true), 2)
     }
 
-    fn primary(&mut self, follow: Local) -> Result<Option<N>, Abort> {
-        let s = self.rule(R_PRIMARY, follow, None::<N>, |p, out| {
-            p.sync(1019, l(MEMBER_START, false), false)?;
-            let start = p.cur();
-            let la1 = p.la1();
-            // Prediction (alternatives 1 Ident, 2 GlobalCall, 3 Nested, 4 list, 5 map,
-            // 6 message, 7 literal).
-            let alt = match la1 {
-                Tok::LParen => 3,
-                Tok::LBracket => 4,
-                Tok::LBrace => 5,
-                t if LITERAL_START.has(t) => 7,
-                Tok::Dot | Tok::Identifier => {
-                    let mut i = usize::from(la1 == Tok::Dot);
-                    if p.la(i) != Tok::Identifier {
-                        return Err(Fail::NoViable {
-                            start: p.pos,
-                            offending: p.pos + i,
-                            state: 1019,
-                        });
-                    }
-                    i += 1;
-                    match p.la(i) {
-                        Tok::LParen => 2,
-                        Tok::LBrace => 6,
-                        _ => {
-                            while p.la(i) == Tok::Dot && p.la(i + 1) == Tok::Identifier {
-                                i += 2;
-                            }
-                            if p.la(i) == Tok::LBrace {
-                                6
-                            } else {
-                                1
-                            }
+    // member: primary | member '.' '?'? escapeIdent | member '.' IDENTIFIER '(' exprList? ')'
+    //       | member '[' '?'? expr ']'
+    fn step_member(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Chain { cur, node } = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => return Ctl::Call(Rule::Primary, l(DOT_BRACKET, true), 1),
+            1 => *cur = incoming.node(),
+            2 => {
+                // Call arguments came back.
+                let a = incoming.exprs();
+                if let Some(Node::MemberCall { args, .. }) =
+                    node.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *args = Some(a);
+                }
+                tri!(self.expect(Tok::RParen, l(DOT_BRACKET, true), 15));
+            }
+            _ => {
+                // The index came back.
+                let e = incoming.node();
+                if let Some(Node::Index { index, .. }) =
+                    node.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *index = e;
+                }
+                tri!(self.expect(Tok::RBracket, l(DOT_BRACKET, true), 18));
+            }
+        }
+        loop {
+            tri!(self.sync(line!(), l(DOT_BRACKET, true), false));
+            if !DOT_BRACKET.has(self.la1()) {
+                return Ctl::Done;
+            }
+            tri!(self.sync(1009, l(DOT_BRACKET, false), false));
+            let alt = match self.la1() {
+                Tok::LBracket => 3,
+                _ => match self.la(1) {
+                    Tok::Question | Tok::EscIdentifier => 1,
+                    Tok::Identifier => {
+                        if self.la(2) == Tok::LParen {
+                            2
+                        } else {
+                            1
                         }
                     }
-                }
-                _ => {
-                    return Err(Fail::NoViable {
-                        start: p.pos,
-                        offending: p.pos,
-                        state: 1019,
-                    })
-                }
+                    _ => {
+                        return Ctl::Fail(Fail::NoViable {
+                            start: self.pos,
+                            offending: self.pos + 1,
+                            state: 1009,
+                        })
+                    }
+                },
             };
             match alt {
-                1 | 2 => {
-                    let node = p.push(if alt == 1 {
-                        Node::Ident {
-                            start,
-                            dot: false,
-                            id: None,
-                        }
-                    } else {
-                        Node::GlobalCall {
-                            start,
-                            dot: false,
-                            id: None,
-                            op: None,
-                            args: None,
-                        }
+                1 => {
+                    let op = tri!(self.expect(Tok::Dot, l(OPT_FIELD_START, false), 10));
+                    let n = self.push(Node::Select {
+                        operand: *cur,
+                        op,
+                        opt: None,
+                        id: None,
                     });
-                    *out = Some(node);
-                    p.sync(
-                        line!(),
-                        l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
-                        false,
-                    )?;
-                    if p.la1() == Tok::Dot {
-                        p.expect(Tok::Dot, l(one(Tok::Identifier), false), 20)?;
-                        match p.node_mut(node) {
-                            Some(Node::Ident { dot, .. }) | Some(Node::GlobalCall { dot, .. }) => {
-                                *dot = true
-                            }
-                            _ => {}
+                    *cur = Some(n);
+                    tri!(self.sync(line!(), l(OPT_FIELD_START, false), false));
+                    if self.la1() == Tok::Question {
+                        let q = tri!(self.expect(Tok::Question, l(ESC_START, false), 11));
+                        if let Some(Node::Select { opt, .. }) = self.nodes.get_mut(n as usize) {
+                            *opt = Some(q);
                         }
                     }
-                    let after = if alt == 1 {
-                        l(NONE, true)
-                    } else {
-                        l(one(Tok::LParen), false)
+                    let e = match self.escape_ident(l(DOT_BRACKET, true)) {
+                        Ok(e) => e,
+                        Err(_) => return Ctl::Fail(Fail::Abort),
                     };
-                    let idt = p.expect(Tok::Identifier, after, 21)?;
-                    match p.node_mut(node) {
-                        Some(Node::Ident { id, .. }) | Some(Node::GlobalCall { id, .. }) => {
-                            *id = Some(idt)
+                    if let Some(Node::Select { id, .. }) = self.nodes.get_mut(n as usize) {
+                        *id = Some(e);
+                    }
+                }
+                2 => {
+                    let start = self.cur();
+                    let n = self.push(Node::MemberCall {
+                        operand: *cur,
+                        start,
+                        id: None,
+                        open: None,
+                        args: None,
+                    });
+                    *cur = Some(n);
+                    *node = Some(n);
+                    tri!(self.expect(Tok::Dot, l(one(Tok::Identifier), false), 12));
+                    let idt = tri!(self.expect(Tok::Identifier, l(one(Tok::LParen), false), 13));
+                    if let Some(Node::MemberCall { id, .. }) = self.nodes.get_mut(n as usize) {
+                        *id = Some(idt);
+                    }
+                    let o = tri!(self.expect(
+                        Tok::LParen,
+                        l(EXPR_START.with(one(Tok::RParen)), false),
+                        14
+                    ));
+                    if let Some(Node::MemberCall { open, .. }) = self.nodes.get_mut(n as usize) {
+                        *open = Some(o);
+                    }
+                    tri!(self.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false));
+                    if EXPR_START.has(self.la1()) {
+                        return Ctl::Call(Rule::ExprList, l(one(Tok::RParen), false), 2);
+                    }
+                    tri!(self.expect(Tok::RParen, l(DOT_BRACKET, true), 15));
+                }
+                _ => {
+                    let op = tri!(self.expect(Tok::LBracket, l(OPT_EXPR_START, false), 16));
+                    let n = self.push(Node::Index {
+                        operand: *cur,
+                        op,
+                        opt: None,
+                        index: None,
+                    });
+                    *cur = Some(n);
+                    *node = Some(n);
+                    tri!(self.sync(line!(), l(OPT_EXPR_START, false), false));
+                    if self.la1() == Tok::Question {
+                        let q = tri!(self.expect(Tok::Question, l(EXPR_START, false), 17));
+                        if let Some(Node::Index { opt, .. }) = self.nodes.get_mut(n as usize) {
+                            *opt = Some(q);
+                        }
+                    }
+                    return Ctl::Call(Rule::Expr, l(one(Tok::RBracket), false), 3);
+                }
+            }
+        }
+    }
+
+    fn step_primary(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Primary { out } = &mut f.data else {
+            return Ctl::Done;
+        };
+        let close_list = TokSet::of(&[Tok::Comma, Tok::RBracket]);
+        let close_map = TokSet::of(&[Tok::Comma, Tok::RBrace]);
+        match f.state {
+            0 => {}
+            // GlobalCall arguments.
+            1 => {
+                let a = incoming.exprs();
+                if let Some(Node::GlobalCall { args, .. }) =
+                    out.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *args = Some(a);
+                }
+                tri!(self.expect(Tok::RParen, l(NONE, true), 23));
+                return Ctl::Done;
+            }
+            // Nested expression.
+            2 => {
+                *out = incoming.node();
+                tri!(self.expect(Tok::RParen, l(NONE, true), 25));
+                return Ctl::Done;
+            }
+            // List elements.
+            3 => {
+                let elems = incoming.elems();
+                if let Some(Node::List { elems: e, .. }) =
+                    out.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *e = elems;
+                }
+                return self.close_literal(close_list, Tok::RBracket, 27, 28);
+            }
+            // Map entries.
+            4 => {
+                let m = incoming.map();
+                if let Some(Node::Map { entries, .. }) =
+                    out.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *entries = Some(m);
+                }
+                return self.close_literal(close_map, Tok::RBrace, 30, 31);
+            }
+            // Message fields.
+            _ => {
+                let fi = incoming.fields();
+                if let Some(Node::Message { fields, .. }) =
+                    out.and_then(|n| self.nodes.get_mut(n as usize))
+                {
+                    *fields = Some(fi);
+                }
+                return self.close_literal(close_map, Tok::RBrace, 37, 38);
+            }
+        }
+        tri!(self.sync(1019, l(MEMBER_START, false), false));
+        let start = self.cur();
+        let la1 = self.la1();
+        // Prediction (alternatives 1 Ident, 2 GlobalCall, 3 Nested, 4 list, 5 map, 6 message,
+        // 7 literal).
+        let alt = match la1 {
+            Tok::LParen => 3,
+            Tok::LBracket => 4,
+            Tok::LBrace => 5,
+            t if LITERAL_START.has(t) => 7,
+            Tok::Dot | Tok::Identifier => {
+                let mut i = usize::from(la1 == Tok::Dot);
+                if self.la(i) != Tok::Identifier {
+                    return Ctl::Fail(Fail::NoViable {
+                        start: self.pos,
+                        offending: self.pos + i,
+                        state: 1019,
+                    });
+                }
+                i += 1;
+                match self.la(i) {
+                    Tok::LParen => 2,
+                    Tok::LBrace => 6,
+                    _ => {
+                        while self.la(i) == Tok::Dot && self.la(i + 1) == Tok::Identifier {
+                            i += 2;
+                        }
+                        if self.la(i) == Tok::LBrace {
+                            6
+                        } else {
+                            1
+                        }
+                    }
+                }
+            }
+            _ => {
+                return Ctl::Fail(Fail::NoViable {
+                    start: self.pos,
+                    offending: self.pos,
+                    state: 1019,
+                })
+            }
+        };
+        match alt {
+            1 | 2 => {
+                let n = self.push(if alt == 1 {
+                    Node::Ident {
+                        start,
+                        dot: false,
+                        id: None,
+                    }
+                } else {
+                    Node::GlobalCall {
+                        start,
+                        dot: false,
+                        id: None,
+                        op: None,
+                        args: None,
+                    }
+                });
+                *out = Some(n);
+                tri!(self.sync(
+                    line!(),
+                    l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
+                    false
+                ));
+                if self.la1() == Tok::Dot {
+                    tri!(self.expect(Tok::Dot, l(one(Tok::Identifier), false), 20));
+                    match self.nodes.get_mut(n as usize) {
+                        Some(Node::Ident { dot, .. }) | Some(Node::GlobalCall { dot, .. }) => {
+                            *dot = true
                         }
                         _ => {}
                     }
-                    if alt == 2 {
-                        let o =
-                            p.expect(Tok::LParen, l(EXPR_START.with(one(Tok::RParen)), false), 22)?;
-                        if let Some(Node::GlobalCall { op, .. }) = p.node_mut(node) {
-                            *op = Some(o);
-                        }
-                        p.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false)?;
-                        if EXPR_START.has(p.la1()) {
-                            let a = p
-                                .expr_list(l(one(Tok::RParen), false))
-                                .map_err(|_| Fail::Abort)?;
-                            if let Some(Node::GlobalCall { args, .. }) = p.node_mut(node) {
-                                *args = Some(a);
-                            }
-                        }
-                        p.expect(Tok::RParen, l(NONE, true), 23)?;
-                    }
                 }
-                3 => {
-                    p.expect(Tok::LParen, l(EXPR_START, false), 24)?;
-                    *out = Self::lift(p.expr(l(one(Tok::RParen), false)))?;
-                    p.expect(Tok::RParen, l(NONE, true), 25)?;
+                let after = if alt == 1 {
+                    l(NONE, true)
+                } else {
+                    l(one(Tok::LParen), false)
+                };
+                let idt = tri!(self.expect(Tok::Identifier, after, 21));
+                match self.nodes.get_mut(n as usize) {
+                    Some(Node::Ident { id, .. }) | Some(Node::GlobalCall { id, .. }) => {
+                        *id = Some(idt)
+                    }
+                    _ => {}
                 }
-                4 => {
-                    let op = p.expect(
-                        Tok::LBracket,
-                        l(
-                            OPT_EXPR_START.with(TokSet::of(&[Tok::Comma, Tok::RBracket])),
-                            false,
-                        ),
-                        26,
-                    )?;
-                    let node = p.push(Node::List {
-                        op,
-                        elems: Vec::new(),
-                    });
-                    *out = Some(node);
-                    let close = TokSet::of(&[Tok::Comma, Tok::RBracket]);
-                    p.sync(line!(), l(OPT_EXPR_START.with(close), false), false)?;
-                    if OPT_EXPR_START.has(p.la1()) {
-                        let elems = p.list_init(l(close, false)).map_err(|_| Fail::Abort)?;
-                        if let Some(Node::List { elems: e, .. }) = p.node_mut(node) {
-                            *e = elems;
-                        }
-                    }
-                    p.sync(line!(), l(close, false), false)?;
-                    if p.la1() == Tok::Comma {
-                        p.expect(Tok::Comma, l(one(Tok::RBracket), false), 27)?;
-                    }
-                    p.expect(Tok::RBracket, l(NONE, true), 28)?;
+                if alt == 1 {
+                    return Ctl::Done;
                 }
-                5 => {
-                    let op = p.expect(
-                        Tok::LBrace,
-                        l(
-                            OPT_EXPR_START.with(TokSet::of(&[Tok::Comma, Tok::RBrace])),
-                            false,
-                        ),
-                        29,
-                    )?;
-                    let node = p.push(Node::Map { op, entries: None });
-                    *out = Some(node);
-                    let close = TokSet::of(&[Tok::Comma, Tok::RBrace]);
-                    p.sync(line!(), l(OPT_EXPR_START.with(close), false), false)?;
-                    if OPT_EXPR_START.has(p.la1()) {
-                        let m = p.map_init(l(close, false)).map_err(|_| Fail::Abort)?;
-                        if let Some(Node::Map { entries, .. }) = p.node_mut(node) {
-                            *entries = Some(m);
-                        }
-                    }
-                    p.sync(line!(), l(close, false), false)?;
-                    if p.la1() == Tok::Comma {
-                        p.expect(Tok::Comma, l(one(Tok::RBrace), false), 30)?;
-                    }
-                    p.expect(Tok::RBrace, l(NONE, true), 31)?;
+                let o =
+                    tri!(self.expect(Tok::LParen, l(EXPR_START.with(one(Tok::RParen)), false), 22));
+                if let Some(Node::GlobalCall { op, .. }) = self.nodes.get_mut(n as usize) {
+                    *op = Some(o);
                 }
-                6 => {
-                    let node = p.push(Node::Message {
-                        dot: false,
-                        ids: Vec::new(),
-                        op: None,
-                        fields: None,
-                    });
-                    *out = Some(node);
-                    p.sync(
-                        line!(),
-                        l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
-                        false,
-                    )?;
-                    if p.la1() == Tok::Dot {
-                        p.expect(Tok::Dot, l(one(Tok::Identifier), false), 32)?;
-                        if let Some(Node::Message { dot, .. }) = p.node_mut(node) {
-                            *dot = true;
-                        }
-                    }
-                    let path_next = TokSet::of(&[Tok::Dot, Tok::LBrace]);
-                    let first = p.expect(Tok::Identifier, l(path_next, false), 33)?;
-                    if let Some(Node::Message { ids, .. }) = p.node_mut(node) {
-                        ids.push(first);
-                    }
-                    p.sync(line!(), l(path_next, false), false)?;
-                    while p.la1() == Tok::Dot {
-                        p.expect(Tok::Dot, l(one(Tok::Identifier), false), 34)?;
-                        let id = p.expect(Tok::Identifier, l(path_next, false), 35)?;
-                        if let Some(Node::Message { ids, .. }) = p.node_mut(node) {
-                            ids.push(id);
-                        }
-                        p.sync(line!(), l(path_next, false), true)?;
-                    }
-                    let close = TokSet::of(&[Tok::Comma, Tok::RBrace]);
-                    let o = p.expect(Tok::LBrace, l(OPT_FIELD_START.with(close), false), 36)?;
-                    if let Some(Node::Message { op, .. }) = p.node_mut(node) {
-                        *op = Some(o);
-                    }
-                    p.sync(line!(), l(OPT_FIELD_START.with(close), false), false)?;
-                    if OPT_FIELD_START.has(p.la1()) {
-                        let f = p.field_init(l(close, false)).map_err(|_| Fail::Abort)?;
-                        if let Some(Node::Message { fields, .. }) = p.node_mut(node) {
-                            *fields = Some(f);
-                        }
-                    }
-                    p.sync(line!(), l(close, false), false)?;
-                    if p.la1() == Tok::Comma {
-                        p.expect(Tok::Comma, l(one(Tok::RBrace), false), 37)?;
-                    }
-                    p.expect(Tok::RBrace, l(NONE, true), 38)?;
+                tri!(self.sync(line!(), l(EXPR_START.with(one(Tok::RParen)), false), false));
+                if EXPR_START.has(self.la1()) {
+                    return Ctl::Call(Rule::ExprList, l(one(Tok::RParen), false), 1);
                 }
-                _ => {
-                    *out = Self::lift(p.literal(l(NONE, true)))?;
-                }
+                tri!(self.expect(Tok::RParen, l(NONE, true), 23));
+                Ctl::Done
             }
-            Ok(())
-        })?;
-        Ok(Some(match s {
-            Some(n) => n,
-            None => self.push(Node::Unknown),
-        }))
-    }
-
-    fn expr_list(&mut self, follow: Local) -> Result<Vec<Option<N>>, Abort> {
-        self.rule(R_EXPRLIST, follow, Vec::new(), |p, out| {
-            out.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-            p.sync(line!(), l(one(Tok::Comma), true), false)?;
-            while p.la1() == Tok::Comma {
-                p.expect(Tok::Comma, l(EXPR_START, false), 39)?;
-                out.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                p.sync(line!(), l(one(Tok::Comma), true), false)?;
+            3 => {
+                tri!(self.expect(Tok::LParen, l(EXPR_START, false), 24));
+                Ctl::Call(Rule::Expr, l(one(Tok::RParen), false), 2)
             }
-            Ok(())
-        })
-    }
-
-    fn opt_expr(&mut self, follow: Local) -> Result<(T, Option<T>, Option<N>), Abort> {
-        let start = self.cur();
-        self.rule(R_OPTEXPR, follow, (start, None, None), |p, out| {
-            p.sync(line!(), l(OPT_EXPR_START, false), false)?;
-            if p.la1() == Tok::Question {
-                out.1 = Some(p.expect(Tok::Question, l(EXPR_START, false), 40)?);
-            }
-            out.2 = Self::lift(p.expr(l(NONE, true)))?;
-            Ok(())
-        })
-    }
-
-    fn list_init(&mut self, follow: Local) -> Result<ListElems, Abort> {
-        self.rule(R_LISTINIT, follow, Vec::new(), |p, out| {
-            let (_, q, e) = p
-                .opt_expr(l(one(Tok::Comma), true))
-                .map_err(|_| Fail::Abort)?;
-            out.push((q, e));
-            loop {
-                p.sync(line!(), l(one(Tok::Comma), true), false)?;
-                if !(p.la1() == Tok::Comma && OPT_EXPR_START.has(p.la(1))) {
-                    break;
+            4 => {
+                let op =
+                    tri!(self.expect(Tok::LBracket, l(OPT_EXPR_START.with(close_list), false), 26));
+                let n = self.push(Node::List {
+                    op,
+                    elems: Vec::new(),
+                });
+                *out = Some(n);
+                tri!(self.sync(line!(), l(OPT_EXPR_START.with(close_list), false), false));
+                if OPT_EXPR_START.has(self.la1()) {
+                    return Ctl::Call(Rule::ListInit, l(close_list, false), 3);
                 }
-                p.expect(Tok::Comma, l(OPT_EXPR_START, false), 41)?;
-                let (_, q, e) = p
-                    .opt_expr(l(one(Tok::Comma), true))
-                    .map_err(|_| Fail::Abort)?;
-                out.push((q, e));
+                self.close_literal(close_list, Tok::RBracket, 27, 28)
             }
-            Ok(())
-        })
-    }
-
-    fn map_init(&mut self, follow: Local) -> Result<MapInit, Abort> {
-        self.rule(R_MAPINIT, follow, MapInit::default(), |p, m| {
-            loop {
-                let k = p
-                    .opt_expr(l(one(Tok::Colon), false))
-                    .map_err(|_| Fail::Abort)?;
-                m.keys.push(k);
-                m.cols.push(p.expect(Tok::Colon, l(EXPR_START, false), 42)?);
-                m.values.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                p.sync(line!(), l(one(Tok::Comma), true), false)?;
-                if !(p.la1() == Tok::Comma && OPT_EXPR_START.has(p.la(1))) {
-                    break;
+            5 => {
+                let op =
+                    tri!(self.expect(Tok::LBrace, l(OPT_EXPR_START.with(close_map), false), 29));
+                let n = self.push(Node::Map { op, entries: None });
+                *out = Some(n);
+                tri!(self.sync(line!(), l(OPT_EXPR_START.with(close_map), false), false));
+                if OPT_EXPR_START.has(self.la1()) {
+                    return Ctl::Call(Rule::MapInit, l(close_map, false), 4);
                 }
-                p.expect(Tok::Comma, l(OPT_EXPR_START, false), 43)?;
+                self.close_literal(close_map, Tok::RBrace, 30, 31)
             }
-            Ok(())
-        })
-    }
-
-    fn field_init(&mut self, follow: Local) -> Result<FieldInit, Abort> {
-        let start = self.cur();
-        self.rule(
-            R_FIELDINIT,
-            follow,
-            FieldInit {
-                start,
-                ..FieldInit::default()
+            6 => {
+                let n = self.push(Node::Message {
+                    dot: false,
+                    ids: Vec::new(),
+                    op: None,
+                    fields: None,
+                });
+                *out = Some(n);
+                tri!(self.sync(
+                    line!(),
+                    l(TokSet::of(&[Tok::Dot, Tok::Identifier]), false),
+                    false
+                ));
+                if self.la1() == Tok::Dot {
+                    tri!(self.expect(Tok::Dot, l(one(Tok::Identifier), false), 32));
+                    if let Some(Node::Message { dot, .. }) = self.nodes.get_mut(n as usize) {
+                        *dot = true;
+                    }
+                }
+                let path_next = TokSet::of(&[Tok::Dot, Tok::LBrace]);
+                let first = tri!(self.expect(Tok::Identifier, l(path_next, false), 33));
+                if let Some(Node::Message { ids, .. }) = self.nodes.get_mut(n as usize) {
+                    ids.push(first);
+                }
+                tri!(self.sync(line!(), l(path_next, false), false));
+                while self.la1() == Tok::Dot {
+                    tri!(self.expect(Tok::Dot, l(one(Tok::Identifier), false), 34));
+                    let id = tri!(self.expect(Tok::Identifier, l(path_next, false), 35));
+                    if let Some(Node::Message { ids, .. }) = self.nodes.get_mut(n as usize) {
+                        ids.push(id);
+                    }
+                    tri!(self.sync(line!(), l(path_next, false), true));
+                }
+                let o =
+                    tri!(self.expect(Tok::LBrace, l(OPT_FIELD_START.with(close_map), false), 36));
+                if let Some(Node::Message { op, .. }) = self.nodes.get_mut(n as usize) {
+                    *op = Some(o);
+                }
+                tri!(self.sync(line!(), l(OPT_FIELD_START.with(close_map), false), false));
+                if OPT_FIELD_START.has(self.la1()) {
+                    return Ctl::Call(Rule::FieldInit, l(close_map, false), 5);
+                }
+                self.close_literal(close_map, Tok::RBrace, 37, 38)
+            }
+            _ => match self.literal(l(NONE, true)) {
+                Ok(n) => {
+                    *out = n;
+                    Ctl::Done
+                }
+                Err(_) => Ctl::Fail(Fail::Abort),
             },
-            |p, f| {
-                loop {
-                    let of = p
-                        .opt_field(l(one(Tok::Colon), false))
-                        .map_err(|_| Fail::Abort)?;
-                    f.fields.push(of);
-                    f.cols.push(p.expect(Tok::Colon, l(EXPR_START, false), 44)?);
-                    f.values.push(Self::lift(p.expr(l(one(Tok::Comma), true)))?);
-                    p.sync(line!(), l(one(Tok::Comma), true), false)?;
-                    if !(p.la1() == Tok::Comma && OPT_FIELD_START.has(p.la(1))) {
-                        break;
-                    }
-                    p.expect(Tok::Comma, l(OPT_FIELD_START, false), 45)?;
-                }
-                Ok(())
-            },
-        )
+        }
+    }
+
+    /// The end of a list, map or message literal: `','? close`.
+    fn close_literal(&mut self, close: TokSet, end: Tok, comma_state: u32, end_state: u32) -> Ctl {
+        tri!(self.sync(line!(), l(close, false), false));
+        if self.la1() == Tok::Comma {
+            tri!(self.expect(Tok::Comma, l(one(end), false), comma_state));
+        }
+        tri!(self.expect(end, l(NONE, true), end_state));
+        Ctl::Done
+    }
+
+    // exprList: expr (',' expr)*
+    fn step_expr_list(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Exprs(out) = &mut f.data else {
+            return Ctl::Done;
+        };
+        if f.state == 0 {
+            return Ctl::Call(Rule::Expr, l(one(Tok::Comma), true), 1);
+        }
+        out.push(incoming.node());
+        tri!(self.sync(line!(), l(one(Tok::Comma), true), false));
+        if self.la1() != Tok::Comma {
+            return Ctl::Done;
+        }
+        tri!(self.expect(Tok::Comma, l(EXPR_START, false), 39));
+        Ctl::Call(Rule::Expr, l(one(Tok::Comma), true), 1)
+    }
+
+    // optExpr: '?'? expr
+    fn step_opt_expr(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::OptExpr(q, e) = &mut f.data else {
+            return Ctl::Done;
+        };
+        if f.state == 1 {
+            *e = incoming.node();
+            return Ctl::Done;
+        }
+        tri!(self.sync(line!(), l(OPT_EXPR_START, false), false));
+        if self.la1() == Tok::Question {
+            *q = Some(tri!(self.expect(Tok::Question, l(EXPR_START, false), 40)));
+        }
+        Ctl::Call(Rule::Expr, l(NONE, true), 1)
+    }
+
+    // listInit: optExpr (',' optExpr)*
+    fn step_list_init(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Elems(out) = &mut f.data else {
+            return Ctl::Done;
+        };
+        if f.state == 0 {
+            return Ctl::Call(Rule::OptExpr, l(one(Tok::Comma), true), 1);
+        }
+        let (_, q, e) = incoming.opt_expr();
+        out.push((q, e));
+        tri!(self.sync(line!(), l(one(Tok::Comma), true), false));
+        if !(self.la1() == Tok::Comma && OPT_EXPR_START.has(self.la(1))) {
+            return Ctl::Done;
+        }
+        tri!(self.expect(Tok::Comma, l(OPT_EXPR_START, false), 41));
+        Ctl::Call(Rule::OptExpr, l(one(Tok::Comma), true), 1)
+    }
+
+    // mapInitializerList: optExpr ':' expr (',' optExpr ':' expr)*
+    fn step_map_init(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Map(m) = &mut f.data else {
+            return Ctl::Done;
+        };
+        match f.state {
+            0 => return Ctl::Call(Rule::OptExpr, l(one(Tok::Colon), false), 1),
+            1 => {
+                m.keys.push(incoming.opt_expr());
+                m.cols
+                    .push(tri!(self.expect(Tok::Colon, l(EXPR_START, false), 42)));
+                return Ctl::Call(Rule::Expr, l(one(Tok::Comma), true), 2);
+            }
+            _ => m.values.push(incoming.node()),
+        }
+        tri!(self.sync(line!(), l(one(Tok::Comma), true), false));
+        if !(self.la1() == Tok::Comma && OPT_EXPR_START.has(self.la(1))) {
+            return Ctl::Done;
+        }
+        tri!(self.expect(Tok::Comma, l(OPT_EXPR_START, false), 43));
+        Ctl::Call(Rule::OptExpr, l(one(Tok::Colon), false), 1)
+    }
+
+    // fieldInitializerList: optField ':' expr (',' optField ':' expr)*
+    fn step_field_init(&mut self, f: &mut Frame, incoming: Ret) -> Ctl {
+        let Data::Fields(fi) = &mut f.data else {
+            return Ctl::Done;
+        };
+        if f.state == 1 {
+            fi.values.push(incoming.node());
+            tri!(self.sync(line!(), l(one(Tok::Comma), true), false));
+            if !(self.la1() == Tok::Comma && OPT_FIELD_START.has(self.la(1))) {
+                return Ctl::Done;
+            }
+            tri!(self.expect(Tok::Comma, l(OPT_FIELD_START, false), 45));
+        }
+        let of = match self.opt_field(l(one(Tok::Colon), false)) {
+            Ok(v) => v,
+            Err(_) => return Ctl::Fail(Fail::Abort),
+        };
+        fi.fields.push(of);
+        fi.cols
+            .push(tri!(self.expect(Tok::Colon, l(EXPR_START, false), 44)));
+        Ctl::Call(Rule::Expr, l(one(Tok::Comma), true), 1)
     }
 
     fn opt_field(&mut self, follow: Local) -> Result<(T, Option<T>, Option<EscId>), Abort> {
