@@ -13,7 +13,35 @@
 //!
 //! An [`Env`] holds the declarations: variables, functions (see [`crate::decls`]), the type
 //! identifiers and the declared object types. [`EnvBuilder::kubernetes`] builds the Kubernetes
-//! base environment for a compatibility version.
+//! base environment for a compatibility version; extend it per rule with the rule's types:
+//!
+//! ```
+//! use cel_core::checker::EnvBuilder;
+//! use cel_core::decls::{EnvVersion, KubeVersion};
+//! use cel_core::types::{ObjectType, Type};
+//!
+//! // Once per CRD: the base environment for new expressions (1.36) or stored expressions.
+//! let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT)).build();
+//! // Per schema node: `self` (and `oldSelf`) typed from the schema; register the object types.
+//! let spec = Type::object(ObjectType::new(
+//!     "selfType1",
+//!     [("replicas".to_string(), Type::Int)].into(),
+//! ));
+//! let env = base
+//!     .extend()
+//!     .decl_types(std::slice::from_ref(&spec))
+//!     .variable("self", spec.clone())
+//!     .variable("oldSelf", spec)
+//!     .build();
+//! let checked = env.compile("self.replicas >= oldSelf.replicas").unwrap();
+//! assert_eq!(checked.output_type(), Type::Bool);
+//! assert!(checked.references_ident("oldSelf"));
+//! let failure = env.compile("self.replica > 0").unwrap_err();
+//! assert_eq!(
+//!     failure.to_string(),
+//!     "ERROR: <input>:1:5: undefined field 'replica'\n | self.replica > 0\n | ....^"
+//! );
+//! ```
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
