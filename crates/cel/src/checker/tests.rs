@@ -759,3 +759,57 @@ fn cel_go_checker_cases() {
         assert_eq!(ok_type(&b.build(), text), want, "{text}");
     }
 }
+
+/// The deepest expressions the parser accepts check on a 1 MiB stack (the browser's), even in
+/// debug builds.
+#[test]
+fn deep_expressions_on_a_small_stack() {
+    fn nest(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+    let texts: Vec<String> = vec![
+        format!("1{}", " + 1".repeat(249)),
+        format!("d{}", ".a".repeat(249)),
+        format!("d{}", "[0]".repeat(249)),
+        format!("{}true", "true == ".repeat(249)),
+        nest("(", "1", " + 1)", 240),
+        nest("[", "1", "]", 240),
+        nest("size(", "'a'", ")", 240),
+        nest("[1].all(x, ", "true", ")", 120),
+        nest("{'a': ", "1", "}", 240),
+        nest("optional.of(", "1", ")", 240),
+    ];
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let env = base(EnvVersion::Stored)
+                .extend()
+                .variable("d", Type::Dyn)
+                .build();
+            let mut outcomes = Vec::new();
+            for t in &texts {
+                outcomes.push(match env.compile(t) {
+                    Ok(c) => c.output_type().kind(),
+                    Err(_) => Kind::Error,
+                });
+            }
+            outcomes
+        })
+        .unwrap();
+    let outcomes = handle.join().expect("no stack overflow");
+    assert_eq!(
+        outcomes,
+        vec![
+            Kind::Int,
+            Kind::Dyn,
+            Kind::Dyn,
+            Kind::Bool,
+            Kind::Int,
+            Kind::List,
+            Kind::Error,
+            Kind::Bool,
+            Kind::Map,
+            Kind::Opaque,
+        ]
+    );
+}
