@@ -391,15 +391,16 @@ fn scan(chars: &[char], start: usize) -> Match {
         ("null", Tok::Null),
     ];
     for (lit, kind) in fixed {
+        // All fixed tokens are ASCII.
         let mut n = 0;
-        for (i, lc) in lit.chars().enumerate() {
-            if s.at(i) == Some(lc) {
+        for (i, lc) in lit.bytes().enumerate() {
+            if s.at(i) == Some(char::from(lc)) {
                 n += 1;
             } else {
                 break;
             }
         }
-        if n == lit.chars().count() {
+        if n == lit.len() {
             s.accept(n, *kind);
         } else {
             s.reached(n);

@@ -226,7 +226,6 @@ impl Parser {
         }
         let mut v = visit::Visitor::new(
             source,
-            &chars,
             &cst,
             visit::VisitOptions {
                 max_depth,

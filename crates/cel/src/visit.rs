@@ -50,7 +50,6 @@ const RESERVED: &[&str] = &[
 
 pub(crate) struct Visitor<'a> {
     src: &'a Source,
-    chars: &'a [char],
     cst: &'a Cst,
     opts: VisitOptions<'a>,
     pub errors: &'a mut Errors,
@@ -71,14 +70,12 @@ enum Ctx {
 impl<'a> Visitor<'a> {
     pub fn new(
         src: &'a Source,
-        chars: &'a [char],
         cst: &'a Cst,
         opts: VisitOptions<'a>,
         errors: &'a mut Errors,
     ) -> Self {
         Visitor {
             src,
-            chars,
             cst,
             opts,
             errors,
@@ -96,18 +93,22 @@ impl<'a> Visitor<'a> {
     fn text(&self, t: T) -> String {
         match self.tok(t) {
             Some(tok) if tok.conjured => format!("<missing {}>", tok.kind.display_name()),
-            Some(tok) => self
-                .chars
-                .get(tok.start..tok.end)
-                .unwrap_or(&[])
-                .iter()
-                .collect(),
+            Some(tok) => self.src.slice_chars(tok.start, tok.end).to_string(),
             None => String::new(),
         }
     }
 
+    /// The byte length of a token's text (cel-go's `len(token.GetText())`).
     fn byte_len(&self, t: T) -> i32 {
-        i32::try_from(self.text(t).len()).unwrap_or(i32::MAX)
+        let len = match self.tok(t) {
+            Some(tok) if tok.conjured => format!("<missing {}>", tok.kind.display_name()).len(),
+            Some(tok) => self
+                .src
+                .byte_offset(tok.end)
+                .saturating_sub(self.src.byte_offset(tok.start)),
+            None => 0,
+        };
+        i32::try_from(len).unwrap_or(i32::MAX)
     }
 
     fn tok_offset(&self, t: T) -> i32 {
