@@ -16,11 +16,18 @@ use serde_json::{json, Value};
 
 use super::{expect, fail, skip, Case, Checked, Ctx, Problem};
 
+thread_local! {
+    /// The CEL rule compiler the cases share (its base environments are built once); the
+    /// compiler's default version is the server's default (1.36).
+    static CEL: &'static crd_studio_engine::cel::RuleCompiler =
+        Box::leak(Box::new(crd_studio_engine::cel::RuleCompiler::new("1.36")));
+}
+
 /// The hooks the cases run with: default values validated with the engine's OpenAPI
-/// validation; no CEL yet.
+/// validation (without CEL); rules compiled with the engine's CEL compiler.
 fn hooks<'a>(defaults: &'a apiext::defaults::DefaultsValidation<'a>) -> Hooks<'a> {
     Hooks {
-        cel: None,
+        cel: Some(CEL.with(|c| *c)),
         defaults: Some(defaults),
     }
 }

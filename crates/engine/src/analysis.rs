@@ -394,10 +394,11 @@ impl CompiledCrd {
             // Validation converts each schema to its structural form once; the versions are
             // compiled with the same forms.
             let cache = apiext::StructuralCache::new();
+            let cel = crate::cel::RuleCompiler::new(&options.kubernetes_version);
             errors = apiext::validate_create_with_cache(
                 &icrd,
                 apiext::Hooks {
-                    cel: None,
+                    cel: Some(&cel),
                     defaults: Some(&defaults),
                 },
                 &cache,

@@ -26,6 +26,7 @@
 
 pub mod analysis;
 pub mod apiext;
+pub mod cel;
 pub mod crd;
 pub mod defaulting;
 pub mod document;

@@ -1,0 +1,220 @@
+//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`]) and the compiler of
+//! `x-kubernetes-validations` rules that CRD validation calls ([`RuleCompiler`], the
+//! apiextensions `cel.Compile`).
+
+pub mod decl_type;
+
+use std::cell::{Cell, OnceCell};
+
+use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChecks};
+use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::types::Type;
+
+use crate::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite};
+use crate::schema::structural::Structural;
+
+use decl_type::{follow, schema_decl_type, DeclType};
+
+/// `ScopedVarName`.
+pub const SCOPED_VAR_NAME: &str = "self";
+/// `OldScopedVarName`.
+pub const OLD_SCOPED_VAR_NAME: &str = "oldSelf";
+
+/// The literal checks of the AST validators the engine can do (regex literals compile as Go
+/// `regexp`). Duration and timestamp literals are accepted.
+// TODO: duration and timestamp literal validation (cel-go evaluates them).
+fn literal_checks() -> LiteralChecks {
+    LiteralChecks {
+        duration: None,
+        timestamp: None,
+        regex: Some(|p| crate::validation::goregex::compile(p).is_ok()),
+    }
+}
+
+/// Compiles the rules of a CRD's schemas: the base environments are built once (per CRD
+/// validation) and extended per rule site with `self` and `oldSelf`.
+pub struct RuleCompiler {
+    version: KubeVersion,
+    new_env: Env,
+    stored_env: OnceCell<Env>,
+    other_envs: std::cell::RefCell<Vec<(KubeVersion, Env)>>,
+    /// The number in the next `selfType<N>` name (the server uses the clock's nanoseconds).
+    next_type: Cell<u64>,
+}
+
+impl std::fmt::Debug for RuleCompiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleCompiler")
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+fn base_env(version: EnvVersion) -> Env {
+    EnvBuilder::kubernetes(version)
+        .literal_checks(literal_checks())
+        .build()
+}
+
+impl RuleCompiler {
+    /// A compiler for new expressions at a Kubernetes version (`1.36`; unparsable: the
+    /// default, 1.36).
+    pub fn new(kubernetes_version: &str) -> RuleCompiler {
+        let version = KubeVersion::parse(kubernetes_version).unwrap_or(KubeVersion::DEFAULT);
+        RuleCompiler {
+            version,
+            new_env: base_env(EnvVersion::NewExpressions(version)),
+            stored_env: OnceCell::new(),
+            other_envs: std::cell::RefCell::new(Vec::new()),
+            next_type: Cell::new(1),
+        }
+    }
+
+    fn stored(&self) -> &Env {
+        self.stored_env.get_or_init(|| base_env(EnvVersion::Stored))
+    }
+
+    /// The new-expressions base environment for a site's version.
+    fn new_env_for(&self, version: Option<&str>) -> Env {
+        let v = match version.and_then(KubeVersion::parse) {
+            Some(v) if v != self.version => v,
+            _ => return self.new_env.clone(),
+        };
+        let mut others = self.other_envs.borrow_mut();
+        if let Some((_, e)) = others.iter().find(|(ov, _)| *ov == v) {
+            return e.clone();
+        }
+        let e = base_env(EnvVersion::NewExpressions(v));
+        others.push((v, e.clone()));
+        e
+    }
+
+    fn type_name(&self) -> String {
+        let n = self.next_type.get();
+        self.next_type.set(n.wrapping_add(1));
+        format!("selfType{n}")
+    }
+}
+
+/// The `self` declared type of a rule site (`CELSchemaContext.TypeInfo`).
+fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFailure> {
+    let convert = |props, is_root| -> Result<DeclType, CelCompileFailure> {
+        let ss = Structural::from_props(props).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
+        schema_decl_type(&ss, is_root).ok_or_else(|| {
+            CelCompileFailure::TypeInfo(
+                "unable to convert structural schema to CEL declarations".to_owned(),
+            )
+        })
+    };
+    let scope = convert(site.scope_root, site.scope_root_is_resource_root)?;
+    if site.steps.is_empty() {
+        return Ok(scope);
+    }
+    let scope_ss =
+        Structural::from_props(site.scope_root).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
+    match follow(&scope_ss, scope, &site.steps) {
+        Some((_, t)) => Ok(t),
+        None => convert(site.schema, site.schema.x_embedded_resource),
+    }
+}
+
+/// One compiled expression or the server's error detail.
+fn compile_in(env: &Env, text: &str) -> Result<CheckedExpr, Box<CompileFailure>> {
+    env.compile(text)
+}
+
+impl CelCompiler for RuleCompiler {
+    fn compile(&self, site: &CelRuleSite<'_>) -> Result<Vec<CelCompilation>, CelCompileFailure> {
+        let rules = &site.schema.x_validations;
+        if rules.is_empty() {
+            return Ok(Vec::new());
+        }
+        let decl = site_decl_type(site)?;
+        let self_ty = decl.to_cel(&self.type_name());
+        let extend = |base: &Env, optional_old_self: bool| -> Env {
+            let old = if optional_old_self {
+                Type::optional(self_ty.clone())
+            } else {
+                self_ty.clone()
+            };
+            base.extend()
+                .decl_types(std::slice::from_ref(&self_ty))
+                .variable(SCOPED_VAR_NAME, self_ty.clone())
+                .variable(OLD_SCOPED_VAR_NAME, old)
+                .build()
+        };
+        let new_base = self.new_env_for(site.environment_version);
+        // Environments built on demand: (stored?, optionalOldSelf?).
+        let mut envs: [Option<Env>; 4] = [None, None, None, None];
+        let mut env_for = |stored: bool, optional: bool| -> Env {
+            let i = usize::from(stored) * 2 + usize::from(optional);
+            if let Some(Some(e)) = envs.get(i) {
+                return e.clone();
+            }
+            let e = if stored {
+                extend(self.stored(), optional)
+            } else {
+                extend(&new_base, optional)
+            };
+            if let Some(slot) = envs.get_mut(i) {
+                *slot = Some(e.clone());
+            }
+            e
+        };
+        let mut out = Vec::with_capacity(rules.len());
+        for rule in rules {
+            let mut result = CelCompilation::default();
+            if rule.rule.trim().is_empty() {
+                out.push(result);
+                continue;
+            }
+            let optional = rule.optional_old_self == Some(true);
+            let stored_rule = site
+                .preexisting
+                .is_some_and(|p| p.rules.contains(&rule.rule));
+            let env = env_for(stored_rule, optional);
+            let checked = match compile_in(&env, &rule.rule) {
+                Ok(c) => c,
+                Err(f) => {
+                    result.error =
+                        Some((CelErrorKind::Invalid, format!("compilation failed: {f}")));
+                    out.push(result);
+                    continue;
+                }
+            };
+            if !matches!(checked.output_type(), Type::Bool) {
+                result.error = Some((
+                    CelErrorKind::Invalid,
+                    "cel expression must evaluate to a bool".to_owned(),
+                ));
+                out.push(result);
+                continue;
+            }
+            result.uses_old_self = checked.references_ident(OLD_SCOPED_VAR_NAME);
+            // TODO(cost): the estimated maximum cost and the cardinality (issue 5); 0 never
+            // exceeds a budget.
+            result.max_cost = 0;
+            result.max_cardinality = 0;
+            if !rule.message_expression.is_empty() {
+                result.has_message_expression = true;
+                let stored_msg = site
+                    .preexisting
+                    .is_some_and(|p| p.message_expressions.contains(&rule.message_expression));
+                let msg_env = env_for(stored_msg, optional);
+                match compile_in(&msg_env, &rule.message_expression) {
+                    Err(f) => {
+                        result.message_expression_error =
+                            Some(format!("messageExpression compilation failed: {f}"));
+                    }
+                    Ok(c) if !matches!(c.output_type(), Type::String) => {
+                        result.message_expression_error =
+                            Some("messageExpression must evaluate to a string".to_owned());
+                    }
+                    Ok(_) => {}
+                }
+            }
+            out.push(result);
+        }
+        Ok(out)
+    }
+}
