@@ -1710,12 +1710,64 @@ mod engine {
         pub program_is_nil: bool,
     }
 
+    /// The compiler of the cel-compile cases: the base environments with the test library
+    /// (`fakeFunction(string) string`, introduced at 1.999: only stored expressions have it).
+    fn test_rule_compiler() -> crd_studio_engine::cel::RuleCompiler {
+        use cel_core::checker::EnvBuilder;
+        use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
+        use cel_core::types::Type;
+        let fake = FunctionDecl::new(
+            "fakeFunction",
+            vec![OverloadDecl::global(
+                "fakeFunction_string",
+                vec![Type::String],
+                Type::String,
+            )],
+        );
+        crd_studio_engine::cel::RuleCompiler::with_base_envs(
+            EnvBuilder::kubernetes(EnvVersion::default()),
+            EnvBuilder::kubernetes(EnvVersion::Stored).function(fake),
+        )
+    }
+
+    /// `cel.Compile` of the root schema's rules (only the root's: the schema path is `""`).
     pub(super) fn compile_rules(
-        _schema: &Value,
-        _root: bool,
-        _env: ExprEnv,
+        schema: &Value,
+        root: bool,
+        env: ExprEnv,
     ) -> Result<Vec<CompiledRule>, Problem> {
-        missing("cel-compile", "CEL compiler")
+        let (props, errors) = JsonSchemaProps::from_json(schema);
+        if let Some(e) = errors.iter().find(|e| !e.unknown_field) {
+            return fail(format!(
+                "the engine cannot read the schema: {}: {}",
+                e.path, e.message
+            ));
+        }
+        let results = test_rule_compiler()
+            .compile_schema(&props, root, matches!(env, ExprEnv::Stored))
+            .map_err(|e| Problem::Fail(format!("compile failed as a whole: {e:?}")))?;
+        let kind = |k: crd_studio_engine::apiext::CelErrorKind| match k {
+            crd_studio_engine::apiext::CelErrorKind::Required => "FieldValueRequired".to_owned(),
+            crd_studio_engine::apiext::CelErrorKind::Invalid => "RuleInvalid".to_owned(),
+        };
+        Ok(results
+            .into_iter()
+            .zip(&props.x_validations)
+            .map(|(r, rule)| CompiledRule {
+                schema_path: String::new(),
+                program_is_nil: r.error.is_some() || rule.rule.trim().is_empty(),
+                error: r.error.map(|(k, detail)| CelError {
+                    kind: kind(k),
+                    detail,
+                }),
+                message_expression_error: r.message_expression_error.map(|detail| CelError {
+                    kind: "RuleInvalid".to_owned(),
+                    detail,
+                }),
+                uses_old_self: r.uses_old_self,
+                max_cost: r.max_cost,
+            })
+            .collect())
     }
 
     pub(super) fn max_cardinality(_chain: &[Value]) -> Result<Option<u64>, Problem> {

@@ -10,7 +10,12 @@ use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChe
 use cel_core::decls::{EnvVersion, KubeVersion};
 use cel_core::types::Type;
 
-use crate::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite};
+use crate::apiext::{
+    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite,
+    PreexistingExpressions,
+};
+use crate::path::FieldPath;
+use crate::schema::props::JsonSchemaProps;
 use crate::schema::structural::Structural;
 
 use decl_type::{follow, schema_decl_type, DeclType};
@@ -68,6 +73,54 @@ impl RuleCompiler {
             other_envs: std::cell::RefCell::new(Vec::new()),
             next_type: Cell::new(1),
         }
+    }
+
+    /// A compiler with these base environments (new expressions, stored expressions), for
+    /// embeddings that declare more than Kubernetes does (tests); the literal checks are
+    /// added.
+    pub fn with_base_envs(new_env: EnvBuilder, stored_env: EnvBuilder) -> RuleCompiler {
+        let stored = OnceCell::new();
+        let _ = stored.set(stored_env.literal_checks(literal_checks()).build());
+        RuleCompiler {
+            version: KubeVersion::DEFAULT,
+            new_env: new_env.literal_checks(literal_checks()).build(),
+            stored_env: stored,
+            other_envs: std::cell::RefCell::new(Vec::new()),
+            next_type: Cell::new(1),
+        }
+    }
+
+    /// Compiles the rules of one schema node on its own (`cel.Compile(s,
+    /// SchemaDeclType(s, isResourceRoot), ...)`): with the stored-expressions environment
+    /// when `stored`, else the new-expressions one.
+    pub fn compile_schema(
+        &self,
+        schema: &JsonSchemaProps,
+        is_resource_root: bool,
+        stored: bool,
+    ) -> Result<Vec<CelCompilation>, CelCompileFailure> {
+        let path = FieldPath::default();
+        let preexisting = stored.then(|| PreexistingExpressions {
+            rules: schema
+                .x_validations
+                .iter()
+                .map(|r| r.rule.clone())
+                .collect(),
+            message_expressions: schema
+                .x_validations
+                .iter()
+                .map(|r| r.message_expression.clone())
+                .collect(),
+        });
+        self.compile(&CelRuleSite {
+            schema,
+            path: &path,
+            scope_root: schema,
+            scope_root_is_resource_root: is_resource_root,
+            steps: Vec::new(),
+            preexisting: preexisting.as_ref(),
+            environment_version: None,
+        })
     }
 
     fn stored(&self) -> &Env {
