@@ -35,15 +35,30 @@
 
 pub mod ast;
 pub mod checker;
+pub mod cost_rt;
 pub mod debug;
 pub mod decls;
 pub mod errors;
+pub mod ext_format;
+pub mod ext_rt;
+pub mod goregex;
+pub mod interp;
+pub mod k8s_format;
+pub mod k8s_net;
+pub mod k8s_quantity;
+pub mod k8s_rt;
+pub mod k8s_semver;
+pub mod k8s_url;
 pub mod lexer;
 pub mod macros;
 mod parser;
+pub mod rt_time;
 pub mod source;
+pub mod stdlib_rt;
 pub mod types;
 mod unescape;
+pub mod unstructured;
+pub mod value;
 mod visit;
 
 #[cfg(test)]

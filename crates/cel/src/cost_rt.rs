@@ -1,0 +1,382 @@
+//! Runtime call costs, as cel-go's `CostTracker.costCall` computes them: the overload trackers
+//! registered by libraries (ext sets, ext lists version 3), then Kubernetes' `CallCost`
+//! (`k8s.io/apiserver/pkg/cel/library/cost.go`) on the actual argument sizes, then cel-go's
+//! defaults by overload id.
+
+use crate::value::{Opaque, Value};
+
+/// `common.StringTraversalCostFactor`.
+pub const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
+/// `common.RegexStringLengthCostFactor`.
+pub const REGEX_STRING_LENGTH_COST_FACTOR: f64 = 0.25;
+/// `common.ListCreateBaseCost`.
+pub const LIST_CREATE_BASE_COST: u64 = 10;
+/// `common.MapCreateBaseCost`.
+pub const MAP_CREATE_BASE_COST: u64 = 30;
+
+fn size(v: Option<&Value<'_>>) -> u64 {
+    v.map_or(1, Value::actual_size)
+}
+
+fn ceil_mul(n: u64, f: f64) -> u64 {
+    (n as f64 * f).ceil() as u64
+}
+
+/// The cost of one call: `function` (cel-go's name), `overload` (the overload id, empty when
+/// the checker left several), the evaluated arguments (receiver first) and the result.
+/// `kubernetes` enables Kubernetes' estimator.
+pub fn call_cost(
+    function: &str,
+    overload: &str,
+    args: &[Value<'_>],
+    result: &Value<'_>,
+    kubernetes: bool,
+) -> u64 {
+    if let Some(c) = overload_tracker(overload, args, result) {
+        return c;
+    }
+    if kubernetes {
+        if let Some(c) = kubernetes_call_cost(function, overload, args, result) {
+            return c;
+        }
+    }
+    default_cost(overload, args)
+}
+
+fn overload_tracker(overload: &str, args: &[Value<'_>], result: &Value<'_>) -> Option<u64> {
+    let alloc = |factor: f64, n: u64| -> u64 {
+        ((n as f64 * factor) as u64)
+            .saturating_add(1)
+            .saturating_add(LIST_CREATE_BASE_COST)
+    };
+    let self_compare = |l: Option<&Value<'_>>| -> u64 {
+        let n = size(l);
+        let mut factor = 2.0;
+        if n == 0 {
+            return alloc(factor, 0);
+        }
+        if let Some(Value::List(list)) = l {
+            if matches!(list.get(0), Some(Value::String(_) | Value::Bytes(_))) {
+                factor += STRING_TRAVERSAL_COST_FACTOR;
+            }
+        }
+        alloc(factor, n.saturating_mul(n))
+    };
+    Some(match overload {
+        "list_sets_contains_list" | "list_sets_intersects_list" => {
+            let p = size(args.first()).saturating_mul(size(args.get(1)));
+            1u64.saturating_add((p as f64 * 1.0) as u64)
+        }
+        "list_sets_equivalent_list" => {
+            let p = size(args.first()).saturating_mul(size(args.get(1)));
+            1u64.saturating_add((p as f64 * 2.0) as u64)
+        }
+        "list_slice" | "lists_range" | "list_reverse" => alloc(1.0, result.actual_size()),
+        "list_flatten" | "list_flatten_int" => {
+            let depth = match args.get(1) {
+                Some(Value::Int(d)) => *d as f64,
+                _ => 1.0,
+            };
+            alloc(depth, size(args.first()))
+        }
+        "list_distinct" => self_compare(args.first()),
+        o if o.starts_with("list_") && o.ends_with("_sortByAssociatedKeys") => {
+            self_compare(args.get(1))
+        }
+        o if o.starts_with("list_") && o.ends_with("_sort") => self_compare(args.first()),
+        _ => return None,
+    })
+}
+
+/// Kubernetes' `traversalCost`: string and bytes lengths (bytes) times 0.1, truncated; lists
+/// and maps summed over their elements (keys and values); 1 for anything else.
+pub fn traversal_cost(v: &Value<'_>) -> u64 {
+    // An explicit stack: data may nest deeply.
+    let mut total: u64 = 0;
+    let mut stack = vec![v.clone()];
+    while let Some(v) = stack.pop() {
+        match &v {
+            Value::String(s) => {
+                total = total
+                    .saturating_add((s.as_str().len() as f64 * STRING_TRAVERSAL_COST_FACTOR) as u64)
+            }
+            Value::Bytes(b) => {
+                total = total.saturating_add((b.len() as f64 * STRING_TRAVERSAL_COST_FACTOR) as u64)
+            }
+            Value::List(l) => stack.extend(l.iter()),
+            Value::Map(m) => {
+                for k in m.keys() {
+                    let val = m.get(&k);
+                    stack.push(k);
+                    stack.push(val);
+                }
+            }
+            _ => total = total.saturating_add(1),
+        }
+    }
+    total
+}
+
+/// Kubernetes' `CostEstimator.CallCost`.
+pub fn kubernetes_call_cost(
+    function: &str,
+    overload: &str,
+    args: &[Value<'_>],
+    result: &Value<'_>,
+) -> Option<u64> {
+    let a0 = args.first();
+    let a1 = args.get(1);
+    Some(match function {
+        "check" => 350_000,
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => 1,
+        "fieldSelector" | "labelSelector" => {
+            if args.len() < 2 {
+                return None;
+            }
+            let l = size(a1);
+            let parse = ceil_mul(l, STRING_TRAVERSAL_COST_FACTOR);
+            let reqs = ceil_mul(l, 0.5);
+            let req_cost = ceil_mul(reqs, (LIST_CREATE_BASE_COST + 40) as f64);
+            LIST_CREATE_BASE_COST
+                .saturating_add(parse)
+                .saturating_add(req_cost)
+        }
+        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
+            a0.map_or(0, traversal_cost)
+        }
+        "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "replace" | "split" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(size(a0), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "join" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(result.actual_size(), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "find" | "findAll" => {
+            if args.len() < 2 {
+                return None;
+            }
+            regex_cost(size(a0), size(a1))
+        }
+        "cidr" | "isIP" | "isCIDR" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "ip" => {
+            if args.is_empty() {
+                return None;
+            }
+            if overload == "cidr_ip" {
+                1
+            } else {
+                ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+            }
+        }
+        "ip.isCanonical" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(size(a0), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => 1,
+        "containsIP" => {
+            if args.len() < 2 {
+                return None;
+            }
+            let c = size(a0);
+            let mut cost = ceil_mul(c.saturating_add(c), STRING_TRAVERSAL_COST_FACTOR);
+            if overload == "cidr_contains_ip_string" {
+                cost = cost.saturating_add(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR));
+            }
+            cost
+        }
+        "containsCIDR" => {
+            if args.len() < 2 {
+                return None;
+            }
+            let c = size(a0);
+            let mut cost = ceil_mul(c.saturating_add(c), STRING_TRAVERSAL_COST_FACTOR);
+            cost = cost
+                .saturating_add(ceil_mul(c, STRING_TRAVERSAL_COST_FACTOR))
+                .saturating_add(1);
+            if overload == "cidr_contains_cidr_string" {
+                cost = cost.saturating_add(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR));
+            }
+            cost
+        }
+        "quantity" | "isQuantity" | "semver" | "isSemver" => {
+            if args.is_empty() {
+                return None;
+            }
+            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "validate" => {
+            if args.len() < 2 {
+                return None;
+            }
+            match a0 {
+                Some(Value::Opaque(o)) => match o.as_ref() {
+                    Opaque::Format(name) => {
+                        regex_cost(size(a1), crate::k8s_format::max_regex_size(name))
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        "format.named" => 1,
+        "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => 1,
+        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,
+        "_==_" => {
+            if args.len() != 2 {
+                return None;
+            }
+            match a0 {
+                Some(Value::Opaque(_)) => 1,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// `ceil((1+|s|)·0.1) · ceil(|re|·0.25)`.
+fn regex_cost(str_size: u64, re_size: u64) -> u64 {
+    let s = ((1.0 + str_size as f64) * STRING_TRAVERSAL_COST_FACTOR).ceil() as u64;
+    let r = ceil_mul(re_size, REGEX_STRING_LENGTH_COST_FACTOR);
+    s.saturating_mul(r)
+}
+
+/// cel-go's default call costs by overload id.
+fn default_cost(overload: &str, args: &[Value<'_>]) -> u64 {
+    let a0 = args.first();
+    let a1 = args.get(1);
+    match overload {
+        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
+        | "strings_quote" | "string_format" => ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR),
+        "in_list" => size(a1),
+        "less_string"
+        | "greater_string"
+        | "less_equals_string"
+        | "greater_equals_string"
+        | "less_bytes"
+        | "greater_bytes"
+        | "less_equals_bytes"
+        | "greater_equals_bytes"
+        | "equals"
+        | "not_equals" => ceil_mul(size(a0).min(size(a1)), STRING_TRAVERSAL_COST_FACTOR),
+        "add_string" | "add_bytes" => ceil_mul(
+            size(a0).saturating_add(size(a1)),
+            STRING_TRAVERSAL_COST_FACTOR,
+        ),
+        "matches_string" => regex_cost(size(a0), size(a1)),
+        "contains_string" => ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+            .saturating_mul(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR)),
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_kubernetes_costs() {
+        let s = |x: &str| Value::string(x);
+        let cases: Vec<(&str, &str, Vec<Value>, u64)> = vec![
+            ("_==_", "equals", vec![Value::Int(1), Value::Int(2)], 1),
+            (
+                "_==_",
+                "equals",
+                vec![s("abcdefghijkl"), s("abcdefghijklmnop")],
+                2,
+            ),
+            (
+                "matches",
+                "matches_string",
+                vec![s("Rook takes 👑"), s("^[^0-9]*$")],
+                6,
+            ),
+            (
+                "contains",
+                "contains_string",
+                vec![s("aaaaaaaaaaa"), s("a")],
+                2,
+            ),
+            ("_+_", "add_int64", vec![Value::Int(1), Value::Int(2)], 1),
+            (
+                "@in",
+                "in_list",
+                vec![
+                    Value::Int(1),
+                    Value::list(vec![Value::Int(1), Value::Int(2)]),
+                ],
+                2,
+            ),
+            (
+                "lowerAscii",
+                "string_lower_ascii",
+                vec![s("ABCDEFGHIJK")],
+                2,
+            ),
+            (
+                "isSorted",
+                "list_int_is_sorted_bool",
+                vec![Value::list(vec![Value::Int(1), Value::Int(2)])],
+                2,
+            ),
+            (
+                "indexOf",
+                "string_index_of_string",
+                vec![s("abcdefghijklmnopqrst"), s("c")],
+                2,
+            ),
+            (
+                "sets.contains",
+                "list_sets_contains_list",
+                vec![
+                    Value::list(vec![Value::Int(1), Value::Int(2)]),
+                    Value::list(vec![Value::Int(1)]),
+                ],
+                3,
+            ),
+        ];
+        for (f, o, args, want) in cases {
+            let r = Value::Bool(true);
+            assert_eq!(call_cost(f, o, &args, &r, true), want, "{f} {o}");
+        }
+        // join charges on the result's size.
+        let r = Value::string("a-b-c-d-e-f");
+        assert_eq!(
+            call_cost(
+                "join",
+                "list_join_string",
+                &[Value::list(vec![]), s("-")],
+                &r,
+                true
+            ),
+            3
+        );
+    }
+}

@@ -1,0 +1,393 @@
+//! ext strings' `format` (strings library version 2, cel-go's `ext/formatting.go` with the
+//! `en_US` locale): `%s %d %f %e %b %o %x %X %%` with an optional precision, Go's formatting of
+//! each type, and golang.org/x/text's locale printer for `%f` (digit grouping) and `%e`
+//! (`3.140000×10⁰⁰`).
+
+use crate::value::{format_v, List, Value};
+
+const DEFAULT_PRECISION: usize = 6;
+
+/// Formats `fmt` with `args`, or cel-go's error text.
+pub fn format(fmt: &str, args: &List<'_>) -> Result<String, String> {
+    let b = fmt.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(fmt.len());
+    let mut i = 0;
+    let mut arg_index: usize = 0;
+    while i < b.len() {
+        let c = b.get(i).copied().unwrap_or(0);
+        if c != b'%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'%') {
+            out.push(b'%');
+            i += 2;
+            continue;
+        }
+        if arg_index >= args.len() {
+            return Err(format!("index {arg_index} out of range"));
+        }
+        let arg = args.get(arg_index).unwrap_or(Value::Null);
+        if i + 1 >= b.len() {
+            return Err("unexpected end of string".into());
+        }
+        let (read, s) = clause(fmt.get(i + 1..).unwrap_or(""), &arg)?;
+        out.extend_from_slice(s.as_bytes());
+        i += 1 + read;
+        arg_index += 1;
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut precision: Option<usize> = None;
+    if b.first() == Some(&b'.') {
+        i = 1;
+        let start = i;
+        loop {
+            match b.get(i) {
+                None => {
+                    return Err(
+                        "could not parse formatting clause: error while parsing precision: could not find end of precision specifier"
+                            .into(),
+                    )
+                }
+                Some(c) if c.is_ascii_digit() => i += 1,
+                Some(_) => break,
+            }
+        }
+        let digits = s.get(start..i).unwrap_or("");
+        precision = Some(digits.parse().map_err(|_| {
+            format!(
+                "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing {}: invalid syntax",
+                crate::rt_time::go_quote(digits)
+            )
+        })?);
+    }
+    let Some(verb) = s.get(i..).and_then(|r| r.chars().next()) else {
+        return Err("unexpected end of string".into());
+    };
+    i += verb.len_utf8();
+    let during = |e: String| format!("error during formatting: {e}");
+    let out = match verb {
+        's' => format_string(arg).map_err(during)?,
+        'd' => format_decimal(arg).map_err(during)?,
+        'f' => format_fixed(arg, precision.unwrap_or(DEFAULT_PRECISION)).map_err(during)?,
+        'e' => format_scientific(arg, precision.unwrap_or(DEFAULT_PRECISION)).map_err(during)?,
+        'b' => match arg {
+            Value::Int(v) => {
+                if *v < 0 {
+                    format!("-{:b}", v.unsigned_abs())
+                } else {
+                    format!("{v:b}")
+                }
+            }
+            Value::Uint(v) => format!("{v:b}"),
+            Value::Bool(v) => if *v { "1" } else { "0" }.to_string(),
+            other => {
+                return Err(during(format!(
+                    "only integers and bools can be formatted as binary, was given {}",
+                    other.type_name()
+                )))
+            }
+        },
+        'x' | 'X' => {
+            let s = match arg {
+                Value::Int(v) => {
+                    if *v < 0 {
+                        format!("-{:x}", v.unsigned_abs())
+                    } else {
+                        format!("{v:x}")
+                    }
+                }
+                Value::Uint(v) => format!("{v:x}"),
+                Value::String(s) => s.as_str().bytes().map(|b| format!("{b:02x}")).collect(),
+                Value::Bytes(b) => b.iter().map(|b| format!("{b:02x}")).collect(),
+                other => {
+                    return Err(during(format!(
+                        "only integers, byte buffers, and strings can be formatted as hex, was given {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            if verb == 'X' {
+                s.to_uppercase()
+            } else {
+                s
+            }
+        }
+        'o' => match arg {
+            Value::Int(v) => {
+                if *v < 0 {
+                    format!("-{:o}", v.unsigned_abs())
+                } else {
+                    format!("{v:o}")
+                }
+            }
+            Value::Uint(v) => format!("{v:o}"),
+            other => {
+                return Err(during(format!(
+                    "octal clause can only be used on integers, was given {}",
+                    other.type_name()
+                )))
+            }
+        },
+        other => {
+            return Err(format!(
+                "could not parse formatting clause: unrecognized formatting clause \"{other}\""
+            ))
+        }
+    };
+    Ok((i, out))
+}
+
+fn string_error(t: &str) -> String {
+    format!("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {t}")
+}
+
+/// `FormatString`.
+fn format_string(arg: &Value<'_>) -> Result<String, String> {
+    match arg {
+        Value::List(l) => format_list(l),
+        Value::Map(_) => format_map(arg),
+        Value::Null => Ok("null".into()),
+        Value::Type(t) => Ok(t.0.to_string()),
+        Value::Int(_)
+        | Value::Uint(_)
+        | Value::Double(_)
+        | Value::Bool(_)
+        | Value::String(_)
+        | Value::Timestamp(_)
+        | Value::Bytes(_)
+        | Value::Duration(_) => {
+            let info = crate::stdlib_rt::CallInfo::new("string".into(), None, false);
+            let v = crate::stdlib_rt::call(&info, std::slice::from_ref(arg)).0;
+            match v {
+                Value::String(s) => Ok(s.as_str().to_string()),
+                other => Err(format!(
+                    "could not convert argument {} to string",
+                    crate::rt_time::go_quote(&format_v(&other))
+                )),
+            }
+        }
+        other => Err(string_error(other.type_name())),
+    }
+}
+
+/// The per-element formatting of lists and maps (`clauseForType`).
+fn format_element(v: &Value<'_>) -> Result<String, String> {
+    let raw = match v {
+        Value::Int(_) | Value::Uint(_) => format_decimal(v)?,
+        Value::String(_) | Value::Bytes(_) | Value::Bool(_) | Value::Null => format_string(v)?,
+        Value::Timestamp(_) | Value::Duration(_) => {
+            let s = format_string(v)?;
+            let kind = if matches!(v, Value::Timestamp(_)) {
+                "timestamp"
+            } else {
+                "duration"
+            };
+            format!("{kind}({})", crate::rt_time::go_quote(&s))
+        }
+        Value::List(l) => format_list(l)?,
+        Value::Map(_) => format_map(v)?,
+        Value::Double(d) => format!("{:.*}", DEFAULT_PRECISION, d),
+        Value::Type(t) => format!("type({})", t.0),
+        other => return Err(format!("no formatting function for {}", other.type_name())),
+    };
+    Ok(quote_for_cel(v, raw))
+}
+
+fn quote_for_cel(v: &Value<'_>, raw: String) -> String {
+    match v {
+        Value::String(_) => crate::rt_time::go_quote(&raw),
+        Value::Bytes(_) => format!("b{}", crate::rt_time::go_quote(&raw)),
+        Value::Double(d) if d.is_nan() || d.is_infinite() => crate::rt_time::go_quote(&raw),
+        _ => raw,
+    }
+}
+
+fn format_list(l: &List<'_>) -> Result<String, String> {
+    let mut parts = Vec::with_capacity(l.len());
+    for e in l.iter() {
+        parts.push(format_element(&e)?);
+    }
+    Ok(format!("[{}]", parts.join(", ")))
+}
+
+fn format_map(m: &Value<'_>) -> Result<String, String> {
+    let Value::Map(m) = m else {
+        return Err(string_error(m.type_name()));
+    };
+    let mut pairs = Vec::new();
+    for k in m.keys() {
+        let key = match &k {
+            Value::String(_) | Value::Bool(_) => format_string(&k)?,
+            Value::Int(_) | Value::Uint(_) => format_decimal(&k)?,
+            other => {
+                return Err(format!(
+                    "no formatting function for map key of type {}",
+                    other.type_name()
+                ))
+            }
+        };
+        let key = quote_for_cel(&k, key);
+        let v = m.get(&k);
+        pairs.push((key, format_element(&v)?));
+    }
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    Ok(format!("{{{}}}", body.join(", ")))
+}
+
+fn format_decimal(arg: &Value<'_>) -> Result<String, String> {
+    match arg {
+        Value::Int(i) => Ok(i.to_string()),
+        Value::Uint(u) => Ok(u.to_string()),
+        other => Err(format!(
+            "decimal clause can only be used on integers, was given {}",
+            other.type_name()
+        )),
+    }
+}
+
+fn float_arg(arg: &Value<'_>, clause: &str) -> Result<f64, String> {
+    match arg {
+        Value::Double(d) => Ok(*d),
+        Value::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+            Ok(match s.as_str() {
+                "NaN" => f64::NAN,
+                "Infinity" => f64::INFINITY,
+                _ => f64::NEG_INFINITY,
+            })
+        }
+        other => Err(format!(
+            "{clause} clause can only be used on doubles, was given {}",
+            other.type_name()
+        )),
+    }
+}
+
+fn non_finite(d: f64) -> Option<String> {
+    if d.is_nan() {
+        Some("NaN".into())
+    } else if d.is_infinite() {
+        Some(if d > 0.0 { "∞".into() } else { "-∞".into() })
+    } else {
+        None
+    }
+}
+
+fn group_thousands(int_part: &str) -> String {
+    let digits: Vec<char> = int_part.chars().collect();
+    let mut out = String::new();
+    for (i, c) in digits.iter().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(*c);
+    }
+    out
+}
+
+/// `%.<p>f` through the `en_US` message printer (thousands grouped).
+fn format_fixed(arg: &Value<'_>, p: usize) -> Result<String, String> {
+    let d = float_arg(arg, "fixed-point")?;
+    if let Some(s) = non_finite(d) {
+        return Ok(s);
+    }
+    let s = format!("{:.*}", p, d.abs());
+    let (int_part, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let mut out = String::new();
+    if d.is_sign_negative() && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        out.push('-');
+    }
+    out.push_str(&group_thousands(int_part));
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    Ok(out)
+}
+
+fn superscript(c: char) -> char {
+    match c {
+        '0' => '⁰',
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '4' => '⁴',
+        '5' => '⁵',
+        '6' => '⁶',
+        '7' => '⁷',
+        '8' => '⁸',
+        '9' => '⁹',
+        '-' => '⁻',
+        '+' => '⁺',
+        c => c,
+    }
+}
+
+/// `%.<p>e` through the `en_US` message printer: `3.140000×10⁰⁰`.
+fn format_scientific(arg: &Value<'_>, p: usize) -> Result<String, String> {
+    let d = float_arg(arg, "scientific")?;
+    if let Some(s) = non_finite(d) {
+        return Ok(s);
+    }
+    let s = format!("{:.*e}", p, d);
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let mut out = String::from(mant);
+    out.push('×');
+    out.push_str("10");
+    if exp < 0 {
+        out.push('⁻');
+    }
+    let e = format!("{:02}", exp.unsigned_abs());
+    out.extend(e.chars().map(superscript));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(fmt: &str, args: Vec<Value<'static>>) -> Result<String, String> {
+        let Value::List(l) = Value::list(args) else {
+            panic!()
+        };
+        format(fmt, &l)
+    }
+
+    #[test]
+    #[allow(clippy::approx_constant)]
+    fn clauses() {
+        assert_eq!(f("%e", vec![Value::Double(3.14)]).unwrap(), "3.140000×10⁰⁰");
+        assert_eq!(
+            f(
+                "%o %o %o",
+                vec![Value::Int(7), Value::Int(8), Value::Int(9)]
+            )
+            .unwrap(),
+            "7 10 11"
+        );
+        assert_eq!(f("%.2f", vec![Value::Double(1234.5)]).unwrap(), "1,234.50");
+        assert_eq!(f("%d%%", vec![Value::Int(5)]).unwrap(), "5%");
+        assert_eq!(f("%x", vec![Value::string("hi")]).unwrap(), "6869");
+        assert_eq!(f("%b", vec![Value::Int(5)]).unwrap(), "101");
+        assert_eq!(
+            f(
+                "%s",
+                vec![Value::list(vec![Value::string("a"), Value::Int(1)])]
+            )
+            .unwrap(),
+            "[\"a\", 1]"
+        );
+        assert_eq!(f("%d", vec![]).unwrap_err(), "index 0 out of range");
+        assert!(f("%d", vec![Value::string("x")])
+            .unwrap_err()
+            .starts_with("error during formatting: decimal clause"));
+    }
+}
