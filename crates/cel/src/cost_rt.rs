@@ -273,8 +273,14 @@ fn default_cost(overload: &str, args: &[Value<'_>]) -> u64 {
     let a0 = args.first();
     let a1 = args.get(1);
     match overload {
-        "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
-        | "strings_quote" | "string_format" => ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR),
+        // Kubernetes' runtime cost fixtures (cel-go v0.29.2) charge the prefix/suffix, as the
+        // estimator does: `'Rook takes 👑'.startsWith('Rook')` costs 1, not 2.
+        "starts_with_string" | "ends_with_string" => {
+            ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR)
+        }
+        "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
+            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+        }
         "in_list" => size(a1),
         "less_string"
         | "greater_string"

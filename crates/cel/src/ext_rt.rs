@@ -398,10 +398,11 @@ fn lists<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
 }
 
 fn sort_id(l: &List<'_>, what: &str) -> Option<&'static str> {
+    // An empty list sorts with any overload: the cost is the same.
     let t = l
         .get(0)
         .map(|v| v.type_name().to_string())
-        .unwrap_or_default();
+        .unwrap_or_else(|| "int".to_string());
     let id = format!("list_{t}_{what}");
     const IDS: &[&str] = &[
         "list_int_sort",

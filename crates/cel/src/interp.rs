@@ -484,6 +484,9 @@ impl Planner<'_> {
     }
 
     fn plan_call(&mut self, id: i64, c: &CallExpr) -> Result<Node, PlanError> {
+        if let Some(expanded) = expand_sort_by(c) {
+            return self.plan(&expanded);
+        }
         let reference = self.refs.and_then(|r| r.get(&id));
         // Resolve a namespaced function written as a receiver call (`optional.of(x)`).
         let mut target = c.target.as_ref();
@@ -646,6 +649,64 @@ impl Planner<'_> {
         }
         Ok(Node::Call(Box::new(node)))
     }
+}
+
+/// ext lists' `sortBy` macro, when the parser left `r.sortBy(e, key)` as a call (its macro set
+/// may lack it): the same expansion as cel-go's `sortByMacro`, so the cost is the same.
+fn expand_sort_by(c: &CallExpr) -> Option<Expr> {
+    use crate::ast::ListExpr;
+    if c.function != "sortBy" || c.args.len() != 2 {
+        return None;
+    }
+    let target = c.target.as_ref()?;
+    let var = c.args.first()?.as_ident()?.to_string();
+    let key = c.args.get(1)?.clone();
+    let e = |kind| Expr::new(0, kind);
+    let input = "@__sortBy_input__";
+    let ident = |n: &str| e(ExprKind::Ident(n.to_string()));
+    let empty = || {
+        e(ExprKind::List(ListExpr {
+            elements: Vec::new(),
+            optional_indices: Vec::new(),
+        }))
+    };
+    let accu = crate::HIDDEN_ACCUMULATOR_NAME;
+    let step = e(ExprKind::Call(Box::new(CallExpr {
+        function: "_+_".into(),
+        target: None,
+        args: vec![
+            ident(accu),
+            e(ExprKind::List(ListExpr {
+                elements: vec![key],
+                optional_indices: Vec::new(),
+            })),
+        ],
+    })));
+    let map = e(ExprKind::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: ident(input),
+        iter_var: var,
+        iter_var2: String::new(),
+        accu_var: accu.into(),
+        accu_init: empty(),
+        loop_condition: e(ExprKind::Literal(Literal::Bool(true))),
+        loop_step: step,
+        result: ident(accu),
+    })));
+    let call = e(ExprKind::Call(Box::new(CallExpr {
+        function: "@sortByAssociatedKeys".into(),
+        target: Some(ident(input)),
+        args: vec![map],
+    })));
+    Some(e(ExprKind::Comprehension(Box::new(ComprehensionExpr {
+        iter_range: empty(),
+        iter_var: "#unused".into(),
+        iter_var2: String::new(),
+        accu_var: input.into(),
+        accu_init: target.clone(),
+        loop_condition: e(ExprKind::Literal(Literal::Bool(false))),
+        loop_step: ident(input),
+        result: call,
+    }))))
 }
 
 fn is_type_conversion(f: &str) -> bool {
