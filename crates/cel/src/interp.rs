@@ -816,6 +816,31 @@ impl Program {
         })
     }
 
+    /// Plans a type-checked expression (the checker's rewritten AST and its references) with
+    /// Kubernetes' options: calls carry the overload ids the checker resolved, as cel-go's
+    /// planner does, so costs follow the static types.
+    pub fn from_checked(checked: &crate::checker::CheckedExpr) -> Result<Program, PlanError> {
+        use crate::checker::Reference;
+        let refs: References = checked
+            .references
+            .iter()
+            .map(|(id, r)| {
+                let info = match r {
+                    Reference::Ident(name) => ReferenceInfo {
+                        name: name.clone(),
+                        overload_ids: Vec::new(),
+                    },
+                    Reference::Function(ids) => ReferenceInfo {
+                        name: String::new(),
+                        overload_ids: ids.clone(),
+                    },
+                };
+                (*id, info)
+            })
+            .collect();
+        Program::new(&checked.expr, Some(&refs), PlanOptions::default())
+    }
+
     /// Plans a parsed expression with Kubernetes' options.
     pub fn from_parsed(expr: &Expr) -> Result<Program, PlanError> {
         Program::new(expr, None, PlanOptions::default())

@@ -59,7 +59,7 @@ pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Option<Out<'a>> {
     }
     Some(match f {
         "isSorted" | "sum" | "min" | "max" | "indexOf" | "lastIndexOf" | "includes" => {
-            lists(f, args)
+            lists(info, args)
         }
         "find" | "findAll" => regex(info, args),
         "url" | "isURL" | "getScheme" | "getHost" | "getHostname" | "getPort"
@@ -205,7 +205,8 @@ fn is_comparer(v: &Value<'_>) -> bool {
     )
 }
 
-fn lists<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
+fn lists<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
+    let f = info.function.as_str();
     if f == "includes" {
         let [target, arg] = args else {
             return (no_overload(f, args), None);
@@ -240,10 +241,15 @@ fn lists<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             (Value::Bool(true), list_id(f, l))
         }
         ("sum", None) => {
-            let mut acc = match l.get(0) {
-                Some(Value::Uint(_)) => Value::Uint(0),
-                Some(Value::Double(_)) => Value::Double(0.0),
-                Some(Value::Duration(_)) => Value::Duration(Duration(0)),
+            // The zero of the checked overload, else of the first element's type.
+            let mut acc = match (info.overload.as_deref(), l.get(0)) {
+                (Some("list_uint_sum_uint"), _) | (None, Some(Value::Uint(_))) => Value::Uint(0),
+                (Some("list_double_sum_double"), _) | (None, Some(Value::Double(_))) => {
+                    Value::Double(0.0)
+                }
+                (Some("list_duration_sum_duration"), _) | (None, Some(Value::Duration(_))) => {
+                    Value::Duration(Duration(0))
+                }
                 _ => Value::Int(0),
             };
             for next in l.iter() {

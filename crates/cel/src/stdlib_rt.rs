@@ -974,6 +974,28 @@ pub fn base64_std_encode(b: &[u8]) -> String {
     s
 }
 
+/// The checker's literal validators backed by this runtime (cel-go's AST validators evaluate
+/// `duration('...')` and `timestamp(...)` and compile `matches` patterns): plug into
+/// [`crate::checker::EnvBuilder::literal_checks`].
+pub fn literal_checks() -> crate::checker::LiteralChecks {
+    crate::checker::LiteralChecks {
+        duration: Some(|l| match l {
+            crate::Literal::String(s) => rt_time::parse_go_duration(s).is_ok(),
+            _ => true,
+        }),
+        timestamp: Some(|l| match l {
+            crate::Literal::String(s) => {
+                rt_time::parse_rfc3339(s).is_some_and(|t| rt_time::in_range(&t))
+            }
+            crate::Literal::Int(i) => {
+                (rt_time::GO_ZERO_TIME_SECS..=rt_time::MAX_UNIX_SECS).contains(i)
+            }
+            _ => true,
+        }),
+        regex: Some(|p| crate::goregex::compile(p).is_ok()),
+    }
+}
+
 /// Reads a map's entries as (key, value) pairs (used by libraries).
 pub fn map_entries<'a>(m: &Map<'a>) -> Vec<(Value<'a>, Value<'a>)> {
     m.keys()
