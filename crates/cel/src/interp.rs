@@ -124,6 +124,21 @@ impl CostTracker {
         }
     }
 
+    /// A tracker with explicit options: the limit, whether a presence test costs 1
+    /// (`PresenceTestHasCost`), and whether Kubernetes' `CallCost` estimator is used.
+    pub fn new(
+        limit: Option<u64>,
+        presence_test_has_cost: bool,
+        kubernetes_estimator: bool,
+    ) -> Self {
+        CostTracker {
+            cost: 0,
+            limit,
+            presence_test_has_cost,
+            kubernetes_estimator,
+        }
+    }
+
     /// cel-go's default tracker (no library estimator, presence tests cost 1).
     pub fn cel_go(limit: Option<u64>) -> Self {
         CostTracker {
