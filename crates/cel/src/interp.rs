@@ -1113,16 +1113,17 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                     obj = if presence_only { Value::Bool(true) } else { v };
                 }
                 Qualified::Absent => {
-                    if presence_only {
+                    // `Qualify` (plain presence test) is always observed; `QualifyIfPresent`
+                    // (optional path) only when present.
+                    if presence_only && !is_opt {
                         self.tracker.add(1)?;
                         obj = Value::Bool(false);
                         continue;
                     }
-                    // Only reachable on the optional path (presence tests handled above).
                     return Ok(Value::optional_none());
                 }
                 Qualified::Err(e) => {
-                    if !is_opt || presence_only {
+                    if !is_opt {
                         self.tracker.add(1)?;
                     }
                     return Ok(e);
@@ -1625,6 +1626,37 @@ mod tests {
             if want > 0 {
                 assert_eq!(c, want, "{src}");
             }
+        }
+    }
+
+    #[test]
+    fn optional_chains_and_presence() {
+        let mut act = Activation::new();
+        act.bind(
+            "o",
+            Value::optional_of(Value::map(vec![(Value::string("a"), Value::Int(1))])),
+        );
+        act.bind("n", Value::optional_none());
+        let cases = [
+            ("has(o.a)", Some(true), 1),
+            ("has(o.b)", Some(false), 0),
+            ("has(n.a)", Some(false), 0),
+            ("o.a.orValue(5) == 1", Some(true), 3),
+            ("n.a.orValue(5) == 5", Some(true), 2),
+            ("o.?b.orValue(7) == 7", Some(true), 2),
+        ];
+        for (src, want, cost) in cases {
+            let p = crate::Parser::new(crate::ParserOptions {
+                enable_optional_syntax: true,
+                ..Default::default()
+            })
+            .parse_text(src)
+            .unwrap();
+            let prog = Program::from_parsed(&p.expr).unwrap();
+            let mut t = CostTracker::kubernetes(None);
+            let v = prog.eval(&act, &mut t).unwrap();
+            assert_eq!(v.as_bool(), want, "{src}: {v:?}");
+            assert_eq!(t.actual_cost(), cost, "{src}");
         }
     }
 
