@@ -142,7 +142,7 @@ fn decl_type(s: &Schema, name: &str, objects: &mut Vec<Type>) -> Option<Type> {
     }
 }
 
-fn env_for(schema: &Schema) -> Env {
+fn env_for(schema: &Schema, optional_old_self: bool) -> Env {
     let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT))
         .literal_checks(cel_core::stdlib_rt::literal_checks())
         .build();
@@ -150,13 +150,34 @@ fn env_for(schema: &Schema) -> Env {
     let t = decl_type(schema, "selfType", &mut objects);
     let mut b = base.extend().decl_types(&objects);
     if let Some(t) = t {
-        b = b.variable("self", t.clone()).variable("oldSelf", t);
+        let old = if optional_old_self {
+            Type::Opaque(cel_core::types::OPTIONAL_TYPE_NAME.into(), vec![t.clone()])
+        } else {
+            t.clone()
+        };
+        b = b.variable("self", t).variable("oldSelf", old);
     }
     b.build()
 }
 
 /// Compiles and evaluates one rule of a case.
 pub fn run_rule(case: &Json, rule: &Json, mode: Mode, default_root: bool) -> Outcome {
+    let optional = rule
+        .get("optionalOldSelf")
+        .and_then(Json::as_bool)
+        .unwrap_or(false);
+    run_rule_with(case, rule, mode, default_root, optional)
+}
+
+/// [`run_rule`], with `oldSelf` optional (`optionalOldSelf: true`): typed `optional_type(T)`,
+/// bound to `optional.none()` without an old object, never skipped.
+pub fn run_rule_with(
+    case: &Json,
+    rule: &Json,
+    mode: Mode,
+    default_root: bool,
+    optional_old_self: bool,
+) -> Outcome {
     let text = rule.get("rule").and_then(Json::as_str).unwrap_or("");
     let schema_json = case.get("schema").cloned().unwrap_or(Json::Null);
     let input = case.get("input").cloned().unwrap_or(Json::Null);
@@ -187,7 +208,7 @@ pub fn run_rule(case: &Json, rule: &Json, mode: Mode, default_root: bool) -> Out
             )
         }
         Mode::Checked => {
-            let env = env_for(&schema);
+            let env = env_for(&schema, optional_old_self);
             let checked = match env.compile(text) {
                 Ok(c) => c,
                 Err(f) => {
@@ -200,7 +221,7 @@ pub fn run_rule(case: &Json, rule: &Json, mode: Mode, default_root: bool) -> Out
             (Program::from_checked(&checked), uses)
         }
     };
-    if uses_old_self && old.is_none() {
+    if uses_old_self && old.is_none() && !optional_old_self {
         return Outcome::Skipped;
     }
     let program = match program {
@@ -213,8 +234,20 @@ pub fn run_rule(case: &Json, rule: &Json, mode: Mode, default_root: bool) -> Out
     };
     let mut act = Activation::new();
     act.bind_json("self", &object, &schema);
-    if let Some(old) = &old {
-        act.bind_json("oldSelf", old, &schema);
+    match (&old, optional_old_self) {
+        (Some(old), false) => {
+            act.bind_json("oldSelf", old, &schema);
+        }
+        (Some(old), true) => {
+            act.bind(
+                "oldSelf",
+                Value::optional_of(cel_core::unstructured::to_value(old, &schema)),
+            );
+        }
+        (None, true) => {
+            act.bind("oldSelf", Value::optional_none());
+        }
+        (None, false) => {}
     }
     let mut tracker = CostTracker::kubernetes(Some(PER_CALL_LIMIT));
     match program.eval(&act, &mut tracker) {
