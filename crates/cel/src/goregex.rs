@@ -58,6 +58,12 @@ impl GoRegexp {
     }
 }
 
+/// Go's `regexp.MustCompile` for fixed, known-valid patterns (the format checkers): a
+/// failure only means "never matches".
+pub fn compile_fixed(pattern: &str) -> GoRegexp {
+    compile(pattern).unwrap_or(GoRegexp { re: None })
+}
+
 /// `regexp.Compile(pattern)`: the compiled expression, or Go's error text.
 pub fn compile(pattern: &str) -> Result<GoRegexp, String> {
     let translated = Parser::new(pattern).parse().map_err(|e| e.to_string())?;
