@@ -158,3 +158,40 @@ fn an_unchanged_object_updates_cleanly() {
     assert_eq!(report.map(|r| r.operation.as_str()), Some("update"));
     assert!(analysis.accepted(), "{:#?}", analysis.findings);
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn deeply_nested_schemas_compile_without_exhausting_the_stack() {
+    // Natively, run on a thread with the main thread's 8 MiB (what the CLI has); the wasm
+    // build has its own 8 MiB stack (.cargo/config.toml).
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let handle = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(deep_schema_case);
+        assert!(handle.map(|h| h.join().is_ok()).unwrap_or(false));
+    }
+    #[cfg(target_arch = "wasm32")]
+    deep_schema_case();
+}
+
+fn deep_schema_case() {
+    // 200 nested object properties: 400 levels of YAML, under the 512-level limit.
+    let depth = 200;
+    let mut schema = String::from("type: string\n");
+    for _ in 0..depth {
+        let indented: String = schema.lines().map(|l| format!("    {l}\n")).collect();
+        schema = format!("type: object\nproperties:\n  a:\n{indented}");
+    }
+    let indented: String = schema.lines().map(|l| format!("        {l}\n")).collect();
+    let crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: deeps.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names:\n    plural: deeps\n    kind: Deep\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n{indented}"
+    );
+    let req = Request {
+        crd,
+        objects: vec!["apiVersion: example.com/v1\nkind: Deep\nmetadata:\n  name: d\n".to_owned()],
+        ..Request::default()
+    };
+    let analysis = analyze(&req);
+    assert!(analysis.crd.accepted, "{:#?}", analysis.findings.first());
+    assert_eq!(analysis.objects.len(), 1);
+}
