@@ -137,6 +137,112 @@ pub struct VersionReport {
     pub schema_path: String,
     /// Whether the version has a schema.
     pub has_schema: bool,
+    /// Every `x-kubernetes-validations` rule of the version's schema, in [`rule_key`] order
+    /// (pre-order: a node's rules, then its properties by name, `items`,
+    /// `additionalProperties`).
+    #[serde(default)]
+    pub rules: Vec<CelRuleReport>,
+}
+
+/// Where a rule is inside a version's `openAPIV3Schema`, as the server writes the path
+/// of its CRD errors (relative to `openAPIV3Schema`): `x-kubernetes-validations[0]` for a
+/// root rule, `properties[spec].items.x-kubernetes-validations[1]` deeper. This key ties a
+/// [`CelRuleResult`] to its [`CelRuleReport`].
+pub fn rule_key(steps: &[crate::apiext::CelStep], index: usize) -> String {
+    use crate::apiext::CelStep;
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            CelStep::Property(name) => {
+                out.push_str("properties[");
+                out.push_str(name);
+                out.push_str("].");
+            }
+            CelStep::Items => out.push_str("items."),
+            CelStep::AdditionalProperties => out.push_str("additionalProperties."),
+        }
+    }
+    out.push_str(&format!("x-kubernetes-validations[{index}]"));
+    out
+}
+
+/// One `x-kubernetes-validations` rule, as the CEL view lists it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CelRuleReport {
+    /// [`rule_key`]: the rule's place relative to `openAPIV3Schema`.
+    pub key: String,
+    /// The full field path of the rule in the CRD (`spec.versions[0].schema.openAPIV3Schema.
+    /// properties[spec].x-kubernetes-validations[0]`), as the server reports its errors.
+    pub crd_path: String,
+    /// Where the rule's values are in an object, `self` at the root: `.spec.items[*]`,
+    /// `.spec.labels[*]` (map values), `` for the root.
+    pub value_path: String,
+    /// `rule`.
+    pub rule: String,
+    /// `message`.
+    pub message: String,
+    /// `messageExpression`.
+    pub message_expression: String,
+    /// `reason` (empty when unset).
+    pub reason: String,
+    /// `fieldPath` (empty when unset).
+    pub field_path: String,
+    /// `optionalOldSelf: true`.
+    pub optional_old_self: bool,
+    /// Whether the rule refers to `oldSelf` (a transition rule).
+    pub transition: bool,
+    /// The compile error of the rule, in the server's words, when it does not compile.
+    pub compile_error: Option<String>,
+    /// The compile error of `messageExpression`, when it does not compile.
+    pub message_expression_error: Option<String>,
+    /// 1-based line of the rule's text in the CRD text.
+    pub line: Option<usize>,
+    /// 1-based column of the rule's text in the CRD text.
+    pub column: Option<usize>,
+    /// The estimated maximum cost of one evaluation (issue 5; `None` until computed).
+    pub estimated_cost: Option<u64>,
+    /// The schema cardinality of the rule's node (`None`: unbounded or not computed).
+    pub cardinality: Option<u64>,
+}
+
+/// What happened when a rule ran on one value of an object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CelOutcome {
+    /// The rule returned true.
+    #[default]
+    Passed,
+    /// The rule returned false: the server returns `message` (or the evaluated
+    /// `messageExpression`).
+    Failed,
+    /// The evaluation failed (no such key, overflow, cost limit ...).
+    Error,
+    /// The rule did not run (a transition rule without an old value, or the object had
+    /// blocking schema errors, or the budget ran out).
+    Skipped,
+}
+
+/// One evaluation of a rule on one value of an object (create, or update with the old
+/// object).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CelRuleResult {
+    /// The [`CelRuleReport::key`] of the rule, in the object's version.
+    pub rule: String,
+    /// The object's version whose rule ran.
+    pub version: String,
+    /// The value the rule ran on (`self`), as a field path (`spec.items[0]`; `<root>` for
+    /// the object itself).
+    pub path: String,
+    /// The outcome.
+    pub outcome: CelOutcome,
+    /// The error the server returns for it (`Failed`, `Error`), in its words.
+    pub message: Option<String>,
+    /// Why it was skipped, or the evaluation error's detail.
+    pub detail: Option<String>,
+    /// The runtime cost of this evaluation.
+    pub cost: u64,
 }
 
 /// The result for one custom object (one YAML document).
@@ -185,6 +291,9 @@ pub struct ObjectReport {
     pub cel_errors: Vec<FieldErrorReport>,
     /// Runtime CEL cost spent on the object.
     pub cel_runtime_cost: u64,
+    /// Every rule evaluation on the object, in the order the server runs them.
+    #[serde(default)]
+    pub cel_results: Vec<CelRuleResult>,
     /// All errors, as the server would return them.
     pub errors: Vec<FieldErrorReport>,
     /// Whether the server would accept the object.
@@ -462,6 +571,7 @@ impl CompiledCrd {
                             || v.schema
                                 .as_ref()
                                 .is_some_and(|s| s.open_api_v3_schema.is_some()),
+                        rules: Vec::new(),
                     })
                     .collect()
             })
