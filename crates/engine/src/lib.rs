@@ -43,9 +43,8 @@ pub mod validation;
 pub mod yaml_events;
 
 pub use analysis::{
-    analyze, rule_key, Analysis, CelOutcome, CelRuleReport, CelRuleResult, CompiledCrd,
-    CrdReport, FieldErrorReport, FieldValidation, ObjectReport, Options, Request, TableRow,
-    VersionReport,
+    analyze, rule_key, Analysis, CelOutcome, CelRuleReport, CelRuleResult, CompiledCrd, CrdReport,
+    FieldErrorReport, FieldValidation, ObjectReport, Options, Request, TableRow, VersionReport,
 };
 pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
 pub use path::FieldPath;
