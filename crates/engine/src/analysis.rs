@@ -200,6 +200,9 @@ pub struct CelRuleReport {
     pub line: Option<usize>,
     /// 1-based column of the rule's text in the CRD text.
     pub column: Option<usize>,
+    /// Byte range of the rule's YAML/JSON scalar (quotes and block indicators included) in
+    /// the CRD text, for editors that rewrite the rule.
+    pub text_range: Option<(usize, usize)>,
     /// The estimated maximum cost of one evaluation (issue 5; `None` until computed).
     pub estimated_cost: Option<u64>,
     /// The schema cardinality of the rule's node (`None`: unbounded or not computed).
