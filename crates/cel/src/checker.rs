@@ -317,6 +317,9 @@ impl EnvBuilder {
             Library::TwoVarComprehensions => {
                 po.macros = std::mem::take(&mut po.macros).with_two_var_comprehensions();
             }
+            Library::ExtLists(v) => {
+                po.macros = std::mem::take(&mut po.macros).with_lists(v);
+            }
             Library::ExtStrings(v) if (1..4).contains(&v) => {
                 return self.validator(Validator::StringFormat);
             }

@@ -1,7 +1,7 @@
 //! Macros, expanded exactly as cel-go expands them (same AST shape, same id order): the
 //! standard macros (`has`, `all`, `exists`, `exists_one`, `existsOne`, `map`, `filter`), the
-//! two-variable comprehensions of `ext.TwoVarComprehensions`, `cel.bind` of `ext.Bindings`, and
-//! `optMap`/`optFlatMap` of the optional library.
+//! two-variable comprehensions of `ext.TwoVarComprehensions`, `cel.bind` of `ext.Bindings`,
+//! `optMap`/`optFlatMap` of the optional library, and `sortBy` of `ext.Lists` (version 2 on).
 
 use crate::ast::{CallExpr, ComprehensionExpr, Expr, ExprKind, ListExpr, Literal, MapExpr};
 use crate::ast::{MapEntry, SelectExpr, StructExpr, StructField};
@@ -51,6 +51,8 @@ pub enum Macro {
     OptMap,
     /// `opt.optFlatMap(x, f)`.
     OptFlatMap,
+    /// `l.sortBy(e, key)` (`ext.Lists`, version 2 on).
+    SortBy,
 }
 
 impl Macro {
@@ -78,6 +80,7 @@ impl Macro {
             Macro::Bind => ("bind", 3, true),
             Macro::OptMap => ("optMap", 2, true),
             Macro::OptFlatMap => ("optFlatMap", 2, true),
+            Macro::SortBy => ("sortBy", 2, true),
         }
     }
 }
@@ -151,6 +154,14 @@ impl MacroSet {
         self
     }
 
+    /// Adds the macros of `ext.Lists` at a version: `sortBy` from version 2.
+    pub fn with_lists(mut self, version: u32) -> Self {
+        if version >= 2 {
+            self.add(Macro::SortBy);
+        }
+        self
+    }
+
     /// Adds one macro (replacing one with the same signature, as cel-go's map does).
     pub fn add(&mut self, m: Macro) {
         let sig = m.signature();
@@ -196,6 +207,8 @@ pub(crate) enum Expansion {
 
 const ACCUMULATOR_NAME: &str = "__result__";
 const UNUSED_ITER_VAR: &str = "#unused";
+/// The variable `sortBy` binds its target to.
+const SORT_BY_INPUT: &str = "@__sortBy_input__";
 
 struct H<'a> {
     ids: &'a mut dyn MacroIds,
@@ -566,6 +579,44 @@ pub(crate) fn expand(
                 body,
             ))
         }
+        Macro::SortBy => {
+            // cel-go's `sortByMacro`: `cel.bind(@__sortBy_input__, target,
+            // @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`.
+            let t = target_expr();
+            if !matches!(
+                t.kind,
+                ExprKind::List(_)
+                    | ExprKind::Select(_)
+                    | ExprKind::Ident(_)
+                    | ExprKind::Comprehension(_)
+                    | ExprKind::Call(_)
+            ) {
+                return err(
+                    t.id,
+                    "sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+                );
+            }
+            let var = h.ident(SORT_BY_INPUT);
+            let map_target = h.copy(&var);
+            let map = match expand(Macro::Map, &mut *h.ids, accu, Some(map_target), args) {
+                Expansion::Expanded(e) => e,
+                other => return other,
+            };
+            let call_target = h.copy(&var);
+            let call = h.member_call("@sortByAssociatedKeys", call_target, vec![map]);
+            let range = h.list(Vec::new());
+            let cond = h.lit(Literal::Bool(false));
+            Expansion::Expanded(h.fold(
+                range,
+                UNUSED_ITER_VAR,
+                "",
+                SORT_BY_INPUT,
+                t,
+                cond,
+                var,
+                call,
+            ))
+        }
         Macro::OptMap | Macro::OptFlatMap => {
             let var = arg(&mut args);
             let map_expr = arg(&mut args);
@@ -671,6 +722,109 @@ fn quantifier(h: &mut H<'_>, m: Macro, pred: Expr) -> (Expr, Expr, Expr, Expr) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::debug::{to_debug_string, Adorn};
+    use crate::{Parser, ParserOptions, Source};
+
+    fn flat(s: &str) -> String {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    fn lists_parser() -> Parser {
+        Parser::new(ParserOptions {
+            macros: MacroSet::standard().with_lists(3),
+            ..ParserOptions::default()
+        })
+    }
+
+    fn tree(text: &str, adorn: Adorn) -> String {
+        let src = Source::new(text);
+        let (p, e) = lists_parser().parse(&src);
+        assert!(e.is_empty(), "{text:?}: {}", e.to_display_string(&src));
+        flat(&to_debug_string(&p, adorn))
+    }
+
+    fn errors(text: &str) -> String {
+        let src = Source::new(text);
+        let (_, e) = lists_parser().parse(&src);
+        e.to_display_string(&src)
+    }
+
+    /// `sortBy` expands as cel-go's `sortByMacro`: `cel.bind(@__sortBy_input__, target,
+    /// @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`, ids in the
+    /// order cel-go allocates them (the bound identifier first, its two copies, the map
+    /// expansion between them), every macro id at the call's `(`.
+    #[test]
+    fn sort_by_expansion() {
+        let want = "__comprehension__( // Variable #unused, // Target []^#17:*expr.Expr_ListExpr#, \
+            // Accumulator @__sortBy_input__, // Init l^#1:*expr.Expr_IdentExpr#, \
+            // LoopCondition false^#18:*expr.Constant_BoolValue#, \
+            // LoopStep @__sortBy_input__^#6:*expr.Expr_IdentExpr#, \
+            // Result @__sortBy_input__^#15:*expr.Expr_IdentExpr#.@sortByAssociatedKeys( \
+            __comprehension__( // Variable e, // Target @__sortBy_input__^#7:*expr.Expr_IdentExpr#, \
+            // Accumulator @result, // Init []^#8:*expr.Expr_ListExpr#, \
+            // LoopCondition true^#9:*expr.Constant_BoolValue#, \
+            // LoopStep _+_( @result^#10:*expr.Expr_IdentExpr#, [ -_( e^#5:*expr.Expr_IdentExpr# \
+            )^#4:*expr.Expr_CallExpr# ]^#11:*expr.Expr_ListExpr# )^#12:*expr.Expr_CallExpr#, \
+            // Result @result^#13:*expr.Expr_IdentExpr#)^#14:*expr.Expr_ComprehensionExpr# \
+            )^#16:*expr.Expr_CallExpr#)^#19:*expr.Expr_ComprehensionExpr#";
+        assert_eq!(tree("l.sortBy(e, -e)", Adorn::KindAndId), flat(want));
+        // Macro ids sit at the call's `(`; the copies keep the bound identifier's place.
+        let located = tree("l.sortBy(e, e)", Adorn::Location);
+        assert!(
+            located.starts_with("__comprehension__( // Variable #unused, // Target []^#16[1,8]#"),
+            "{located}"
+        );
+        assert!(located.contains("// Init l^#1[1,0]#"), "{located}");
+        assert!(
+            located.contains("// Target @__sortBy_input__^#6[1,8]#"),
+            "{located}"
+        );
+        // Every target kind cel-go accepts.
+        for ok in [
+            "[1].sortBy(e, e)",
+            "a.b.sortBy(e, e)",
+            "f(x).sortBy(e, e)",
+            "l.map(x, x).sortBy(e, e)",
+        ] {
+            assert!(
+                tree(ok, Adorn::None).contains("@sortByAssociatedKeys"),
+                "{ok}"
+            );
+        }
+        // Without the lists library (or before version 2) it stays a call.
+        let plain = Parser::new(ParserOptions {
+            macros: MacroSet::standard().with_lists(1),
+            ..ParserOptions::default()
+        });
+        let (p, e) = plain.parse(&Source::new("l.sortBy(e, e)"));
+        assert!(e.is_empty());
+        assert_eq!(flat(&to_debug_string(&p, Adorn::None)), "l.sortBy( e, e )");
+    }
+
+    #[test]
+    fn sort_by_errors() {
+        let cases = [
+            (
+                "{}.sortBy(e, e)",
+                "ERROR: <input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression\n | {}.sortBy(e, e)\n | ^",
+            ),
+            (
+                "'abc'.sortBy(e, e)",
+                "ERROR: <input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression\n | 'abc'.sortBy(e, e)\n | ^",
+            ),
+            (
+                "l.sortBy(e.f, e)",
+                "ERROR: <input>:1:11: argument is not an identifier\n | l.sortBy(e.f, e)\n | ..........^",
+            ),
+            (
+                "l.sortBy(__result__, 1)",
+                "ERROR: <input>:1:10: iteration variable overwrites accumulator variable\n | l.sortBy(__result__, 1)\n | .........^",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(errors(text), want, "{text}");
+        }
+    }
 
     #[test]
     fn sets() {

@@ -55,7 +55,7 @@ fn cel_cost_stability() {
         for f in &failures {
             eprintln!("FAIL ({mode:?}) {f}");
         }
-        let floor = if mode == Mode::Parsed { 239 } else { 233 };
+        let floor = 239;
         assert!(pass >= floor, "{mode:?}: only {pass} cases pass");
     }
 }

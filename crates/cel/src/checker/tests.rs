@@ -400,9 +400,14 @@ fn error_texts() {
             "quantity('1').sign()",
             "ERROR: <input>:1:19: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'\n | quantity('1').sign()\n | ..................^",
         ),
+        // The sortBy macro (ext lists version 2 on): its target and variable checks.
         (
-            "li.sortBy(e, e)",
-            "ERROR: <input>:1:10: undeclared reference to 'sortBy' (in container '')\n | li.sortBy(e, e)\n | .........^\nERROR: <input>:1:11: undeclared reference to 'e' (in container '')\n | li.sortBy(e, e)\n | ..........^\nERROR: <input>:1:14: undeclared reference to 'e' (in container '')\n | li.sortBy(e, e)\n | .............^",
+            "{}.sortBy(e, e)",
+            "ERROR: <input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression\n | {}.sortBy(e, e)\n | ^",
+        ),
+        (
+            "li.sortBy(1, e)",
+            "ERROR: <input>:1:11: argument is not an identifier\n | li.sortBy(1, e)\n | ..........^",
         ),
     ];
     for (text, want) in cases {
