@@ -181,7 +181,11 @@ fn format_string(arg: &Value<'_>) -> Result<String, String> {
 fn format_element(v: &Value<'_>) -> Result<String, String> {
     let raw = match v {
         Value::Int(_) | Value::Uint(_) => format_decimal(v)?,
-        Value::String(_) | Value::Bytes(_) | Value::Bool(_) | Value::Null => format_string(v)?,
+        // cel-go's `clauseForType` lists the type type with these (its later `type(...)` case
+        // is unreachable): a type in a list prints as its bare name.
+        Value::String(_) | Value::Bytes(_) | Value::Bool(_) | Value::Null | Value::Type(_) => {
+            format_string(v)?
+        }
         Value::Timestamp(_) | Value::Duration(_) => {
             let s = format_string(v)?;
             let kind = if matches!(v, Value::Timestamp(_)) {
@@ -194,7 +198,6 @@ fn format_element(v: &Value<'_>) -> Result<String, String> {
         Value::List(l) => format_list(l)?,
         Value::Map(_) => format_map(v)?,
         Value::Double(d) => format!("{:.*}", DEFAULT_PRECISION, d),
-        Value::Type(t) => format!("type({})", t.0),
         other => return Err(format!("no formatting function for {}", other.type_name())),
     };
     Ok(quote_for_cel(v, raw))
