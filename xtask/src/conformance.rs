@@ -1660,9 +1660,7 @@ mod engine {
         pub log: Vec<String>,
     }
 
-    /// A CEL validation of one value against a schema's rules. (Its fields are read by the
-    /// adapter once the engine evaluates CEL.)
-    #[allow(dead_code)]
+    /// A CEL validation of one value against a schema's rules.
     pub(super) struct CelRequest<'a> {
         pub schema: &'a Value,
         pub object: &'a Value,
@@ -1673,8 +1671,53 @@ mod engine {
         pub ratcheting: bool,
     }
 
-    pub(super) fn cel_validate(_r: &CelRequest) -> Result<CelRun, Problem> {
-        missing("cel-eval", "CEL evaluation")
+    /// `NewValidator(schema, isResourceRoot, perCallLimit).Validate(path "root", object,
+    /// oldObject, budget[, WithRatcheting(...)])`.
+    pub(super) fn cel_validate(r: &CelRequest) -> Result<CelRun, Problem> {
+        use crd_studio_engine::cel::validator::{ValidateOptions, Validator};
+        let Some(schema) = structural(r.schema)? else {
+            return Ok(CelRun {
+                errors: Vec::new(),
+                warnings: Vec::new(),
+                remaining_budget: r.cost_budget,
+                log: Vec::new(),
+            });
+        };
+        // The Go tests call `validator(s, s, ...)` or `NewValidator(s, ...)`; they differ only
+        // for rules that exist in `allOf` branches alone, which `validator` finds.
+        let compiler = crd_studio_engine::cel::RuleCompiler::new("");
+        let Some(validator) = Validator::tree(
+            &compiler,
+            std::sync::Arc::new(schema),
+            r.is_resource_root,
+            r.per_call_limit,
+        ) else {
+            return Ok(CelRun {
+                errors: Vec::new(),
+                warnings: Vec::new(),
+                remaining_budget: r.cost_budget,
+                log: Vec::new(),
+            });
+        };
+        let out = validator.validate(
+            &crd_studio_engine::FieldPath::new("root"),
+            r.object,
+            r.old_object,
+            r.cost_budget,
+            ValidateOptions {
+                ratcheting: r.ratcheting,
+            },
+        );
+        Ok(CelRun {
+            errors: out
+                .errors
+                .iter()
+                .map(|e| FieldErrorReport::from_field_error(e, None))
+                .collect(),
+            warnings: out.warnings,
+            remaining_budget: out.remaining_budget,
+            log: out.log,
+        })
     }
 
     /// Which CEL environment loader compiles the rules.
@@ -1780,11 +1823,19 @@ mod engine {
 
     /// `ValidFieldPath`: the resolved path (`pathOfFieldPath` + the field) or the error text.
     pub(super) fn valid_field_path(
-        _schema: &Value,
-        _path: &str,
-        _prefix: &str,
+        schema: &Value,
+        path: &str,
+        prefix: &str,
     ) -> Result<Result<String, String>, Problem> {
-        missing("cel-eval", "x-kubernetes-validations fieldPath resolver")
+        let Some(schema) = structural(schema)? else {
+            return fail("ValidFieldPath needs a schema");
+        };
+        // `field.NewPath(pathOfFieldPath).Child(validField.String())`: a dot follows the
+        // prefix even when it is empty.
+        Ok(
+            crd_studio_engine::apiext::field_path::valid_field_path(path, &schema, true)
+                .map(|(p, _)| format!("{prefix}.{p}")),
+        )
     }
 
     /// A case's schema as the engine's `*Structural` (JSON `null`: a nil schema). A schema
@@ -1845,13 +1896,36 @@ mod engine {
     }
 
     /// Validation of a schema's `default` values under a CEL cost budget.
+    /// The defaulting package's internal `validate(ctx, path prefix, s, s, rootObjectFunc
+    /// (validation/v1 Validation), insideMeta=false, requirePrunedDefaults=false, budget)`:
+    /// the root is the resource root but is not marked as an embedded resource.
     pub(super) fn validate_defaults(
-        _schema: &Value,
+        schema: &Value,
         _type_meta: &Value,
-        _prefix: &str,
-        _budget: i64,
+        prefix: &str,
+        budget: i64,
     ) -> Result<Vec<FieldErrorReport>, Problem> {
-        missing("defaulting", "default-value validation")
+        use crd_studio_engine::apiext::defaults::{engine_openapi, DefaultsValidation};
+        let Some(schema) = structural(schema)? else {
+            return Ok(Vec::new());
+        };
+        let rules = crd_studio_engine::cel::validator::DefaultsRules::new();
+        let v = DefaultsValidation {
+            openapi: Some(&engine_openapi),
+            cel: Some(&rules),
+        };
+        let path = if prefix.is_empty() {
+            crd_studio_engine::FieldPath::root()
+        } else {
+            crd_studio_engine::FieldPath::new(prefix)
+        };
+        match v.validate_with_budget(&path, &schema, false, false, budget) {
+            Ok(errors) => Ok(errors
+                .iter()
+                .map(|e| FieldErrorReport::from_field_error(e, None))
+                .collect()),
+            Err(e) => fail(format!("default validation failed: {e}")),
+        }
     }
 
     /// A printer-column cell for a value of a column type, and the Go type of the cell.

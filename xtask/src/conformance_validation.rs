@@ -2,6 +2,7 @@
 //! with `NewSchemaValidatorForVersion`), `listtype/` (`ValidateListSetsAndMaps`) and
 //! `ratcheting/` (`NewRatchetingSchemaValidator(...).ValidateUpdate(..., WithRatcheting(nil))`).
 
+use crd_studio_engine::cel::validator::{ValidateOptions, Validator};
 use crd_studio_engine::listtype;
 use crd_studio_engine::path::FieldPath;
 use crd_studio_engine::schema::{JsonSchemaProps, Structural};
@@ -44,19 +45,53 @@ fn has_cel_rules(v: &Value) -> bool {
     false
 }
 
-/// The `Error()` texts of `ValidateCustomResource(nil, object, validator)`, plus CEL errors
-/// (not in the engine yet: a schema with CEL rules is reported as not implemented).
+/// The `Error()` texts of `ValidateCustomResource(nil, object, validator)`, then those of
+/// `cel.NewValidator(NewStructural(schema), false, PerCallLimit).Validate(nil, object, old,
+/// RuntimeCELCostBudget)`.
 pub(super) fn validate_custom_resource(
     schema: &Value,
     object: &Value,
-    _old: Option<&Value>,
+    old: Option<&Value>,
     compat: Option<&str>,
 ) -> Result<Vec<String>, Problem> {
-    if has_cel_rules(schema) {
-        return fail(
-            "not implemented: CEL rule evaluation (the schema has x-kubernetes-validations)",
-        );
+    let mut out = openapi_errors(schema, object, compat)?;
+    if schema.is_null() {
+        return Ok(out);
     }
+    let structural = match Structural::from_props(&props(schema)?) {
+        Ok(s) => s,
+        // A schema without rules needs no structural form (only OpenAPI validation runs).
+        Err(_) if !has_cel_rules(schema) => return Ok(out),
+        Err(e) => {
+            return fail(format!(
+                "the engine cannot make the schema structural: {}",
+                e.0
+            ))
+        }
+    };
+    if let Some(v) = Validator::new(
+        std::sync::Arc::new(structural),
+        false,
+        crd_studio_engine::cel::validator::PER_CALL_LIMIT,
+    ) {
+        let run = v.validate(
+            &FieldPath::root(),
+            object,
+            old,
+            crd_studio_engine::cel::validator::RUNTIME_CEL_COST_BUDGET,
+            ValidateOptions::default(),
+        );
+        out.extend(run.errors.iter().map(|e| e.error()));
+    }
+    Ok(out)
+}
+
+/// The OpenAPI part: `ValidateCustomResource(nil, object, NewSchemaValidatorForVersion(...))`.
+fn openapi_errors(
+    schema: &Value,
+    object: &Value,
+    compat: Option<&str>,
+) -> Result<Vec<String>, Problem> {
     let version = match compat {
         None => CompatibilityVersion::DEFAULT,
         Some(text) => match CompatibilityVersion::parse(text) {

@@ -1,13 +1,16 @@
-//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`]) and the compiler of
+//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`]), the compiler of
 //! `x-kubernetes-validations` rules that CRD validation calls ([`RuleCompiler`], the
-//! apiextensions `cel.Compile`).
+//! apiextensions `cel.Compile`), and the rule validator that evaluates them on objects
+//! ([`validator::Validator`], the apiextensions `cel.Validator`).
 
 pub mod decl_type;
+pub mod validator;
 
 use std::cell::{Cell, OnceCell};
 
 use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChecks};
 use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::interp::Program;
 use cel_core::types::Type;
 
 use crate::apiext::{
@@ -15,7 +18,7 @@ use crate::apiext::{
     PreexistingExpressions,
 };
 use crate::path::FieldPath;
-use crate::schema::props::JsonSchemaProps;
+use crate::schema::props::{JsonSchemaProps, ValidationRule};
 use crate::schema::structural::Structural;
 
 use decl_type::{follow, schema_decl_type, DeclType};
@@ -25,22 +28,17 @@ pub const SCOPED_VAR_NAME: &str = "self";
 /// `OldScopedVarName`.
 pub const OLD_SCOPED_VAR_NAME: &str = "oldSelf";
 
-/// The literal checks of the AST validators the engine can do (regex literals compile as Go
-/// `regexp`). Duration and timestamp literals are accepted.
-// TODO: duration and timestamp literal validation (cel-go evaluates them).
+/// The literal checks of cel-go's AST validators: duration and timestamp literals are
+/// evaluated by the runtime, regex literals compile as Go `regexp`.
 fn literal_checks() -> LiteralChecks {
-    LiteralChecks {
-        duration: None,
-        timestamp: None,
-        regex: Some(|p| crate::validation::goregex::compile(p).is_ok()),
-    }
+    cel_core::stdlib_rt::literal_checks()
 }
 
 /// Compiles the rules of a CRD's schemas: the base environments are built once (per CRD
 /// validation) and extended per rule site with `self` and `oldSelf`.
 pub struct RuleCompiler {
     version: KubeVersion,
-    new_env: Env,
+    new_env: OnceCell<Env>,
     stored_env: OnceCell<Env>,
     other_envs: std::cell::RefCell<Vec<(KubeVersion, Env)>>,
     /// The number in the next `selfType<N>` name (the server uses the clock's nanoseconds).
@@ -68,7 +66,7 @@ impl RuleCompiler {
         let version = KubeVersion::parse(kubernetes_version).unwrap_or(KubeVersion::DEFAULT);
         RuleCompiler {
             version,
-            new_env: base_env(EnvVersion::NewExpressions(version)),
+            new_env: OnceCell::new(),
             stored_env: OnceCell::new(),
             other_envs: std::cell::RefCell::new(Vec::new()),
             next_type: Cell::new(1),
@@ -81,9 +79,11 @@ impl RuleCompiler {
     pub fn with_base_envs(new_env: EnvBuilder, stored_env: EnvBuilder) -> RuleCompiler {
         let stored = OnceCell::new();
         let _ = stored.set(stored_env.literal_checks(literal_checks()).build());
+        let new = OnceCell::new();
+        let _ = new.set(new_env.literal_checks(literal_checks()).build());
         RuleCompiler {
             version: KubeVersion::DEFAULT,
-            new_env: new_env.literal_checks(literal_checks()).build(),
+            new_env: new,
             stored_env: stored,
             other_envs: std::cell::RefCell::new(Vec::new()),
             next_type: Cell::new(1),
@@ -131,7 +131,12 @@ impl RuleCompiler {
     fn new_env_for(&self, version: Option<&str>) -> Env {
         let v = match version.and_then(KubeVersion::parse) {
             Some(v) if v != self.version => v,
-            _ => return self.new_env.clone(),
+            _ => {
+                return self
+                    .new_env
+                    .get_or_init(|| base_env(EnvVersion::NewExpressions(self.version)))
+                    .clone()
+            }
         };
         let mut others = self.other_envs.borrow_mut();
         if let Some((_, e)) = others.iter().find(|(ov, _)| *ov == v) {
@@ -176,13 +181,46 @@ fn compile_in(env: &Env, text: &str) -> Result<CheckedExpr, Box<CompileFailure>>
     env.compile(text)
 }
 
-impl CelCompiler for RuleCompiler {
-    fn compile(&self, site: &CelRuleSite<'_>) -> Result<Vec<CelCompilation>, CelCompileFailure> {
-        let rules = &site.schema.x_validations;
+/// One rule compiled for evaluation: the compile result CRD validation reports, and the
+/// programs the validator runs (`CompilationResult.Program`, `.MessageExpression`).
+#[derive(Clone, Debug, Default)]
+pub struct RuleProgram {
+    /// The compile result (error, `usesOldSelf`, messageExpression error).
+    pub compilation: CelCompilation,
+    /// The rule's program; `None` for an empty rule or a compile error.
+    pub program: Option<Program>,
+    /// The messageExpression's program; `None` when there is none or it did not compile.
+    pub message_expression: Option<Program>,
+}
+
+/// Which environment a rule's expressions compile in.
+#[derive(Clone, Copy, Debug)]
+enum EnvChoice<'p> {
+    /// The stored-expressions environment for everything (`StoredExpressionsEnvLoader`, what
+    /// the object validator uses).
+    Stored,
+    /// The new-expressions environment, unless the old CRD had the expression.
+    New(Option<&'p PreexistingExpressions>),
+}
+
+impl RuleCompiler {
+    /// `Compile(s, declType, ...)` with the stored-expressions environment: every rule of
+    /// `rules` compiled against `self` of type `decl` (the rule validator's compilation).
+    pub fn compile_programs(&self, rules: &[ValidationRule], decl: &DeclType) -> Vec<RuleProgram> {
         if rules.is_empty() {
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        let decl = site_decl_type(site)?;
+        let base = self.stored().clone();
+        self.compile_with(rules, decl, &base, EnvChoice::Stored)
+    }
+
+    fn compile_with(
+        &self,
+        rules: &[ValidationRule],
+        decl: &DeclType,
+        new_base: &Env,
+        choice: EnvChoice<'_>,
+    ) -> Vec<RuleProgram> {
         let self_ty = decl.to_cel(&self.type_name());
         let extend = |base: &Env, optional_old_self: bool| -> Env {
             let old = if optional_old_self {
@@ -196,7 +234,6 @@ impl CelCompiler for RuleCompiler {
                 .variable(OLD_SCOPED_VAR_NAME, old)
                 .build()
         };
-        let new_base = self.new_env_for(site.environment_version);
         // Environments built on demand: (stored?, optionalOldSelf?).
         let mut envs: [Option<Env>; 4] = [None, None, None, None];
         let mut env_for = |stored: bool, optional: bool| -> Env {
@@ -207,7 +244,7 @@ impl CelCompiler for RuleCompiler {
             let e = if stored {
                 extend(self.stored(), optional)
             } else {
-                extend(&new_base, optional)
+                extend(new_base, optional)
             };
             if let Some(slot) = envs.get_mut(i) {
                 *slot = Some(e.clone());
@@ -216,58 +253,101 @@ impl CelCompiler for RuleCompiler {
         };
         let mut out = Vec::with_capacity(rules.len());
         for rule in rules {
-            let mut result = CelCompilation::default();
-            if rule.rule.trim().is_empty() {
-                out.push(result);
-                continue;
-            }
-            let optional = rule.optional_old_self == Some(true);
-            let stored_rule = site
-                .preexisting
-                .is_some_and(|p| p.rules.contains(&rule.rule));
-            let env = env_for(stored_rule, optional);
-            let checked = match compile_in(&env, &rule.rule) {
-                Ok(c) => c,
-                Err(f) => {
-                    result.error =
-                        Some((CelErrorKind::Invalid, format!("compilation failed: {f}")));
-                    out.push(result);
-                    continue;
-                }
-            };
-            if !matches!(checked.output_type(), Type::Bool) {
-                result.error = Some((
-                    CelErrorKind::Invalid,
-                    "cel expression must evaluate to a bool".to_owned(),
-                ));
-                out.push(result);
-                continue;
-            }
-            result.uses_old_self = checked.references_ident(OLD_SCOPED_VAR_NAME);
-            // TODO(cost): the estimated maximum cost and the cardinality (issue 5); 0 never
-            // exceeds a budget.
-            result.max_cost = 0;
-            result.max_cardinality = 0;
-            if !rule.message_expression.is_empty() {
-                result.has_message_expression = true;
-                let stored_msg = site
-                    .preexisting
-                    .is_some_and(|p| p.message_expressions.contains(&rule.message_expression));
-                let msg_env = env_for(stored_msg, optional);
-                match compile_in(&msg_env, &rule.message_expression) {
-                    Err(f) => {
-                        result.message_expression_error =
-                            Some(format!("messageExpression compilation failed: {f}"));
-                    }
-                    Ok(c) if !matches!(c.output_type(), Type::String) => {
-                        result.message_expression_error =
-                            Some("messageExpression must evaluate to a string".to_owned());
-                    }
-                    Ok(_) => {}
-                }
-            }
-            out.push(result);
+            out.push(compile_rule(rule, choice, &mut env_for));
         }
-        Ok(out)
+        out
+    }
+}
+
+/// `compileRule`: one rule and its messageExpression.
+fn compile_rule(
+    rule: &ValidationRule,
+    choice: EnvChoice<'_>,
+    env_for: &mut dyn FnMut(bool, bool) -> Env,
+) -> RuleProgram {
+    let mut out = RuleProgram::default();
+    if rule.rule.trim().is_empty() {
+        return out;
+    }
+    let optional = rule.optional_old_self == Some(true);
+    let stored_rule = match choice {
+        EnvChoice::Stored => true,
+        EnvChoice::New(p) => p.is_some_and(|p| p.rules.contains(&rule.rule)),
+    };
+    let env = env_for(stored_rule, optional);
+    let result = &mut out.compilation;
+    let checked = match compile_in(&env, &rule.rule) {
+        Ok(c) => c,
+        Err(f) => {
+            result.error = Some((CelErrorKind::Invalid, format!("compilation failed: {f}")));
+            return out;
+        }
+    };
+    if !matches!(checked.output_type(), Type::Bool) {
+        result.error = Some((
+            CelErrorKind::Invalid,
+            "cel expression must evaluate to a bool".to_owned(),
+        ));
+        return out;
+    }
+    result.uses_old_self = checked.references_ident(OLD_SCOPED_VAR_NAME);
+    match Program::from_checked(&checked) {
+        Ok(p) => out.program = Some(p),
+        Err(e) => {
+            out.compilation.error = Some((
+                CelErrorKind::Invalid,
+                format!("program instantiation failed: {e}"),
+            ));
+            return out;
+        }
+    }
+    let result = &mut out.compilation;
+    // TODO(cost): the estimated maximum cost and the cardinality (issue 5); 0 never
+    // exceeds a budget.
+    result.max_cost = 0;
+    result.max_cardinality = 0;
+    if !rule.message_expression.is_empty() {
+        result.has_message_expression = true;
+        let stored_msg = match choice {
+            EnvChoice::Stored => true,
+            EnvChoice::New(p) => {
+                p.is_some_and(|p| p.message_expressions.contains(&rule.message_expression))
+            }
+        };
+        let msg_env = env_for(stored_msg, optional);
+        match compile_in(&msg_env, &rule.message_expression) {
+            Err(f) => {
+                result.message_expression_error =
+                    Some(format!("messageExpression compilation failed: {f}"));
+            }
+            Ok(c) if !matches!(c.output_type(), Type::String) => {
+                result.message_expression_error =
+                    Some("messageExpression must evaluate to a string".to_owned());
+            }
+            Ok(c) => match Program::from_checked(&c) {
+                Ok(p) => out.message_expression = Some(p),
+                Err(e) => {
+                    result.message_expression_error =
+                        Some(format!("messageExpression instantiation failed: {e}"));
+                }
+            },
+        }
+    }
+    out
+}
+
+impl CelCompiler for RuleCompiler {
+    fn compile(&self, site: &CelRuleSite<'_>) -> Result<Vec<CelCompilation>, CelCompileFailure> {
+        let rules = &site.schema.x_validations;
+        if rules.is_empty() {
+            return Ok(Vec::new());
+        }
+        let decl = site_decl_type(site)?;
+        let new_base = self.new_env_for(site.environment_version);
+        Ok(self
+            .compile_with(rules, &decl, &new_base, EnvChoice::New(site.preexisting))
+            .into_iter()
+            .map(|r| r.compilation)
+            .collect())
     }
 }

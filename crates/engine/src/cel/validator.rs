@@ -1,0 +1,1702 @@
+//! The `x-kubernetes-validations` rule validator (apiextensions `schema/cel/validation.go`,
+//! `cel.Validator`): the rules of every schema node compiled once, then evaluated on an
+//! object (and, on update, its old object) with the server's walk, budget, messages and
+//! ratcheting.
+//!
+//! * [`Validator::new`] follows `NewValidator` / `validator`: a tree parallel to the structural
+//!   schema holding the compiled rules of each node (with the stored-expressions environment),
+//!   built only where rules exist below; `allOf` branches are validators on the same node.
+//!   The CEL type of each node is the root's declared type followed through fields and
+//!   element types (a property whose name cannot be escaped gets its own declared type;
+//!   properties without a type are left out, rules and all).
+//! * [`Validator::validate`] follows `Validate`: at each node the rules run in order with
+//!   `self` bound to the value (`UnstructuredToVal`; the resource root and embedded resources
+//!   also see `apiVersion`, `kind` and `metadata.name`/`generateName`) and `oldSelf` to the
+//!   correlated old value; transition rules run only with an old value unless
+//!   `optionalOldSelf` is set (then `oldSelf` is an optional). Then `allOf` branches, then the
+//!   children: for objects the `additionalProperties` values and then the declared
+//!   properties, each in the object's key order (Go iterates its maps in random order; the
+//!   order decides only which rule meets an exhausted budget first); for arrays the items in
+//!   order. Old values follow object keys (maps that are `granular` or `atomic`) and
+//!   `x-kubernetes-list-type: map` keys; nothing else is correlated.
+//! * Each evaluation is charged to the budget (and limited by the per-call limit); a failed
+//!   rule reports `message`, or the evaluated `messageExpression` (its cost charged too; its
+//!   problems logged and the static message used instead), at the field, or at `fieldPath`
+//!   below it, with the error type `reason` names.
+//! * Ratcheting (`WithRatcheting`): a failure of a rule that does not use `oldSelf`, on a
+//!   value equal to its correlated old value (or under an unchanged correlatable ancestor),
+//!   becomes a warning.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use cel_core::interp::{Activation, CostTracker};
+use cel_core::unstructured::{self, Schema as RtSchema};
+use cel_core::value::Value;
+use serde_json::Value as Json;
+
+use super::decl_type::{escape, schema_decl_type, DeclType};
+use super::{RuleCompiler, RuleProgram, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME};
+use crate::analysis::{CelOutcome, CelRuleResult};
+use crate::apiext::{field_path::valid_field_path, CelErrorKind};
+use crate::field_error::{go_quote, BadValue, FieldError};
+use crate::path::{FieldPath, Segment};
+use crate::schema::props::ValidationRule;
+use crate::schema::structural::{NestedValueValidation, Structural};
+
+/// `celconfig.PerCallLimit`.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// `celconfig.RuntimeCELCostBudget`.
+pub const RUNTIME_CEL_COST_BUDGET: i64 = 10_000_000;
+/// `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
+pub const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES: usize = 5 * 1024;
+
+/// The out-of-budget detail of rule evaluation.
+pub const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/// How deep the validator follows schemas and data (both are bounded before they get here;
+/// this keeps the recursion bounded whatever the input).
+const MAX_DEPTH: usize = 1_000;
+
+/// The rules of a structural schema, compiled, ready to validate objects.
+#[derive(Clone, Debug)]
+pub struct Validator {
+    schema: Arc<Structural>,
+    runtime: RtSchema,
+    /// `WithTypeAndObjectMeta` of the root's runtime schema, for `self` at a resource root
+    /// that is not itself marked as an embedded resource.
+    root_self: Option<RtSchema>,
+    root: VNode,
+    per_call_limit: u64,
+}
+
+/// One node of the validator tree.
+#[derive(Clone, Debug, Default)]
+struct VNode {
+    /// [`rule_key`] of the node's rule 0 without the `x-kubernetes-validations[0]` tail.
+    key_prefix: String,
+    is_resource_root: bool,
+    /// `compilationErr`.
+    init_error: Option<String>,
+    rules: Vec<NodeRule>,
+    /// Whether any rule uses `oldSelf` (the activation then binds it).
+    uses_old_self: bool,
+    items: Option<Box<VNode>>,
+    properties: BTreeMap<String, VNode>,
+    additional: Option<Box<VNode>>,
+    all_of: Vec<VNode>,
+    /// The runtime schema of this property when it differs from the parent runtime schema's
+    /// (`apiVersion`, `kind`, `metadata` of an embedded resource, whose runtime schema has
+    /// them replaced for values read through the parent).
+    runtime_override: Option<Box<RtSchema>>,
+}
+
+#[derive(Clone, Debug)]
+struct NodeRule {
+    rule: ValidationRule,
+    compiled: RuleProgram,
+    /// `NormalizedRuleFieldPath` as path segments.
+    field_path: Option<Vec<Segment>>,
+}
+
+/// What a validation produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evaluation {
+    /// The errors, in the order the server returns them.
+    pub errors: Vec<FieldError>,
+    /// Ratcheted failures (`warning.AddWarning`), as their `Error()` texts.
+    pub warnings: Vec<String>,
+    /// The budget left (negative when it ran out or evaluation was stopped).
+    pub remaining_budget: i64,
+    /// Every rule evaluation (and skipped rule), in order (`version` left empty).
+    pub results: Vec<CelRuleResult>,
+    /// What the server logs (klog, verbosity 2): messageExpression problems.
+    pub log: Vec<String>,
+}
+
+/// Options of one validation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValidateOptions {
+    /// `WithRatcheting(NewCorrelatedObject(obj, old, schema))`: failures on unchanged values
+    /// become warnings (needs an old object).
+    pub ratcheting: bool,
+}
+
+/// A view of a validation schema: the structural schema itself or an `allOf` branch
+/// (`nestedToStructural`).
+#[derive(Clone, Copy)]
+enum VSchema<'a> {
+    S(&'a Structural),
+    N(&'a NestedValueValidation),
+}
+
+impl<'a> VSchema<'a> {
+    fn rules(self) -> &'a [ValidationRule] {
+        match self {
+            VSchema::S(s) => &s.x_validations,
+            VSchema::N(n) => &n.x_validations,
+        }
+    }
+
+    fn items(self) -> Option<VSchema<'a>> {
+        match self {
+            VSchema::S(s) => s.items.as_deref().map(VSchema::S),
+            VSchema::N(n) => n.items.as_deref().map(VSchema::N),
+        }
+    }
+
+    fn additional(self) -> Option<VSchema<'a>> {
+        match self {
+            VSchema::S(s) => s.additional_properties_schema().map(VSchema::S),
+            VSchema::N(n) => n.additional_properties.as_deref().map(VSchema::N),
+        }
+    }
+
+    fn properties(self) -> Vec<(&'a str, VSchema<'a>)> {
+        match self {
+            VSchema::S(s) => s
+                .properties
+                .iter()
+                .map(|(k, v)| (k.as_str(), VSchema::S(v)))
+                .collect(),
+            VSchema::N(n) => n
+                .properties
+                .iter()
+                .map(|(k, v)| (k.as_str(), VSchema::N(v)))
+                .collect(),
+        }
+    }
+
+    fn all_of(self) -> &'a [NestedValueValidation] {
+        match self {
+            VSchema::S(s) => s
+                .value_validation
+                .as_ref()
+                .map(|v| v.all_of.as_slice())
+                .unwrap_or_default(),
+            VSchema::N(n) => &n.value_validation.all_of,
+        }
+    }
+}
+
+/// `hasXValidations`: rules on the node, its items, additionalProperties or properties (not
+/// `allOf`).
+pub fn has_x_validations(s: &Structural) -> bool {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        if !s.x_validations.is_empty() {
+            return true;
+        }
+        stack.extend(s.items.as_deref());
+        stack.extend(s.additional_properties_schema());
+        stack.extend(s.properties.values());
+    }
+    false
+}
+
+/// The runtime view of a structural schema for `UnstructuredToVal`; embedded resources get
+/// `apiVersion`, `kind` and `metadata` as the server adds them when reading values.
+pub fn runtime_schema(s: &Structural) -> RtSchema {
+    runtime_schema_at(s, 0)
+}
+
+fn runtime_schema_at(s: &Structural, depth: usize) -> RtSchema {
+    let mut r = RtSchema {
+        type_: s.generic.type_.clone(),
+        format: s
+            .value_validation
+            .as_ref()
+            .map(|v| v.format.clone())
+            .unwrap_or_default(),
+        nullable: s.generic.nullable,
+        int_or_string: s.extensions.x_int_or_string,
+        embedded_resource: s.extensions.x_embedded_resource,
+        preserve_unknown_fields: s.extensions.x_preserve_unknown_fields,
+        list_type: s.extensions.x_list_type.clone(),
+        list_map_keys: s.extensions.x_list_map_keys.clone(),
+        enum_values: s
+            .value_validation
+            .as_ref()
+            .map(|v| v.enum_.clone())
+            .unwrap_or_default(),
+        ..RtSchema::default()
+    };
+    if depth < MAX_DEPTH {
+        if !s.properties.is_empty() {
+            r.properties = Some(
+                s.properties
+                    .iter()
+                    .map(|(k, v)| (k.clone(), runtime_schema_at(v, depth + 1)))
+                    .collect(),
+            );
+        }
+        r.additional_properties = s
+            .additional_properties_schema()
+            .map(|a| Box::new(runtime_schema_at(a, depth + 1)));
+        r.items = s
+            .items
+            .as_deref()
+            .map(|i| Box::new(runtime_schema_at(i, depth + 1)));
+    }
+    if r.embedded_resource {
+        r = r.with_type_and_object_meta();
+    }
+    r
+}
+
+/// `ruleErrorString`.
+fn rule_error_string(rule: &ValidationRule) -> &str {
+    if !rule.message.is_empty() {
+        rule.message.trim()
+    } else {
+        rule.rule.trim()
+    }
+}
+
+/// `ruleMessageOrDefault`.
+fn rule_message_or_default(rule: &ValidationRule) -> String {
+    if rule.message.is_empty() {
+        format!("failed rule: {}", rule_error_string(rule))
+    } else {
+        rule.message.trim().to_owned()
+    }
+}
+
+/// `fieldErrorForReason`.
+fn field_error_for_reason(
+    path: FieldPath,
+    value: BadValue,
+    detail: String,
+    reason: Option<&str>,
+) -> FieldError {
+    match reason {
+        Some("FieldValueForbidden") => FieldError::forbidden(path, detail),
+        Some("FieldValueRequired") => FieldError::required(path, detail),
+        Some("FieldValueDuplicate") => FieldError::duplicate(path, value),
+        _ => FieldError::invalid(path, value, detail),
+    }
+}
+
+impl Validator {
+    /// `NewValidator(s, isResourceRoot, perCallLimit)` with its own compiler; `None` when the
+    /// schema has no rules.
+    pub fn new(
+        schema: Arc<Structural>,
+        is_resource_root: bool,
+        per_call_limit: u64,
+    ) -> Option<Validator> {
+        let compiler = RuleCompiler::new("");
+        Validator::with_compiler(&compiler, schema, is_resource_root, per_call_limit)
+    }
+
+    /// `NewValidator` compiling with `compiler`'s stored-expressions environment.
+    pub fn with_compiler(
+        compiler: &RuleCompiler,
+        schema: Arc<Structural>,
+        is_resource_root: bool,
+        per_call_limit: u64,
+    ) -> Option<Validator> {
+        if !has_x_validations(&schema) {
+            return None;
+        }
+        Validator::tree(compiler, schema, is_resource_root, per_call_limit)
+    }
+
+    /// `validator(s, s, isResourceRoot, SchemaDeclType(s, isResourceRoot), perCallLimit)`:
+    /// like [`Validator::with_compiler`] without the first check, so rules that only exist
+    /// in `allOf` branches are found too; `None` when there are none.
+    pub fn tree(
+        compiler: &RuleCompiler,
+        schema: Arc<Structural>,
+        is_resource_root: bool,
+        per_call_limit: u64,
+    ) -> Option<Validator> {
+        let decl = schema_decl_type(&schema, is_resource_root);
+        let root = build(
+            compiler,
+            VSchema::S(&schema),
+            &schema,
+            is_resource_root,
+            decl.as_ref(),
+            String::new(),
+            0,
+        )?;
+        let runtime = runtime_schema(&schema);
+        let root_self = (is_resource_root && !schema.extensions.x_embedded_resource)
+            .then(|| runtime.with_type_and_object_meta());
+        Some(Validator {
+            schema,
+            runtime,
+            root_self,
+            root,
+            per_call_limit,
+        })
+    }
+
+    /// The structural schema.
+    pub fn schema(&self) -> &Structural {
+        &self.schema
+    }
+
+    /// `Validate(ctx, path, s, obj, oldObj, budget, opts...)`.
+    pub fn validate(
+        &self,
+        path: &FieldPath,
+        obj: &Json,
+        old: Option<&Json>,
+        budget: i64,
+        options: ValidateOptions,
+    ) -> Evaluation {
+        let mut w = Walk {
+            v: self,
+            out: Evaluation::default(),
+        };
+        let root_corr = match old {
+            Some(o) if options.ratcheting => Some(Corr::new(obj, o, Some(&self.schema))),
+            _ => None,
+        };
+        let ratchet = Ratchet {
+            current: root_corr.as_ref(),
+            parent: None,
+        };
+        let remaining = w.validate(
+            &self.root,
+            &self.schema,
+            &self.runtime,
+            path,
+            obj,
+            old,
+            ratchet,
+            budget,
+            0,
+        );
+        w.out.remaining_budget = remaining;
+        w.out
+    }
+}
+
+/// `validator(validationSchema, nodeSchema, isResourceRoot, declType, perCallLimit)`.
+fn build(
+    compiler: &RuleCompiler,
+    vs: VSchema<'_>,
+    node: &Structural,
+    is_resource_root: bool,
+    decl: Option<&DeclType>,
+    key_prefix: String,
+    depth: usize,
+) -> Option<VNode> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut v = VNode {
+        key_prefix,
+        is_resource_root,
+        ..VNode::default()
+    };
+    let rules = vs.rules();
+    if !rules.is_empty() {
+        match decl {
+            None => {
+                v.init_error =
+                    Some("failed to convert to declType for CEL validation rules".to_owned())
+            }
+            Some(d) => {
+                let compiled = compiler.compile_programs(rules, d);
+                for (rule, compiled) in rules.iter().zip(compiled) {
+                    let field_path = if !rule.field_path.is_empty()
+                        && compiled.compilation.error.is_none()
+                        && compiled.compilation.message_expression_error.is_none()
+                        && compiled.program.is_some()
+                    {
+                        valid_field_path(&rule.field_path, node, true)
+                            .ok()
+                            .map(|(p, _)| p.0)
+                    } else {
+                        None
+                    };
+                    v.uses_old_self |= compiled.compilation.uses_old_self;
+                    v.rules.push(NodeRule {
+                        rule: rule.clone(),
+                        compiled,
+                        field_path,
+                    });
+                }
+            }
+        }
+    }
+    let elem = match decl {
+        Some(DeclType::List(e)) | Some(DeclType::Map(e)) => Some(&**e),
+        _ => None,
+    };
+    if let (Some(vi), Some(ni)) = (vs.items(), node.items.as_deref()) {
+        v.items = build(
+            compiler,
+            vi,
+            ni,
+            ni.extensions.x_embedded_resource,
+            elem,
+            format!("{}items.", v.key_prefix),
+            depth + 1,
+        )
+        .map(Box::new);
+    }
+    for (k, vp) in vs.properties() {
+        let Some(np) = node.properties.get(k) else {
+            continue;
+        };
+        let own;
+        let field_type = match escape(k) {
+            Some(escaped) => {
+                let Some(DeclType::Object(fields)) = decl else {
+                    continue;
+                };
+                match fields.get(&escaped) {
+                    Some(t) => t,
+                    None => continue,
+                }
+            }
+            None => {
+                own = schema_decl_type(np, np.extensions.x_embedded_resource);
+                match &own {
+                    Some(t) => t,
+                    None => continue,
+                }
+            }
+        };
+        if let Some(mut child) = build(
+            compiler,
+            vp,
+            np,
+            np.extensions.x_embedded_resource,
+            Some(field_type),
+            format!("{}properties[{k}].", v.key_prefix),
+            depth + 1,
+        ) {
+            if node.extensions.x_embedded_resource
+                && matches!(k, "apiVersion" | "kind" | "metadata")
+            {
+                child.runtime_override = Some(Box::new(runtime_schema(np)));
+            }
+            v.properties.insert(k.to_owned(), child);
+        }
+    }
+    if let (Some(va), Some(na)) = (vs.additional(), node.additional_properties_schema()) {
+        v.additional = build(
+            compiler,
+            va,
+            na,
+            na.extensions.x_embedded_resource,
+            elem,
+            format!("{}additionalProperties.", v.key_prefix),
+            depth + 1,
+        )
+        .map(Box::new);
+    }
+    for (i, nested) in vs.all_of().iter().enumerate() {
+        if let Some(a) = build(
+            compiler,
+            VSchema::N(nested),
+            node,
+            is_resource_root,
+            decl,
+            format!("{}allOf[{i}].", v.key_prefix),
+            depth + 1,
+        ) {
+            v.all_of.push(a);
+        }
+    }
+    let keep = !rules.is_empty()
+        || v.init_error.is_some()
+        || v.items.is_some()
+        || v.additional.is_some()
+        || !v.properties.is_empty()
+        || !v.all_of.is_empty();
+    keep.then_some(v)
+}
+
+// ------------------------------------------------------------------------------------------
+// Correlation of old values (ratcheting): `common.CorrelatedObject`
+// ------------------------------------------------------------------------------------------
+
+/// A value and its correlated old value, with the schema deciding how children correlate.
+struct Corr<'a> {
+    new: &'a Json,
+    old: &'a Json,
+    schema: Option<&'a Structural>,
+    equal: Cell<Option<bool>>,
+}
+
+impl<'a> Corr<'a> {
+    fn new(new: &'a Json, old: &'a Json, schema: Option<&'a Structural>) -> Corr<'a> {
+        Corr {
+            new,
+            old,
+            schema,
+            equal: Cell::new(None),
+        }
+    }
+
+    /// `Key(field)`.
+    fn key(&self, field: &str) -> Option<Corr<'a>> {
+        let schema = self.schema?;
+        let (Json::Object(n), Json::Object(o)) = (self.new, self.old) else {
+            return None;
+        };
+        let (nv, ov) = (n.get(field)?, o.get(field)?);
+        let prop = schema
+            .properties
+            .get(field)
+            .or_else(|| schema.additional_properties_schema())?;
+        Some(Corr::new(nv, ov, Some(prop)))
+    }
+
+    /// `Index(i)`.
+    fn index(&self, i: usize) -> Option<Corr<'a>> {
+        let schema = self.schema?;
+        let (Json::Array(n), Json::Array(o)) = (self.new, self.old) else {
+            return None;
+        };
+        let item = n.get(i)?;
+        if schema.extensions.x_list_type.as_deref() != Some("map") {
+            return None;
+        }
+        let old_item = MapList::new(schema, o).get(item)?;
+        let items = schema.items.as_deref()?;
+        Some(Corr::new(item, old_item, Some(items)))
+    }
+
+    /// `CachedDeepEqual`.
+    fn deep_equal(&self) -> bool {
+        if let Some(e) = self.equal.get() {
+            return e;
+        }
+        let e = correlated_equal(self.new, self.old, self.schema, 0);
+        self.equal.set(Some(e));
+        e
+    }
+}
+
+/// `CachedDeepEqual` without the cache: objects compare field by field through the schema
+/// (a field without a schema makes them unequal), `x-kubernetes-list-type: map` lists item by
+/// key, other lists and scalars as `reflect.DeepEqual`.
+fn correlated_equal(new: &Json, old: &Json, schema: Option<&Structural>, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return new == old;
+    }
+    match (new, old) {
+        (Json::Null, Json::Null) => true,
+        (Json::Null, _) | (_, Json::Null) => false,
+        (Json::Array(n), Json::Array(o)) => {
+            if n.len() != o.len() {
+                return false;
+            }
+            if n.is_empty() {
+                return true;
+            }
+            let Some(s) = schema else { return n == o };
+            if s.extensions.x_list_type.as_deref() != Some("map") {
+                return n == o;
+            }
+            let list = MapList::new(s, o);
+            let items = s.items.as_deref();
+            n.iter().all(|item| match (list.get(item), items) {
+                (Some(old_item), Some(is)) => correlated_equal(item, old_item, Some(is), depth + 1),
+                _ => false,
+            })
+        }
+        (Json::Object(n), Json::Object(o)) => {
+            if n.len() != o.len() {
+                return false;
+            }
+            let Some(s) = schema else {
+                return n.is_empty();
+            };
+            n.iter().all(|(k, v)| {
+                let Some(ov) = o.get(k) else { return false };
+                let Some(prop) = s
+                    .properties
+                    .get(k)
+                    .or_else(|| s.additional_properties_schema())
+                else {
+                    return false;
+                };
+                correlated_equal(v, ov, Some(prop), depth + 1)
+            })
+        }
+        (Json::Array(_), _) | (_, Json::Array(_)) | (Json::Object(_), _) | (_, Json::Object(_)) => {
+            false
+        }
+        _ => new == old,
+    }
+}
+
+/// `ratchetingOptions`: the current correlation and the nearest correlatable parent.
+#[derive(Clone, Copy, Default)]
+struct Ratchet<'c, 'a> {
+    current: Option<&'c Corr<'a>>,
+    parent: Option<&'c Corr<'a>>,
+}
+
+impl Ratchet<'_, '_> {
+    /// `shouldRatchetError`.
+    fn should_ratchet(&self) -> bool {
+        match (self.current, self.parent) {
+            (Some(c), _) => c.deep_equal(),
+            (None, Some(p)) => p.deep_equal(),
+            (None, None) => false,
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// x-kubernetes-list-type: map lookups (`common.MakeMapList`)
+// ------------------------------------------------------------------------------------------
+
+/// A composite key of a map-list item, compared as the server compares them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum MapKey {
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(String),
+    Multi(String),
+}
+
+/// Old items of an `x-kubernetes-list-type: map` list by key (the first item with a key
+/// wins); empty for any other schema.
+struct MapList<'a> {
+    keys: &'a [String],
+    items: HashMap<MapKey, &'a Json>,
+}
+
+impl<'a> MapList<'a> {
+    fn new(s: &'a Structural, items: &'a [Json]) -> MapList<'a> {
+        let mut list = MapList {
+            keys: &s.extensions.x_list_map_keys,
+            items: HashMap::new(),
+        };
+        if s.generic.type_ != "array"
+            || s.extensions.x_list_type.as_deref() != Some("map")
+            || list.keys.is_empty()
+        {
+            list.keys = &[];
+            return list;
+        }
+        for item in items {
+            if let Some(k) = list.key(item) {
+                list.items.entry(k).or_insert(item);
+            }
+        }
+        list
+    }
+
+    /// `CompositeKeyFor`.
+    fn key(&self, item: &Json) -> Option<MapKey> {
+        let Json::Object(m) = item else { return None };
+        if let [single] = self.keys {
+            return match m.get(single)? {
+                Json::Bool(b) => Some(MapKey::Bool(*b)),
+                Json::Number(n) => Some(match n.as_i64() {
+                    Some(i) => MapKey::Int(i),
+                    None => {
+                        let f = n.as_f64().unwrap_or(0.0);
+                        MapKey::Float(if f == 0.0 { 0 } else { f.to_bits() })
+                    }
+                }),
+                Json::String(s) => Some(MapKey::Str(s.clone())),
+                _ => None,
+            };
+        }
+        let mut out = String::new();
+        for k in self.keys {
+            out.push('\0');
+            match m.get(k)? {
+                Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Json::Number(n) => match n.as_i64() {
+                    Some(i) => out.push_str(&i.to_string()),
+                    None => out.push_str(&format!("{:.6}", n.as_f64().unwrap_or(0.0))),
+                },
+                Json::String(s) => out.push_str(&go_quote(s)),
+                _ => return None,
+            }
+        }
+        Some(MapKey::Multi(out))
+    }
+
+    /// `Get`: the old item with the same key as `item`.
+    fn get(&self, item: &Json) -> Option<&'a Json> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        let k = self.key(item)?;
+        self.items.get(&k).copied()
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The walk
+// ------------------------------------------------------------------------------------------
+
+struct Walk<'v> {
+    v: &'v Validator,
+    out: Evaluation,
+}
+
+/// What `evalMessageExpression` returned.
+enum MessageOutcome {
+    Message(String, i64),
+    /// `ErrorTypeInvalid`: reported, evaluation stops.
+    Invalid(String),
+    /// Any other error: logged, the static message is used.
+    Logged(String, i64),
+}
+
+/// A field path as text, `<root>` for the empty one.
+fn path_text(p: &FieldPath) -> String {
+    let s = p.to_string();
+    if s.is_empty() {
+        "<root>".to_owned()
+    } else {
+        s
+    }
+}
+
+impl Walk<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn validate(
+        &mut self,
+        node: &VNode,
+        s: &Structural,
+        r: &RtSchema,
+        path: &FieldPath,
+        obj: &Json,
+        old: Option<&Json>,
+        ratchet: Ratchet<'_, '_>,
+        budget: i64,
+        depth: usize,
+    ) -> i64 {
+        if obj.is_null() || depth > MAX_DEPTH {
+            return budget;
+        }
+        let old = old.filter(|o| !o.is_null());
+        let mut remaining = self.expressions(node, s, r, path, obj, old, ratchet, budget);
+        if remaining < 0 {
+            return remaining;
+        }
+        for a in &node.all_of {
+            let branch = Ratchet {
+                current: None,
+                parent: ratchet.parent,
+            };
+            remaining = self.validate(a, s, r, path, obj, old, branch, remaining, depth + 1);
+            if remaining < 0 {
+                return remaining;
+            }
+        }
+        match obj {
+            Json::Array(items) => {
+                self.validate_array(node, s, r, path, items, old, ratchet, remaining, depth)
+            }
+            Json::Object(m) => {
+                self.validate_map(node, s, r, path, m, old, ratchet, remaining, depth)
+            }
+            _ => remaining,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn validate_map(
+        &mut self,
+        node: &VNode,
+        s: &Structural,
+        r: &RtSchema,
+        path: &FieldPath,
+        obj: &serde_json::Map<String, Json>,
+        old: Option<&Json>,
+        ratchet: Ratchet<'_, '_>,
+        budget: i64,
+        depth: usize,
+    ) -> i64 {
+        let mut remaining = budget;
+        if remaining < 0 {
+            return remaining;
+        }
+        let correlatable = matches!(
+            s.extensions.x_map_type.as_deref(),
+            None | Some("granular") | Some("atomic")
+        );
+        let old_map = old.and_then(Json::as_object);
+        let old_of = |k: &str| {
+            if correlatable {
+                old_map.and_then(|m| m.get(k))
+            } else {
+                None
+            }
+        };
+        if let (Some(ap), Some(s_ap), Some(r_ap)) = (
+            node.additional.as_deref(),
+            s.additional_properties_schema(),
+            r.additional_properties.as_deref(),
+        ) {
+            for (k, v) in obj {
+                let child = ratchet.current.and_then(|c| c.key(k));
+                let opts = key_ratchet(ratchet, k, child.as_ref());
+                remaining = self.validate(
+                    ap,
+                    s_ap,
+                    r_ap,
+                    &path.key(k),
+                    v,
+                    old_of(k),
+                    opts,
+                    remaining,
+                    depth + 1,
+                );
+                if remaining < 0 {
+                    return remaining;
+                }
+            }
+        }
+        if !node.properties.is_empty() {
+            for (k, v) in obj {
+                let Some(sub) = node.properties.get(k) else {
+                    continue;
+                };
+                let Some(s_sub) = s.properties.get(k) else {
+                    continue;
+                };
+                let r_sub = match &sub.runtime_override {
+                    Some(o) => Some(&**o),
+                    None => r.properties.as_ref().and_then(|p| p.get(k)),
+                };
+                let Some(r_sub) = r_sub else { continue };
+                let child = ratchet.current.and_then(|c| c.key(k));
+                let opts = key_ratchet(ratchet, k, child.as_ref());
+                remaining = self.validate(
+                    sub,
+                    s_sub,
+                    r_sub,
+                    &path.child_name(k),
+                    v,
+                    old_of(k),
+                    opts,
+                    remaining,
+                    depth + 1,
+                );
+                if remaining < 0 {
+                    return remaining;
+                }
+            }
+        }
+        remaining
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn validate_array(
+        &mut self,
+        node: &VNode,
+        s: &Structural,
+        r: &RtSchema,
+        path: &FieldPath,
+        items: &[Json],
+        old: Option<&Json>,
+        ratchet: Ratchet<'_, '_>,
+        budget: i64,
+        depth: usize,
+    ) -> i64 {
+        let mut remaining = budget;
+        if remaining < 0 {
+            return remaining;
+        }
+        let (Some(iv), Some(s_items), Some(r_items)) = (
+            node.items.as_deref(),
+            s.items.as_deref(),
+            r.items.as_deref(),
+        ) else {
+            return remaining;
+        };
+        let old_items = old.and_then(Json::as_array).map(Vec::as_slice);
+        let old_list = MapList::new(s, old_items.unwrap_or_default());
+        // The ratchet correlation of a map-type list looks items up by key, too.
+        let corr_list = ratchet
+            .current
+            .and_then(|c| match (c.new, c.old, c.schema) {
+                (Json::Array(_), Json::Array(o), Some(cs))
+                    if cs.extensions.x_list_type.as_deref() == Some("map") =>
+                {
+                    Some(MapList::new(cs, o))
+                }
+                _ => None,
+            });
+        for (i, item) in items.iter().enumerate() {
+            let child = match (ratchet.current, &corr_list) {
+                (Some(c), Some(list)) => {
+                    match (list.get(item), c.schema.and_then(|cs| cs.items.as_deref())) {
+                        (Some(old_item), Some(is)) => Some(Corr::new(item, old_item, Some(is))),
+                        _ => None,
+                    }
+                }
+                (Some(c), None) => c.index(i),
+                _ => None,
+            };
+            let opts = match ratchet.current {
+                None => ratchet,
+                Some(c) => Ratchet {
+                    current: child.as_ref(),
+                    parent: Some(c),
+                },
+            };
+            remaining = self.validate(
+                iv,
+                s_items,
+                r_items,
+                &path.index(i),
+                item,
+                old_list.get(item),
+                opts,
+                remaining,
+                depth + 1,
+            );
+            if remaining < 0 {
+                return remaining;
+            }
+        }
+        remaining
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn result(
+        &mut self,
+        node: &VNode,
+        index: usize,
+        path: &FieldPath,
+        outcome: CelOutcome,
+        message: Option<String>,
+        detail: Option<String>,
+        cost: u64,
+    ) {
+        self.out.results.push(CelRuleResult {
+            rule: format!("{}x-kubernetes-validations[{index}]", node.key_prefix),
+            version: String::new(),
+            path: path_text(path),
+            outcome,
+            message,
+            detail,
+            cost,
+        });
+    }
+
+    /// Marks the rules from `from` on as not run (the evaluation stopped).
+    fn skip_rest(&mut self, node: &VNode, from: usize, path: &FieldPath, why: &str) {
+        for i in from..node.rules.len() {
+            self.result(
+                node,
+                i,
+                path,
+                CelOutcome::Skipped,
+                None,
+                Some(why.to_owned()),
+                0,
+            );
+        }
+    }
+
+    /// `validateExpressions`.
+    #[allow(clippy::too_many_arguments)]
+    fn expressions(
+        &mut self,
+        node: &VNode,
+        s: &Structural,
+        r: &RtSchema,
+        path: &FieldPath,
+        obj: &Json,
+        old: Option<&Json>,
+        ratchet: Ratchet<'_, '_>,
+        budget: i64,
+    ) -> i64 {
+        let mut remaining = budget;
+        let ty = || BadValue::Str(s.generic.type_.clone());
+        if let Some(e) = &node.init_error {
+            self.out.errors.push(FieldError::invalid(
+                path.clone(),
+                ty(),
+                format!("rule compiler initialization error: {e}"),
+            ));
+            return remaining;
+        }
+        if node.rules.is_empty() {
+            return remaining;
+        }
+        if remaining <= 0 {
+            self.out
+                .errors
+                .push(FieldError::invalid(path.clone(), ty(), OUT_OF_BUDGET));
+            self.skip_rest(node, 0, path, "the cost budget ran out");
+            return -1;
+        }
+        let self_schema = match &self.v.root_self {
+            Some(rs) if node.is_resource_root && !s.extensions.x_embedded_resource => rs,
+            _ => r,
+        };
+        let self_val = unstructured::to_value(obj, self_schema);
+        let old_val = old.map(|o| unstructured::to_value(o, self_schema));
+        let mut plain = Activation::new();
+        plain.bind(SCOPED_VAR_NAME, self_val.clone());
+        let mut optional = plain.clone();
+        if node.uses_old_self {
+            if let Some(o) = &old_val {
+                plain.bind(OLD_SCOPED_VAR_NAME, o.clone());
+            }
+            optional.bind(
+                OLD_SCOPED_VAR_NAME,
+                match &old_val {
+                    Some(o) => Value::optional_of(o.clone()),
+                    None => Value::optional_none(),
+                },
+            );
+        }
+        for (i, nr) in node.rules.iter().enumerate() {
+            let rule = &nr.rule;
+            if let Some((kind, detail)) = &nr.compiled.compilation.error {
+                let e = match kind {
+                    CelErrorKind::Required => {
+                        FieldError::required(path.clone(), format!("rule compile error: {detail}"))
+                    }
+                    CelErrorKind::Invalid => FieldError::invalid(
+                        path.clone(),
+                        ty(),
+                        format!("rule compile error: {detail}"),
+                    ),
+                };
+                self.result(
+                    node,
+                    i,
+                    path,
+                    CelOutcome::Error,
+                    Some(e.error()),
+                    Some(detail.clone()),
+                    0,
+                );
+                self.out.errors.push(e);
+                continue;
+            }
+            let Some(program) = &nr.compiled.program else {
+                continue;
+            };
+            let optional_rule = rule.optional_old_self == Some(true);
+            let uses_old_self = nr.compiled.compilation.uses_old_self;
+            if uses_old_self && old.is_none() && !optional_rule {
+                self.result(
+                    node,
+                    i,
+                    path,
+                    CelOutcome::Skipped,
+                    None,
+                    Some("a transition rule runs only when there is an old value".to_owned()),
+                    0,
+                );
+                continue;
+            }
+            let activation = if optional_rule { &optional } else { &plain };
+            let mut tracker = CostTracker::kubernetes(Some(self.v.per_call_limit));
+            let result = program.eval(activation, &mut tracker);
+            let cost = tracker.actual_cost();
+            if cost > i64::MAX as u64 || cost as i64 > remaining {
+                let e = FieldError::invalid(path.clone(), ty(), OUT_OF_BUDGET);
+                self.result(
+                    node,
+                    i,
+                    path,
+                    CelOutcome::Error,
+                    Some(e.error()),
+                    Some(OUT_OF_BUDGET.to_owned()),
+                    cost,
+                );
+                self.out.errors.push(e);
+                self.skip_rest(node, i + 1, path, "the cost budget ran out");
+                return -1;
+            }
+            remaining -= cost as i64;
+            let value = match result {
+                Err(limit) => {
+                    let e = FieldError::invalid(
+                        path.clone(),
+                        ty(),
+                        format!(
+                            "'{limit}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                            rule_error_string(rule)
+                        ),
+                    );
+                    self.result(
+                        node,
+                        i,
+                        path,
+                        CelOutcome::Error,
+                        Some(e.error()),
+                        Some(limit.to_string()),
+                        cost,
+                    );
+                    self.out.errors.push(e);
+                    self.skip_rest(node, i + 1, path, "the per-call cost limit was exceeded");
+                    return -1;
+                }
+                Ok(v) => v,
+            };
+            if let Value::Error(err) = &value {
+                let msg = &err.message;
+                let detail = if msg.starts_with(cel_core::value::NO_SUCH_OVERLOAD) {
+                    format!(
+                        "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                        rule_error_string(rule)
+                    )
+                } else {
+                    format!("{msg} evaluating rule: {}", rule_error_string(rule))
+                };
+                let e = FieldError::invalid(path.clone(), ty(), detail);
+                self.result(
+                    node,
+                    i,
+                    path,
+                    CelOutcome::Error,
+                    Some(e.error()),
+                    Some(msg.clone()),
+                    cost,
+                );
+                self.out.errors.push(e);
+                continue;
+            }
+            if matches!(value, Value::Bool(true)) {
+                self.result(node, i, path, CelOutcome::Passed, None, None, cost);
+                continue;
+            }
+            // The rule failed: the error is at the field, or at fieldPath below it.
+            let mut current = path.clone();
+            if let Some(fp) = &nr.field_path {
+                if matches!(fp.first(), Some(Segment::Key(_))) {
+                    // `Child("[k]...")` writes a dot before the bracket.
+                    current.0.push(Segment::Field(String::new()));
+                }
+                current.0.extend(fp.iter().cloned());
+            }
+            let ratchets = !uses_old_self && ratchet.should_ratchet();
+            let mut total_cost = cost;
+            let mut detail = None;
+            if let Some(msg_program) = &nr.compiled.message_expression {
+                match self.message_expression(
+                    msg_program,
+                    &rule.message_expression,
+                    &plain,
+                    remaining,
+                ) {
+                    MessageOutcome::Message(m, rem) => {
+                        total_cost = total_cost.saturating_add((remaining - rem).max(0) as u64);
+                        remaining = rem;
+                        detail = Some(m);
+                    }
+                    MessageOutcome::Invalid(d) => {
+                        let e = FieldError::invalid(current.clone(), ty(), d.clone());
+                        self.add_error(node, i, path, e, ratchets, Some(d), total_cost);
+                        self.skip_rest(node, i + 1, path, "the cost budget ran out");
+                        return -1;
+                    }
+                    MessageOutcome::Logged(d, rem) => {
+                        total_cost = total_cost.saturating_add((remaining - rem).max(0) as u64);
+                        remaining = rem;
+                        self.out.log.push(format!(
+                            "\"messageExpression evaluation failed\" err={}",
+                            go_quote(&d)
+                        ));
+                    }
+                }
+            }
+            let detail = detail.unwrap_or_else(|| rule_message_or_default(rule));
+            let value = if matches!(s.generic.type_.as_str(), "object" | "array") {
+                BadValue::Omit
+            } else {
+                BadValue::from_json(obj)
+            };
+            let e = field_error_for_reason(current, value, detail, rule.reason.as_deref());
+            self.add_error(node, i, path, e, ratchets, None, total_cost);
+        }
+        remaining
+    }
+
+    /// `addErr`: the error, or a warning when the failure ratchets.
+    #[allow(clippy::too_many_arguments)]
+    fn add_error(
+        &mut self,
+        node: &VNode,
+        index: usize,
+        path: &FieldPath,
+        e: FieldError,
+        ratchets: bool,
+        detail: Option<String>,
+        cost: u64,
+    ) {
+        let text = e.error();
+        let outcome = if detail.is_some() {
+            CelOutcome::Error
+        } else {
+            CelOutcome::Failed
+        };
+        if ratchets {
+            let why =
+                "the value is unchanged from the old object: the failure is a warning (ratcheting)";
+            self.result(
+                node,
+                index,
+                path,
+                outcome,
+                Some(text.clone()),
+                Some(detail.map_or_else(|| why.to_owned(), |d| format!("{d} ({why})"))),
+                cost,
+            );
+            self.out.warnings.push(text);
+        } else {
+            self.result(node, index, path, outcome, Some(text), detail, cost);
+            self.out.errors.push(e);
+        }
+    }
+
+    /// `evalMessageExpression`.
+    fn message_expression(
+        &mut self,
+        program: &cel_core::interp::Program,
+        source: &str,
+        activation: &Activation<'_>,
+        remaining: i64,
+    ) -> MessageOutcome {
+        let mut tracker = CostTracker::kubernetes(Some(self.v.per_call_limit));
+        let result = program.eval(activation, &mut tracker);
+        let cost = tracker.actual_cost();
+        if cost > i64::MAX as u64 || cost as i64 > remaining {
+            return MessageOutcome::Invalid(
+                "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_owned(),
+            );
+        }
+        let left = remaining - cost as i64;
+        let value = match result {
+            Err(_) => {
+                return MessageOutcome::Invalid(format!(
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                    go_quote(source)
+                ))
+            }
+            Ok(v) => v,
+        };
+        let text = match &value {
+            Value::Error(e) => {
+                return MessageOutcome::Logged(
+                    format!("messageExpression evaluation failed due to: {}", e.message),
+                    left,
+                )
+            }
+            Value::String(s) => s.as_str(),
+            _ => {
+                return MessageOutcome::Logged(
+                    "messageExpression failed to convert to string".to_owned(),
+                    left,
+                )
+            }
+        };
+        let trimmed = text.trim();
+        if trimmed.len() > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES {
+            MessageOutcome::Logged(
+                format!(
+                    "messageExpression beyond allowable length of {MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES}"
+                ),
+                left,
+            )
+        } else if trimmed.contains('\n') {
+            MessageOutcome::Logged(
+                "messageExpression should not contain line breaks".to_owned(),
+                left,
+            )
+        } else if trimmed.is_empty() {
+            MessageOutcome::Logged(
+                "messageExpression should evaluate to a non-empty string".to_owned(),
+                left,
+            )
+        } else {
+            MessageOutcome::Message(trimmed.to_owned(), left)
+        }
+    }
+}
+
+/// `ratchetingOptions.key(field)`.
+fn key_ratchet<'c, 'a>(
+    r: Ratchet<'c, 'a>,
+    field: &str,
+    child: Option<&'c Corr<'a>>,
+) -> Ratchet<'c, 'a> {
+    match r.current {
+        None => r,
+        Some(_) if r.parent.is_none() && matches!(field, "apiVersion" | "kind") => {
+            Ratchet::default()
+        }
+        Some(c) => Ratchet {
+            current: child,
+            parent: Some(c),
+        },
+    }
+}
+
+/// The CEL part of default-value validation ([`crate::apiext::defaults::DefaultsCel`]):
+/// `cel.NewValidator(s, isResourceRoot, PerCallLimit).Validate(ctx, path, s, default, old,
+/// budget)`, one validator per default, compiled with one shared compiler.
+#[derive(Debug)]
+pub struct DefaultsRules {
+    compiler: RuleCompiler,
+}
+
+impl Default for DefaultsRules {
+    fn default() -> Self {
+        DefaultsRules::new()
+    }
+}
+
+impl DefaultsRules {
+    /// A validator of defaults' rules with the stored-expressions environment.
+    pub fn new() -> DefaultsRules {
+        DefaultsRules {
+            compiler: RuleCompiler::new(""),
+        }
+    }
+}
+
+impl crate::apiext::defaults::DefaultsCel for DefaultsRules {
+    fn validate(
+        &self,
+        path: &FieldPath,
+        schema: &Structural,
+        is_resource_root: bool,
+        value: &Json,
+        old: Option<&Json>,
+        budget: i64,
+    ) -> Option<(Vec<FieldError>, i64)> {
+        if !has_x_validations(schema) {
+            return None;
+        }
+        let v = Validator::with_compiler(
+            &self.compiler,
+            Arc::new(schema.clone()),
+            is_resource_root,
+            PER_CALL_LIMIT,
+        )?;
+        let out = v.validate(path, value, old, budget, ValidateOptions::default());
+        Some((out.errors, out.remaining_budget))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::JsonSchemaProps;
+    use serde_json::json;
+
+    fn validator(schema: Json, root: bool) -> Validator {
+        let (p, e) = JsonSchemaProps::from_json(&schema);
+        assert!(e.is_empty(), "{e:?}");
+        let s = Structural::from_props(&p).unwrap();
+        Validator::new(Arc::new(s), root, PER_CALL_LIMIT).unwrap()
+    }
+
+    fn run(v: &Validator, obj: Json, old: Option<Json>) -> Evaluation {
+        v.validate(
+            &FieldPath::new("root"),
+            &obj,
+            old.as_ref(),
+            RUNTIME_CEL_COST_BUDGET,
+            ValidateOptions::default(),
+        )
+    }
+
+    fn texts(e: &Evaluation) -> Vec<String> {
+        e.errors.iter().map(FieldError::error).collect()
+    }
+
+    #[test]
+    fn transition_rules_need_an_old_value() {
+        let v = validator(
+            json!({"type": "object", "properties": {"size": {"type": "integer",
+                "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "may not shrink"}]}}}),
+            false,
+        );
+        let created = run(&v, json!({"size": 1}), None);
+        assert!(created.errors.is_empty());
+        assert_eq!(created.remaining_budget, RUNTIME_CEL_COST_BUDGET);
+        assert_eq!(
+            created.results.first().map(|r| r.outcome),
+            Some(CelOutcome::Skipped)
+        );
+        let shrunk = run(&v, json!({"size": 1}), Some(json!({"size": 4})));
+        assert_eq!(
+            texts(&shrunk),
+            vec!["root.size: Invalid value: 1: may not shrink"]
+        );
+        let grown = run(&v, json!({"size": 5}), Some(json!({"size": 4})));
+        assert!(grown.errors.is_empty());
+        assert!(grown.remaining_budget < RUNTIME_CEL_COST_BUDGET);
+    }
+
+    #[test]
+    fn map_lists_correlate_old_items_by_key() {
+        let v = validator(
+            json!({"type": "object", "properties": {"ports": {"type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "port": {"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "immutable"}]}}}}}}),
+            false,
+        );
+        // Reordered items keep their old values; a new item has none.
+        let old = json!({"ports": [{"name": "a", "port": 1}, {"name": "b", "port": 2}]});
+        let new = json!({"ports": [{"name": "b", "port": 2}, {"name": "c", "port": 9}, {"name": "a", "port": 3}]});
+        assert_eq!(
+            texts(&run(&v, new, Some(old))),
+            vec!["root.ports[2].port: Invalid value: 3: immutable"]
+        );
+        // An atomic list does not correlate: the rule never runs on its items.
+        let v = validator(
+            json!({"type": "object", "properties": {"xs": {"type": "array",
+                "items": {"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}),
+            false,
+        );
+        let e = run(&v, json!({"xs": [2]}), Some(json!({"xs": [1]})));
+        assert!(e.errors.is_empty());
+        assert_eq!(e.remaining_budget, RUNTIME_CEL_COST_BUDGET);
+    }
+
+    #[test]
+    fn optional_old_self_is_none_without_an_old_value() {
+        let v = validator(
+            json!({"type": "object", "properties": {"mode": {"type": "string",
+                "x-kubernetes-validations": [{"rule": "oldSelf.hasValue() || self == 'initial'",
+                    "message": "must start as initial", "optionalOldSelf": true}]}}}),
+            false,
+        );
+        assert_eq!(
+            texts(&run(&v, json!({"mode": "other"}), None)),
+            vec!["root.mode: Invalid value: \"other\": must start as initial"]
+        );
+        assert!(run(&v, json!({"mode": "initial"}), None).errors.is_empty());
+        assert!(run(
+            &v,
+            json!({"mode": "other"}),
+            Some(json!({"mode": "initial"}))
+        )
+        .errors
+        .is_empty());
+    }
+
+    #[test]
+    fn message_expression_problems_fall_back_to_the_message() {
+        let schema = |expr: &str| {
+            json!({"type": "object", "properties": {"s": {"type": "string"}},
+                "x-kubernetes-validations": [{"rule": "false", "message": "static", "messageExpression": expr}]})
+        };
+        // Evaluated: its text is the detail, its cost is charged.
+        let v = validator(schema("'bad s: ' + self.s"), false);
+        let e = run(&v, json!({"s": "x"}), None);
+        assert_eq!(texts(&e), vec!["root: Invalid value: bad s: x"]);
+        assert!(e.log.is_empty());
+        assert!(e.remaining_budget < RUNTIME_CEL_COST_BUDGET);
+        // An evaluation error is logged and the static message used.
+        let v = validator(schema("['a'][3]"), false);
+        let e = run(&v, json!({"s": "x"}), None);
+        assert_eq!(texts(&e), vec!["root: Invalid value: static"]);
+        assert_eq!(e.log.len(), 1);
+        assert!(
+            e.log[0].contains("messageExpression evaluation failed due to"),
+            "{:?}",
+            e.log
+        );
+        // Blank and multi-line results are refused.
+        for (expr, why) in [
+            ("'  '", "non-empty string"),
+            ("'two\\nlines'", "line breaks"),
+        ] {
+            let e = run(&validator(schema(expr), false), json!({"s": "x"}), None);
+            assert_eq!(texts(&e), vec!["root: Invalid value: static"]);
+            assert!(e.log[0].contains(why), "{:?}", e.log);
+        }
+        // Out of budget in the message: reported, and validation stops.
+        let v = validator(schema("'a' + 'b' + self.s"), false);
+        let e = v.validate(
+            &FieldPath::new("root"),
+            &json!({"s": "x"}),
+            None,
+            1,
+            ValidateOptions::default(),
+        );
+        assert_eq!(e.remaining_budget, -1);
+        assert!(texts(&e)[0]
+            .contains("messageExpression evaluation failed due to running out of cost budget"));
+    }
+
+    #[test]
+    fn reason_and_field_path() {
+        let v = validator(
+            json!({"type": "object", "properties": {
+                "a": {"type": "string"}, "m": {"type": "object", "additionalProperties": {"type": "string"}}},
+                "x-kubernetes-validations": [
+                    {"rule": "self.a != 'x'", "reason": "FieldValueForbidden", "fieldPath": ".a", "message": "no x"},
+                    {"rule": "self.a != 'x'", "reason": "FieldValueRequired", "message": "needs y"},
+                    {"rule": "self.a != 'x'", "reason": "FieldValueDuplicate", "fieldPath": ".m['k.1']"},
+                    {"rule": "self.a != 'x'", "fieldPath": ".nope", "message": "bad path stays at the node"}]}),
+            false,
+        );
+        assert_eq!(
+            texts(&run(&v, json!({"a": "x"}), None)),
+            vec![
+                "root.a: Forbidden: no x",
+                "root: Required value: needs y",
+                "root.m[k.1]: Duplicate value",
+                "root: Invalid value: bad path stays at the node",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_budget_runs_out_in_walk_order() {
+        // Each rule costs 2 here; the budget covers the first property only. The rules of
+        // additionalProperties values run before those of declared properties.
+        let v = validator(
+            json!({"type": "object", "properties": {
+                "a": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'a'"}]},
+                "b": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'b'"}]}}}),
+            false,
+        );
+        let e = v.validate(
+            &FieldPath::new("root"),
+            &json!({"b": "b", "a": "a"}),
+            None,
+            2,
+            ValidateOptions::default(),
+        );
+        assert_eq!(
+            texts(&e),
+            vec![format!(
+                "root.b: Invalid value: \"string\": {OUT_OF_BUDGET}"
+            )]
+        );
+        assert_eq!(e.remaining_budget, -1);
+        let e = v.validate(
+            &FieldPath::new("root"),
+            &json!({"b": "b", "a": "a"}),
+            None,
+            0,
+            ValidateOptions::default(),
+        );
+        assert_eq!(
+            texts(&e),
+            vec![format!(
+                "root.a: Invalid value: \"string\": {OUT_OF_BUDGET}"
+            )]
+        );
+        // The per-call limit stops everything.
+        let v2 = Validator::new(Arc::new(v.schema().clone()), false, 0).unwrap();
+        let e = run(&v2, json!({"a": "a", "b": "b"}), None);
+        assert_eq!(e.errors.len(), 1);
+        assert!(texts(&e)[0].contains("no further validation rules will be run due to call cost exceeds limit for rule: self == 'a'"));
+    }
+
+    #[test]
+    fn int_or_string_values() {
+        let v = validator(
+            json!({"type": "object", "properties": {"port": {"x-kubernetes-int-or-string": true,
+                "x-kubernetes-validations": [{"rule": "type(self) == int ? self > 0 : self.endsWith('%')"}]}}}),
+            false,
+        );
+        assert!(run(&v, json!({"port": 8}), None).errors.is_empty());
+        assert!(run(&v, json!({"port": "50%"}), None).errors.is_empty());
+        assert_eq!(
+            texts(&run(&v, json!({"port": "http"}), None)),
+            vec!["root.port: Invalid value: \"http\": failed rule: type(self) == int ? self > 0 : self.endsWith('%')"]
+        );
+        // A string operation on an int is a runtime overload error.
+        let v = validator(
+            json!({"type": "object", "properties": {"port": {"x-kubernetes-int-or-string": true,
+                "x-kubernetes-validations": [{"rule": "self.endsWith('%')"}]}}}),
+            false,
+        );
+        let t = texts(&run(&v, json!({"port": 8}), None));
+        assert_eq!(t.len(), 1);
+        assert!(
+            t[0].starts_with("root.port: Invalid value: \"\": 'no such overload"),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn set_lists_compare_as_sets() {
+        let v = validator(
+            json!({"type": "object", "properties": {
+                "a": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                "b": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}},
+                "x-kubernetes-validations": [{"rule": "self.a == self.b", "message": "differ"}]}),
+            false,
+        );
+        assert!(run(&v, json!({"a": ["x", "y"], "b": ["y", "x"]}), None)
+            .errors
+            .is_empty());
+        assert_eq!(
+            texts(&run(&v, json!({"a": ["x"], "b": ["y", "x"]}), None)),
+            vec!["root: Invalid value: differ"]
+        );
+    }
+
+    #[test]
+    fn ratcheting_turns_unchanged_failures_into_warnings() {
+        let v = validator(
+            json!({"type": "object", "properties": {
+                "a": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'ok'"}]},
+                "b": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'ok'"}]}}}),
+            false,
+        );
+        let e = v.validate(
+            &FieldPath::root(),
+            &json!({"a": "bad", "b": "bad"}),
+            Some(&json!({"a": "bad", "b": "was ok"})),
+            RUNTIME_CEL_COST_BUDGET,
+            ValidateOptions { ratcheting: true },
+        );
+        assert_eq!(
+            texts(&e),
+            vec!["b: Invalid value: \"bad\": failed rule: self == 'ok'"]
+        );
+        assert_eq!(
+            e.warnings,
+            vec!["a: Invalid value: \"bad\": failed rule: self == 'ok'"]
+        );
+    }
+
+    #[test]
+    fn embedded_resources_see_type_and_object_meta() {
+        let v = validator(
+            json!({"type": "object", "properties": {"template": {"type": "object",
+                "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true,
+                "x-kubernetes-validations": [{"rule": "self.kind == 'Pod' && self.metadata.name.startsWith('p')"}]}}}),
+            true,
+        );
+        assert!(run(
+            &v,
+            json!({"template": {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p1"}}}),
+            None
+        )
+        .errors
+        .is_empty());
+        assert_eq!(
+            run(
+                &v,
+                json!({"template": {"kind": "Svc", "metadata": {"name": "p1"}}}),
+                None
+            )
+            .errors
+            .len(),
+            1
+        );
+    }
+}
