@@ -77,7 +77,7 @@ fn parse_v4_fields(input: &str, s: &str, out: &mut [u8; 4]) -> Result<(), String
 }
 
 /// `netip.ParseAddr`: the address and whether it had a zone.
-fn parse_addr_zone(input: &str) -> Result<(Ip, bool), String> {
+pub(crate) fn parse_addr_zone(input: &str) -> Result<(Ip, bool), String> {
     for c in input.bytes() {
         match c {
             b'.' => {

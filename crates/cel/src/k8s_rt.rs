@@ -579,8 +579,8 @@ fn cidrs<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Value::Bool(Cidr::parse(s.as_str()).is_ok()),
             Some("is_cidr"),
         ),
-        ("containsIP", [c, other]) => {
-            let Some(c) = cidr_of(c) else {
+        ("containsIP", [cv, other]) => {
+            let Some(c) = cidr_of(cv) else {
                 return (Value::maybe_no_such_overload(other), None);
             };
             let (ip, id) = match other {
@@ -595,7 +595,9 @@ fn cidrs<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             };
             match ip_of(&ip) {
                 Some(ip) => (Value::Bool(c.contains_ip(ip)), Some(id)),
-                None => (Value::maybe_no_such_overload(&ip), Some(id)),
+                // `cidrContainsIP` hands the CIDR (not the failed IP) to
+                // `MaybeNoSuchOverloadErr`: an unparsable string is "no such overload".
+                None => (Value::maybe_no_such_overload(cv), Some(id)),
             }
         }
         ("containsCIDR", [c, other]) => {

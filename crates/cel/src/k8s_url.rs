@@ -210,26 +210,49 @@ fn valid_optional_port(port: &str) -> bool {
     rest.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn parse_host(host: &str) -> Result<String, String> {
-    if let Some(stripped) = host.strip_prefix('[') {
-        let _ = stripped;
-        let Some(i) = host.rfind(']') else {
-            return Err("missing ']' in host".into());
-        };
-        let colon_port = host.get(i + 1..).unwrap_or("");
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
+/// Go 1.26's `parseHost`: a bracketed host must be an IPv6 address (optionally with a zone)
+/// and start the authority; an http or https host may hold one colon only (Go 1.26's default
+/// `urlstrictcolons=1`), other schemes take the last colon as the port's.
+fn parse_host(scheme: &str, host: &str) -> Result<String, String> {
+    match host.rfind('[') {
+        Some(open) if open > 0 => return Err("invalid IP-literal".into()),
+        Some(_) => {
+            let Some(close) = host.rfind(']') else {
+                return Err("missing ']' in host".into());
+            };
+            let colon_port = host.get(close + 1..).unwrap_or("");
+            if !valid_optional_port(colon_port) {
+                return Err(format!("invalid port {} after host", go_quote(colon_port)));
+            }
+            let port = unescape(colon_port, Mode::Host)?;
+            let hostname = host.get(1..close).unwrap_or("");
+            let unescaped = match hostname.find("%25") {
+                Some(zone) => {
+                    unescape(hostname.get(..zone).unwrap_or(""), Mode::Host)?
+                        + &unescape(hostname.get(zone..).unwrap_or(""), Mode::Zone)?
+                }
+                None => unescape(hostname, Mode::Host)?,
+            };
+            let (ip, _) = crate::k8s_net::parse_addr_zone(&unescaped)
+                .map_err(|e| format!("invalid host: {e}"))?;
+            if ip.family() == 4 {
+                return Err("invalid IP-literal".into());
+            }
+            return Ok(format!("[{unescaped}]{port}"));
         }
-        if let Some(zone) = host.get(..i).and_then(|h| h.find("%25")) {
-            let h1 = unescape(host.get(..zone).unwrap_or(""), Mode::Host)?;
-            let h2 = unescape(host.get(zone..i).unwrap_or(""), Mode::Zone)?;
-            let h3 = unescape(host.get(i..).unwrap_or(""), Mode::Host)?;
-            return Ok(h1 + &h2 + &h3);
-        }
-    } else if let Some(i) = host.rfind(':') {
-        let colon_port = host.get(i..).unwrap_or("");
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
+        None => {
+            if let Some(first) = host.find(':') {
+                let last = host.rfind(':').unwrap_or(first);
+                let i = if scheme == "http" || scheme == "https" {
+                    first
+                } else {
+                    last
+                };
+                let colon_port = host.get(i..).unwrap_or("");
+                if !valid_optional_port(colon_port) {
+                    return Err(format!("invalid port {} after host", go_quote(colon_port)));
+                }
+            }
         }
     }
     unescape(host, Mode::Host)
@@ -327,7 +350,7 @@ impl Url {
                 ),
                 None => (authority, None),
             };
-            url.host = parse_host(host_part)?;
+            url.host = parse_host(&url.scheme, host_part)?;
             if let Some(ui) = user_part {
                 if !valid_userinfo(ui) {
                     return Err("net/url: invalid userinfo".into());
@@ -567,7 +590,8 @@ mod tests {
         assert!(Url::parse_request_uri("/path").is_ok());
         assert_eq!(
             Url::parse_request_uri("https://a:b:c/").unwrap_err(),
-            "parse \"https://a:b:c/\": invalid port \":c\" after host"
+            // Go 1.26: an https host holds one colon at most.
+            "parse \"https://a:b:c/\": invalid port \":b:c\" after host"
         );
         assert_eq!(
             Url::parse_request_uri("path").unwrap_err(),
