@@ -442,6 +442,55 @@ fn has_rules(s: &Structural) -> bool {
     false
 }
 
+/// The version reports of an internal CRD, each with the rules of its schema.
+fn version_reports(
+    c: &InternalCrd,
+    text: &str,
+    parsed: &ParsedText,
+    errors: &[FieldError],
+    records: &crate::cel::rules_view::CompileRecords,
+) -> Vec<VersionReport> {
+    use crate::cel::rules_view;
+    let input = rules_view::RulesInput {
+        text,
+        root: parsed.values().next().map(|(_, r)| r),
+        records,
+    };
+    let by_path = rules_view::errors_by_path(errors);
+    let shared = c.spec.validation.is_some();
+    c.spec
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let schema_path = if shared {
+                "spec.validation.openAPIV3Schema".to_owned()
+            } else {
+                format!("spec.versions[{i}].schema.openAPIV3Schema")
+            };
+            let schema = v
+                .schema
+                .as_ref()
+                .or(c.spec.validation.as_ref())
+                .and_then(|s| s.open_api_v3_schema.as_deref());
+            let rules = schema
+                .map(|s| rules_view::version_rules(&input, &by_path, s, i, &schema_path))
+                .unwrap_or_default();
+            VersionReport {
+                name: v.name.clone(),
+                served: v.served,
+                storage: v.storage,
+                has_schema: shared
+                    || v.schema
+                        .as_ref()
+                        .is_some_and(|s| s.open_api_v3_schema.is_some()),
+                schema_path,
+                rules,
+            }
+        })
+        .collect()
+}
+
 impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings.
     pub fn compile(text: &str, options: &Options) -> CompiledCrd {
@@ -452,6 +501,7 @@ impl CompiledCrd {
         let mut seen = false;
         let mut errors: Vec<FieldError> = Vec::new();
         let mut compiled = Vec::new();
+        let mut cel_records = crate::cel::rules_view::CompileRecords::new();
         for (doc, root) in parsed.values() {
             if seen {
                 findings.push(
@@ -507,24 +557,41 @@ impl CompiledCrd {
             // compiled with the same forms.
             let cache = apiext::StructuralCache::new();
             let cel = crate::cel::RuleCompiler::new(&options.kubernetes_version);
+            // The compile results are kept for the rules of the version reports.
+            let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
             errors = apiext::validate_create_with_cache(
                 &icrd,
                 apiext::Hooks {
-                    cel: Some(&cel),
+                    cel: Some(&recorder),
                     defaults: Some(&defaults),
                 },
                 &cache,
             );
+            cel_records = recorder.into_records();
             for e in &errors {
                 let v1_path = apiext::v1_path(&e.field, Some(&v1));
-                findings.push(locate_error(
+                let mut f = locate_error(
                     e,
                     "crd.invalid",
                     Some(root),
                     SourceId::Crd,
                     doc.index,
                     &v1_path,
-                ));
+                );
+                // A CEL compile error points at its character inside the expression.
+                if let (Some(loc), Some(span)) = (
+                    f.location.as_mut(),
+                    crate::cel::rules_view::cel_error_span(
+                        text,
+                        &parsed.lines,
+                        root,
+                        &v1_path,
+                        &e.detail,
+                    ),
+                ) {
+                    loc.span = span;
+                }
+                findings.push(f);
             }
             for w in apiext::warnings_on_create(&icrd) {
                 findings.push(Finding::warning("crd.warning", w).at(Location {
@@ -555,29 +622,7 @@ impl CompiledCrd {
             .unwrap_or_default();
         let versions = internal
             .as_ref()
-            .map(|c| {
-                let shared = c.spec.validation.is_some();
-                c.spec
-                    .versions
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| VersionReport {
-                        name: v.name.clone(),
-                        served: v.served,
-                        storage: v.storage,
-                        schema_path: if shared {
-                            "spec.validation.openAPIV3Schema".to_owned()
-                        } else {
-                            format!("spec.versions[{i}].schema.openAPIV3Schema")
-                        },
-                        has_schema: shared
-                            || v.schema
-                                .as_ref()
-                                .is_some_and(|s| s.open_api_v3_schema.is_some()),
-                        rules: Vec::new(),
-                    })
-                    .collect()
-            })
+            .map(|c| version_reports(c, text, &parsed, &errors, &cel_records))
             .unwrap_or_default();
         sort_findings(&mut findings);
         let report = CrdReport {

@@ -38,6 +38,7 @@ pub mod path;
 pub mod pipeline;
 pub mod position;
 pub mod pruning;
+pub mod scalar_pos;
 pub mod schema;
 pub mod validation;
 pub mod yaml_events;

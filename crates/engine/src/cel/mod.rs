@@ -4,6 +4,7 @@
 //! ([`validator::Validator`], the apiextensions `cel.Validator`).
 
 pub mod decl_type;
+pub mod rules_view;
 pub mod validator;
 
 use std::cell::{Cell, OnceCell};
