@@ -768,4 +768,56 @@ properties:
             Some(r#""self.metadata.name == \"\u00e9\" && self.foo == 1""#)
         );
     }
+
+    /// The recorder's keys are the node paths [`version_rules`] looks up.
+    #[test]
+    fn records_are_keyed_by_node_path() {
+        let text = crd(&version("v1", true, SCHEMA));
+        let parsed = crate::document::parse(&text, crate::finding::SourceId::Crd);
+        let (_, root) = parsed.values().next().unwrap();
+        let (icrd, problems) = crate::apiext::from_v1_json(&root.to_json());
+        assert!(problems.is_empty());
+        let compiler = crate::cel::RuleCompiler::new("1.36");
+        let recorder = RecordingCompiler::new(&compiler);
+        let cache = crate::apiext::StructuralCache::new();
+        let errors = crate::apiext::validate_create_with_cache(
+            &icrd,
+            crate::apiext::Hooks {
+                cel: Some(&recorder),
+                defaults: None,
+            },
+            &cache,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let records = recorder.into_records();
+        let root = "spec.validation.openAPIV3Schema";
+        let spec = CelStep::Property("spec".into());
+        let want: Vec<String> = [
+            vec![],
+            vec![spec.clone()],
+            vec![spec.clone(), CelStep::Property("a".into()), CelStep::Items],
+            vec![spec.clone(), CelStep::Property("b".into())],
+            vec![
+                spec,
+                CelStep::Property("m".into()),
+                CelStep::AdditionalProperties,
+            ],
+        ]
+        .iter()
+        .map(|steps| node_path(root, steps))
+        .collect();
+        let mut got: Vec<String> = records.keys().cloned().collect();
+        got.sort();
+        let mut want_sorted = want.clone();
+        want_sorted.sort();
+        assert_eq!(got, want_sorted);
+        let spec_rules = records.get(want.get(1).unwrap()).unwrap();
+        assert_eq!(
+            spec_rules
+                .iter()
+                .map(|c| c.uses_old_self)
+                .collect::<Vec<_>>(),
+            vec![true, false]
+        );
+    }
 }
