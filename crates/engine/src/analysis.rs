@@ -9,6 +9,9 @@
 //! Everything that crosses the API is plain data with `serde` derives, so the web app can move
 //! the engine into a Web Worker and pass [`Request`] and [`Analysis`] as JSON without change.
 
+use std::rc::Rc;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::apiext::{self, InternalCrd};
@@ -401,6 +404,11 @@ fn compile_versions<'a>(
         )
         .unwrap_or_default(),
     };
+    // The rules are compiled once per schema (versions may share one), with the
+    // stored-expressions environment, as the custom-resource strategy does.
+    let compiler = crate::cel::RuleCompiler::new(&options.kubernetes_version);
+    let mut rule_validators: Vec<(Arc<Structural>, Rc<crate::cel::validator::Validator>)> =
+        Vec::new();
     crd.spec
         .versions
         .iter()
@@ -412,7 +420,21 @@ fn compile_versions<'a>(
                 .and_then(|s| s.open_api_v3_schema.as_deref());
             let structural = props.and_then(|p| cache.get(p).ok());
             let subresources = v.subresources.as_ref().or(crd.spec.subresources.as_ref());
+            let cel = structural.as_ref().and_then(|s| {
+                if let Some((_, v)) = rule_validators.iter().find(|(k, _)| Arc::ptr_eq(k, s)) {
+                    return Some(v.clone());
+                }
+                let v = Rc::new(crate::cel::validator::Validator::with_compiler(
+                    &compiler,
+                    s.clone(),
+                    true,
+                    crate::cel::validator::PER_CALL_LIMIT,
+                )?);
+                rule_validators.push((s.clone(), v.clone()));
+                Some(v)
+            });
             CompiledVersion {
+                cel,
                 name: v.name.clone(),
                 served: v.served,
                 storage: v.storage,
@@ -552,7 +574,12 @@ impl CompiledCrd {
                 }
                 findings.push(f);
             }
-            let defaults = apiext::defaults::DefaultsValidation::without_cel();
+            // Defaults are validated with their schemas' CEL rules, too.
+            let default_rules = crate::cel::validator::DefaultsRules::new();
+            let defaults = apiext::defaults::DefaultsValidation {
+                cel: Some(&default_rules),
+                ..apiext::defaults::DefaultsValidation::without_cel()
+            };
             // Validation converts each schema to its structural form once; the versions are
             // compiled with the same forms.
             let cache = apiext::StructuralCache::new();
@@ -822,8 +849,22 @@ impl CompiledCrd {
                 &e.field,
             ));
         }
+        // Ratcheted CEL failures are warnings at their field.
+        for e in &out.cel_warnings {
+            let mut f = locate_error(
+                e,
+                "object.warning",
+                Some(root),
+                SourceId::Object(source),
+                document,
+                &e.field,
+            );
+            f.severity = Severity::Warning;
+            findings.push(f);
+        }
         for w in &out.warnings {
-            if !w.starts_with("unknown field ") {
+            let ratcheted = out.cel_warnings.iter().any(|e| &e.error() == w);
+            if !w.starts_with("unknown field ") && !ratcheted {
                 findings.push(Finding::warning("object.warning", w.clone()).at(loc(root.span)));
             }
         }
@@ -833,6 +874,8 @@ impl CompiledCrd {
         };
         report.schema_errors = out.schema_errors.iter().map(to_report).collect();
         report.cel_errors = out.cel_errors.iter().map(to_report).collect();
+        report.cel_runtime_cost = out.cel_runtime_cost;
+        report.cel_results = out.cel_results.clone();
         report.errors = out.errors().map(to_report).collect();
         report.accepted = out.decode_error.is_none() && report.errors.is_empty();
         report.pruned_paths = out.pruned_paths.clone();

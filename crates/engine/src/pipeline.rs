@@ -2,15 +2,19 @@
 //! handler (`unstructuredSchemaCoercer.apply`: metadata, pruning, null pruning, embedded
 //! metadata), defaulting, the registry strategy's `PrepareForCreate`/`PrepareForUpdate`, then
 //! its `Validate`/`ValidateUpdate` (type meta, root ObjectMeta, OpenAPI schema with ratcheting,
-//! scale paths, embedded ObjectMeta, list types, and the CEL gate).
+//! scale paths, embedded ObjectMeta, list types, then the `x-kubernetes-validations` rules, or
+//! the CEL gate when an error blocks them).
 //!
 //! Everything here works on one CRD version, compiled once ([`CompiledVersion`]).
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
+use crate::analysis::CelRuleResult;
 use crate::apiext::internal::Scale;
+use crate::cel::validator::{ValidateOptions, Validator, RUNTIME_CEL_COST_BUDGET};
 use crate::field_error::{BadValue, FieldError};
 use crate::finding::ErrorType;
 use crate::objectmeta::validation as meta_validation;
@@ -41,6 +45,9 @@ pub struct CompiledVersion {
     pub validator: SchemaValidator,
     /// Whether any `x-kubernetes-validations` rule exists in the schema.
     pub has_rules: bool,
+    /// The compiled rules (`cel.NewValidator(schema, true, PerCallLimit)`), when the schema
+    /// has any (shared with the versions that have the same schema).
+    pub cel: Option<Rc<Validator>>,
     /// Whether the status subresource is on.
     pub status: bool,
     /// The scale subresource, when on.
@@ -95,6 +102,13 @@ pub struct Outcome {
     pub cel_errors: Vec<FieldError>,
     /// Whether CEL was skipped because of blocking errors.
     pub cel_skipped: bool,
+    /// CEL failures on values unchanged from the old object, returned as warnings
+    /// (ratcheting); their texts are in [`Outcome::warnings`] too.
+    pub cel_warnings: Vec<FieldError>,
+    /// The runtime cost the rules spent (`RuntimeCELCostBudget` minus the remaining budget).
+    pub cel_runtime_cost: u64,
+    /// Every rule evaluation, in the server's order (`version` set).
+    pub cel_results: Vec<CelRuleResult>,
     /// Warnings returned with the response.
     pub warnings: Vec<String>,
 }
@@ -268,16 +282,49 @@ pub fn run(
             stored.as_object(),
         ));
     }
-    // Evaluating the rules themselves is the CEL engine's part (not built yet); the gate
-    // in front of it is the strategy's.
-    if version.has_rules && errs.iter().any(is_blocking) {
-        out.cel_skipped = true;
-        out.cel_errors.push(FieldError::invalid(
-            FieldPath::root(),
-            BadValue::Null,
-            "some validation rules were not checked because the object was invalid; \
-             correct the existing errors to complete validation",
-        ));
+    // The x-kubernetes-validations rules, unless an error blocks them. The rules are
+    // evaluated either way: the runtime cost is what they cost on this object.
+    if let Some(cel) = &version.cel {
+        let eval = cel.validate(
+            &FieldPath::root(),
+            &stored,
+            old.as_ref(),
+            RUNTIME_CEL_COST_BUDGET,
+            ValidateOptions {
+                ratcheting: old.is_some(),
+            },
+        );
+        out.cel_runtime_cost =
+            u64::try_from(RUNTIME_CEL_COST_BUDGET.saturating_sub(eval.remaining_budget))
+                .unwrap_or(0);
+        if errs.iter().any(is_blocking) {
+            out.cel_skipped = true;
+            out.cel_errors.push(FieldError::invalid(
+                FieldPath::root(),
+                BadValue::Null,
+                "some validation rules were not checked because the object was invalid; \
+                 correct the existing errors to complete validation",
+            ));
+            out.cel_results = cel.skipped(
+                &FieldPath::root(),
+                &stored,
+                old.as_ref(),
+                "the object has errors that block CEL validation",
+            );
+        } else {
+            out.cel_errors = eval.errors;
+            out.cel_results = eval.results;
+            // The warning recorder keeps one of each text.
+            for w in eval.warnings {
+                if !out.warnings.contains(&w) {
+                    out.warnings.push(w);
+                }
+            }
+            out.cel_warnings = eval.ratcheted;
+        }
+        for r in &mut out.cel_results {
+            r.version = version.name.clone();
+        }
     }
     out.schema_errors = errs;
 
@@ -530,6 +577,137 @@ mod tests {
             new,
             json!({"spec": {"a": 2}, "status": {"s": 2}, "metadata": {"generation": 4}})
         );
+    }
+
+    /// A CRD whose spec has a plain rule, a transition rule and a rule with a fieldPath.
+    const RULES_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer}
+              mode: {type: string}
+            x-kubernetes-validations:
+            - rule: self.size <= 10
+              message: too big
+            - rule: self.mode == oldSelf.mode
+              message: mode is immutable
+              fieldPath: .mode
+";
+
+    fn analyze(obj: &str, old: Option<&str>) -> crate::analysis::Analysis {
+        crate::analysis::analyze(&crate::analysis::Request {
+            crd: RULES_CRD.to_owned(),
+            objects: vec![obj.to_owned()],
+            old_object: old.map(str::to_owned),
+            options: crate::analysis::Options::default(),
+        })
+    }
+
+    const OBJ: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
+
+    #[test]
+    fn cel_rules_run_after_schema_validation() {
+        let a = analyze(&format!("{OBJ}spec: {{size: 11, mode: a}}\n"), None);
+        let o = a.objects.first().unwrap();
+        assert!(!o.accepted);
+        let errors: Vec<&str> = o.cel_errors.iter().map(|e| e.error.as_str()).collect();
+        assert_eq!(errors, vec!["spec: Invalid value: too big"]);
+        assert!(o.cel_runtime_cost > 0);
+        // The transition rule is skipped on create.
+        let outcomes: Vec<(&str, crate::analysis::CelOutcome)> = o
+            .cel_results
+            .iter()
+            .map(|r| (r.rule.as_str(), r.outcome))
+            .collect();
+        assert_eq!(
+            outcomes,
+            vec![
+                (
+                    "properties[spec].x-kubernetes-validations[0]",
+                    crate::analysis::CelOutcome::Failed
+                ),
+                (
+                    "properties[spec].x-kubernetes-validations[1]",
+                    crate::analysis::CelOutcome::Skipped
+                ),
+            ]
+        );
+        assert!(o
+            .cel_results
+            .iter()
+            .all(|r| r.version == "v1" && r.path == "spec"));
+        // The finding is located at the field.
+        let f = a
+            .findings
+            .iter()
+            .find(|f| f.message == "spec: Invalid value: too big")
+            .unwrap();
+        assert_eq!(f.location.unwrap().span.start.line, 4);
+    }
+
+    #[test]
+    fn blocking_errors_gate_the_rules_but_not_their_cost() {
+        let a = analyze(&format!("{OBJ}spec: {{mode: a}}\n"), None);
+        let o = a.objects.first().unwrap();
+        let errors: Vec<&str> = o.errors.iter().map(|e| e.error.as_str()).collect();
+        assert_eq!(
+            errors,
+            vec![
+                "spec.size: Required value",
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ]
+        );
+        // The rules were evaluated for their cost (the first one errors on the missing
+        // field) but are reported as skipped.
+        assert!(o.cel_runtime_cost > 0);
+        assert!(o
+            .cel_results
+            .iter()
+            .all(|r| r.outcome == crate::analysis::CelOutcome::Skipped));
+    }
+
+    #[test]
+    fn transition_rules_and_ratcheting_on_update() {
+        let old = format!("{OBJ}spec: {{size: 20, mode: a}}\n");
+        // The spec changed (its mode): no ratcheting for its rules; the transition rule
+        // reports at its fieldPath.
+        let a = analyze(&format!("{OBJ}spec: {{size: 20, mode: b}}\n"), Some(&old));
+        let o = a.objects.first().unwrap();
+        let errors: Vec<&str> = o.errors.iter().map(|e| e.error.as_str()).collect();
+        assert_eq!(
+            errors,
+            vec![
+                "spec: Invalid value: too big",
+                "spec.mode: Invalid value: mode is immutable"
+            ]
+        );
+        assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+        // With the spec unchanged, the failure is a warning.
+        let a = analyze(&old, Some(&old));
+        let o = a.objects.first().unwrap();
+        assert!(o.accepted, "{:?}", o.errors);
+        assert_eq!(o.warnings, vec!["spec: Invalid value: too big"]);
+        assert!(a
+            .findings
+            .iter()
+            .any(|f| f.message == "spec: Invalid value: too big"
+                && f.severity == crate::finding::Severity::Warning));
     }
 
     #[test]

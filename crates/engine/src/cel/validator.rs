@@ -108,6 +108,8 @@ pub struct Evaluation {
     pub errors: Vec<FieldError>,
     /// Ratcheted failures (`warning.AddWarning`), as their `Error()` texts.
     pub warnings: Vec<String>,
+    /// The ratcheted failures as errors (where they are).
+    pub ratcheted: Vec<FieldError>,
     /// The budget left (negative when it ran out or evaluation was stopped).
     pub remaining_budget: i64,
     /// Every rule evaluation (and skipped rule), in order (`version` left empty).
@@ -352,6 +354,7 @@ impl Validator {
         let mut w = Walk {
             v: self,
             out: Evaluation::default(),
+            dry: None,
         };
         let root_corr = match old {
             Some(o) if options.ratcheting => Some(Corr::new(obj, o, Some(&self.schema))),
@@ -374,6 +377,36 @@ impl Validator {
         );
         w.out.remaining_budget = remaining;
         w.out
+    }
+}
+
+impl Validator {
+    /// The rules that would run on `obj`, each recorded as [`CelOutcome::Skipped`] for
+    /// `why` (the strategy skipped CEL validation); nothing is evaluated.
+    pub fn skipped(
+        &self,
+        path: &FieldPath,
+        obj: &Json,
+        old: Option<&Json>,
+        why: &str,
+    ) -> Vec<CelRuleResult> {
+        let mut w = Walk {
+            v: self,
+            out: Evaluation::default(),
+            dry: Some(why),
+        };
+        w.validate(
+            &self.root,
+            &self.schema,
+            &self.runtime,
+            path,
+            obj,
+            old,
+            Ratchet::default(),
+            RUNTIME_CEL_COST_BUDGET,
+            0,
+        );
+        w.out.results
     }
 }
 
@@ -742,6 +775,8 @@ impl<'a> MapList<'a> {
 struct Walk<'v> {
     v: &'v Validator,
     out: Evaluation,
+    /// Set when no rule is evaluated: each is recorded as skipped for this reason.
+    dry: Option<&'v str>,
 }
 
 /// What `evalMessageExpression` returned.
@@ -1017,6 +1052,22 @@ impl Walk<'_> {
         budget: i64,
     ) -> i64 {
         let mut remaining = budget;
+        if let Some(why) = self.dry {
+            for (i, nr) in node.rules.iter().enumerate() {
+                if nr.compiled.program.is_some() || nr.compiled.compilation.error.is_some() {
+                    self.result(
+                        node,
+                        i,
+                        path,
+                        CelOutcome::Skipped,
+                        None,
+                        Some(why.to_owned()),
+                        0,
+                    );
+                }
+            }
+            return remaining;
+        }
         let ty = || BadValue::Str(s.generic.type_.clone());
         if let Some(e) = &node.init_error {
             self.out.errors.push(FieldError::invalid(
@@ -1254,6 +1305,7 @@ impl Walk<'_> {
                 cost,
             );
             self.out.warnings.push(text);
+            self.out.ratcheted.push(e);
         } else {
             self.result(node, index, path, outcome, Some(text), detail, cost);
             self.out.errors.push(e);
