@@ -39,7 +39,7 @@ use serde_json::Value as Json;
 use super::decl_type::{escape, schema_decl_type, DeclType};
 use super::{RuleCompiler, RuleProgram, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME};
 use crate::analysis::{CelOutcome, CelRuleResult};
-use crate::apiext::{field_path::valid_field_path, CelErrorKind};
+use crate::apiext::field_path::valid_field_path;
 use crate::field_error::{go_quote, BadValue, FieldError};
 use crate::path::{FieldPath, Segment};
 use crate::schema::props::ValidationRule;
@@ -1110,17 +1110,13 @@ impl Walk<'_> {
         }
         for (i, nr) in node.rules.iter().enumerate() {
             let rule = &nr.rule;
-            if let Some((kind, detail)) = &nr.compiled.compilation.error {
-                let e = match kind {
-                    CelErrorKind::Required => {
-                        FieldError::required(path.clone(), format!("rule compile error: {detail}"))
-                    }
-                    CelErrorKind::Invalid => FieldError::invalid(
-                        path.clone(),
-                        ty(),
-                        format!("rule compile error: {detail}"),
-                    ),
-                };
+            if let Some((_, detail)) = &nr.compiled.compilation.error {
+                // Whatever its type, a compile error is reported as an invalid value.
+                let e = FieldError::invalid(
+                    path.clone(),
+                    ty(),
+                    format!("rule compile error: {detail}"),
+                );
                 self.result(
                     node,
                     i,
