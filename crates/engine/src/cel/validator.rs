@@ -1747,4 +1747,69 @@ mod tests {
             1
         );
     }
+
+    #[test]
+    fn result_keys_are_rule_keys() {
+        use crate::apiext::CelStep;
+        let v = validator(
+            json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+                "list": {"type": "array", "items": {"type": "object",
+                    "additionalProperties": {"type": "string", "x-kubernetes-validations": [
+                        {"rule": "self != 'x'"}, {"rule": "self != 'y'"}]}}}}}}}),
+            true,
+        );
+        let e = run(&v, json!({"spec": {"list": [{"a": "x", "b": "z"}]}}), None);
+        let key = |i| {
+            crate::analysis::rule_key(
+                &[
+                    CelStep::Property("spec".into()),
+                    CelStep::Property("list".into()),
+                    CelStep::Items,
+                    CelStep::AdditionalProperties,
+                ],
+                i,
+            )
+        };
+        let got: Vec<(String, String, CelOutcome)> = e
+            .results
+            .iter()
+            .map(|r| (r.rule.clone(), r.path.clone(), r.outcome))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    key(0),
+                    "root.spec.list[0][a]".to_owned(),
+                    CelOutcome::Failed
+                ),
+                (
+                    key(1),
+                    "root.spec.list[0][a]".to_owned(),
+                    CelOutcome::Passed
+                ),
+                (
+                    key(0),
+                    "root.spec.list[0][b]".to_owned(),
+                    CelOutcome::Passed
+                ),
+                (
+                    key(1),
+                    "root.spec.list[0][b]".to_owned(),
+                    CelOutcome::Passed
+                ),
+            ]
+        );
+        // Skipped results (CEL gated) cover the same rules and values.
+        let skipped = v.skipped(
+            &FieldPath::new("root"),
+            &json!({"spec": {"list": [{"a": "x", "b": "z"}]}}),
+            None,
+            "gated",
+        );
+        assert_eq!(skipped.len(), 4);
+        assert!(skipped
+            .iter()
+            .all(|r| r.outcome == CelOutcome::Skipped && r.cost == 0));
+    }
 }
