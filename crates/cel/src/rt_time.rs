@@ -683,22 +683,25 @@ fn fmt_frac(v: u64, prec: u32) -> (String, u64) {
     (format!(".{}", s.trim_end_matches('0')), int)
 }
 
-/// cel-go's duration to string: seconds as Go's `FormatFloat(s, 'f', -1, 64)` plus `s`.
+/// cel-go's duration to string: Go's `Seconds()` as `FormatFloat(s, 'f', -1, 64)` plus `s`.
 pub fn duration_to_cel_string(nanos: i64) -> String {
-    let secs = nanos as f64 / 1e9;
+    let secs = go_duration_units(nanos, 1_000_000_000);
     format!("{}s", crate::stdlib_rt::format_float_f(secs))
+}
+
+/// Go's `Duration.Hours()`, `Minutes()` or `Seconds()` (`unit` in nanoseconds): the whole units
+/// and the remainder's fraction added in float64 (not `nanos / unit`, which rounds differently).
+pub fn go_duration_units(nanos: i64, unit: i64) -> f64 {
+    (nanos / unit) as f64 + (nanos % unit) as f64 / unit as f64
 }
 
 /// A zone given to a timestamp accessor: a fixed offset `[+-]hh:mm`, or a name (`UTC`).
 pub fn zone_offset(tz: &str) -> Result<i32, String> {
     if let Some(ind) = tz.find(':') {
         let hr = go_atoi(tz.get(..ind).unwrap_or(""))?;
+        // No range check on the minutes: the accessors' bindings (cel-go's
+        // `common/stdlib` `inTimeZone`) take any integer; only `Timestamp.Receive` checks.
         let min = go_atoi(tz.get(ind + 1..).unwrap_or(""))?;
-        if !(0..=59).contains(&min) {
-            return Err(format!(
-                "timezone offset minutes out of range [0, 59]: {tz}"
-            ));
-        }
         let offset = if tz.starts_with('-') {
             hr * 60 - min
         } else {
@@ -859,6 +862,7 @@ mod tests {
         assert_eq!(zone_offset("-08:00"), Ok(-28_800));
         assert_eq!(zone_offset("UTC"), Ok(0));
         assert!(zone_offset("America/New_York").is_err());
-        assert!(zone_offset("+01:60").is_err());
+        assert_eq!(zone_offset("+01:60"), Ok(7_200));
+        assert_eq!(zone_offset("+05:-30"), Ok(16_200));
     }
 }

@@ -521,33 +521,237 @@ fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// Go's `strconv.ParseFloat(s, 64)` for decimal input (plus `inf`/`nan` spellings).
+/// Go's `strconv.ParseFloat(s, 64)`: `None` where Go reports an error. The syntax is Go's float
+/// literal syntax: an optional sign, `inf`/`infinity` (any case, signed or not) or `nan` (any
+/// case, unsigned), decimal digits with an optional `e` exponent, or hexadecimal digits after
+/// `0x` with a mandatory `p` exponent; `_` may separate digits. Results beyond the double range
+/// are an error (Go's `ErrRange`); underflow rounds to zero.
 pub fn parse_go_float(s: &str) -> Option<f64> {
-    let t = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let lower = t.to_ascii_lowercase();
-    let neg = s.starts_with('-');
-    match lower.as_str() {
-        "inf" | "infinity" => {
-            return Some(if neg {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            })
+    if let Some(v) = go_float_special(s) {
+        return Some(v);
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    let neg = match b.first() {
+        Some(b'+') => {
+            i = 1;
+            false
         }
-        "nan" => return Some(f64::NAN),
-        _ => {}
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        _ => false,
+    };
+    let hex =
+        b.len() > i + 2 && b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X'));
+    if hex {
+        i += 2;
     }
-    if t.is_empty()
-        || !t
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-' | b'_'))
+    let exp_char = if hex { b'p' } else { b'e' };
+    let mut underscores = false;
+    let mut saw_dot = false;
+    let mut saw_digits = false;
+    // Hexadecimal mantissa as Go's readFloat keeps it: at most 16 significant digits, the
+    // rest folded into a sticky bit.
+    let mut mantissa: u64 = 0;
+    let mut trunc = false;
+    let (mut nd, mut nd_mant, mut dp): (i64, i64, i64) = (0, 0, 0);
+    while let Some(&c) = b.get(i) {
+        let digit = match c {
+            b'_' => {
+                underscores = true;
+                i += 1;
+                continue;
+            }
+            b'.' => {
+                if saw_dot {
+                    break;
+                }
+                saw_dot = true;
+                dp = nd;
+                i += 1;
+                continue;
+            }
+            b'0'..=b'9' => u64::from(c - b'0'),
+            b'a'..=b'f' | b'A'..=b'F' if hex => u64::from(c.to_ascii_lowercase() - b'a' + 10),
+            _ => break,
+        };
+        saw_digits = true;
+        i += 1;
+        if c == b'0' && nd == 0 {
+            dp -= 1;
+            continue;
+        }
+        nd += 1;
+        if nd_mant < 16 {
+            mantissa = mantissa * 16 + digit;
+            nd_mant += 1;
+        } else if c != b'0' {
+            trunc = true;
+        }
+    }
+    if !saw_digits {
+        return None;
+    }
+    if !saw_dot {
+        dp = nd;
+    }
+    if hex {
+        dp *= 4;
+        nd_mant *= 4;
+    }
+    if b.get(i).map(u8::to_ascii_lowercase) == Some(exp_char) {
+        i += 1;
+        let mut esign = 1;
+        match b.get(i) {
+            Some(b'+') => i += 1,
+            Some(b'-') => {
+                i += 1;
+                esign = -1;
+            }
+            _ => {}
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        let mut e: i64 = 0;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'_' => underscores = true,
+                b'0'..=b'9' => {
+                    if e < 10_000 {
+                        e = e * 10 + i64::from(c - b'0');
+                    }
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        dp += e * esign;
+    } else if hex {
+        return None;
+    }
+    if i != b.len() || (underscores && !go_underscore_ok(s)) {
+        return None;
+    }
+    let v = if hex {
+        let exp = if mantissa != 0 { dp - nd_mant } else { 0 };
+        go_hex_float(mantissa, exp, trunc)?
+    } else {
+        // The syntax is Go's; the value is the correctly rounded decimal, as Rust computes it.
+        let cleaned: String = s.chars().filter(|&c| c != '_').collect();
+        let v = cleaned.parse::<f64>().ok()?;
+        if v.is_infinite() {
+            return None;
+        }
+        return Some(v);
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// Go's `special`: the whole string is an infinity or a NaN.
+fn go_float_special(s: &str) -> Option<f64> {
+    let (neg, rest, signed) = match s.as_bytes().first() {
+        Some(b'+') => (false, s.get(1..).unwrap_or(""), true),
+        Some(b'-') => (true, s.get(1..).unwrap_or(""), true),
+        _ => (false, s, false),
+    };
+    let lower = rest.to_ascii_lowercase();
+    match lower.as_str() {
+        "inf" | "infinity" => Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        "nan" if !signed => Some(f64::NAN),
+        _ => None,
+    }
+}
+
+/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit.
+fn go_underscore_ok(s: &str) -> bool {
+    let mut b = s.as_bytes();
+    if let Some(b'+' | b'-') = b.first() {
+        b = b.get(1..).unwrap_or(&[]);
+    }
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if b.len() >= 2
+        && b.first() == Some(&b'0')
+        && matches!(
+            b.get(1).map(u8::to_ascii_lowercase),
+            Some(b'b' | b'o' | b'x')
+        )
     {
+        i = 2;
+        saw = b'0';
+        hex = b.get(1).map(u8::to_ascii_lowercase) == Some(b'x');
+    }
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
+            saw = b'0';
+            continue;
+        }
+        if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+            continue;
+        }
+        if saw == b'_' {
+            return false;
+        }
+        saw = b'!';
+    }
+    saw != b'_'
+}
+
+/// Go's `atofHex` for float64: `mantissa * 2^exp` (with `trunc`, a lost non-zero bit) rounded
+/// to nearest even; `None` beyond the double range.
+fn go_hex_float(mut mantissa: u64, exp: i64, trunc: bool) -> Option<f64> {
+    const MANT_BITS: u32 = 52;
+    const BIAS: i64 = -1023;
+    let max_exp = (1i64 << 11) + BIAS - 2;
+    let min_exp = BIAS + 1;
+    let mut exp = exp + i64::from(MANT_BITS);
+    while mantissa != 0 && mantissa >> (MANT_BITS + 2) == 0 {
+        mantissa <<= 1;
+        exp -= 1;
+    }
+    if trunc {
+        mantissa |= 1;
+    }
+    while mantissa >> (1 + MANT_BITS + 2) != 0 {
+        mantissa = (mantissa >> 1) | (mantissa & 1);
+        exp += 1;
+    }
+    while mantissa > 1 && exp < min_exp - 2 {
+        mantissa = (mantissa >> 1) | (mantissa & 1);
+        exp += 1;
+    }
+    let mut round = mantissa & 3;
+    mantissa >>= 2;
+    round |= mantissa & 1;
+    exp += 2;
+    if round == 3 {
+        mantissa += 1;
+        if mantissa == 1 << (1 + MANT_BITS) {
+            mantissa >>= 1;
+            exp += 1;
+        }
+    }
+    if mantissa >> MANT_BITS == 0 {
+        exp = BIAS;
+    }
+    if exp > max_exp {
         return None;
     }
-    if t.contains('_') {
-        return None;
-    }
-    s.parse::<f64>().ok()
+    let bits = (mantissa & ((1 << MANT_BITS) - 1)) | ((((exp - BIAS) as u64) & 0x7ff) << MANT_BITS);
+    Some(f64::from_bits(bits))
 }
 
 fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
@@ -724,10 +928,14 @@ fn time_accessor<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             return (no_overload(f, args), None);
         }
         let n = d.0;
+        // Go's `Hours()`, `Minutes()` and `Seconds()` are float64 (whole units plus the
+        // remainder's fraction), truncated by cel-go's `Int(...)`: near a unit boundary the sum
+        // rounds up. `Milliseconds()` is integer division.
+        let units = |unit: i64| rt_time::go_duration_units(n, unit) as i64;
         let (r, id) = match f {
-            "getHours" => (n / 3_600_000_000_000, "duration_to_hours"),
-            "getMinutes" => (n / 60_000_000_000, "duration_to_minutes"),
-            "getSeconds" => (n / 1_000_000_000, "duration_to_seconds"),
+            "getHours" => (units(3_600_000_000_000), "duration_to_hours"),
+            "getMinutes" => (units(60_000_000_000), "duration_to_minutes"),
+            "getSeconds" => (units(1_000_000_000), "duration_to_seconds"),
             "getMilliseconds" => (n / 1_000_000, "duration_to_milliseconds"),
             _ => return (no_overload(f, args), None),
         };
