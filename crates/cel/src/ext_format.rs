@@ -304,7 +304,9 @@ fn format_fixed(arg: &Value<'_>, p: usize) -> Result<String, String> {
     let s = format!("{:.*}", p, d.abs());
     let (int_part, frac) = s.split_once('.').unwrap_or((&s, ""));
     let mut out = String::new();
-    if d.is_sign_negative() && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
+    // x/text marks a number negative when it is below zero, even if it rounds to zero
+    // (`-0.00`); negative zero itself is not.
+    if d < 0.0 {
         out.push('-');
     }
     out.push_str(&group_thousands(int_part));
@@ -339,10 +341,14 @@ fn format_scientific(arg: &Value<'_>, p: usize) -> Result<String, String> {
     if let Some(s) = non_finite(d) {
         return Ok(s);
     }
-    let s = format!("{:.*e}", p, d);
+    let s = format!("{:.*e}", p, d.abs());
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let mut out = String::from(mant);
+    let mut out = String::new();
+    if d < 0.0 {
+        out.push('-');
+    }
+    out.push_str(mant);
     out.push('×');
     out.push_str("10");
     if exp < 0 {

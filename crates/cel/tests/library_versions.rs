@@ -132,6 +132,12 @@ const CASES: &[(u32, &str, &str)] = &[
         "compile: undeclared reference to 'lists' (in container '')",
     ),
     (34, "[3, 1].sort()", "[1, 3]"),
+    (
+        33,
+        "[3, 1].sortBy(x, -x)",
+        "compile: undeclared reference to 'sortBy' (in container '')",
+    ),
+    (34, "[3, 1].sortBy(x, -x)", "[3, 1]"),
     (34, "[1, 1].distinct()", "[1]"),
     // 1.37: Kubernetes lists version 1 (includes); 1.36 is the default for new expressions.
     (

@@ -265,3 +265,36 @@ fn regex_find_and_find_all() {
         ],
     );
 }
+
+#[test]
+fn ext_lists_sort_by() {
+    check_table(
+        STORED,
+        &[
+            ("[3, 1, 2].sortBy(x, -x)", "[3, 2, 1]"),
+            ("['bb', 'a', 'ccc'].sortBy(s, size(s))", "['a', 'bb', 'ccc']"),
+            ("[{'k': 2}, {'k': 1}].sortBy(m, m.k).map(m, m.k)", "[1, 2]"),
+            // Equal keys keep their order in short lists (Go sorts them by insertion).
+            (
+                "[[1, 0], [0, 1], [1, 2]].sortBy(p, p[0]).map(p, p[1])",
+                "[1, 0, 2]",
+            ),
+            ("[].sortBy(x, x)", "[]"),
+            // Keys must be one comparable type.
+            (
+                "[[1], [2]].sortBy(x, x)",
+                "compile: found no matching overload for '@sortByAssociatedKeys' applied to 'list(list(int)).(list(list(int)))'",
+            ),
+            (
+                "[1, 2].sortBy(x, x == 1 ? dyn('a') : dyn(1))",
+                "error: list elements must have the same type",
+            ),
+            ("[dyn([1]), dyn([2])].sortBy(x, x)", "error: list elements must be comparable"),
+            // The macro's target must be a list-like expression.
+            (
+                "1.sortBy(x, x)",
+                "compile: sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+            ),
+        ],
+    );
+}

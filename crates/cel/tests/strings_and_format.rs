@@ -310,6 +310,12 @@ fn format_verbs() {
             ("'%.2f'.format([1234567.891])", "'1,234,567.89'"),
             ("'%.1f'.format([-1234.56])", "'-1,234.6'"),
             ("'%.1f'.format([999.96])", "'1,000.0'"),
+            // A negative number keeps its sign when it rounds to zero; negative zero has none.
+            ("'%.2f'.format([-0.0001])", "'-0.00'"),
+            ("'%.2f'.format([-0.0])", "'0.00'"),
+            ("'%e'.format([-0.0])", "'0.000000×10⁰⁰'"),
+            ("'%.1e'.format([-0.00001])", "'-1.0×10⁻⁰⁵'"),
+            ("'%.1e'.format([9.96])", "'1.0×10⁰¹'"),
             ("'%f'.format(['NaN'])", "'NaN'"),
             ("'%f'.format(['Infinity'])", "'∞'"),
             ("'%f'.format(['-Infinity'])", "'-∞'"),
