@@ -298,3 +298,51 @@ fn ext_lists_sort_by() {
         ],
     );
 }
+
+#[test]
+fn regex_syntax_is_go_re2() {
+    // Go's regexp/syntax: its flags, classes and quoting, and its error texts for what RE2
+    // leaves out (back-references, look-around, `\Z`, `\C`, possessive repetition).
+    let e = |p: &str, msg: &str| {
+        (
+            format!("'x'.find('{p}' + '')"),
+            format!("error: Illegal regex: error parsing regexp: {msg}"),
+        )
+    };
+    let mut cases: Vec<(String, String)> = vec![
+        ("'aBc'.find('(?i)b')".into(), "'B'".into()),
+        ("'aaa'.find('(?U)a+')".into(), "'a'".into()),
+        ("'a.b'.find('\\\\Q.\\\\E')".into(), "'.'".into()),
+        ("'ab1'.find('[[:alpha:]]+')".into(), "'ab'".into()),
+        ("'é'.find('\\\\pL')".into(), "'é'".into()),
+        ("'😀'.find('.')".into(), "'😀'".into()),
+        ("'ab\\ncd'.findAll('^.')".into(), "['a']".into()),
+        ("'ab\\ncd'.findAll('(?m)^.')".into(), "['a', 'c']".into()),
+        ("'ab'.find('(?P<n>b)')".into(), "'b'".into()),
+        ("'1x'.find('(?P<1a>x)')".into(), "'x'".into()),
+        // Go 1.22 and later also take `(?<name>...)`.
+        ("'ab'.find('(?<n>b)')".into(), "'b'".into()),
+    ];
+    for (p, msg) in [
+        ("\\\\Z", "invalid escape sequence: `\\Z`"),
+        ("(a)\\\\1", "invalid escape sequence: `\\1`"),
+        ("\\\\C", "invalid escape sequence: `\\C`"),
+        ("(?=a)", "invalid or unsupported Perl syntax: `(?=`"),
+        ("(?i", "invalid or unsupported Perl syntax: `(?i`"),
+        (")", "unexpected ): `)`"),
+        ("a{1001}", "invalid repeat count: `{1001}`"),
+        ("a{2}{3}", "invalid nested repetition operator: `{2}{3}`"),
+        ("a++", "invalid nested repetition operator: `++`"),
+        ("[z-a]", "invalid character class range: `z-a`"),
+        ("[[:foo:]]", "invalid character class range: `[:foo:]`"),
+        ("\\\\pX", "invalid character class range: `\\pX`"),
+        ("(?P<>a)", "invalid named capture: `(?P<>`"),
+    ] {
+        cases.push(e(p, msg));
+    }
+    let cases: Vec<(&str, &str)> = cases
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    check_table(STORED, &cases);
+}
