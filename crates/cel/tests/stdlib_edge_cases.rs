@@ -581,3 +581,60 @@ fn timestamps_in_named_zones() {
         ],
     );
 }
+
+#[test]
+fn errors_in_macros_and_logic() {
+    check_table(
+        STORED,
+        &[
+            // all/exists absorb an error when another element decides the result...
+            ("[0, 2].all(x, 1 / x == 1)", "false"),
+            ("[1, 0].exists(x, 1 / x == 1)", "true"),
+            // ...and report it when none does.
+            ("[0, 1].all(x, 1 / x == 1)", "error: division by zero"),
+            ("[0, 2].exists(x, 1 / x == 1)", "error: division by zero"),
+            // exists_one counts every element, so an error always surfaces.
+            (
+                "[0, 1].exists_one(x, 1 / x == 1)",
+                "error: division by zero",
+            ),
+            ("[1, 2].exists_one(x, x > 0)", "false"),
+            ("[1, 2, 3].map(x, x > 1, x * 10)", "[20, 30]"),
+            ("{'a': 1, 'b': 2}.filter(k, k == 'b')", "['b']"),
+            // The branch not taken is not evaluated.
+            ("true ? 1 : 1 / 0", "1"),
+            ("!(1 / 0 == 1)", "error: division by zero"),
+            ("dyn(1) + dyn(1u)", "error: no such overload"),
+            ("{'a': 1}.b", "error: no such key: b"),
+            ("has({'a.b': 1}.a)", "false"),
+        ],
+    );
+}
+
+#[test]
+fn literals() {
+    check_table(
+        STORED,
+        &[
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("9223372036854775808", "compile: invalid int literal"),
+            ("-9223372036854775809", "compile: invalid int literal"),
+            ("0x7fffffffffffffff", "9223372036854775807"),
+            ("-0x8000000000000000", "-9223372036854775808"),
+            ("0x8000000000000000", "compile: invalid int literal"),
+            ("18446744073709551615u", "18446744073709551615u"),
+            ("18446744073709551616u", "compile: invalid uint literal"),
+            ("1e400", "compile: invalid double literal"),
+            ("1e-400", "0.0"),
+            ("'\\101\\x41\\u0041\\U00000041'", "'AAAA'"),
+            ("b'\\377' == b'\\xff'", "true"),
+            ("'\\ud800'", "compile: invalid unicode code point"),
+            ("'\\U00110000'", "compile: invalid unicode code point"),
+            ("r'\\n' == '\\\\n'", "true"),
+            ("'''a\nb''' == 'a\\nb'", "true"),
+            ("type(null) == null_type", "true"),
+            ("type(type(1)) == type", "true"),
+            ("type(duration('1s')) == google.protobuf.Duration", "true"),
+        ],
+    );
+}
