@@ -1,5 +1,5 @@
 //! The studio page: the CRD, Object and Old object editors, the status line, the field
-//! validation selector, and the Problems / Stored object panels.
+//! validation selector, and the Problems / Stored object / CEL rules panels.
 
 use std::rc::Rc;
 
@@ -8,6 +8,8 @@ use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
+use crate::cel_model::tab_badge;
+use crate::cel_view::CelPanel;
 use crate::editor::{CodeEditor, EditorControl};
 use crate::stored_panel::StoredPanel;
 use crate::view_model::{
@@ -36,12 +38,17 @@ struct Texts {
     old_object: AttrValue,
     /// Bumped when the app replaces the CRD and object texts (the editors then reload them).
     generation: u32,
+    /// Bumped when the app replaces the CRD text (the example, a rule edited in the CEL
+    /// panel): the CRD editor reloads it.
+    crd_generation: u32,
     /// The same for the old object text.
     old_generation: u32,
 }
 
 enum Edit {
     Crd(String),
+    /// Sets the CRD text from the app (a rule edited in the CEL panel).
+    ReplaceCrd(String),
     Object(String),
     OldObject(String),
     /// Sets the old object text from the app (copy of the object, or cleared).
@@ -56,6 +63,10 @@ impl Reducible for Texts {
         let mut next = (*self).clone();
         match action {
             Edit::Crd(text) => next.crd = text.into(),
+            Edit::ReplaceCrd(text) => {
+                next.crd = text.into();
+                next.crd_generation += 1;
+            }
             Edit::Object(text) => next.object = text.into(),
             Edit::OldObject(text) => next.old_object = text.into(),
             Edit::ReplaceOldObject(text) => {
@@ -67,6 +78,7 @@ impl Reducible for Texts {
                 next.object = AttrValue::Static(EXAMPLE_OBJECT);
                 next.old_object = AttrValue::Static("");
                 next.generation += 1;
+                next.crd_generation += 1;
                 next.old_generation += 1;
             }
         }
@@ -81,6 +93,7 @@ fn load_texts() -> Texts {
         object: load(OBJECT_KEY).unwrap_or(AttrValue::Static(EXAMPLE_OBJECT)),
         old_object: load(OLD_OBJECT_KEY).unwrap_or_default(),
         generation: 0,
+        crd_generation: 0,
         old_generation: 0,
     }
 }
@@ -106,13 +119,20 @@ pub(crate) struct Shown {
     crd_marks: Rc<Vec<EditorDiagnostic>>,
     object_marks: Rc<Vec<EditorDiagnostic>>,
     old_marks: Rc<Vec<EditorDiagnostic>>,
+    /// The CEL tab's badge: rules, and whether one is broken or failing.
+    cel_badge: (usize, bool),
     pub(crate) reply: Reply,
+    /// The CRD text the analysis was made from.
+    pub(crate) crd: AttrValue,
+    /// The object text the analysis was made from.
+    pub(crate) object: AttrValue,
 }
 
 impl Shown {
-    fn of(seq: u64, reply: Reply) -> Shown {
+    fn of(seq: u64, reply: Reply, crd: AttrValue, object: AttrValue) -> Shown {
         let analysis = &reply.analysis;
         Shown {
+            cel_badge: tab_badge(analysis),
             seq,
             status: status(analysis),
             rows: problem_rows(analysis),
@@ -120,6 +140,8 @@ impl Shown {
             object_marks: Rc::new(editor_diagnostics(analysis, Pane::Object)),
             old_marks: Rc::new(editor_diagnostics(analysis, Pane::OldObject)),
             reply,
+            crd,
+            object,
         }
     }
 }
@@ -129,6 +151,7 @@ impl Shown {
 enum BottomTab {
     Problems,
     Stored,
+    Cel,
 }
 
 fn field_validation_name(mode: FieldValidation) -> &'static str {
@@ -181,6 +204,7 @@ pub fn App() -> Html {
                 *field_validation,
             ),
             move |(crd, object, old, mode)| {
+                let texts = (crd.clone(), object.clone());
                 let id = {
                     let mut n = latest_request.borrow_mut();
                     *n += 1;
@@ -199,7 +223,8 @@ pub fn App() -> Html {
                     yew::platform::spawn_local(async move {
                         let reply = worker_boundary::run(request).await;
                         if *latest_request.borrow() == id {
-                            shown.set(Some(Rc::new(Shown::of(id, reply))));
+                            let (crd, object) = texts;
+                            shown.set(Some(Rc::new(Shown::of(id, reply, crd, object))));
                         }
                     });
                 });
@@ -211,6 +236,10 @@ pub fn App() -> Html {
     let on_crd = {
         let texts = texts.dispatcher();
         Callback::from(move |text: String| texts.dispatch(Edit::Crd(text)))
+    };
+    let on_rewrite_crd = {
+        let texts = texts.dispatcher();
+        Callback::from(move |text: String| texts.dispatch(Edit::ReplaceCrd(text)))
     };
     let on_object = {
         let texts = texts.dispatcher();
@@ -319,6 +348,7 @@ pub fn App() -> Html {
         .as_ref()
         .map(|s| row_counts(&s.rows))
         .unwrap_or_default();
+    let (cel_rules, cel_bad) = shown.as_ref().map(|s| s.cel_badge).unwrap_or_default();
     let count_class = if counts.errors > 0 {
         "count error"
     } else if counts.warnings > 0 {
@@ -349,7 +379,7 @@ pub fn App() -> Html {
                     <CodeEditor
                         label={Pane::Crd.label()}
                         text={texts.crd.clone()}
-                        generation={texts.generation}
+                        generation={texts.crd_generation}
                         diagnostics={crd_marks}
                         on_change={on_crd}
                         control={(*crd_control).clone()}
@@ -417,6 +447,12 @@ pub fn App() -> Html {
                         onclick={on_tab(BottomTab::Stored)}>
                         { "Stored object" }
                     </button>
+                    <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
+                        aria-label="CEL rules" title="The x-kubernetes-validations rules and what they do on the objects"
+                        aria-selected={if *bottom == BottomTab::Cel { "true" } else { "false" }}
+                        onclick={on_tab(BottomTab::Cel)}>
+                        { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
+                    </button>
                 </div>
                 <ProblemsPanel
                     shown={(*shown).clone()}
@@ -426,7 +462,14 @@ pub fn App() -> Html {
                 <StoredPanel
                     shown={(*shown).clone()}
                     hidden={*bottom != BottomTab::Stored}
+                    on_jump={focus.clone()}
+                />
+                <CelPanel
+                    shown={(*shown).clone()}
+                    crd={texts.crd.clone()}
+                    hidden={*bottom != BottomTab::Cel}
                     on_jump={focus}
+                    on_rewrite={on_rewrite_crd}
                 />
             </section>
         </div>

@@ -7,7 +7,8 @@
 use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId};
 use serde::Serialize;
 
-/// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit.
+/// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit, with
+/// three `x-kubernetes-validations` rules (one of them a transition rule) for the CEL view.
 pub const EXAMPLE_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -25,11 +26,19 @@ spec:
           properties:
             spec:
               type: object
+              x-kubernetes-validations:
+                - rule: "!has(self.replicas) || self.replicas <= 10"
+                  message: replicas must be at most 10
               properties:
                 cronSpec:
                   type: string
+                  x-kubernetes-validations:
+                    - rule: self.size() > 0
                 image:
                   type: string
+                  x-kubernetes-validations:
+                    - rule: self == oldSelf
+                      message: image is immutable
                 replicas:
                   type: integer
   scope: Namespaced

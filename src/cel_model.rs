@@ -1,0 +1,1115 @@
+//! The "CEL rules" panel, computed from an [`Analysis`] without touching the DOM, and the text
+//! rewrite behind its inline rule editor.
+//!
+//! For the selected CRD version the panel lists every `x-kubernetes-validations` rule the
+//! engine reports (`VersionReport::rules`) with what happened when it ran on each sample object
+//! (`ObjectReport::cel_results`). Nothing here decides what the server does: the engine says
+//! whether a rule compiles, passes, fails or is skipped, and with which message; this module
+//! groups and labels it, and finds where each evaluated value is in the Object editor.
+//!
+//! [`rewrite_rule`] writes a new rule text into the CRD text at the rule's scalar, as a YAML
+//! double-quoted scalar (valid JSON too), or as a plain scalar when the rule was written plain
+//! and the new text can be.
+
+use crd_studio_engine::document::parse;
+use crd_studio_engine::path::locate;
+use crd_studio_engine::{
+    Analysis, CelOutcome, CelRuleReport, CelRuleResult, FieldPath, ObjectReport, SourceId,
+};
+
+use crate::stored_view::object_choices;
+use crate::view_model::{FocusTarget, Pane};
+
+/// Evaluations listed at most per group; the rest are counted.
+pub const MAX_LISTED: usize = 20;
+/// Paths named at most in a one-line outcome summary.
+const MAX_NAMED: usize = 3;
+
+/// A CRD version the panel can show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionChoice {
+    /// Index into `Analysis::versions`.
+    pub index: usize,
+    /// The version name.
+    pub name: String,
+    /// How many rules its schema has.
+    pub rules: usize,
+}
+
+/// The versions of the CRD, in the CRD's order.
+pub fn version_choices(analysis: &Analysis) -> Vec<VersionChoice> {
+    analysis
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(index, v)| VersionChoice {
+            index,
+            name: v.name.clone(),
+            rules: v.rules.len(),
+        })
+        .collect()
+}
+
+/// The version shown first: the one the first sample object's rules ran in, else the
+/// version its `apiVersion` names, else the storage version, else the first.
+pub fn default_version(analysis: &Analysis) -> Option<usize> {
+    let find = |name: &str| analysis.versions.iter().position(|v| v.name == name);
+    let samples = || analysis.objects.iter().filter(|o| o.source == 0);
+    samples()
+        .flat_map(|o| o.cel_results.first())
+        .find_map(|r| find(&r.version))
+        .or_else(|| samples().find_map(|o| find(object_version(o))))
+        .or_else(|| analysis.versions.iter().position(|v| v.storage))
+        .or_else(|| (!analysis.versions.is_empty()).then_some(0))
+}
+
+/// The version part of an object's `apiVersion` (`v1` of `stable.example.com/v1`).
+fn object_version(o: &ObjectReport) -> &str {
+    o.api_version
+        .rsplit_once('/')
+        .map_or(o.api_version.as_str(), |(_, v)| v)
+}
+
+/// The tab's badge: how many rules the default version has, and whether one of them does
+/// not compile or fails on a sample.
+pub fn tab_badge(analysis: &Analysis) -> (usize, bool) {
+    let Some(v) = default_version(analysis).and_then(|i| analysis.versions.get(i)) else {
+        return (0, false);
+    };
+    let compile = v
+        .rules
+        .iter()
+        .any(|r| r.compile_error.is_some() || r.message_expression_error.is_some());
+    let failing = analysis
+        .objects
+        .iter()
+        .filter(|o| o.source == 0)
+        .flat_map(|o| &o.cel_results)
+        .any(|r| {
+            r.version == v.name && matches!(r.outcome, CelOutcome::Failed | CelOutcome::Error)
+        });
+    (v.rules.len(), compile || failing)
+}
+
+/// The one-line tally at the top of the panel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Rules in the version.
+    pub rules: usize,
+    /// Rules whose `rule` or `messageExpression` does not compile.
+    pub compile_errors: usize,
+    /// Rules that failed (or could not be evaluated) on a sample object.
+    pub failing: usize,
+    /// Sample objects (documents of the Object editor).
+    pub samples: usize,
+    /// The runtime CEL cost the server counts for the samples, summed.
+    pub runtime_cost: u64,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Summary {
+    /// `3 rules · 1 compile error · 2 failing on the sample`.
+    pub fn text(&self) -> String {
+        let sample = if self.samples == 1 {
+            "the sample"
+        } else {
+            "the samples"
+        };
+        format!(
+            "{} · {} · {} failing on {sample}",
+            plural(self.rules, "rule", "rules"),
+            plural(self.compile_errors, "compile error", "compile errors"),
+            self.failing
+        )
+    }
+}
+
+/// One evaluation of a rule, as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    /// The value the rule ran on, as the server writes its path (`spec.items[2]`, `<root>`).
+    pub path: String,
+    /// The error the server returns for it (failed, error).
+    pub message: Option<String>,
+    /// Its runtime cost.
+    pub cost: u64,
+    /// Where the value is in the Object editor.
+    pub target: Option<FocusTarget>,
+}
+
+/// Evaluations of one rule on one object with the same outcome and the same explanation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutcomeGroup {
+    /// The outcome.
+    pub outcome: CelOutcome,
+    /// Why it was skipped, the evaluation error's detail, or a note on a failure (ratcheting).
+    pub detail: Option<String>,
+    /// The evaluations, in the order the server ran them.
+    pub evaluations: Vec<Evaluation>,
+}
+
+impl OutcomeGroup {
+    /// The smallest and largest cost of one evaluation.
+    pub fn cost_range(&self) -> (u64, u64) {
+        let costs = self.evaluations.iter().map(|e| e.cost);
+        (costs.clone().min().unwrap_or(0), costs.max().unwrap_or(0))
+    }
+
+    /// The detail worth showing: `None` when every evaluation's message already says it.
+    pub fn shown_detail(&self) -> Option<&str> {
+        let d = self.detail.as_deref()?;
+        let said = self
+            .evaluations
+            .iter()
+            .all(|e| e.message.as_deref().is_some_and(|m| m.contains(d)));
+        (!said).then_some(d)
+    }
+
+    /// Whether the evaluations (more than one) return the same message but for the path
+    /// each starts with: the panel then shows it once.
+    pub fn same_message(&self) -> bool {
+        let mut rests = self.evaluations.iter().map(|e| {
+            e.message
+                .as_deref()
+                .and_then(|m| m.strip_prefix(e.path.as_str()))
+        });
+        let Some(Some(first)) = rests.next() else {
+            return false;
+        };
+        self.evaluations.len() > 1 && rests.all(|r| r == Some(first))
+    }
+
+    /// `cost 3`, `cost 2 each`, `cost 2–5 each`.
+    pub fn cost_text(&self) -> String {
+        let (lo, hi) = self.cost_range();
+        match (self.evaluations.len(), lo == hi) {
+            (1, _) => format!("cost {lo}"),
+            (_, true) => format!("cost {lo} each"),
+            (_, false) => format!("cost {lo}–{hi} each"),
+        }
+    }
+}
+
+/// The word for an outcome.
+pub fn outcome_name(outcome: CelOutcome) -> &'static str {
+    match outcome {
+        CelOutcome::Passed => "passed",
+        CelOutcome::Failed => "failed",
+        CelOutcome::Error => "error",
+        CelOutcome::Skipped => "skipped",
+    }
+}
+
+/// Groups evaluations by outcome and detail, in order of first appearance.
+pub fn group_results<'a>(
+    results: impl IntoIterator<Item = &'a CelRuleResult>,
+    mut target: impl FnMut(&str) -> Option<FocusTarget>,
+) -> Vec<OutcomeGroup> {
+    let mut groups: Vec<OutcomeGroup> = Vec::new();
+    for r in results {
+        let evaluation = Evaluation {
+            path: r.path.clone(),
+            message: r.message.clone(),
+            cost: r.cost,
+            target: target(&r.path),
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.outcome == r.outcome && g.detail == r.detail)
+        {
+            Some(g) => g.evaluations.push(evaluation),
+            None => groups.push(OutcomeGroup {
+                outcome: r.outcome,
+                detail: r.detail.clone(),
+                evaluations: vec![evaluation],
+            }),
+        }
+    }
+    groups
+}
+
+/// The groups in one line: `3 × passed, 1 × failed at spec.items[2]`. Paths are named for
+/// outcomes other than passed (a few, then a count).
+pub fn outcome_summary(groups: &[OutcomeGroup]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for g in groups {
+        let mut part = format!("{} × {}", g.evaluations.len(), outcome_name(g.outcome));
+        if g.outcome != CelOutcome::Passed {
+            let named: Vec<&str> = g
+                .evaluations
+                .iter()
+                .take(MAX_NAMED)
+                .map(|e| e.path.as_str())
+                .collect();
+            part.push_str(" at ");
+            part.push_str(&named.join(", "));
+            let more = g.evaluations.len().saturating_sub(MAX_NAMED);
+            if more > 0 {
+                part.push_str(&format!(" (+{more} more)"));
+            }
+        }
+        parts.push(part);
+    }
+    parts.join(", ")
+}
+
+/// What one rule did on one sample object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleResults {
+    /// The object, as the Stored object panel names it (`CronTab my-cron`).
+    pub object: String,
+    /// `create`, or `update` with the old object.
+    pub operation: String,
+    /// The evaluations, grouped.
+    pub groups: Vec<OutcomeGroup>,
+    /// [`outcome_summary`] of the groups.
+    pub summary: String,
+    /// Why the rule has no evaluation on this object, when it has none.
+    pub note: Option<String>,
+}
+
+/// One rule, as the panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleView {
+    /// 1-based number in the version.
+    pub number: usize,
+    /// The engine's key of the rule (`properties[spec].x-kubernetes-validations[0]`).
+    pub key: String,
+    /// Where the rule's values are in an object (`.spec.items[*]`; `.` for the root).
+    pub value_path: String,
+    /// The rule's full path in the CRD.
+    pub crd_path: String,
+    /// `crd.yaml:line:col`, when the engine located the rule.
+    pub place: String,
+    /// Where clicking the place puts the cursor (the CRD editor).
+    pub target: Option<FocusTarget>,
+    /// The engine's report of the rule.
+    pub report: CelRuleReport,
+    /// `cost: —`, or the estimated cost and cardinality once the engine computes them.
+    pub cost: String,
+    /// Whether the rule failed or could not be evaluated on a sample.
+    pub failing: bool,
+    /// One entry per sample object.
+    pub samples: Vec<SampleResults>,
+}
+
+impl RuleView {
+    /// Whether the rule or its message expression does not compile.
+    pub fn has_compile_error(&self) -> bool {
+        self.report.compile_error.is_some() || self.report.message_expression_error.is_some()
+    }
+}
+
+/// The whole panel for one version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CelView {
+    /// The versions to choose from.
+    pub versions: Vec<VersionChoice>,
+    /// The version shown (index into `Analysis::versions`), if the CRD has any.
+    pub version: Option<usize>,
+    /// The tally.
+    pub summary: Summary,
+    /// The rules, in the engine's order.
+    pub rules: Vec<RuleView>,
+}
+
+/// The cost spot of a rule: `cost: —` until the engine estimates it.
+pub fn cost_text(rule: &CelRuleReport) -> String {
+    let mut out = match rule.estimated_cost {
+        Some(c) => format!("cost: {c}"),
+        None => "cost: —".to_owned(),
+    };
+    if let Some(n) = rule.cardinality {
+        out.push_str(&format!(" · cardinality {n}"));
+    }
+    out
+}
+
+/// The 1-based line and 1-based UTF-16 column of byte `offset` in `text`, if it is a
+/// character boundary of the text.
+pub fn line_utf16_column(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before.get(line_start..)?.encode_utf16().count() + 1;
+    Some((line, column))
+}
+
+/// Finds values in the documents of one object text (0: the Object editor).
+struct Locator {
+    parsed: crd_studio_engine::document::ParsedText,
+}
+
+impl Locator {
+    fn new(text: &str) -> Locator {
+        Locator {
+            parsed: parse(text, SourceId::Object(0)),
+        }
+    }
+
+    fn target(&self, document: usize, path: &str) -> Option<FocusTarget> {
+        let (_, root) = self.parsed.values().find(|(d, _)| d.index == document)?;
+        let path = if path == "<root>" {
+            FieldPath::root()
+        } else {
+            FieldPath::parse(path)
+        };
+        let hit = locate(root, &path);
+        Some(FocusTarget {
+            pane: Pane::Object,
+            line: hit.span.start.line,
+            utf16_column: hit.span.start.utf16_column,
+        })
+    }
+}
+
+/// Why a rule has no evaluation on an object.
+fn no_result_note(o: &ObjectReport, version: &str, rule: &CelRuleReport) -> String {
+    if let Some(e) = &o.object_error {
+        return format!("not run: {e}");
+    }
+    if let Some(e) = &o.decode_error {
+        return format!("not run: the server refuses the request before validation ({e})");
+    }
+    let v = object_version(o);
+    if !v.is_empty() && v != version {
+        return format!("not run: the object is {v}, not {version}");
+    }
+    let at = if rule.value_path.is_empty() {
+        ".".to_owned()
+    } else {
+        rule.value_path.clone()
+    };
+    format!("not run: the object has no value at {at}")
+}
+
+/// The panel for `version` (clamped; `None`: [`default_version`]). `crd_text` and
+/// `object_text` are the texts the analysis was made from (for the editors' positions).
+pub fn cel_view(
+    analysis: &Analysis,
+    version: Option<usize>,
+    crd_text: &str,
+    object_text: &str,
+) -> CelView {
+    let versions = version_choices(analysis);
+    let version = version
+        .filter(|v| *v < analysis.versions.len())
+        .or_else(|| default_version(analysis));
+    let samples: Vec<(&ObjectReport, String)> = object_choices(analysis)
+        .into_iter()
+        .filter_map(|c| Some((analysis.objects.get(c.report)?, c.label)))
+        .collect();
+    let mut summary = Summary {
+        samples: samples.len(),
+        runtime_cost: samples.iter().map(|(o, _)| o.cel_runtime_cost).sum(),
+        ..Summary::default()
+    };
+    let Some(report) = version.and_then(|v| analysis.versions.get(v)) else {
+        return CelView {
+            versions,
+            version,
+            summary,
+            rules: Vec::new(),
+        };
+    };
+    let needs_locator = samples
+        .iter()
+        .any(|(o, _)| o.cel_results.iter().any(|r| r.version == report.name));
+    let locator = needs_locator.then(|| Locator::new(object_text));
+    let rules: Vec<RuleView> = report
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, rule)| {
+            let samples: Vec<SampleResults> = samples
+                .iter()
+                .map(|(o, label)| {
+                    let results = o
+                        .cel_results
+                        .iter()
+                        .filter(|r| r.version == report.name && r.rule == rule.key);
+                    let groups = group_results(results, |path| {
+                        locator.as_ref().and_then(|l| l.target(o.document, path))
+                    });
+                    let note = groups
+                        .is_empty()
+                        .then(|| no_result_note(o, &report.name, rule));
+                    SampleResults {
+                        object: label.clone(),
+                        operation: o.operation.clone(),
+                        summary: outcome_summary(&groups),
+                        groups,
+                        note,
+                    }
+                })
+                .collect();
+            let failing = samples.iter().any(|s| {
+                s.groups
+                    .iter()
+                    .any(|g| matches!(g.outcome, CelOutcome::Failed | CelOutcome::Error))
+            });
+            let position = rule
+                .text_range
+                .and_then(|(start, _)| line_utf16_column(crd_text, start));
+            let target =
+                position
+                    .or_else(|| rule.line.zip(rule.column))
+                    .map(|(line, utf16_column)| FocusTarget {
+                        pane: Pane::Crd,
+                        line,
+                        utf16_column,
+                    });
+            let place = match (rule.line, rule.column) {
+                (Some(l), Some(c)) => format!("crd.yaml:{l}:{c}"),
+                (Some(l), None) => format!("crd.yaml:{l}"),
+                _ => String::new(),
+            };
+            RuleView {
+                number: i + 1,
+                key: rule.key.clone(),
+                value_path: if rule.value_path.is_empty() {
+                    ".".to_owned()
+                } else {
+                    rule.value_path.clone()
+                },
+                crd_path: rule.crd_path.clone(),
+                place,
+                target,
+                report: rule.clone(),
+                cost: cost_text(rule),
+                failing,
+                samples,
+            }
+        })
+        .collect();
+    summary.rules = rules.len();
+    summary.compile_errors = rules.iter().filter(|r| r.has_compile_error()).count();
+    summary.failing = rules.iter().filter(|r| r.failing).count();
+    CelView {
+        versions,
+        version,
+        summary,
+        rules,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Rewriting a rule in the CRD text.
+
+/// How a scalar is written in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarStyle {
+    /// `self.x > 0`
+    Plain,
+    /// `'self.x > 0'`
+    SingleQuoted,
+    /// `"self.x > 0"` (and JSON strings)
+    DoubleQuoted,
+    /// `|` or `>` block scalars.
+    Block,
+}
+
+/// The anchor and tag written before a scalar (`&a !!str `), kept by a rewrite, and the rest.
+fn split_properties(written: &str) -> (&str, &str) {
+    let mut rest = written;
+    loop {
+        if !(rest.starts_with('&') || rest.starts_with('!')) {
+            break;
+        }
+        let token = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let after = &rest[token..];
+        let skipped = after.len() - after.trim_start().len();
+        if skipped == 0 {
+            break;
+        }
+        rest = &after[skipped..];
+    }
+    (&written[..written.len() - rest.len()], rest)
+}
+
+/// The style of a scalar as written (anchor and tag ignored). Empty text counts as plain.
+pub fn scalar_style(written: &str) -> ScalarStyle {
+    let (_, scalar) = split_properties(written);
+    match scalar.as_bytes().first() {
+        Some(b'"') => ScalarStyle::DoubleQuoted,
+        Some(b'\'') => ScalarStyle::SingleQuoted,
+        Some(b'|' | b'>') => ScalarStyle::Block,
+        _ => ScalarStyle::Plain,
+    }
+}
+
+/// `s` as a YAML double-quoted scalar that is also a JSON string: `\` and `"` escaped, line
+/// breaks as `\n`, other characters YAML or JSON would not take as they are as `\uXXXX`.
+pub fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // C0/C1 controls, DEL, YAML 1.1 line breaks (NEL, LS, PS), BOM, non-characters.
+            c if (c as u32) < 0x20
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
+            {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Whether `s` can be written as a plain scalar anywhere a rule is (block or flow context) and
+/// still read back as the same string: one line, no surrounding blanks, starting with a
+/// letter, `_` or `(`, none of `#`, `:`, `,`, `[`, `]`, `{`, `}`, tabs or other controls, and
+/// not a YAML 1.1 boolean or null.
+pub fn is_safe_plain(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    if !(first.is_ascii_alphabetic() || first == '_' || first == '(') {
+        return false;
+    }
+    if s.trim() != s {
+        return false;
+    }
+    if s.chars().any(|c| {
+        matches!(c, '#' | ':' | ',' | '[' | ']' | '{' | '}')
+            || c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+    }) {
+        return false;
+    }
+    const YAML11_WORDS: [&str; 12] = [
+        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf", "~",
+    ];
+    !YAML11_WORDS.contains(&s.to_ascii_lowercase().as_str())
+}
+
+/// The result of [`rewrite_rule`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The new CRD text.
+    pub text: String,
+    /// The byte range of the rule's scalar in it (anchor and tag included, as the engine
+    /// reports `text_range`).
+    pub range: (usize, usize),
+    /// The style written.
+    pub style: ScalarStyle,
+}
+
+/// Replaces the rule scalar at byte `range` of `text` by `rule`: as a plain scalar when
+/// `plain` is allowed (the rule was written plain) and [`is_safe_plain`] says it can be,
+/// else as a [`double_quoted`] scalar. An anchor or tag before the scalar is kept. `None`
+/// when the range is not in the text.
+pub fn rewrite_rule(text: &str, range: (usize, usize), rule: &str, plain: bool) -> Option<Rewrite> {
+    let (start, end) = range;
+    let written = text.get(start..end)?;
+    let (properties, _) = split_properties(written);
+    let style = if plain && is_safe_plain(rule) {
+        ScalarStyle::Plain
+    } else {
+        ScalarStyle::DoubleQuoted
+    };
+    let scalar = match style {
+        ScalarStyle::Plain => rule.to_owned(),
+        _ => double_quoted(rule),
+    };
+    // A rule with no text yet (`rule:` with nothing after it) gets a space after the colon.
+    let gap = if written.is_empty() && text[..start].ends_with(':') {
+        " "
+    } else {
+        ""
+    };
+    let mut out = String::with_capacity(text.len() + scalar.len());
+    out.push_str(&text[..start]);
+    out.push_str(gap);
+    let new_start = out.len();
+    out.push_str(properties);
+    out.push_str(&scalar);
+    let new_end = out.len();
+    out.push_str(&text[end..]);
+    Some(Rewrite {
+        text: out,
+        range: (new_start, new_end),
+        style,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view_model::{EXAMPLE_CRD, EXAMPLE_OBJECT};
+    use crd_studio_engine::{analyze, Request};
+
+    fn run(crd: &str, object: &str, old: Option<&str>) -> Analysis {
+        analyze(&Request {
+            crd: crd.to_owned(),
+            objects: vec![object.to_owned()],
+            old_object: old.map(str::to_owned),
+            ..Request::default()
+        })
+    }
+
+    fn result(path: &str, outcome: CelOutcome, cost: u64) -> CelRuleResult {
+        CelRuleResult {
+            rule: "properties[spec].properties[items].items.x-kubernetes-validations[0]".to_owned(),
+            version: "v1".to_owned(),
+            path: path.to_owned(),
+            outcome,
+            message: (outcome == CelOutcome::Failed)
+                .then(|| format!("{path}: Invalid value: \"object\": too big")),
+            detail: (outcome == CelOutcome::Skipped).then(|| "no old value".to_owned()),
+            cost,
+        }
+    }
+
+    #[test]
+    fn evaluations_are_grouped_by_outcome_and_summarised() {
+        let results = [
+            result("spec.items[0]", CelOutcome::Passed, 2),
+            result("spec.items[1]", CelOutcome::Passed, 3),
+            result("spec.items[2]", CelOutcome::Failed, 4),
+            result("spec.items[3]", CelOutcome::Passed, 2),
+        ];
+        let groups = group_results(&results, |p| {
+            Some(FocusTarget {
+                pane: Pane::Object,
+                line: p.len(),
+                utf16_column: 1,
+            })
+        });
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].outcome, CelOutcome::Passed);
+        assert_eq!(groups[0].evaluations.len(), 3);
+        assert_eq!(groups[0].cost_range(), (2, 3));
+        assert_eq!(groups[0].cost_text(), "cost 2–3 each");
+        assert_eq!(groups[1].cost_text(), "cost 4");
+        assert_eq!(
+            groups[1].evaluations[0].message.as_deref(),
+            Some("spec.items[2]: Invalid value: \"object\": too big")
+        );
+        assert_eq!(groups[1].evaluations[0].target.map(|t| t.line), Some(13));
+        assert_eq!(
+            outcome_summary(&groups),
+            "3 × passed, 1 × failed at spec.items[2]"
+        );
+
+        // Many failures: a few named, the rest counted; skipped grouped by reason.
+        let mut many: Vec<CelRuleResult> = (0..5)
+            .map(|i| result(&format!("spec.items[{i}]"), CelOutcome::Failed, 1))
+            .collect();
+        many.push(result("spec.a", CelOutcome::Skipped, 0));
+        let mut other = result("spec.b", CelOutcome::Skipped, 0);
+        other.detail = Some("gated".to_owned());
+        many.push(other);
+        let groups = group_results(&many, |_| None);
+        assert_eq!(
+            outcome_summary(&groups),
+            "5 × failed at spec.items[0], spec.items[1], spec.items[2] (+2 more), \
+             1 × skipped at spec.a, 1 × skipped at spec.b"
+        );
+        assert_eq!(groups[0].cost_text(), "cost 1 each");
+        assert_eq!(outcome_summary(&[]), "");
+        // The same failure text on every item is shown once; a skip reason stays.
+        assert!(groups[0].same_message());
+        assert!(!groups[1].same_message());
+        assert_eq!(groups[1].shown_detail(), Some("no old value"));
+        let mut g = groups[0].clone();
+        g.evaluations[1].message =
+            Some("spec.items[1]: Invalid value: \"object\": other".to_owned());
+        assert!(!g.same_message());
+        g.detail = Some("Invalid value".to_owned());
+        assert_eq!(g.shown_detail(), None);
+        g.evaluations.truncate(1);
+        assert!(!g.same_message());
+    }
+
+    #[test]
+    fn summary_line() {
+        let s = Summary {
+            rules: 3,
+            compile_errors: 1,
+            failing: 2,
+            samples: 1,
+            runtime_cost: 7,
+        };
+        assert_eq!(
+            s.text(),
+            "3 rules · 1 compile error · 2 failing on the sample"
+        );
+        let s = Summary {
+            rules: 1,
+            compile_errors: 0,
+            failing: 0,
+            samples: 2,
+            runtime_cost: 0,
+        };
+        assert_eq!(
+            s.text(),
+            "1 rule · 0 compile errors · 0 failing on the samples"
+        );
+    }
+
+    #[test]
+    fn cost_spot_is_there_before_the_engine_fills_it() {
+        let mut r = CelRuleReport::default();
+        assert_eq!(cost_text(&r), "cost: —");
+        r.estimated_cost = Some(120);
+        r.cardinality = Some(5);
+        assert_eq!(cost_text(&r), "cost: 120 · cardinality 5");
+    }
+
+    /// A hand-made analysis: two rules, one failing on list items, one that does not compile.
+    #[test]
+    fn view_of_a_hand_made_analysis() {
+        let object = "apiVersion: example.com/v1\nkind: Foo\nmetadata:\n  name: a\nspec:\n  items:\n  - 1\n  - 20\n";
+        let mut a = Analysis::default();
+        a.versions.push(crd_studio_engine::VersionReport {
+            name: "v1".to_owned(),
+            served: true,
+            storage: true,
+            has_schema: true,
+            rules: vec![
+                CelRuleReport {
+                    key: "properties[spec].properties[items].items.x-kubernetes-validations[0]"
+                        .to_owned(),
+                    value_path: ".spec.items[*]".to_owned(),
+                    rule: "self < 10".to_owned(),
+                    line: Some(3),
+                    column: Some(9),
+                    text_range: Some((21, 30)),
+                    ..CelRuleReport::default()
+                },
+                CelRuleReport {
+                    key: "x-kubernetes-validations[0]".to_owned(),
+                    rule: "self.nope".to_owned(),
+                    compile_error: Some("compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope\n | ....^".to_owned()),
+                    ..CelRuleReport::default()
+                },
+            ],
+            ..Default::default()
+        });
+        a.objects.push(ObjectReport {
+            source: 0,
+            document: 0,
+            operation: "create".to_owned(),
+            api_version: "example.com/v1".to_owned(),
+            kind: "Foo".to_owned(),
+            name: "a".to_owned(),
+            cel_runtime_cost: 6,
+            cel_results: vec![
+                result("spec.items[0]", CelOutcome::Passed, 3),
+                result("spec.items[1]", CelOutcome::Failed, 3),
+            ],
+            ..ObjectReport::default()
+        });
+        // Line 3 of the CRD text starts with a two-unit character: the UTF-16 column counts it.
+        let crd = "a: 1\nb: 2\n😀 rule: self < 10\n";
+        let view = cel_view(&a, None, crd, object);
+        assert_eq!(view.version, Some(0));
+        assert_eq!(
+            view.summary.text(),
+            "2 rules · 1 compile error · 1 failing on the sample"
+        );
+        assert_eq!(view.summary.runtime_cost, 6);
+        let r = &view.rules[0];
+        assert_eq!(r.number, 1);
+        assert_eq!(r.value_path, ".spec.items[*]");
+        assert_eq!(r.place, "crd.yaml:3:9");
+        assert_eq!(
+            r.target,
+            Some(FocusTarget {
+                pane: Pane::Crd,
+                line: 3,
+                utf16_column: 10,
+            })
+        );
+        assert_eq!(r.cost, "cost: —");
+        assert!(r.failing);
+        let s = &r.samples[0];
+        assert_eq!(s.object, "Foo a");
+        assert_eq!(s.summary, "1 × passed, 1 × failed at spec.items[1]");
+        // The failing item is line 8 of the object, at its dash's value.
+        let failed = &s.groups[1].evaluations[0];
+        assert_eq!(
+            failed.target,
+            Some(FocusTarget {
+                pane: Pane::Object,
+                line: 8,
+                utf16_column: 5,
+            })
+        );
+        let r = &view.rules[1];
+        assert!(r.has_compile_error());
+        assert!(!r.failing);
+        assert_eq!(r.value_path, ".");
+        assert_eq!(r.target, None);
+        assert_eq!(
+            r.samples[0].note.as_deref(),
+            Some("not run: the object has no value at .")
+        );
+
+        assert_eq!(tab_badge(&a), (2, true));
+        // A version the object is not in.
+        a.versions.push(crd_studio_engine::VersionReport {
+            name: "v2".to_owned(),
+            rules: vec![CelRuleReport::default()],
+            ..Default::default()
+        });
+        let v2 = cel_view(&a, Some(1), crd, object);
+        assert_eq!(v2.version, Some(1));
+        assert_eq!(
+            v2.rules[0].samples[0].note.as_deref(),
+            Some("not run: the object is v1, not v2")
+        );
+        assert_eq!(v2.versions.len(), 2);
+        assert_eq!(v2.versions[1].rules, 1);
+        // Out of range: back to the default.
+        assert_eq!(cel_view(&a, Some(9), crd, object).version, Some(0));
+    }
+
+    #[test]
+    fn the_example_has_rules_that_run_on_the_sample() {
+        let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, None);
+        let view = cel_view(&a, None, EXAMPLE_CRD, EXAMPLE_OBJECT);
+        assert!(view.rules.len() >= 2, "{view:#?}");
+        assert_eq!(view.summary.compile_errors, 0, "{view:#?}");
+        assert_eq!(view.summary.failing, 0, "{view:#?}");
+        assert_eq!(tab_badge(&a), (view.rules.len(), false));
+        assert!(view.rules.iter().any(|r| r.report.transition));
+        // Every rule is located in the CRD, and its place is its scalar.
+        for r in &view.rules {
+            let (start, end) = r.report.text_range.unwrap();
+            let t = r.target.unwrap();
+            assert_eq!(
+                line_utf16_column(EXAMPLE_CRD, start),
+                Some((t.line, t.utf16_column))
+            );
+            assert!(EXAMPLE_CRD[start..end].contains(r.report.rule.as_str()));
+        }
+        // A transition rule is skipped on create, runs on update.
+        let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
+        assert_eq!(transition.samples[0].groups[0].outcome, CelOutcome::Skipped);
+        let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, Some(EXAMPLE_OBJECT));
+        let view = cel_view(&a, None, EXAMPLE_CRD, EXAMPLE_OBJECT);
+        let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
+        assert_eq!(transition.samples[0].operation, "update");
+        assert_eq!(transition.samples[0].summary, "1 × passed");
+        let target = transition.samples[0].groups[0].evaluations[0]
+            .target
+            .unwrap();
+        let line = EXAMPLE_OBJECT.lines().nth(target.line - 1).unwrap();
+        assert!(line.trim_start().starts_with("image:"), "{line}");
+    }
+
+    #[test]
+    fn double_quoting() {
+        assert_eq!(double_quoted("self.a == 1"), "\"self.a == 1\"");
+        assert_eq!(
+            double_quoted("self.s == \"x\\y\"\n&& true"),
+            r#""self.s == \"x\\y\"\n&& true""#
+        );
+        assert_eq!(
+            double_quoted("a\tb\u{0}\u{85}\u{2028}é😀"),
+            "\"a\\tb\\u0000\\u0085\\u2028é😀\""
+        );
+    }
+
+    #[test]
+    fn safe_plain_scalars() {
+        for s in [
+            "self.size() > 0",
+            "self == oldSelf",
+            "has(self.a) || self.b != 'x'",
+            "(self.a + 1) * 2 > 3",
+            "_x == 1",
+        ] {
+            assert!(is_safe_plain(s), "{s}");
+        }
+        for s in [
+            "",
+            " self",
+            "self ",
+            "!has(self.a)",
+            "'a' == self",
+            "\"a\" == self",
+            "self.x # y",
+            "a ? b : c",
+            "self in [1, 2]",
+            "{'a': 1} == self",
+            "self.all(x, x > 0)",
+            "a\nb",
+            "a\tb",
+            "1 < self",
+            "-1 < self",
+            "true",
+            "No",
+            "NULL",
+            "y",
+            "&a",
+            "*a",
+            "|",
+            ">",
+            "%a",
+            "@a",
+            "`a`",
+        ] {
+            assert!(!is_safe_plain(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn styles_as_written() {
+        assert_eq!(scalar_style("self > 0"), ScalarStyle::Plain);
+        assert_eq!(scalar_style("\"self > 0\""), ScalarStyle::DoubleQuoted);
+        assert_eq!(scalar_style("'self > 0'"), ScalarStyle::SingleQuoted);
+        assert_eq!(scalar_style("|\n  self > 0"), ScalarStyle::Block);
+        assert_eq!(scalar_style(">-\n  self > 0"), ScalarStyle::Block);
+        assert_eq!(scalar_style("&a !!str \"self\""), ScalarStyle::DoubleQuoted);
+        assert_eq!(scalar_style("!!str self"), ScalarStyle::Plain);
+        assert_eq!(split_properties("&a !!str 'x'"), ("&a !!str ", "'x'"));
+        assert_eq!(split_properties("!x"), ("", "!x"));
+    }
+
+    #[test]
+    fn rewrite_keeps_plain_style_when_it_can() {
+        let text = "- rule: self.size() > 0\n  message: m\n";
+        let range = (8, 23);
+        assert_eq!(&text[range.0..range.1], "self.size() > 0");
+        let r = rewrite_rule(text, range, "self.size() > 20", true).unwrap();
+        assert_eq!(r.text, "- rule: self.size() > 20\n  message: m\n");
+        assert_eq!(r.style, ScalarStyle::Plain);
+        assert_eq!(&r.text[r.range.0..r.range.1], "self.size() > 20");
+        let r = rewrite_rule(text, range, "!has(self.x)", true).unwrap();
+        assert_eq!(r.text, "- rule: \"!has(self.x)\"\n  message: m\n");
+        assert_eq!(r.style, ScalarStyle::DoubleQuoted);
+        let r = rewrite_rule(text, range, "self.size() > 20", false).unwrap();
+        assert_eq!(r.text, "- rule: \"self.size() > 20\"\n  message: m\n");
+        // Out of range or inside a character: nothing.
+        assert_eq!(rewrite_rule(text, (8, 99), "x", true), None);
+        assert_eq!(rewrite_rule("é", (1, 2), "x", true), None);
+        // Anchors and tags stay; an empty scalar gets its space.
+        let r = rewrite_rule("rule: &r 'a'\n", (6, 12), "b", false).unwrap();
+        assert_eq!(r.text, "rule: &r \"b\"\n");
+        assert_eq!(r.range, (6, 12));
+        let r = rewrite_rule("rule:\n", (5, 5), "b", false).unwrap();
+        assert_eq!(r.text, "rule: \"b\"\n");
+        assert_eq!(&r.text[r.range.0..r.range.1], "\"b\"");
+    }
+
+    /// Every rewrite reads back as the rule typed, through the engine, in YAML and JSON CRDs
+    /// and whatever the rule was written as before.
+    #[test]
+    fn rewritten_rules_read_back_exactly() {
+        let typed = [
+            "self.size() > 20",
+            "!has(self.replicas) || self.replicas <= 10",
+            "self == \"a \\\"quoted\\\" \\\\ text\"",
+            "self.size() > 0 # not a comment",
+            "self in ['a', 'b'] ? true : false",
+            "self.all(x,\n  x > 0)\n",
+            "  self  ",
+            "true",
+            "self == 'é😀\t\u{85}\u{2028}'",
+            "",
+        ];
+        let cron_rule = rule_scalar(EXAMPLE_CRD, "cronSpec");
+        let styles = [
+            "self.size() > 0".to_owned(),
+            "'self.size() > 0'".to_owned(),
+            "\"self.size() \\x3E 0\"".to_owned(),
+            "|-\n                        self.size() > 0".to_owned(),
+            "!!str &a >-\n                        self.size()\n                        > 0"
+                .to_owned(),
+        ];
+        for style in &styles {
+            let crd = format!(
+                "{}{}{}",
+                &EXAMPLE_CRD[..cron_rule.0],
+                style,
+                &EXAMPLE_CRD[cron_rule.1..]
+            );
+            let before = run(&crd, EXAMPLE_OBJECT, None);
+            let rules = &before.versions[0].rules;
+            let rule = rules
+                .iter()
+                .find(|r| r.key.contains("[cronSpec]"))
+                .unwrap_or_else(|| panic!("{style}: {rules:#?}"));
+            assert_eq!(rule.rule, "self.size() > 0", "{style}");
+            let range = rule.text_range.unwrap();
+            let plain = scalar_style(&crd[range.0..range.1]) == ScalarStyle::Plain;
+            assert_eq!(plain, style.starts_with("self"), "{style}");
+            for new in typed {
+                let r = rewrite_rule(&crd, range, new, plain).unwrap();
+                let after = run(&r.text, EXAMPLE_OBJECT, None);
+                let got = after.versions[0]
+                    .rules
+                    .iter()
+                    .find(|r| r.key.contains("[cronSpec]"))
+                    .unwrap_or_else(|| panic!("{new:?} in\n{}", r.text));
+                assert_eq!(got.rule, new, "{style} → {new:?}:\n{}", r.text);
+                assert_eq!(got.text_range, Some(r.range), "{new:?}\n{}", r.text);
+                assert!(
+                    after.findings.iter().all(|f| !f.code.starts_with("yaml")),
+                    "{new:?}: {:#?}",
+                    after.findings
+                );
+            }
+        }
+        // A JSON CRD keeps JSON.
+        let json = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "widgets.example.com"},
+ "spec": {"group": "example.com", "scope": "Namespaced",
+  "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+   "type": "object",
+   "x-kubernetes-validations": [{"rule": "has(self.metadata)"}]}}}]}}"#;
+        let a = run(json, "{}", None);
+        let rule = &a.versions[0].rules[0];
+        for new in typed {
+            let r = rewrite_rule(json, rule.text_range.unwrap(), new, false).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&r.text).unwrap();
+            assert_eq!(
+                v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"]
+                    [0]["rule"],
+                new
+            );
+            let after = run(&r.text, "{}", None);
+            assert_eq!(after.versions[0].rules[0].rule, new);
+        }
+    }
+
+    /// The byte range of the first rule scalar under `property` in `text`.
+    fn rule_scalar(text: &str, property: &str) -> (usize, usize) {
+        let a = run(text, EXAMPLE_OBJECT, None);
+        a.versions[0]
+            .rules
+            .iter()
+            .find(|r| r.key.contains(&format!("[{property}]")))
+            .and_then(|r| r.text_range)
+            .unwrap_or_else(|| panic!("no rule under {property}: {:#?}", a.versions))
+    }
+
+    #[test]
+    fn positions_in_utf16() {
+        assert_eq!(line_utf16_column("ab\nc😀d", 3), Some((2, 1)));
+        assert_eq!(line_utf16_column("ab\nc😀d", 8), Some((2, 4)));
+        assert_eq!(line_utf16_column("ab\nc😀d", 5), None);
+        assert_eq!(line_utf16_column("ab", 9), None);
+    }
+}

@@ -1,0 +1,480 @@
+//! The "CEL rules" panel: every `x-kubernetes-validations` rule of a CRD version, whether it
+//! compiles, and what it did on each sample object. The layout comes from
+//! [`crate::cel_model`]; this file renders it and runs the inline rule editor.
+//!
+//! Editing a rule here rewrites its scalar in the CRD text ([`rewrite_rule`]) and hands the
+//! new text to the page, which re-analyses it as it does for any CRD edit and reloads the CRD
+//! editor. The byte range of the scalar comes from the newest analysis when it was made from
+//! the current CRD text, else from this panel's own previous rewrite; a keystroke that has
+//! neither (the CRD editor changed the text a moment ago) waits for the next analysis.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crd_studio_engine::CelOutcome;
+use yew::prelude::*;
+
+use crate::app::Shown;
+use crate::cel_model::{
+    cel_view, outcome_name, rewrite_rule, scalar_style, CelView, Evaluation, OutcomeGroup,
+    RuleView, SampleResults, ScalarStyle, MAX_LISTED,
+};
+use crate::view_model::FocusTarget;
+
+/// Properties of [`CelPanel`].
+#[derive(Properties, PartialEq)]
+pub struct CelPanelProps {
+    /// The newest analysis shown.
+    pub shown: Option<Rc<Shown>>,
+    /// The CRD text now in the editor (newer than the analysis while the user types).
+    pub crd: AttrValue,
+    /// Whether another tab is showing (nothing is computed then).
+    pub hidden: bool,
+    /// Puts the cursor in an editor (the rule in the CRD, a value in the Object).
+    pub on_jump: Callback<FocusTarget>,
+    /// Replaces the CRD text (an edited rule).
+    pub on_rewrite: Callback<String>,
+}
+
+/// A rule's identity across analyses: its version and key.
+fn rule_id(version: usize, key: &str) -> String {
+    format!("{version}/{key}")
+}
+
+/// The panel's previous rewrite: the CRD text it produced and where the rule is in it.
+struct LastWrite {
+    crd: String,
+    id: String,
+    range: (usize, usize),
+    /// Whether the rule was a plain scalar when its editing began (plain is kept if it can be).
+    plain: bool,
+}
+
+/// What the inline editors remember between renders.
+#[derive(Default)]
+struct EditState {
+    /// The CRD text as of the newest prop or own rewrite.
+    crd: String,
+    /// The newest `crd` prop seen.
+    seen: String,
+    last: Option<LastWrite>,
+    /// A typed rule that could not be written yet: (id, text).
+    pending: Option<(String, String)>,
+}
+
+/// Writes `text` as the rule `id` into the current CRD text, if the rule's place is known.
+/// Returns the new CRD text.
+fn write_rule(
+    state: &mut EditState,
+    shown: Option<&Shown>,
+    view: Option<&CelView>,
+    id: &str,
+    text: &str,
+) -> Option<String> {
+    let (range, plain) = match &state.last {
+        Some(l) if l.crd == state.crd && l.id == id => (l.range, l.plain),
+        _ => {
+            let shown = shown.filter(|s| s.crd.as_str() == state.crd)?;
+            let view = view?;
+            let version = view.version?;
+            let rule = view.rules.iter().find(|r| rule_id(version, &r.key) == id)?;
+            let range = rule.report.text_range?;
+            let written = shown.crd.get(range.0..range.1)?;
+            (range, scalar_style(written) == ScalarStyle::Plain)
+        }
+    };
+    let rewrite = rewrite_rule(&state.crd, range, text, plain)?;
+    state.crd = rewrite.text.clone();
+    state.last = Some(LastWrite {
+        crd: rewrite.text.clone(),
+        id: id.to_owned(),
+        range: rewrite.range,
+        plain,
+    });
+    Some(rewrite.text)
+}
+
+/// The panel.
+#[component]
+pub fn CelPanel(props: &CelPanelProps) -> Html {
+    let version = use_state(|| None::<usize>);
+    let drafts = use_state(HashMap::<String, String>::new);
+    let edit = use_mut_ref(EditState::default);
+    let computed = {
+        let shown = props.shown.clone();
+        let seq = shown.as_ref().map(|s| s.seq);
+        use_memo(
+            (seq, *version, props.hidden),
+            move |(_, version, hidden)| {
+                if *hidden {
+                    return None;
+                }
+                shown.map(|s| cel_view(&s.reply.analysis, *version, &s.crd, &s.object))
+            },
+        )
+    };
+
+    // A CRD text that is not this panel's own rewrite (typed in the CRD editor, the example
+    // reset) ends the inline edits: the editors show the rules as analysed again.
+    {
+        let mut state = edit.borrow_mut();
+        if state.seen != props.crd.as_str() {
+            state.seen = props.crd.to_string();
+            state.crd = props.crd.to_string();
+            let own = state.last.as_ref().is_some_and(|l| l.crd == state.crd);
+            if !own {
+                state.last = None;
+                state.pending = None;
+            }
+        }
+    }
+    {
+        let drafts = drafts.clone();
+        let edit = edit.clone();
+        use_effect_with(props.crd.clone(), move |_| {
+            let own = edit.borrow().last.is_some();
+            if !own && !drafts.is_empty() {
+                drafts.set(HashMap::new());
+            }
+        });
+    }
+    // A rule typed while the analysis was behind the text is written once it catches up.
+    {
+        let edit = edit.clone();
+        let shown = props.shown.clone();
+        let computed = computed.clone();
+        let on_rewrite = props.on_rewrite.clone();
+        let seq = props.shown.as_ref().map(|s| s.seq);
+        use_effect_with((seq, computed.is_some()), move |_| {
+            let mut state = edit.borrow_mut();
+            if let Some((id, text)) = state.pending.take() {
+                match write_rule(
+                    &mut state,
+                    shown.as_deref(),
+                    computed.as_ref().as_ref(),
+                    &id,
+                    &text,
+                ) {
+                    Some(crd) => on_rewrite.emit(crd),
+                    None => state.pending = Some((id, text)),
+                }
+            }
+        });
+    }
+
+    let body = match (&props.shown, &*computed) {
+        _ if props.hidden => html! {},
+        (None, _) | (Some(_), None) => html! { <p class="empty">{ "Analysing…" }</p> },
+        (Some(_), Some(view)) => {
+            let on_edit = {
+                let drafts = drafts.clone();
+                let edit = edit.clone();
+                let shown = props.shown.clone();
+                let computed = computed.clone();
+                let on_rewrite = props.on_rewrite.clone();
+                Callback::from(move |(id, text): (String, String)| {
+                    let mut next = (*drafts).clone();
+                    next.insert(id.clone(), text.clone());
+                    drafts.set(next);
+                    let mut state = edit.borrow_mut();
+                    match write_rule(
+                        &mut state,
+                        shown.as_deref(),
+                        computed.as_ref().as_ref(),
+                        &id,
+                        &text,
+                    ) {
+                        Some(crd) => {
+                            state.pending = None;
+                            drop(state);
+                            on_rewrite.emit(crd);
+                        }
+                        None => state.pending = Some((id, text)),
+                    }
+                })
+            };
+            let on_version = {
+                let version = version.clone();
+                Callback::from(move |v: usize| version.set(Some(v)))
+            };
+            panel_body(view, &drafts, &on_edit, &on_version, &props.on_jump)
+        }
+    };
+    html! {
+        <section id="panel-cel" class="panel cel" role="region" aria-label="CEL rules"
+            hidden={props.hidden}>
+            { body }
+        </section>
+    }
+}
+
+fn panel_body(
+    view: &CelView,
+    drafts: &HashMap<String, String>,
+    on_edit: &Callback<(String, String)>,
+    on_version: &Callback<usize>,
+    on_jump: &Callback<FocusTarget>,
+) -> Html {
+    let versions = if view.versions.len() > 1 {
+        html! {
+            <div class="version-tabs" role="group" aria-label="Version">
+                { for view.versions.iter().map(|v| {
+                    let index = v.index;
+                    let onclick = on_version.reform(move |_: MouseEvent| index);
+                    html! {
+                        <button type="button" class="seg"
+                            title={format!("The rules of version {} ({})", v.name, v.rules)}
+                            aria-pressed={if Some(v.index) == view.version { "true" } else { "false" }}
+                            {onclick}>
+                            { v.name.clone() }
+                        </button>
+                    }
+                }) }
+            </div>
+        }
+    } else {
+        html! {}
+    };
+    let s = &view.summary;
+    let summary_class = if s.compile_errors > 0 || s.failing > 0 {
+        "cel-summary bad"
+    } else {
+        "cel-summary"
+    };
+    let version_name = view
+        .version
+        .and_then(|v| view.versions.get(v))
+        .map(|v| v.name.clone());
+    let toolbar = html! {
+        <div class="stored-toolbar cel-toolbar">
+            { versions }
+            <span class={summary_class} data-testid="cel-summary">{ s.text() }</span>
+            <span class="spacer"></span>
+            <span class="pill op" title="The runtime cost the server counts for the CEL rules on the sample objects">
+                { format!("runtime cost {}", s.runtime_cost) }
+            </span>
+        </div>
+    };
+    let list = match (&version_name, view.rules.is_empty()) {
+        (None, _) => html! { <p class="empty">{ "The CRD has no version to show." }</p> },
+        (Some(name), true) => html! {
+            <p class="empty">
+                { format!("Version {name} has no x-kubernetes-validations rules. Add one to a schema node, e.g. ") }
+                <code>{ "x-kubernetes-validations: [{rule: \"self.minReplicas <= self.maxReplicas\"}]" }</code>
+            </p>
+        },
+        (Some(_), false) => {
+            let version = view.version.unwrap_or(0);
+            html! {
+                <ol class="rule-list" role="list">
+                    { for view.rules.iter().map(|r| {
+                        let id = rule_id(version, &r.key);
+                        let draft = drafts.get(&id).cloned();
+                        rule_card(r, id, draft, on_edit, on_jump)
+                    }) }
+                </ol>
+            }
+        }
+    };
+    html! {
+        <>
+            { toolbar }
+            { list }
+        </>
+    }
+}
+
+fn rule_card(
+    r: &RuleView,
+    id: String,
+    draft: Option<String>,
+    on_edit: &Callback<(String, String)>,
+    on_jump: &Callback<FocusTarget>,
+) -> Html {
+    let rep = &r.report;
+    let text = draft.unwrap_or_else(|| rep.rule.clone());
+    let rows = text.lines().count().clamp(1, 6).to_string();
+    let oninput = {
+        let id = id.clone();
+        on_edit.reform(move |e: InputEvent| {
+            let ta: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            (id.clone(), ta.value())
+        })
+    };
+    let place = match r.target {
+        Some(t) if !r.place.is_empty() => {
+            let onclick = on_jump.reform(move |_: MouseEvent| t);
+            html! {
+                <button type="button" class="place link" title={format!("{}: show it in the CRD editor", r.crd_path)} {onclick}>
+                    { r.place.clone() }
+                </button>
+            }
+        }
+        _ => html! { <span class="place" title={r.crd_path.clone()}>{ r.place.clone() }</span> },
+    };
+    let compile = match (&rep.compile_error, &rep.message_expression_error) {
+        (None, None) => {
+            html! { <div class="compile ok"><span class="tick">{ "✓" }</span>{ " compiles" }</div> }
+        }
+        (rule_error, message_error) => html! {
+            <>
+                if let Some(e) = rule_error {
+                    <div class="compile bad">
+                        <span class="sev error">{ "compile error" }</span>
+                        <pre class="server-text">{ e.clone() }</pre>
+                    </div>
+                }
+                if let Some(e) = message_error {
+                    <div class="compile bad">
+                        <span class="sev error">{ "messageExpression" }</span>
+                        <pre class="server-text">{ e.clone() }</pre>
+                    </div>
+                }
+            </>
+        },
+    };
+    let meta: Vec<(&str, &str, bool)> = [
+        ("message", rep.message.as_str(), false),
+        ("messageExpression", rep.message_expression.as_str(), true),
+        ("reason", rep.reason.as_str(), false),
+        ("fieldPath", rep.field_path.as_str(), true),
+    ]
+    .into_iter()
+    .filter(|(_, v, _)| !v.is_empty())
+    .collect();
+    let class = classes!(
+        "rule-card",
+        r.failing.then_some("failing"),
+        r.has_compile_error().then_some("broken")
+    );
+    html! {
+        <li class={class} key={id.clone()}>
+            <div class="rule-head">
+                <span class="rule-no">{ format!("#{}", r.number) }</span>
+                <span class="vpath" title="Where the rule runs in an object (self)">{ r.value_path.clone() }</span>
+                { place }
+                if rep.transition {
+                    <span class="tag transition" title="The rule uses oldSelf: it runs on updates, when the old object has the value">{ "transition rule" }</span>
+                }
+                if rep.optional_old_self {
+                    <span class="tag" title="optionalOldSelf: true — the rule also runs without an old value (oldSelf is an optional)">{ "optionalOldSelf" }</span>
+                }
+                <span class="spacer"></span>
+                <span class="cost" title="Estimated cost of one evaluation and the schema cardinality, as the server checks them when the CRD is written">{ r.cost.clone() }</span>
+            </div>
+            <div class="rule-main">
+            <textarea class="rule-input" rows={rows} spellcheck="false" autocomplete="off"
+                aria-label={format!("Rule {}", r.number)}
+                title="Edit the rule: the CRD text is rewritten and checked again"
+                value={text} {oninput} />
+            { compile }
+            if !meta.is_empty() {
+                <dl class="rule-meta">
+                    { for meta.into_iter().map(|(k, v, code)| html! {
+                        <>
+                            <dt>{ k }</dt>
+                            <dd class={classes!(code.then_some("code"))}>{ v }</dd>
+                        </>
+                    }) }
+                </dl>
+            }
+            </div>
+            <div class="samples">
+                { for r.samples.iter().map(|s| sample(s, on_jump)) }
+            </div>
+        </li>
+    }
+}
+
+fn sample(s: &SampleResults, on_jump: &Callback<FocusTarget>) -> Html {
+    html! {
+        <div class="sample">
+            <div class="sample-head">
+                <span class="sample-name">{ s.object.clone() }</span>
+                <span class="pill op">{ s.operation.clone() }</span>
+                if s.groups.iter().map(|g| g.evaluations.len()).sum::<usize>() > 1 {
+                    <span class="sample-summary">{ s.summary.clone() }</span>
+                }
+            </div>
+            if let Some(note) = &s.note {
+                <p class="muted note">{ note.clone() }</p>
+            }
+            if !s.groups.is_empty() {
+                <ul class="outcomes">
+                    { for s.groups.iter().map(|g| group(g, on_jump)) }
+                </ul>
+            }
+        </div>
+    }
+}
+
+fn outcome_class(o: CelOutcome) -> &'static str {
+    match o {
+        CelOutcome::Passed => "passed",
+        CelOutcome::Failed => "failed",
+        CelOutcome::Error => "error",
+        CelOutcome::Skipped => "skipped",
+    }
+}
+
+fn path_button(e: &Evaluation, on_jump: &Callback<FocusTarget>) -> Html {
+    match e.target {
+        Some(t) => {
+            let onclick = on_jump.reform(move |_: MouseEvent| t);
+            html! {
+                <button type="button" class="vpath link" title={format!("cost {} · show the value in the Object editor", e.cost)} {onclick}>
+                    { e.path.clone() }
+                </button>
+            }
+        }
+        None => {
+            html! { <span class="vpath" title={format!("cost {}", e.cost)}>{ e.path.clone() }</span> }
+        }
+    }
+}
+
+fn group(g: &OutcomeGroup, on_jump: &Callback<FocusTarget>) -> Html {
+    let name = outcome_name(g.outcome);
+    let count = g.evaluations.len();
+    let listed = &g.evaluations[..count.min(MAX_LISTED)];
+    let more = count - listed.len();
+    let with_messages = listed.iter().any(|e| e.message.is_some());
+    let once = g.same_message();
+    let chips = html! {
+        <span class="paths">
+            { for listed.iter().map(|e| path_button(e, on_jump)) }
+            if more > 0 { <span class="muted">{ format!("+{more} more") }</span> }
+        </span>
+    };
+    html! {
+        <li class={classes!("outcome", outcome_class(g.outcome))}>
+            <div class="outcome-line">
+                <span class={classes!("verdict", outcome_class(g.outcome))}>{ name }</span>
+                if count > 1 {
+                    <span class="times">{ format!("{count} ×") }</span>
+                }
+                if !with_messages || once { { chips } }
+                <span class="eval-cost">{ g.cost_text() }</span>
+            </div>
+            if let Some(d) = g.shown_detail() {
+                <pre class="detail">{ d }</pre>
+            }
+            if once {
+                <pre class="server-text">{ listed.first().and_then(|e| e.message.clone()).unwrap_or_default() }</pre>
+                <p class="detail">{ "Each value gets this message, with its own path." }</p>
+            } else if with_messages {
+                <ul class="evals">
+                    { for listed.iter().map(|e| html! {
+                        <li>
+                            { path_button(e, on_jump) }
+                            if let Some(m) = &e.message {
+                                <pre class="server-text">{ m.clone() }</pre>
+                            }
+                        </li>
+                    }) }
+                    if more > 0 { <li class="muted">{ format!("… and {more} more") }</li> }
+                </ul>
+            }
+        </li>
+    }
+}
