@@ -247,7 +247,10 @@ test('an old object switches to the update path; its problems open and focus it'
 
 test('Stored object marks applied defaults and lists pruned fields, which jump to the Object editor', async () => {
   // The example CRD with a default for spec.replicas; the object gains a field the schema lacks.
-  const crd = (await editor('CRD').innerText()).replace(
+  // The saved text, not the editor's innerText: CodeMirror renders only the lines near the
+  // viewport, and the example is longer than that.
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('crd-studio.crd')));
+  const crd = saved.replace(
     /( +)replicas:\n( +)type: integer/,
     (_, a, b) => `${a}replicas:\n${b}type: integer\n${b}default: 1`,
   );
@@ -342,5 +345,78 @@ spec:
 
   await page.getByRole('button', { name: 'Reset example' }).click();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.deepEqual(consoleErrors, []);
+});
+
+const celPanel = () => page.getByRole('region', { name: 'CEL rules' });
+const activeLineOf = (label) => page.locator(`.cm-editor:has(.cm-content[aria-label="${label}"]) .cm-activeLine`);
+
+test('CEL rules: the example rules, their results on the sample, and a rule edited until it fails', async () => {
+  await page.getByRole('tab', { name: 'CEL rules' }).click();
+  const cel = celPanel();
+  await cel.getByText('3 rules · 0 compile errors · 0 failing on the sample').waitFor();
+  assert.equal(await problems().isVisible(), false);
+  const card = (n) => cel.locator('.rule-card').nth(n - 1);
+  // Rule 2: `self.size() > 0` on cronSpec, passed on the sample at spec.cronSpec.
+  assert.match(await card(2).locator('.rule-head').innerText(), /\.spec\.cronSpec\s+crd\.yaml:\d+:\d+/);
+  assert.equal(await cel.getByRole('textbox', { name: 'Rule 2' }).inputValue(), 'self.size() > 0');
+  assert.match(await card(2).locator('.samples').innerText(), /CronTab my-new-cron-object\s+create[\s\S]*passed\s+spec\.cronSpec\s+cost \d+/i);
+  assert.match(await card(2).innerText(), /cost: —/);
+  // Rule 3 is a transition rule: skipped on create.
+  assert.match(await card(3).innerText(), /transition rule/);
+  assert.match(await card(3).innerText(), /a transition rule runs only when there is an old value/);
+  await screenshot('11-cel.png');
+
+  // Edit rule 2 in place until it fails on the sample.
+  const rule2 = cel.getByRole('textbox', { name: 'Rule 2' });
+  await rule2.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('self.size() > 20');
+  await cel.getByText('failed rule: self.size() > 20').waitFor();
+  assert.match(await card(2).innerText(), /spec\.cronSpec: Invalid value: "\* \* \* \* \*\/5": failed rule: self\.size\(\) > 20/);
+  await cel.getByText('3 rules · 0 compile errors · 1 failing on the sample').waitFor();
+  // Nothing typed is lost; the CRD editor shows the rewritten rule, still a plain scalar.
+  assert.equal(await rule2.inputValue(), 'self.size() > 20');
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Rule 2');
+  assert.match(await editor('CRD').innerText(), /^ *- rule: self\.size\(\) > 20$/m);
+  assert.match(await statusLine().textContent(), /^Rejected · /);
+  await card(2).scrollIntoViewIfNeeded();
+  await screenshot('12-cel-failing.png');
+
+  // The value path jumps to the Object editor, the rule's place to the CRD editor.
+  await card(2).getByRole('button', { name: 'spec.cronSpec' }).click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Object');
+  assert.match(await activeLineOf('Object').textContent(), /cronSpec:/);
+  await card(2).locator('.rule-head button.place').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
+  assert.match(await activeLineOf('CRD').textContent(), /rule: self\.size\(\) > 20/);
+
+  // Kept across a reload (autosaved like any CRD edit).
+  await page.waitForTimeout(300);
+  await openPage();
+  await page.getByRole('tab', { name: 'CEL rules' }).click();
+  await celPanel().getByText('failed rule: self.size() > 20').waitFor();
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('CEL rules: a transition rule runs on update and fails when the value changes', async () => {
+  const cel = celPanel();
+  await page.getByRole('button', { name: 'Copy from Object' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.includes('on update'));
+  const transition = cel.locator('.rule-card', { hasText: 'transition rule' });
+  await transition.locator('.verdict.passed').waitFor();
+  assert.match(await transition.innerText(), /update/);
+
+  await paste('Object', CRONTAB.replace('my-awesome-cron-image', 'another-image'));
+  await transition.locator('.verdict.failed').waitFor();
+  assert.match(await transition.locator('.samples').innerText(), /failed[\s\S]*spec\.image: Invalid value: "another-image": image is immutable/i);
+  await transition.scrollIntoViewIfNeeded();
+  await screenshot('13-cel-update.png');
+
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  await cel.getByText('3 rules · 0 compile errors · 0 failing on the sample').waitFor();
+  assert.equal(await cel.getByRole('textbox', { name: 'Rule 2' }).inputValue(), 'self.size() > 0');
   assert.deepEqual(consoleErrors, []);
 });

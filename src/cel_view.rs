@@ -321,13 +321,13 @@ fn rule_card(
                 if let Some(e) = rule_error {
                     <div class="compile bad">
                         <span class="sev error">{ "compile error" }</span>
-                        <pre class="server-text">{ e.clone() }</pre>
+                        <pre class={server_text_class(e)}>{ e.clone() }</pre>
                     </div>
                 }
                 if let Some(e) = message_error {
                     <div class="compile bad">
                         <span class="sev error">{ "messageExpression" }</span>
-                        <pre class="server-text">{ e.clone() }</pre>
+                        <pre class={server_text_class(e)}>{ e.clone() }</pre>
                     </div>
                 }
             </>
@@ -408,6 +408,12 @@ fn sample(s: &SampleResults, on_jump: &Callback<FocusTarget>) -> Html {
     }
 }
 
+/// Server text is shown as written; text with a CEL caret line (` | ....^`) is not wrapped,
+/// so the caret stays under the character it points at.
+fn server_text_class(text: &str) -> Classes {
+    classes!("server-text", text.contains("\n | ").then_some("carets"))
+}
+
 fn outcome_class(o: CelOutcome) -> &'static str {
     match o {
         CelOutcome::Passed => "passed",
@@ -440,6 +446,10 @@ fn group(g: &OutcomeGroup, on_jump: &Callback<FocusTarget>) -> Html {
     let more = count - listed.len();
     let with_messages = listed.iter().any(|e| e.message.is_some());
     let once = g.same_message();
+    let first_message = listed
+        .first()
+        .and_then(|e| e.message.clone())
+        .unwrap_or_default();
     let chips = html! {
         <span class="paths">
             { for listed.iter().map(|e| path_button(e, on_jump)) }
@@ -457,10 +467,10 @@ fn group(g: &OutcomeGroup, on_jump: &Callback<FocusTarget>) -> Html {
                 <span class="eval-cost">{ g.cost_text() }</span>
             </div>
             if let Some(d) = g.shown_detail() {
-                <pre class="detail">{ d }</pre>
+                <pre class={classes!("detail", d.contains("\n | ").then_some("carets"))}>{ d }</pre>
             }
             if once {
-                <pre class="server-text">{ listed.first().and_then(|e| e.message.clone()).unwrap_or_default() }</pre>
+                <pre class={server_text_class(&first_message)}>{ first_message.clone() }</pre>
                 <p class="detail">{ "Each value gets this message, with its own path." }</p>
             } else if with_messages {
                 <ul class="evals">
@@ -468,7 +478,7 @@ fn group(g: &OutcomeGroup, on_jump: &Callback<FocusTarget>) -> Html {
                         <li>
                             { path_button(e, on_jump) }
                             if let Some(m) = &e.message {
-                                <pre class="server-text">{ m.clone() }</pre>
+                                <pre class={server_text_class(m)}>{ m.clone() }</pre>
                             }
                         </li>
                     }) }

@@ -228,3 +228,64 @@ async fn old_object_switches_to_update_and_the_stored_object_is_shown() {
     })
     .await;
 }
+
+#[wasm_bindgen_test]
+async fn cel_tab_lists_the_rules_and_an_edited_rule_is_written_into_the_crd() {
+    let root = mount().await;
+    click(&root, "#tab-cel");
+    wait_for(&root, "the CEL rules", |r| {
+        text(r, "#panel-cel").contains("3 rules · 0 compile errors")
+    })
+    .await;
+    let panel = text(&root, "#panel-cel");
+    assert!(panel.contains(".spec.cronSpec"), "{panel}");
+    assert!(panel.contains("transition rule"), "{panel}");
+    assert!(
+        panel.contains("a transition rule runs only when there is an old value"),
+        "{panel}"
+    );
+    assert!(panel.contains("cost: —"), "{panel}");
+    assert!(query(&root, "#panel-problems[hidden]").is_some());
+
+    // Rule 2 is `self.size() > 0` on cronSpec: make it fail on the sample.
+    let rule = textarea(&root, "Rule 2");
+    assert_eq!(rule.value(), "self.size() > 0");
+    type_into(&rule, "self.size() > 20");
+    wait_for(&root, "the failure", |r| {
+        text(r, "#panel-cel").contains("failed rule: self.size() > 20")
+    })
+    .await;
+    let panel = text(&root, "#panel-cel");
+    assert!(panel.contains("1 failing on the sample"), "{panel}");
+    // The CRD editor shows the new rule, written plain as before, and it is autosaved.
+    let crd = textarea(&root, "CRD").value();
+    assert!(crd.contains("- rule: self.size() > 20\n"), "{crd}");
+    let saved = gloo::utils::window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(crd_studio_web::CRD_KEY).ok().flatten())
+        .unwrap_or_default();
+    assert!(saved.contains("self.size() > 20"), "{saved}");
+
+    // A rule that cannot stay plain is double-quoted.
+    type_into(&textarea(&root, "Rule 2"), "!(self.size() == 0)");
+    wait_for(&root, "the quoted rule", |r| {
+        textarea(r, "CRD")
+            .value()
+            .contains("- rule: \"!(self.size() == 0)\"\n")
+    })
+    .await;
+    wait_for(&root, "the rule passing again", |r| {
+        text(r, "#panel-cel").contains("0 failing on the sample")
+    })
+    .await;
+
+    // The rule's place jumps to the CRD editor.
+    click(
+        &root,
+        "#panel-cel .rule-card:nth-child(2) .rule-head button.place",
+    );
+    let active = gloo::utils::document().active_element().expect("focus");
+    assert_eq!(active.get_attribute("aria-label").as_deref(), Some("CRD"));
+}
