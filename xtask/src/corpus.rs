@@ -321,11 +321,51 @@ impl<'a> CrdCache<'a> {
     }
 }
 
+/// `StaticEstimatedCostLimit`.
+const PER_RULE_COST_LIMIT: u64 = 10_000_000;
+/// `StaticEstimatedCRDCostLimit`.
+const PER_CRD_COST_LIMIT: u64 = 100_000_000;
+
 /// The engine's CEL estimated costs of one CRD version, shaped like the oracle's version
-/// entry (`celRules`, `celTotalEstimatedCost`, `celTotalExceedsLimit`); `None` while the
-/// engine reports no CEL rules at all.
-fn engine_cel_costs(_analysis: &Analysis, _version: &str) -> Option<Value> {
-    None
+/// entry: `celRules` (per rule: `path`, `rule`, `maxCost`, `maxCardinality`,
+/// `schemaCardinality`, `estimatedCost`, `exceedsPerRuleLimit`, `usesOldSelf`, and
+/// `messageExpressionMaxCost` / `compileError` when there are), `celTotalEstimatedCost` (the
+/// saturating sum of the rules' and messageExpressions' costs) and `celTotalExceedsLimit`.
+/// `None` when the engine has no such version.
+fn engine_cel_costs(analysis: &Analysis, version: &str) -> Option<Value> {
+    let v = analysis.versions.iter().find(|v| v.name == version)?;
+    let mut total: u64 = 0;
+    let rules: Vec<Value> = v
+        .rules
+        .iter()
+        .map(|r| {
+            let estimated = r.estimated_cost.unwrap_or(0);
+            total = total.saturating_add(estimated);
+            let mut o = json!({
+                "path": format!("{}.{}.rule", v.schema_path, r.key),
+                "rule": r.rule,
+                "maxCost": r.max_cost.unwrap_or(0),
+                "maxCardinality": r.max_cardinality.unwrap_or(0),
+                "schemaCardinality": r.cardinality,
+                "estimatedCost": estimated,
+                "exceedsPerRuleLimit": estimated > PER_RULE_COST_LIMIT,
+                "usesOldSelf": r.transition,
+            });
+            if let Some(m) = r.message_expression_max_cost {
+                total = total.saturating_add(m);
+                o["messageExpressionMaxCost"] = json!(m);
+            }
+            if let Some(e) = &r.compile_error {
+                o["compileError"] = json!(e);
+            }
+            o
+        })
+        .collect();
+    Some(json!({
+        "celRules": rules,
+        "celTotalEstimatedCost": total,
+        "celTotalExceedsLimit": total > PER_CRD_COST_LIMIT,
+    }))
 }
 
 /// The oracle's CEL rules of a version against the engine's: every rule (by path) with its

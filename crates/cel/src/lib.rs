@@ -35,6 +35,7 @@
 
 pub mod ast;
 pub mod checker;
+pub mod cost_est;
 pub mod cost_rt;
 pub mod debug;
 pub mod decls;
@@ -43,6 +44,7 @@ pub mod ext_format;
 pub mod ext_rt;
 pub mod goregex;
 pub mod interp;
+pub mod k8s_cost_est;
 pub mod k8s_format;
 pub mod k8s_net;
 pub mod k8s_quantity;

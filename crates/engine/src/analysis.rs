@@ -206,10 +206,22 @@ pub struct CelRuleReport {
     /// Byte range of the rule's YAML/JSON scalar (quotes and block indicators included) in
     /// the CRD text, for editors that rewrite the rule.
     pub text_range: Option<(usize, usize)>,
-    /// The estimated maximum cost of one evaluation (issue 5; `None` until computed).
+    /// The rule's estimated cost as CRD validation checks it against the per-rule limit
+    /// (10,000,000): `max_cost × cardinality`, or `max_cost × max_cardinality` when the
+    /// cardinality is unbounded (`None` when the rule did not compile).
     pub estimated_cost: Option<u64>,
-    /// The schema cardinality of the rule's node (`None`: unbounded or not computed).
+    /// The schema cardinality of the rule's node: the product of `maxItems`/`maxProperties`
+    /// of the lists and maps above it (`None`: unbounded, or the rule did not compile).
     pub cardinality: Option<u64>,
+    /// The estimated maximum cost of one evaluation (`MaxCost`; `None` when the rule did not
+    /// compile).
+    pub max_cost: Option<u64>,
+    /// The worst-case number of values of the rule's node in one request, from their minimum
+    /// JSON size (`MaxCardinality`), which replaces an unbounded cardinality.
+    pub max_cardinality: Option<u64>,
+    /// The estimated maximum cost of the `messageExpression` (`None` when there is none or it
+    /// did not compile).
+    pub message_expression_max_cost: Option<u64>,
 }
 
 /// What happened when a rule ran on one value of an object.

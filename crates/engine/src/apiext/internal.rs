@@ -268,13 +268,17 @@ impl InternalCrd {
         self.status.stored_versions.iter().any(|v| v == version)
     }
 
-    /// `apiextensions.GetSchemaForVersion`: the version's schema (top-level or its own).
-    /// `None` when the version does not exist.
+    /// `apiextensions.GetSchemaForVersion`: the top-level schema when no version has its
+    /// own (whatever the version), else the version's. `None` where Go returns an error (both
+    /// kinds of schema, or the version does not exist).
     pub fn schema_for_version(&self, version: &str) -> Option<Option<&CustomResourceValidation>> {
-        let v = self.spec.versions.iter().find(|v| v.name == version)?;
-        if let Some(top) = &self.spec.validation {
-            return Some(Some(top));
+        if !self.spec.versions.iter().any(|v| v.schema.is_some()) {
+            return Some(self.spec.validation.as_ref());
         }
+        if self.spec.validation.is_some() {
+            return None;
+        }
+        let v = self.spec.versions.iter().find(|v| v.name == version)?;
         Some(v.schema.as_ref())
     }
 }

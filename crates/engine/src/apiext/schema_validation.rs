@@ -206,6 +206,21 @@ fn multiply(base: u64, cardinality: u64) -> u64 {
     }
 }
 
+/// The cardinality of a child of `parent` (`childContext`): the parent's cardinality times
+/// its `maxItems` (arrays) or `maxProperties` (maps), saturating; `None` (unbounded) when the
+/// parent's is or the bound is missing. The root's cardinality is `Some(1)`.
+pub fn child_cardinality(parent: &JsonSchemaProps, parent_cardinality: Option<u64>) -> Option<u64> {
+    let card = parent_cardinality?;
+    max_elements(parent).map(|m| multiply(card, m))
+}
+
+/// `getExpressionCost`: the estimated cost of a rule whose compilation gave `max_cost` and
+/// `max_cardinality`, on a node of `cardinality` (`None`: unbounded, then `max_cardinality`
+/// is used). Saturating; 0 when `max_cost` is 0.
+pub fn expression_cost(max_cost: u64, max_cardinality: u64, cardinality: Option<u64>) -> u64 {
+    multiply(max_cost, cardinality.unwrap_or(max_cardinality))
+}
+
 /// The CEL schema context of a node (`CELSchemaContext`).
 #[derive(Clone)]
 struct CelCtx<'a> {
@@ -243,9 +258,9 @@ impl<'a> CelCtx<'a> {
             (_, Some(c)) if has_rules => Some((c, c.x_embedded_resource, Vec::new())),
             _ => None,
         };
-        let max_cardinality = match (self.schema, self.max_cardinality) {
-            (Some(parent), Some(card)) => max_elements(parent).map(|m| multiply(card, m)),
-            _ => None,
+        let max_cardinality = match self.schema {
+            Some(parent) => child_cardinality(parent, self.max_cardinality),
+            None => None,
         };
         CelCtx {
             within_scope: within,
@@ -835,10 +850,7 @@ impl<'o> Walker<'o> {
                 rule.map(|r| BadValue::Raw(rule_json(r)))
                     .unwrap_or(BadValue::Null)
             };
-            let cost = match ctx.max_cardinality {
-                Some(card) => multiply(cr.max_cost, card),
-                None => multiply(cr.max_cost, cr.max_cardinality),
-            };
+            let cost = expression_cost(cr.max_cost, cr.max_cardinality, ctx.max_cardinality);
             if !self.opts.suppress_per_expression_cost && cost > STATIC_ESTIMATED_COST_LIMIT {
                 errs.cel.push(FieldError::forbidden(
                     rp.child("rule").to_path(),

@@ -18,18 +18,61 @@
 use std::collections::BTreeMap;
 
 use cel_core::checker::CEL_RESERVED_SYMBOLS;
+use cel_core::cost_est::{AstNode, CostEstimator, SizeEstimate};
 use cel_core::types::{ObjectType, Type};
 
 use crate::apiext::CelStep;
-use crate::schema::structural::{Generic, Structural};
+use crate::schema::structural::{Generic, Structural, ValueValidation};
 
 /// How deep the conversion follows a schema (structural schemas from CRD text are bounded by
 /// the document depth; this keeps the recursion bounded whatever the input).
 const MAX_DEPTH: u32 = 512;
 
-/// A declared type before naming (`apiservercel.DeclType`, the parts the checker needs).
+/// `DefaultMaxRequestSizeBytes` (`MaxRequestSizeBytes`, 3 MiB).
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+/// `MaxDurationSizeJSON`.
+const MAX_DURATION_SIZE_JSON: i64 = 32;
+/// `MaxDatetimeSizeJSON`.
+const MAX_DATETIME_SIZE_JSON: i64 = 32;
+/// `MinDurationSizeJSON`.
+const MIN_DURATION_SIZE_JSON: i64 = 3;
+/// `JSONDateSize`.
+const JSON_DATE_SIZE: i64 = 12;
+/// `MinDatetimeSizeJSON`.
+const MIN_DATETIME_SIZE_JSON: i64 = 21;
+/// `MinStringSize`.
+const MIN_STRING_SIZE: i64 = 2;
+/// `MinBoolSize`.
+const MIN_BOOL_SIZE: i64 = 4;
+/// `MinNumberSize`.
+const MIN_NUMBER_SIZE: i64 = 1;
+/// `DNS1123SubdomainMaxLength`: the cap on `metadata.name` in the widened resource root
+/// (`generateName` gets one less).
+const NAME_MAX_LENGTH: i64 = 253;
+
+/// `apiservercel.StringType`, the key type of every map.
+static MAP_KEY_TYPE: DeclType = DeclType {
+    kind: DeclKind::Simple(Type::String),
+    max_elements: 0,
+    min_serialized_size: MIN_STRING_SIZE,
+};
+
+/// A declared type before naming (`apiservercel.DeclType`): the CEL type's shape with the
+/// bounds the cost estimate uses.
 #[derive(Clone, Debug, PartialEq)]
-pub enum DeclType {
+pub struct DeclType {
+    /// The type's shape.
+    pub kind: DeclKind,
+    /// `MaxElements`: the largest size of a value (code points ×4 or bytes of a string,
+    /// items of a list, entries of a map; 0 for objects and scalars).
+    pub max_elements: i64,
+    /// `MinSerializedSize`: the fewest bytes a value takes in JSON.
+    pub min_serialized_size: i64,
+}
+
+/// The shape of a [`DeclType`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclKind {
     /// A scalar (or `dyn`).
     Simple(Type),
     /// `list(elem)`.
@@ -38,6 +81,51 @@ pub enum DeclType {
     Map(Box<DeclType>),
     /// An (unnamed) object with its escaped field names.
     Object(BTreeMap<String, DeclType>),
+}
+
+impl DeclType {
+    fn simple(t: Type, max_elements: i64, min_serialized_size: i64) -> DeclType {
+        DeclType {
+            kind: DeclKind::Simple(t),
+            max_elements,
+            min_serialized_size,
+        }
+    }
+
+    /// The element type of a list or the value type of a map (`ElemType`).
+    pub fn elem(&self) -> Option<&DeclType> {
+        match &self.kind {
+            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The fields of an object type (`Fields`, by escaped name).
+    pub fn fields(&self) -> Option<&BTreeMap<String, DeclType>> {
+        match &self.kind {
+            DeclKind::Object(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// `KeyType`: a map's keys are `apiservercel.StringType` (whose `MaxElements` is 0).
+    pub fn key_type(&self) -> Option<&'static DeclType> {
+        match &self.kind {
+            DeclKind::Map(_) => Some(&MAP_KEY_TYPE),
+            _ => None,
+        }
+    }
+}
+
+/// `maxCardinality(minSize)`: how many values of at least `min_serialized_size` bytes fit in
+/// one request (one comma between them), the worst-case cardinality of a node under
+/// unbounded lists and maps.
+pub fn max_cardinality(min_serialized_size: i64) -> u64 {
+    let sz = min_serialized_size.saturating_add(1);
+    if sz <= 0 {
+        return 0;
+    }
+    (MAX_REQUEST_SIZE_BYTES / sz) as u64
 }
 
 /// `apiservercel.Escape`: the CEL field name of a property, or `None` when it can't have one.
@@ -74,7 +162,9 @@ pub fn escape(ident: &str) -> Option<String> {
 }
 
 /// `WithTypeAndObjectMeta`: the schema with `kind`, `apiVersion` and `metadata.{name,
-/// generateName}` (unless it already declares them all as such).
+/// generateName}` (unless it already declares them all as such). The added `metadata` has
+/// only those two strings, `name` capped at 253 characters and `generateName` at 252 (or the
+/// schema's own smaller `maxLength`), so rules on them have bounded costs.
 fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural> {
     fn ty(p: Option<&Structural>) -> &str {
         p.map(|p| p.generic.type_.as_str()).unwrap_or("")
@@ -99,13 +189,40 @@ fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural>
         },
         ..Structural::default()
     };
+    // `cappedLengthStringType`.
+    let capped = |existing: Option<&Structural>, cap: i64| -> Structural {
+        let own = existing
+            .and_then(|e| e.value_validation.as_ref())
+            .and_then(|v| v.max_length);
+        let max_length = match own {
+            Some(m) if m < cap => m,
+            _ => cap,
+        };
+        Structural {
+            generic: Generic {
+                type_: "string".to_owned(),
+                ..Generic::default()
+            },
+            value_validation: Some(ValueValidation {
+                max_length: Some(max_length),
+                ..ValueValidation::default()
+            }),
+            ..Structural::default()
+        }
+    };
+    let meta_prop = |name: &str| meta.and_then(|m| m.properties.get(name));
     let mut out = s.clone();
     out.properties.insert("kind".to_owned(), string.clone());
-    out.properties
-        .insert("apiVersion".to_owned(), string.clone());
+    out.properties.insert("apiVersion".to_owned(), string);
     let mut meta_props = BTreeMap::new();
-    meta_props.insert("name".to_owned(), string.clone());
-    meta_props.insert("generateName".to_owned(), string);
+    meta_props.insert(
+        "name".to_owned(),
+        capped(meta_prop("name"), NAME_MAX_LENGTH),
+    );
+    meta_props.insert(
+        "generateName".to_owned(),
+        capped(meta_prop("generateName"), NAME_MAX_LENGTH - 1),
+    );
     out.properties.insert(
         "metadata".to_owned(),
         Structural {
@@ -126,23 +243,54 @@ pub fn schema_decl_type(s: &Structural, is_resource_root: bool) -> Option<DeclTy
     decl(s, is_resource_root, 0)
 }
 
+fn zero_if_negative(v: i64) -> i64 {
+    v.max(0)
+}
+
+/// `estimateMaxStringLengthPerRequest` for a string schema of this format.
+fn max_string_length_per_request(format: &str) -> i64 {
+    match format {
+        "duration" => MAX_DURATION_SIZE_JSON,
+        "date" => JSON_DATE_SIZE,
+        "date-time" => MAX_DATETIME_SIZE_JSON,
+        _ => MAX_REQUEST_SIZE_BYTES - 2,
+    }
+}
+
 fn decl(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> {
     if depth > MAX_DEPTH {
         return None;
     }
+    let vv = s.value_validation.as_ref();
+    let max_length = vv.and_then(|v| v.max_length);
     if s.extensions.x_int_or_string {
-        return Some(DeclType::Simple(Type::Dyn));
+        // `estimateMaxElementsFromMaxLength`, or the largest string of a request.
+        let max = match max_length {
+            Some(m) => zero_if_negative(m).saturating_mul(4),
+            None => MAX_REQUEST_SIZE_BYTES - 2,
+        };
+        return Some(DeclType::simple(Type::Dyn, max, 1));
     }
     let s = if is_resource_root {
         with_type_and_object_meta(s)
     } else {
         std::borrow::Cow::Borrowed(s)
     };
+    let vv = s.value_validation.as_ref();
     match s.generic.type_.as_str() {
         "array" => {
             let items = s.items.as_deref()?;
             let t = decl(items, items.extensions.x_embedded_resource, depth + 1)?;
-            Some(DeclType::List(Box::new(t)))
+            let max = match vv.and_then(|v| v.max_items) {
+                Some(m) => zero_if_negative(m),
+                // `estimateMaxArrayItemsFromMinSize`.
+                None => (MAX_REQUEST_SIZE_BYTES - 2) / t.min_serialized_size.saturating_add(1),
+            };
+            Some(DeclType {
+                kind: DeclKind::List(Box::new(t)),
+                max_elements: max,
+                min_serialized_size: 2,
+            })
         }
         "object" => {
             if let Some(ap) = s
@@ -151,35 +299,125 @@ fn decl(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> 
                 .and_then(|a| a.structural.as_deref())
             {
                 let t = decl(ap, ap.extensions.x_embedded_resource, depth + 1)?;
-                return Some(DeclType::Map(Box::new(t)));
+                let max = match vv.and_then(|v| v.max_properties) {
+                    Some(m) => zero_if_negative(m),
+                    // `estimateMaxAdditionalPropertiesFromMinSize`.
+                    None => (MAX_REQUEST_SIZE_BYTES - 2) / t.min_serialized_size.saturating_add(6),
+                };
+                return Some(DeclType {
+                    kind: DeclKind::Map(Box::new(t)),
+                    max_elements: max,
+                    min_serialized_size: 2,
+                });
             }
+            let required = vv.map(|v| v.required.as_slice()).unwrap_or_default();
             let mut fields = BTreeMap::new();
+            // `{}`, plus each required property without a default.
+            let mut min_size: i64 = 2;
             for (name, prop) in &s.properties {
-                if let Some(t) = decl(prop, prop.extensions.x_embedded_resource, depth + 1) {
-                    if let Some(n) = escape(name) {
-                        fields.insert(n, t);
-                    }
+                let Some(t) = decl(prop, prop.extensions.x_embedded_resource, depth + 1) else {
+                    continue;
+                };
+                let has_default = prop.generic.default.as_ref().is_some_and(|d| !d.is_null());
+                if required.contains(name) && !has_default {
+                    min_size = min_size
+                        .saturating_add(name.len() as i64)
+                        .saturating_add(t.min_serialized_size)
+                        .saturating_add(4);
+                }
+                if let Some(n) = escape(name) {
+                    fields.insert(n, t);
                 }
             }
-            Some(DeclType::Object(fields))
+            Some(DeclType {
+                kind: DeclKind::Object(fields),
+                max_elements: 0,
+                min_serialized_size: min_size,
+            })
         }
         "string" => {
-            let format = s
-                .value_validation
-                .as_ref()
-                .map(|v| v.format.as_str())
-                .unwrap_or("");
-            Some(DeclType::Simple(match format {
-                "byte" => Type::Bytes,
-                "duration" => Type::Duration,
-                "date" | "date-time" => Type::Timestamp,
-                _ => Type::String,
-            }))
+            let format = vv.map(|v| v.format.as_str()).unwrap_or("");
+            Some(match format {
+                "byte" => DeclType::simple(
+                    Type::Bytes,
+                    match max_length {
+                        Some(m) => zero_if_negative(m),
+                        None => max_string_length_per_request(format),
+                    },
+                    MIN_STRING_SIZE,
+                ),
+                "duration" => DeclType::simple(
+                    Type::Duration,
+                    max_string_length_per_request(format),
+                    MIN_DURATION_SIZE_JSON,
+                ),
+                "date" => DeclType::simple(
+                    Type::Timestamp,
+                    max_string_length_per_request(format),
+                    JSON_DATE_SIZE,
+                ),
+                "date-time" => DeclType::simple(
+                    Type::Timestamp,
+                    max_string_length_per_request(format),
+                    MIN_DATETIME_SIZE_JSON,
+                ),
+                _ => {
+                    let enum_ = vv.map(|v| v.enum_.as_slice()).unwrap_or_default();
+                    let max = match max_length {
+                        // `estimateMaxElementsFromMaxLength`: code points, up to 4 bytes each.
+                        Some(m) => zero_if_negative(m).saturating_mul(4),
+                        // `estimateMaxStringEnumLength`: the longest value, in bytes.
+                        None if !enum_.is_empty() => enum_
+                            .iter()
+                            .filter_map(|e| e.as_str())
+                            .map(|e| e.len() as i64)
+                            .max()
+                            .unwrap_or(0),
+                        None => max_string_length_per_request(format),
+                    };
+                    DeclType::simple(Type::String, max, MIN_STRING_SIZE)
+                }
+            })
         }
-        "boolean" => Some(DeclType::Simple(Type::Bool)),
-        "number" => Some(DeclType::Simple(Type::Double)),
-        "integer" => Some(DeclType::Simple(Type::Int)),
+        "boolean" => Some(DeclType::simple(Type::Bool, 0, MIN_BOOL_SIZE)),
+        "number" => Some(DeclType::simple(Type::Double, 0, MIN_NUMBER_SIZE)),
+        "integer" => Some(DeclType::simple(Type::Int, 0, MIN_NUMBER_SIZE)),
         _ => None,
+    }
+}
+
+/// The apiextensions `sizeEstimator` over a rule's `self` type: a node's path without its
+/// first element (whatever variable it names) is followed through the declared type
+/// (`@items` and `@values` to the element type, `@keys` to the key type, a name to that
+/// field), and the size is `[0, MaxElements]` of what it reaches.
+#[derive(Clone, Copy, Debug)]
+pub struct DeclSizeEstimator<'a> {
+    root: &'a DeclType,
+}
+
+impl<'a> DeclSizeEstimator<'a> {
+    /// The estimator for rules whose `self` has type `root`.
+    pub fn new(root: &'a DeclType) -> DeclSizeEstimator<'a> {
+        DeclSizeEstimator { root }
+    }
+}
+
+impl CostEstimator for DeclSizeEstimator<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        let path = node.path();
+        if path.is_empty() {
+            return None;
+        }
+        let mut cur = self.root;
+        for name in path.iter().skip(1) {
+            cur = match name.as_str() {
+                "@items" | "@values" => cur.elem()?,
+                "@keys" => cur.key_type()?,
+                f => cur.fields()?.get(f)?,
+            };
+        }
+        // Go converts the int64 with `uint64(...)`.
+        Some(SizeEstimate::new(0, cur.max_elements as u64))
     }
 }
 
@@ -196,7 +434,7 @@ pub fn follow<'s>(
         match step {
             CelStep::Property(name) => {
                 let prop = schema.properties.get(name)?;
-                let DeclType::Object(mut fields) = t else {
+                let DeclKind::Object(mut fields) = t.kind else {
                     return None;
                 };
                 t = fields.remove(&escape(name)?)?;
@@ -204,7 +442,9 @@ pub fn follow<'s>(
             }
             CelStep::Items => {
                 let items = schema.items.as_deref()?;
-                let DeclType::List(e) = t else { return None };
+                let DeclKind::List(e) = t.kind else {
+                    return None;
+                };
                 t = *e;
                 schema = items;
             }
@@ -213,7 +453,9 @@ pub fn follow<'s>(
                     .additional_properties
                     .as_ref()
                     .and_then(|a| a.structural.as_deref())?;
-                let DeclType::Map(e) = t else { return None };
+                let DeclKind::Map(e) = t.kind else {
+                    return None;
+                };
                 t = *e;
                 schema = ap;
             }
@@ -233,13 +475,13 @@ impl DeclType {
         if depth > MAX_DEPTH {
             return Type::Dyn;
         }
-        match self {
-            DeclType::Simple(t) => t.clone(),
-            DeclType::List(e) => Type::list(e.named(&format!("{name}.@idx"), depth + 1)),
-            DeclType::Map(e) => {
+        match &self.kind {
+            DeclKind::Simple(t) => t.clone(),
+            DeclKind::List(e) => Type::list(e.named(&format!("{name}.@idx"), depth + 1)),
+            DeclKind::Map(e) => {
                 Type::map(Type::String, e.named(&format!("{name}.@elem"), depth + 1))
             }
-            DeclType::Object(fields) => Type::object(ObjectType::new(
+            DeclKind::Object(fields) => Type::object(ObjectType::new(
                 name,
                 fields
                     .iter()

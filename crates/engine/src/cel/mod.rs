@@ -10,19 +10,23 @@ pub mod validator;
 use std::cell::{Cell, OnceCell};
 
 use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChecks};
+use cel_core::cost_est::{
+    estimate_cost, estimate_cost_details, CostDetails, CostEstimator, CostOptions,
+};
 use cel_core::decls::{EnvVersion, KubeVersion};
 use cel_core::interp::Program;
+use cel_core::k8s_cost_est::KubernetesCostEstimator;
 use cel_core::types::Type;
 
 use crate::apiext::{
-    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite,
+    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
     PreexistingExpressions,
 };
 use crate::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, ValidationRule};
 use crate::schema::structural::Structural;
 
-use decl_type::{follow, schema_decl_type, DeclType};
+use decl_type::{follow, max_cardinality, schema_decl_type, DeclSizeEstimator, DeclType};
 
 /// `ScopedVarName`.
 pub const SCOPED_VAR_NAME: &str = "self";
@@ -155,8 +159,9 @@ impl RuleCompiler {
     }
 }
 
-/// The `self` declared type of a rule site (`CELSchemaContext.TypeInfo`).
-fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFailure> {
+/// The `self` declared type of a rule site (`CELSchemaContext.TypeInfo`), with the bounds the
+/// cost estimate reads (`MaxElements`, `MinSerializedSize`).
+pub fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFailure> {
     let convert = |props, is_root| -> Result<DeclType, CelCompileFailure> {
         let ss = Structural::from_props(props).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
         schema_decl_type(&ss, is_root).ok_or_else(|| {
@@ -252,9 +257,19 @@ impl RuleCompiler {
             }
             e
         };
+        // `newCostEstimator(declType)` and `maxCardinality(declType.MinSerializedSize)`.
+        let sizes = DeclSizeEstimator::new(decl);
+        let estimator = KubernetesCostEstimator::new(&sizes);
+        let cardinality = max_cardinality(decl.min_serialized_size);
         let mut out = Vec::with_capacity(rules.len());
         for rule in rules {
-            out.push(compile_rule(rule, choice, &mut env_for));
+            out.push(compile_rule(
+                rule,
+                choice,
+                &mut env_for,
+                &estimator,
+                cardinality,
+            ));
         }
         out
     }
@@ -265,6 +280,8 @@ fn compile_rule(
     rule: &ValidationRule,
     choice: EnvChoice<'_>,
     env_for: &mut dyn FnMut(bool, bool) -> Env,
+    estimator: &dyn CostEstimator,
+    max_cardinality: u64,
 ) -> RuleProgram {
     let mut out = RuleProgram::default();
     if rule.rule.trim().is_empty() {
@@ -303,10 +320,8 @@ fn compile_rule(
         }
     }
     let result = &mut out.compilation;
-    // TODO(cost): the estimated maximum cost and the cardinality (issue 5); 0 never
-    // exceeds a budget.
-    result.max_cost = 0;
-    result.max_cardinality = 0;
+    result.max_cost = estimate_cost(&checked, estimator, &CostOptions::KUBERNETES).max;
+    result.max_cardinality = max_cardinality;
     if !rule.message_expression.is_empty() {
         result.has_message_expression = true;
         let stored_msg = match choice {
@@ -326,7 +341,11 @@ fn compile_rule(
                     Some("messageExpression must evaluate to a string".to_owned());
             }
             Ok(c) => match Program::from_checked(&c) {
-                Ok(p) => out.message_expression = Some(p),
+                Ok(p) => {
+                    result.message_expression_max_cost =
+                        estimate_cost(&c, estimator, &CostOptions::KUBERNETES).max;
+                    out.message_expression = Some(p);
+                }
                 Err(e) => {
                     result.message_expression_error =
                         Some(format!("messageExpression instantiation failed: {e}"));
@@ -350,5 +369,118 @@ impl CelCompiler for RuleCompiler {
             .into_iter()
             .map(|r| r.compilation)
             .collect())
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Cost figures, for the views and explanations
+// ------------------------------------------------------------------------------------------
+
+/// The estimated cost figures of one rule, as CRD validation computes and checks them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleCost {
+    /// `MaxCost`: the estimated worst-case cost of one evaluation of the rule.
+    pub max_cost: u64,
+    /// `MaxCardinality`: how many values of the rule's node fit in one request (3 MiB over
+    /// the node's minimum JSON size plus a comma); used when `cardinality` is unbounded.
+    pub max_cardinality: u64,
+    /// The schema cardinality of the node: the product of the `maxItems`/`maxProperties` of
+    /// the lists and maps above it; `None` when one of them has no bound.
+    pub cardinality: Option<u64>,
+    /// `getExpressionCost`: `max_cost × cardinality` (`× max_cardinality` when unbounded),
+    /// saturating; what is compared with the per-rule limit (10,000,000) and added to the
+    /// CRD total (limit 100,000,000).
+    pub estimated_cost: u64,
+    /// `MessageExpressionMaxCost`, when the rule has a `messageExpression` that compiled
+    /// (checked against 10,000,000 without cardinality, and added to the total).
+    pub message_expression_max_cost: Option<u64>,
+}
+
+/// The cost figures of a rule from its compile result and the schema cardinality of its node
+/// (see [`schema_cardinality`]).
+pub fn rule_cost(compilation: &CelCompilation, cardinality: Option<u64>) -> RuleCost {
+    RuleCost {
+        max_cost: compilation.max_cost,
+        max_cardinality: compilation.max_cardinality,
+        cardinality,
+        estimated_cost: crate::apiext::schema_validation::expression_cost(
+            compilation.max_cost,
+            compilation.max_cardinality,
+            cardinality,
+        ),
+        message_expression_max_cost: (compilation.has_message_expression
+            && compilation.message_expression_error.is_none())
+        .then_some(compilation.message_expression_max_cost),
+    }
+}
+
+/// The schema cardinality of the node `steps` below `root` (the version's
+/// `openAPIV3Schema`): `Some(1)` at the root, times each array's `maxItems` and each map's
+/// `maxProperties` on the way; `None` (unbounded) when one is missing or a step does not
+/// exist.
+pub fn schema_cardinality(root: &JsonSchemaProps, steps: &[CelStep]) -> Option<u64> {
+    let mut card = Some(1u64);
+    let mut node = root;
+    for step in steps {
+        card = crate::apiext::schema_validation::child_cardinality(node, card);
+        node = match step {
+            CelStep::Property(name) => node.properties.get(name)?,
+            CelStep::Items => match &node.items {
+                Some(crate::schema::props::SchemaOrArray::Schema(s)) => s,
+                _ => return None,
+            },
+            CelStep::AdditionalProperties => node
+                .additional_properties
+                .as_ref()
+                .and_then(|a| a.schema.as_deref())?,
+        };
+    }
+    card
+}
+
+impl RuleCompiler {
+    /// The cost figures of the rules of a site (compiled as CRD validation compiles them),
+    /// with the schema cardinality of its node.
+    pub fn rule_costs(
+        &self,
+        site: &CelRuleSite<'_>,
+        cardinality: Option<u64>,
+    ) -> Result<Vec<RuleCost>, CelCompileFailure> {
+        Ok(self
+            .compile(site)?
+            .iter()
+            .map(|c| rule_cost(c, cardinality))
+            .collect())
+    }
+
+    /// The estimate of one expression (a rule or a messageExpression) at a site, with every
+    /// node's cost, size and path (for explanations): compiled with the new-expressions
+    /// environment of the site's version, `oldSelf` optional when `optional_old_self`.
+    /// `Err` is the compile error text.
+    pub fn cost_details(
+        &self,
+        site: &CelRuleSite<'_>,
+        expression: &str,
+        optional_old_self: bool,
+    ) -> Result<(CheckedExpr, CostDetails), String> {
+        let decl = site_decl_type(site).map_err(|e| format!("{e:?}"))?;
+        let self_ty = decl.to_cel(&self.type_name());
+        let old = if optional_old_self {
+            Type::optional(self_ty.clone())
+        } else {
+            self_ty.clone()
+        };
+        let env = self
+            .new_env_for(site.environment_version)
+            .extend()
+            .decl_types(std::slice::from_ref(&self_ty))
+            .variable(SCOPED_VAR_NAME, self_ty.clone())
+            .variable(OLD_SCOPED_VAR_NAME, old)
+            .build();
+        let checked = env.compile(expression).map_err(|e| e.to_string())?;
+        let sizes = DeclSizeEstimator::new(&decl);
+        let estimator = KubernetesCostEstimator::new(&sizes);
+        let details = estimate_cost_details(&checked, &estimator, &CostOptions::KUBERNETES);
+        Ok((checked, details))
     }
 }

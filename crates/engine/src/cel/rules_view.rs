@@ -23,7 +23,8 @@ use crate::position::{LineIndex, Span};
 use crate::scalar_pos::ScalarText;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 
-use super::OLD_SCOPED_VAR_NAME;
+use super::{rule_cost, OLD_SCOPED_VAR_NAME};
+use crate::apiext::schema_validation::child_cardinality;
 
 /// What the rule compiler returned for each schema node it compiled, by the node's internal
 /// field path (`spec.validation.openAPIV3Schema.properties[spec]`).
@@ -111,10 +112,16 @@ pub fn version_rules(
         .and_then(|vs| vs.get(version_index))
         .and_then(|v| v.get("schema"))
         .and_then(|s| s.get("openAPIV3Schema"));
-    // Pre-order with an explicit stack: (node, steps from the root, its node in the text).
-    let mut stack: Vec<(&JsonSchemaProps, Vec<CelStep>, Option<&Node>)> =
-        vec![(schema, Vec::new(), version_node)];
-    while let Some((node, steps, text_node)) = stack.pop() {
+    // Pre-order with an explicit stack: (node, steps from the root, its node in the text, its
+    // schema cardinality).
+    type Entry<'s> = (
+        &'s JsonSchemaProps,
+        Vec<CelStep>,
+        Option<&'s Node>,
+        Option<u64>,
+    );
+    let mut stack: Vec<Entry<'_>> = vec![(schema, Vec::new(), version_node, Some(1))];
+    while let Some((node, steps, text_node, card)) = stack.pop() {
         let node_path = node_path(schema_path, &steps);
         let record = input.records.get(&node_path);
         let rules_node = text_node
@@ -133,6 +140,9 @@ pub fn version_rules(
                     .map(|e| e.detail.clone())
             };
             let compiled = record.and_then(|r| r.get(j));
+            let cost = compiled
+                .filter(|c| c.error.is_none())
+                .map(|c| rule_cost(c, card));
             let scalar = rules_node
                 .and_then(|rs| rs.get(j))
                 .and_then(|r| r.get("rule"));
@@ -155,13 +165,17 @@ pub fn version_rules(
                 line: scalar.map(|s| s.span.start.line),
                 column: scalar.map(|s| s.span.start.column),
                 text_range,
-                estimated_cost: None,
-                cardinality: None,
+                estimated_cost: cost.map(|c| c.estimated_cost),
+                cardinality: cost.and_then(|c| c.cardinality),
+                max_cost: cost.map(|c| c.max_cost),
+                max_cardinality: cost.map(|c| c.max_cardinality),
+                message_expression_max_cost: cost.and_then(|c| c.message_expression_max_cost),
                 key,
             });
         }
         // Children pushed in reverse so they pop in order.
         let child = |name: &str| text_node.and_then(|n| n.get(name));
+        let child_card = child_cardinality(node, card);
         if let Some(ap) = node
             .additional_properties
             .as_ref()
@@ -169,18 +183,18 @@ pub fn version_rules(
         {
             let mut s = steps.clone();
             s.push(CelStep::AdditionalProperties);
-            stack.push((ap, s, child("additionalProperties")));
+            stack.push((ap, s, child("additionalProperties"), child_card));
         }
         if let Some(SchemaOrArray::Schema(items)) = &node.items {
             let mut s = steps.clone();
             s.push(CelStep::Items);
-            stack.push((items, s, child("items")));
+            stack.push((items, s, child("items"), child_card));
         }
         let props = child("properties");
         for (name, prop) in node.properties.iter().rev() {
             let mut s = steps.clone();
             s.push(CelStep::Property(name.clone()));
-            stack.push((prop, s, props.and_then(|p| p.get(name))));
+            stack.push((prop, s, props.and_then(|p| p.get(name)), child_card));
         }
     }
     out

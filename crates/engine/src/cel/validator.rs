@@ -459,10 +459,7 @@ fn build(
             }
         }
     }
-    let elem = match decl {
-        Some(DeclType::List(e)) | Some(DeclType::Map(e)) => Some(&**e),
-        _ => None,
-    };
+    let elem = decl.and_then(DeclType::elem);
     if let (Some(vi), Some(ni)) = (vs.items(), node.items.as_deref()) {
         v.items = build(
             compiler,
@@ -482,7 +479,7 @@ fn build(
         let own;
         let field_type = match escape(k) {
             Some(escaped) => {
-                let Some(DeclType::Object(fields)) = decl else {
+                let Some(fields) = decl.and_then(DeclType::fields) else {
                     continue;
                 };
                 match fields.get(&escaped) {
