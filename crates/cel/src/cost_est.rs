@@ -1390,6 +1390,288 @@ const SORTABLE: &[&str] = &[
 mod tests {
     use super::*;
 
+    use crate::checker::EnvBuilder;
+    use crate::decls::Library;
+
+    /// cel-go's `testCostEstimator`: sizes from hints keyed by the joined path, bytes
+    /// `[0, 12]`, `getFullYear` costs 7.
+    struct Hints(Vec<(&'static str, u64)>);
+
+    impl CostEstimator for Hints {
+        fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+            let p = node.path().join(".");
+            if let Some((_, l)) = self.0.iter().find(|(k, _)| *k == p) {
+                return Some(SizeEstimate::new(0, *l));
+            }
+            matches!(node.ty(), Type::Bytes).then_some(SizeEstimate::new(0, 12))
+        }
+
+        fn estimate_call_cost(
+            &self,
+            _function: &str,
+            overload_id: &str,
+            _target: Option<&AstNode<'_>>,
+            _args: &[AstNode<'_>],
+        ) -> Option<CallEstimate> {
+            (overload_id == "timestamp_to_year")
+                .then_some(CallEstimate::cost(CostEstimate::fixed(7)))
+        }
+    }
+
+    /// cel-go's `checker.TestCost` (the cases without protobuf messages; object-typed
+    /// variables are maps, whose selections cost the same).
+    #[test]
+    fn cel_go_cost_cases() {
+        let list = |t: Type| Type::list(t);
+        let map = |t: Type| Type::map(Type::String, t);
+        let obj = map(Type::Int);
+        type Case = (
+            &'static str,
+            Vec<(&'static str, Type)>,
+            Vec<(&'static str, u64)>,
+            (u64, u64),
+        );
+        let cases: Vec<Case> = vec![
+            (r#""Hello World!""#, vec![], vec![], (0, 0)),
+            ("input", vec![("input", list(Type::Int))], vec![], (1, 1)),
+            ("input['key']", vec![("input", map(Type::String))], vec![], (2, 2)),
+            ("has(input.testAttr.nestedAttr)", vec![("input", map(map(obj.clone())))], vec![], (3, 3)),
+            ("input.getFullYear()", vec![("input", Type::Timestamp)], vec![], (8, 8)),
+            ("[1, 2, 3]", vec![], vec![], (10, 10)),
+            (r#"{"a": 1, "b": 2, "c": 3}"#, vec![], vec![], (30, 30)),
+            ("input.all(x, true)", vec![("input", list(obj.clone()))], vec![("input", 100)], (2, 302)),
+            (
+                "input.all(x, x.all(y, true))",
+                vec![("input", list(list(obj.clone())))],
+                vec![("input", 50), ("input.@items", 10)],
+                (2, 1752),
+            ),
+            ("[1, 2, 3].all(x, true)", vec![], vec![], (20, 20)),
+            ("input.matches('[0-9]')", vec![("input", Type::String)], vec![("input", 500)], (3, 103)),
+            ("'123'.matches('[0-9]')", vec![], vec![], (2, 2)),
+            ("true || false", vec![], vec![], (0, 0)),
+            (
+                "a || b || c || d",
+                vec![("a", Type::Bool), ("b", Type::Bool), ("c", Type::Bool), ("d", Type::Bool)],
+                vec![],
+                (1, 4),
+            ),
+            ("true && false", vec![], vec![], (0, 0)),
+            (
+                "a && b && c && d",
+                vec![("a", Type::Bool), ("b", Type::Bool), ("c", Type::Bool), ("d", Type::Bool)],
+                vec![],
+                (1, 4),
+            ),
+            ("1 < 2", vec![], vec![], (1, 1)),
+            ("1 <= 2", vec![], vec![], (1, 1)),
+            ("1 == 2", vec![], vec![], (1, 1)),
+            ("2 > 1", vec![], vec![], (1, 1)),
+            ("2 >= 1", vec![], vec![], (1, 1)),
+            ("2 in [1, 2, 3]", vec![], vec![], (13, 13)),
+            ("1 + 1", vec![], vec![], (1, 1)),
+            ("1 - 1", vec![], vec![], (1, 1)),
+            ("1 / 1", vec![], vec![], (1, 1)),
+            ("1 * 1", vec![], vec![], (1, 1)),
+            ("1 % 1", vec![], vec![], (1, 1)),
+            ("true ? 1 : 2", vec![], vec![], (0, 0)),
+            (r#"size("123")"#, vec![], vec![], (1, 1)),
+            (r#"size(b"123")"#, vec![], vec![], (1, 1)),
+            ("string(input)", vec![("input", Type::Bytes)], vec![("input", 500)], (1, 51)),
+            ("string(input) == string(input)", vec![("input", Type::Bytes)], vec![("input", 500)], (3, 152)),
+            ("bytes(input)", vec![("input", Type::String)], vec![("input", 500)], (1, 51)),
+            ("bytes(input) == bytes(input)", vec![("input", Type::String)], vec![("input", 500)], (3, 302)),
+            ("string(1)", vec![], vec![], (1, 1)),
+            (
+                "input.contains(arg1)",
+                vec![("input", Type::String), ("arg1", Type::String)],
+                vec![("input", 500), ("arg1", 500)],
+                (2, 2502),
+            ),
+            (r"input.matches('\\d+a\\d+b')", vec![("input", Type::String)], vec![("input", 500)], (3, 103)),
+            (
+                "input.startsWith(arg1)",
+                vec![("input", Type::String), ("arg1", Type::String)],
+                vec![("arg1", 500)],
+                (2, 52),
+            ),
+            (
+                "input.endsWith(arg1)",
+                vec![("input", Type::String), ("arg1", Type::String)],
+                vec![("arg1", 500)],
+                (2, 52),
+            ),
+            ("input.size()", vec![("input", Type::String)], vec![], (2, 2)),
+            ("size(input)", vec![("input", Type::String)], vec![], (2, 2)),
+            (
+                "(x > 2 ? input1 : input2).all(y, true)",
+                vec![("x", Type::Int), ("input1", list(obj.clone())), ("input2", list(obj.clone()))],
+                vec![("input1", 1), ("input2", 1)],
+                (4, 7),
+            ),
+            (
+                "input.all(k, input[k].single_int32 > 3)",
+                vec![("input", map(obj.clone()))],
+                vec![("input", 10)],
+                (2, 82),
+            ),
+            (
+                "input.all(k, input[k].all(x, true))",
+                vec![("input", map(map(obj.clone())))],
+                vec![("input", 5), ("input.@values", 10)],
+                (2, 187),
+            ),
+            (
+                "input.all(k, k.contains(k))",
+                vec![("input", map(map(obj.clone())))],
+                vec![("input", 5), ("input.@keys", 10)],
+                (2, 32),
+            ),
+            (
+                "input.all(k, input[k].all(k, true) && k.contains(k))",
+                vec![("input", map(map(obj.clone())))],
+                vec![("input", 2), ("input.@values", 2), ("input.@keys", 5)],
+                (2, 34),
+            ),
+            (
+                "(list1 + list2).all(x, true)",
+                vec![("list1", list(Type::Int)), ("list2", list(Type::Int))],
+                vec![("list1", 10), ("list2", 10)],
+                (4, 64),
+            ),
+            (
+                r#""abcdefg".contains(str1 + str2)"#,
+                vec![("str1", Type::String), ("str2", Type::String)],
+                vec![("str1", 10), ("str2", 10)],
+                (2, 6),
+            ),
+            (
+                "list1.size() == list2.size()",
+                vec![("list1", list(Type::Int)), ("list2", list(Type::Int))],
+                vec![],
+                (5, 5),
+            ),
+            (
+                "x > y ? list1.size() : list2.size()",
+                vec![("x", Type::Int), ("y", Type::Int), ("list1", list(Type::Int)), ("list2", list(Type::Int))],
+                vec![],
+                (5, 5),
+            ),
+            (
+                "([x, y] + list1 + list2).size()",
+                vec![("x", Type::Int), ("y", Type::Int), ("list1", list(Type::Int)), ("list2", list(Type::Int))],
+                vec![("list1", 10), ("list2", 20)],
+                (17, 17),
+            ),
+            (
+                "[list1, list2].exists(l, l.exists(v, v.startsWith('hi')))",
+                vec![("list1", list(Type::String)), ("list2", list(Type::String))],
+                vec![("list1", 10), ("list1.@items", 64), ("list2", 20), ("list2.@items", 128)],
+                (21, 265),
+            ),
+            (
+                r#"str1.endsWith("abcdefghijklmnopqrstuvwxyz") == str2.endsWith("abcdefghijklmnopqrstuvwxyz")"#,
+                vec![("str1", Type::String), ("str2", Type::String)],
+                vec![],
+                (9, 9),
+            ),
+            ("((5 != 6) == (1 == 2)) == ((3 <= 4) == (9 != 9))", vec![], vec![], (7, 7)),
+            (
+                "string(timestamp1) == string(timestamp2)",
+                vec![("timestamp1", Type::Timestamp), ("timestamp2", Type::Timestamp)],
+                vec![],
+                (5, 1_844_674_407_370_955_268),
+            ),
+            (
+                "timestamp1 == timestamp2",
+                vec![("timestamp1", Type::Timestamp), ("timestamp2", Type::Timestamp)],
+                vec![],
+                (3, 3),
+            ),
+            (
+                "duration1 != duration2",
+                vec![("duration1", Type::Duration), ("duration2", Type::Duration)],
+                vec![],
+                (3, 3),
+            ),
+            ("[1,2,3,4,5].filter(x, x % 2 == 0)", vec![], vec![], (41, 101)),
+            ("[1,2,3,4,5].map(x, x)", vec![], vec![], (86, 86)),
+            ("[1,2,3,4,5].map(x, x).filter(x, x % 2 == 0)", vec![], vec![], (117, 177)),
+            ("[1,2,3,4,5].map(x, x).exists(x, x == 5) == true", vec![], vec![], (108, 118)),
+            ("[1,2,3,4,5].map(x, x).map(x, x)", vec![], vec![], (162, 162)),
+            ("[1,2,3,4,5].map(x, x)[4]", vec![], vec![], (87, 87)),
+            ("[[1,2],[1,2],[1,2],[1,2],[1,2]][4]", vec![], vec![], (61, 61)),
+            ("{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b", vec![], vec![], (81, 81)),
+            ("[[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]].all(y, y.all(y, y == 1))", vec![], vec![], (76, 136)),
+            ("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", vec![], vec![], (157, 217)),
+            (
+                r#"["a", "ab", "abc", "abcd", "abcde"].map(x, [x, x]).all(y, y.all(y, y.startsWith('a')))"#,
+                vec![],
+                vec![],
+                (157, 217),
+            ),
+            (
+                "input.map(x, [x, x]).all(y, y.all(y, y.startsWith('a')))",
+                vec![("input", list(Type::String))],
+                vec![("input", 5), ("input.@items", 10)],
+                (13, 208),
+            ),
+            ("[1,2,3,4,5].map(x, x).map(x, x) + [1]", vec![], vec![], (173, 173)),
+            ("[1,2,3].all(i, i in [1,2,3].map(j, j + j))", vec![], vec![], (20, 230)),
+            ("dyn([1,2,3]).all(i, i in dyn([1,2,3]).map(j, j + j))", vec![], vec![], (21, 234)),
+            ("{'hello': 'hi'}['hello'] != {'hello': 'bye'}['hello']", vec![], vec![], (63, 63)),
+            ("['hello', 'hi'][0] != ['hello', 'bye'][1]", vec![], vec![], (23, 23)),
+            ("type(1)", vec![], vec![], (1, 1)),
+            ("type(self.val1)", vec![("self", map(Type::Int))], vec![], (3, 3)),
+            (
+                "type(self.val1) == int",
+                vec![("self", map(Type::Int))],
+                vec![],
+                (5, 1_844_674_407_370_955_268),
+            ),
+            ("type(1) == int", vec![], vec![], (3, 1_844_674_407_370_955_266)),
+            ("self.val1 == 1.0", vec![("self.val1", Type::Double)], vec![], (2, 2)),
+            ("self.val1 == 1.0", vec![("self", map(Type::Double))], vec![], (3, 3)),
+            (
+                "self.val1 == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')",
+                vec![("self", map(Type::Timestamp))],
+                vec![],
+                (6, 6),
+            ),
+            (
+                "timestamp(self.val1) == timestamp('2011-08-18T00:00:00.000+01:00') + duration('19h3m37s10ms')",
+                vec![("self", map(Type::Timestamp))],
+                vec![],
+                (7, 7),
+            ),
+            ("self.val1 != self.val2", vec![("self", map(Type::Bool))], vec![], (5, 5)),
+            ("self.val1 != true", vec![("self", map(Type::Bool))], vec![], (3, 3)),
+        ];
+        let mut failures = Vec::new();
+        for (expr, vars, hints, want) in cases {
+            let mut b = EnvBuilder::new().library(Library::Std);
+            for (n, t) in vars {
+                b = b.variable(n, t);
+            }
+            let env = b.build();
+            let checked = match env.compile(expr) {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("{expr}: {e}"));
+                    continue;
+                }
+            };
+            let got = estimate_cost(&checked, &Hints(hints), &CostOptions::default());
+            if (got.min, got.max) != want {
+                failures.push(format!(
+                    "{expr}: want {want:?}, got ({}, {})",
+                    got.min, got.max
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
     #[test]
     fn go_slices_share_backing_arrays() {
         let base = GoPath::from_elems(["self"]).append("a"); // len 2, cap 2

@@ -511,4 +511,84 @@ mod tests {
         assert_eq!(escape("a b"), None);
         assert_eq!(escape("a@b"), None);
     }
+
+    fn decl_of(schema: serde_json::Value, root: bool) -> DeclType {
+        let (props, _) = crate::schema::props::JsonSchemaProps::from_json(&schema);
+        let ss = Structural::from_props(&props).unwrap();
+        schema_decl_type(&ss, root).unwrap()
+    }
+
+    #[test]
+    fn max_elements_and_min_sizes() {
+        let bounds = |d: &DeclType| (d.max_elements, d.min_serialized_size);
+        let cases = [
+            (serde_json::json!({"type": "string"}), (3_145_726, 2)),
+            (
+                serde_json::json!({"type": "string", "maxLength": 10}),
+                (40, 2),
+            ),
+            (
+                serde_json::json!({"type": "string", "maxLength": -1}),
+                (0, 2),
+            ),
+            (
+                serde_json::json!({"type": "string", "enum": ["a", "ééé"]}),
+                (6, 2),
+            ),
+            (
+                serde_json::json!({"type": "string", "format": "byte", "maxLength": 10}),
+                (10, 2),
+            ),
+            (
+                serde_json::json!({"type": "string", "format": "duration", "maxLength": 10}),
+                (32, 3),
+            ),
+            (
+                serde_json::json!({"type": "string", "format": "date"}),
+                (12, 12),
+            ),
+            (
+                serde_json::json!({"type": "string", "format": "date-time"}),
+                (32, 21),
+            ),
+            (
+                serde_json::json!({"x-kubernetes-int-or-string": true}),
+                (3_145_726, 1),
+            ),
+            (
+                serde_json::json!({"x-kubernetes-int-or-string": true, "maxLength": 5}),
+                (20, 1),
+            ),
+            (serde_json::json!({"type": "integer"}), (0, 1)),
+            (serde_json::json!({"type": "boolean"}), (0, 4)),
+            (
+                serde_json::json!({"type": "array", "items": {"type": "integer"}}),
+                (1_572_863, 2),
+            ),
+            (
+                serde_json::json!({"type": "array", "maxItems": 7, "items": {"type": "integer"}}),
+                (7, 2),
+            ),
+            (
+                serde_json::json!({"type": "object", "additionalProperties": {"type": "number"}}),
+                (449_389, 2),
+            ),
+            (
+                serde_json::json!({"type": "object", "required": ["ab", "c"], "properties": {
+                    "ab": {"type": "string"}, "c": {"type": "integer", "default": 1},
+                    "d": {"type": "boolean"}}}),
+                (0, 2 + 2 + 2 + 4),
+            ),
+        ];
+        for (schema, want) in cases {
+            assert_eq!(bounds(&decl_of(schema.clone(), false)), want, "{schema}");
+        }
+        // The widened resource root: metadata.name is capped at 253 code points.
+        let root = decl_of(serde_json::json!({"type": "object"}), true);
+        let meta = root.fields().unwrap().get("metadata").unwrap();
+        let name = meta.fields().unwrap().get("name").unwrap();
+        let gen = meta.fields().unwrap().get("generateName").unwrap();
+        assert_eq!((name.max_elements, gen.max_elements), (1012, 1008));
+        assert_eq!(max_cardinality(2), 1_048_576);
+    }
 }

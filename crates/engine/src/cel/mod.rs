@@ -484,3 +484,66 @@ impl RuleCompiler {
         Ok((checked, details))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compile(schema: serde_json::Value, root: bool) -> Vec<CelCompilation> {
+        let (props, _) = JsonSchemaProps::from_json(&schema);
+        RuleCompiler::new("1.36")
+            .compile_schema(&props, root, true)
+            .unwrap()
+    }
+
+    /// `TestMetadataNameCostIsBounded`: the widened root's `metadata.name` is at most 253
+    /// characters (1012 bytes) and `generateName` 252, so `contains` is cheap.
+    #[test]
+    fn metadata_name_cost_is_bounded() {
+        for (rule, want) in [
+            ("self.metadata.name.contains('x')", 105),
+            ("self.metadata.generateName.contains('x')", 104),
+        ] {
+            let r = compile(
+                json!({"type": "object", "x-kubernetes-validations": [{"rule": rule}]}),
+                true,
+            );
+            assert_eq!(r[0].error, None);
+            assert_eq!(r[0].max_cost, want, "{rule}");
+        }
+        // A smaller maxLength of the schema's own metadata.name wins.
+        let r = compile(
+            json!({"type": "object",
+                "properties": {"metadata": {"type": "object", "properties": {
+                    "name": {"type": "string", "maxLength": 10}}}},
+                "x-kubernetes-validations": [{"rule": "self.metadata.name.contains('x')"}]}),
+            true,
+        );
+        assert_eq!(r[0].max_cost, 3 + 4);
+    }
+
+    #[test]
+    fn cardinality_and_rule_costs() {
+        let schema = json!({"type": "object", "properties": {"items": {
+            "type": "array", "maxItems": 10, "items": {"type": "object",
+            "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 5}},
+            "x-kubernetes-validations": [{"rule": "self.name.startsWith('a')",
+                "messageExpression": "self.name + '!'"}]}}}});
+        let (props, _) = JsonSchemaProps::from_json(&schema);
+        let steps = vec![CelStep::Property("items".to_owned()), CelStep::Items];
+        assert_eq!(schema_cardinality(&props, &steps), Some(10));
+        assert_eq!(schema_cardinality(&props, &steps[..1]), Some(1));
+        let item = schema.pointer("/properties/items/items").unwrap().clone();
+        let c = compile(item, false);
+        // self.name: 2; startsWith('a'): ceil(1 × 0.1) = 1.
+        assert_eq!(c[0].max_cost, 3);
+        // {"name":""}: 2 + 4 + 2 + 4 = 12 bytes, 3 MiB / 13 values.
+        assert_eq!(c[0].max_cardinality, 3_145_728 / 13);
+        let rc = rule_cost(&c[0], Some(10));
+        assert_eq!(rc.estimated_cost, 30);
+        // self.name + '!': 2 + ceil((20 + 1) × 0.1) = 5.
+        assert_eq!(rc.message_expression_max_cost, Some(5));
+        assert_eq!(rule_cost(&c[0], None).estimated_cost, 3 * (3_145_728 / 13));
+    }
+}

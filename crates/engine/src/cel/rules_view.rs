@@ -572,6 +572,38 @@ properties:
     }
 
     #[test]
+    fn rule_costs() {
+        let a = compile(&crd(&version("v1", true, SCHEMA)));
+        let rules = &a.versions.first().unwrap().rules;
+        type Row<'r> = (&'r str, Option<u64>, Option<u64>, Option<u64>, Option<u64>);
+        let got: Vec<Row<'_>> = rules
+            .iter()
+            .map(|r| {
+                (
+                    r.value_path.as_str(),
+                    r.max_cost,
+                    r.cardinality,
+                    r.estimated_cost,
+                    r.message_expression_max_cost,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("", Some(1), Some(1), Some(1), None),
+                (".spec", Some(8), Some(1), Some(8), None),
+                (".spec", Some(2), Some(1), Some(2), Some(7)),
+                (".spec.a[*]", Some(2), Some(5), Some(10), None),
+                (".spec.b", Some(3), Some(1), Some(3), None),
+                (".spec.m[*]", Some(2), Some(5), Some(10), None),
+            ]
+        );
+        // The root's `{}` is 2 bytes: 3 MiB / 3.
+        assert_eq!(rules.first().unwrap().max_cardinality, Some(1_048_576));
+    }
+
+    #[test]
     fn shared_and_per_version_schemas() {
         // The same schema in both versions: the server holds one shared schema and reports
         // its errors at spec.validation; each version's rules are where the user wrote them.
