@@ -1672,6 +1672,40 @@ mod tests {
         assert!(failures.is_empty(), "{failures:#?}");
     }
 
+    /// The deepest expressions the parser accepts are estimated within 1 MiB of stack (the
+    /// browser's) in debug builds.
+    #[test]
+    fn deepest_expressions_fit_a_small_stack() {
+        let exprs = [
+            vec!["x"; 250].join(" == "),
+            format!("{}x{}", "[".repeat(240), "]".repeat(240)),
+            format!("{}x{}", "(".repeat(240), ")".repeat(240)),
+            format!("{}true{}", "[x].all(y, ".repeat(60), ")".repeat(60)),
+        ];
+        for e in exprs {
+            let checked = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || {
+                    EnvBuilder::new()
+                        .library(Library::Std)
+                        .variable("x", Type::Bool)
+                        .build()
+                        .compile(&e)
+                        .unwrap()
+                })
+                .unwrap()
+                .join()
+                .unwrap();
+            let cost = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || estimate_cost(&checked, &NoEstimator, &CostOptions::KUBERNETES))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(cost.max > 0);
+        }
+    }
+
     #[test]
     fn go_slices_share_backing_arrays() {
         let base = GoPath::from_elems(["self"]).append("a"); // len 2, cap 2
