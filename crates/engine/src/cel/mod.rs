@@ -1,7 +1,14 @@
-//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`]), the compiler of
-//! `x-kubernetes-validations` rules that CRD validation calls ([`RuleCompiler`], the
-//! apiextensions `cel.Compile`), and the rule validator that evaluates them on objects
-//! ([`validator::Validator`], the apiextensions `cel.Validator`).
+//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`], with the size bounds of the
+//! cost estimate), the compiler of `x-kubernetes-validations` rules that CRD validation calls
+//! ([`RuleCompiler`], the apiextensions `cel.Compile`: compile errors, `MaxCost`,
+//! `MaxCardinality`, `MessageExpressionMaxCost`), and the rule validator that evaluates them
+//! on objects ([`validator::Validator`], the apiextensions `cel.Validator`).
+//!
+//! Cost figures for views and explanations: [`rule_cost`] (from a compile result and the
+//! node's [`schema_cardinality`]) gives a [`RuleCost`] (`max_cost`, `max_cardinality`,
+//! `cardinality`, `estimated_cost` as CRD validation checks it); [`RuleCompiler::rule_costs_at`]
+//! computes them for the node at some steps below a version's schema, and
+//! [`RuleCompiler::cost_details`] gives the per-node estimate of one expression.
 
 pub mod decl_type;
 pub mod rules_view;
@@ -453,6 +460,53 @@ impl RuleCompiler {
             .collect())
     }
 
+    /// The cost figures of the rules of the node `steps` below a version's
+    /// `openAPIV3Schema` (`root`, the server's internal schema), as CRD validation computes
+    /// them: the site's type from the outermost ancestor in the rule scope (the first node on
+    /// the way that has rules; a resource root when it is `root` or an embedded resource),
+    /// new-expressions environment, and the node's schema cardinality. `Ok(vec![])` when the
+    /// node has no rules; `Err(NoTypeInfo)` when `steps` leads nowhere.
+    pub fn rule_costs_at(
+        &self,
+        root: &JsonSchemaProps,
+        steps: &[CelStep],
+    ) -> Result<Vec<RuleCost>, CelCompileFailure> {
+        let mut node = root;
+        let mut scope: Option<(&JsonSchemaProps, bool, usize)> =
+            (!root.x_validations.is_empty()).then_some((root, true, 0));
+        for (i, step) in steps.iter().enumerate() {
+            node = match step {
+                CelStep::Property(name) => node.properties.get(name),
+                CelStep::Items => match &node.items {
+                    Some(crate::schema::props::SchemaOrArray::Schema(s)) => Some(&**s),
+                    _ => None,
+                },
+                CelStep::AdditionalProperties => node
+                    .additional_properties
+                    .as_ref()
+                    .and_then(|a| a.schema.as_deref()),
+            }
+            .ok_or(CelCompileFailure::NoTypeInfo)?;
+            if scope.is_none() && !node.x_validations.is_empty() {
+                scope = Some((node, node.x_embedded_resource, i + 1));
+            }
+        }
+        let Some((scope_root, is_root, from)) = scope else {
+            return Ok(Vec::new());
+        };
+        let path = FieldPath::default();
+        let site = CelRuleSite {
+            schema: node,
+            path: &path,
+            scope_root,
+            scope_root_is_resource_root: is_root,
+            steps: steps.get(from..).unwrap_or_default().to_vec(),
+            preexisting: None,
+            environment_version: None,
+        };
+        self.rule_costs(&site, schema_cardinality(root, steps))
+    }
+
     /// The estimate of one expression (a rule or a messageExpression) at a site, with every
     /// node's cost, size and path (for explanations): compiled with the new-expressions
     /// environment of the site's version, `oldSelf` optional when `optional_old_self`.
@@ -545,5 +599,14 @@ mod tests {
         // self.name + '!': 2 + ceil((20 + 1) × 0.1) = 5.
         assert_eq!(rc.message_expression_max_cost, Some(5));
         assert_eq!(rule_cost(&c[0], None).estimated_cost, 3 * (3_145_728 / 13));
+        // The same from the version's root.
+        let at = RuleCompiler::new("1.36")
+            .rule_costs_at(&props, &steps)
+            .unwrap();
+        assert_eq!(at, vec![rc]);
+        assert_eq!(
+            RuleCompiler::new("1.36").rule_costs_at(&props, &steps[..1]),
+            Ok(vec![])
+        );
     }
 }
