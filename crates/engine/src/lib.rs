@@ -31,6 +31,7 @@ pub mod crd;
 pub mod defaulting;
 pub mod document;
 pub mod field_error;
+pub mod field_selector;
 pub mod finding;
 pub mod listtype;
 pub mod objectmeta;
@@ -38,9 +39,11 @@ pub mod path;
 pub mod pipeline;
 pub mod position;
 pub mod pruning;
+pub mod scale;
 pub mod scalar_pos;
 pub mod schema;
 pub mod validation;
+pub mod versions;
 pub mod yaml_events;
 
 pub use analysis::{
