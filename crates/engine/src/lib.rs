@@ -27,6 +27,7 @@
 pub mod analysis;
 pub mod apiext;
 pub mod cel;
+pub mod conversion;
 pub mod crd;
 pub mod defaulting;
 pub mod document;
