@@ -1234,7 +1234,11 @@ mod areas {
                     case.input_str("expectedUID")?,
                     case.input("response")?,
                 )?;
-                result_or_error(case, "objects", got.map(Value::Array))
+                result_or_error(
+                    case,
+                    "objects",
+                    got.map(|o| o.map_or(Value::Null, Value::Array)),
+                )
             }
             _ => ctx.unknown_test("conversion"),
         }
@@ -1964,45 +1968,131 @@ mod engine {
         )
     }
 
+    /// `safeConverter.ConvertToVersion(obj, target)` of a None-strategy CRD with the given
+    /// versions (`group/version` each).
     pub(super) fn convert_none(
-        _served: &Value,
+        served: &Value,
         _cluster: bool,
-        _to: &str,
-        _object: &Value,
-        _list: bool,
+        to: &str,
+        object: &Value,
+        list: bool,
     ) -> Result<Result<Value, String>, Problem> {
-        missing("conversion", "None-strategy converter")
+        use crd_studio_engine::conversion::{self, GroupVersion};
+        let valid = served
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| GroupVersion::parse(v.as_str().unwrap_or("")).unwrap_or_default())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let Ok(target) = GroupVersion::parse(to) else {
+            return fail(format!("unparsable target {to:?}"));
+        };
+        Ok(conversion::convert_none(&valid, object, list, &target))
     }
 
+    /// `restoreObjectMeta(original, converted)`: `converted` after the call (the server
+    /// mutates it also when it fails) and whether it failed.
     pub(super) fn restore_object_meta(
-        _original: &Value,
-        _converted: &Value,
+        original: &Value,
+        converted: &Value,
     ) -> Result<(Value, bool), Problem> {
-        missing("conversion", "webhook conversion metadata restore")
+        let mut out = converted.clone();
+        let failed =
+            crd_studio_engine::conversion::webhook::restore_object_meta(original, &mut out)
+                .is_err();
+        Ok((out, failed))
     }
 
+    /// `getObjectsToConvert(obj, apiVersion)`.
     pub(super) fn objects_to_convert(
-        _object: &Value,
-        _list: bool,
-        _api_version: &str,
+        object: &Value,
+        list: bool,
+        api_version: &str,
     ) -> Result<Vec<Value>, Problem> {
-        missing("conversion", "webhook conversion request builder")
+        Ok(crd_studio_engine::conversion::webhook::objects_to_convert(
+            object,
+            list,
+            api_version,
+        ))
     }
 
+    /// `createConversionReviewObjects(...)`: the request and the empty response as
+    /// `{goType, value}` (the Go structs: no TypeMeta, an empty `response` in the request).
     pub(super) fn create_conversion_review(
-        _versions: &Value,
-        _objects: &Value,
-        _desired: &str,
-        _uid: &str,
+        versions: &Value,
+        objects: &Value,
+        desired: &str,
+        uid: &str,
     ) -> Result<Result<(Value, Value), String>, Problem> {
-        missing("conversion", "ConversionReview builder")
+        use crd_studio_engine::conversion::ReviewRequest;
+        let versions: Vec<String> = versions
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let objects = objects.as_array().cloned().unwrap_or_default();
+        Ok(
+            ReviewRequest::new(&versions, objects, desired, uid).map(|r| {
+                let go_type = r.review_version.go_type();
+                (
+                    json!({"goType": go_type, "value": {
+                        "request": {
+                            "uid": r.uid,
+                            "desiredAPIVersion": r.desired_api_version,
+                            "objects": r.objects,
+                        },
+                        "response": {},
+                    }}),
+                    json!({"goType": go_type, "value": {}}),
+                )
+            }),
+        )
     }
 
+    /// `getConvertedObjectsFromResponse(uid, response)` on a review given as
+    /// `{goType, value}`: the converted objects (`None`: a nil slice) or the error.
     pub(super) fn converted_objects_from_response(
-        _uid: &str,
-        _response: &Value,
-    ) -> Result<Result<Vec<Value>, String>, Problem> {
-        missing("conversion", "ConversionReview response reader")
+        uid: &str,
+        response: &Value,
+    ) -> Result<Result<Option<Vec<Value>>, String>, Problem> {
+        use crd_studio_engine::conversion::webhook::{self, Body};
+        use crd_studio_engine::conversion::ReviewVersion;
+        let go_type = response.get("goType").and_then(Value::as_str).unwrap_or("");
+        let version = match go_type {
+            "v1.ConversionReview" => ReviewVersion::V1,
+            "v1beta1.ConversionReview" => ReviewVersion::V1beta1,
+            other => return Ok(Err(format!("unrecognized response type: {other}"))),
+        };
+        let text = response.get("value").unwrap_or(&NULL).to_string();
+        let parsed = document::parse(&text, SourceId::Object(0));
+        let Some((_, root)) = parsed.values().next() else {
+            return fail("the review value does not parse");
+        };
+        let body = Body {
+            text: &text,
+            root: Some(root),
+            syntax_errors: Vec::new(),
+        };
+        let review = match webhook::decode_review_value(&body, root, version) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(e.message)),
+        };
+        Ok(
+            webhook::converted_objects_from_response(uid, &review, Some(root))
+                .map(|objects| {
+                    objects.map(|list| {
+                        list.into_iter()
+                            .map(|o| o.value.unwrap_or(Value::Null))
+                            .collect()
+                    })
+                })
+                .map_err(|e| e.message),
+        )
     }
 
     /// OpenAPI (and CEL) validation of an object: the `Error()` texts.
