@@ -57,7 +57,24 @@ pub fn run(args: &[String]) -> Result<bool, String> {
         println!("{}", args.skipped_message("conformance"));
         return Ok(true);
     }
-    let files = case_files(&args.dir)?;
+    // DIR may be one area of the conformance set (`../shared/conformance/cel-eval`): the
+    // case ids stay relative to the set's root, and only that area runs.
+    let (root, files) = match area_subset(&args.dir) {
+        Some(root) => {
+            if args.update {
+                return Err("--update-known-failures needs the whole conformance set, \
+                            not one area"
+                    .to_owned());
+            }
+            let files = case_files(&root)?
+                .into_iter()
+                .filter(|f| f.starts_with(&args.dir))
+                .collect::<Vec<_>>();
+            (root, files)
+        }
+        None => (args.dir.clone(), case_files(&args.dir)?),
+    };
+    let args = TaskArgs { dir: root, ..args };
     let mut ctx = Ctx {
         dir: args.dir.clone(),
         test: String::new(),
@@ -120,6 +137,16 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     };
     println!("{} passed, {} failed{skipped}", totals[0], totals[1]);
     Ok(ok)
+}
+
+/// When `dir` is one area directory of a conformance set (its name is a known area), the
+/// set's root.
+fn area_subset(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_str()?;
+    AREAS
+        .iter()
+        .any(|a| a.dir == name)
+        .then(|| dir.parent().map(Path::to_path_buf))?
 }
 
 /// Runs one checker, turning a panic (in the engine or the checker) into a failure.
