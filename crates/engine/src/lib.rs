@@ -26,6 +26,7 @@
 
 pub mod analysis;
 pub mod apiext;
+pub mod authored_conversion;
 pub mod cel;
 pub mod conversion;
 pub mod crd;
