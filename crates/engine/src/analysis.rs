@@ -297,8 +297,10 @@ pub struct ObjectReport {
     /// The object the server would persist (after the create/update strategy: `status`
     /// dropped when the status subresource is on, `metadata.generation` set, ...).
     pub stored: serde_json::Value,
-    /// The object as each served version would return it (None conversion: only
-    /// `apiVersion` changes, then that version's pruning and defaulting).
+    /// The object as each served version would return it once stored
+    /// ([`crate::conversion::served_as`]: converted to the storage version and pruned, then
+    /// read back with the storage version's defaults, converted and pruned by the read
+    /// version's schema). Versions that need the conversion webhook are left out.
     pub served_as: Vec<ServedObject>,
     /// Warnings the server would return with the response (unknown fields under `Warn`,
     /// deprecated version, finalizer names, ...), in its words.
@@ -328,9 +330,10 @@ pub struct ServedObject {
     pub version: String,
     /// The object as read in that version.
     pub object: serde_json::Value,
-    /// Fields that version's schema drops.
+    /// Fields lost on the way: those the storage version's schema drops on write, then those
+    /// the read version's schema drops.
     pub pruned_paths: Vec<String>,
-    /// Fields that version's defaults set.
+    /// Fields the storage version's defaults set when the object is read.
     pub defaulted_paths: Vec<String>,
 }
 
@@ -897,26 +900,17 @@ impl CompiledCrd {
         report.pruned = out.pruned;
         report.defaulted = out.defaulted;
         report.stored = out.stored;
-        // The object as every served version would return it (None conversion).
-        for v in self.compiled.iter().filter(|v| v.served) {
-            let mut converted = json.clone();
-            if let serde_json::Value::Object(m) = &mut converted {
-                m.insert(
-                    "apiVersion".to_owned(),
-                    serde_json::Value::String(format!("{}/{}", self.facts.group, v.name)),
-                );
-            }
-            if let Ok((pruned, unknown, defaulted)) =
-                pipeline::decode(&converted, &self.facts, &self.compiled, false)
-            {
-                report.served_as.push(ServedObject {
-                    version: v.name.clone(),
-                    defaulted_paths: pipeline::added_paths(&pruned, &defaulted),
-                    object: defaulted,
-                    pruned_paths: unknown,
-                });
-            }
-        }
+        // --- conversion (owner: conversion.rs) ---
+        // The object as every served version returns it once stored: the storage round trip
+        // (conversion to the storage version and its pruning; then, on read, the storage
+        // version's decoding and defaults, conversion and the read version's pruning).
+        let stored = if report.stored.is_null() {
+            &report.defaulted
+        } else {
+            &report.stored
+        };
+        report.served_as = crate::conversion::served_as(self, stored);
+        // --- end conversion ---
         (report, findings)
     }
 }
