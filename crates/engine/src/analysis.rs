@@ -320,6 +320,9 @@ pub struct ObjectReport {
     pub accepted: bool,
     /// The `kubectl get` row.
     pub table: TableRow,
+    /// What the status and scale subresources show for the object.
+    #[serde(default)]
+    pub subresources: Option<SubresourceReport>,
 }
 
 /// An object as one served version returns it.
@@ -358,6 +361,10 @@ pub struct Analysis {
     pub objects: Vec<ObjectReport>,
     /// Every finding, with its location, sorted by location.
     pub findings: Vec<Finding>,
+    /// The versions as clients meet them: priority order, preferred version, deprecation
+    /// warnings, what removing each would mean ([`crate::versions`]).
+    #[serde(default)]
+    pub version_overview: Option<crate::versions::VersionOverview>,
 }
 
 impl Analysis {
@@ -381,6 +388,7 @@ pub struct CompiledCrd {
     report: CrdReport,
     versions: Vec<VersionReport>,
     options: Options,
+    version_overview: Option<crate::versions::VersionOverview>,
 }
 
 /// Turns a server field error into a finding located in a document.
@@ -684,6 +692,10 @@ impl CompiledCrd {
                 })
                 .collect(),
         };
+        let version_overview = internal.as_ref().and_then(|c| {
+            let (_, root) = parsed.values().next()?;
+            Some(crate::versions::overview(&root.to_json(), c))
+        });
         CompiledCrd {
             parsed,
             model,
@@ -694,6 +706,7 @@ impl CompiledCrd {
             report,
             versions,
             options: options.clone(),
+            version_overview,
         }
     }
 
@@ -770,6 +783,7 @@ impl CompiledCrd {
             versions: self.versions.clone(),
             objects: reports,
             findings,
+            version_overview: self.version_overview.clone(),
         }
     }
 
@@ -897,6 +911,7 @@ impl CompiledCrd {
         report.defaulted_paths = out.defaulted_paths.clone();
         report.warnings = out.warnings.clone();
         report.decode_error = out.decode_error.clone();
+        report.subresources = self.subresource_report(version, &out.defaulted, &out.stored);
         report.pruned = out.pruned;
         report.defaulted = out.defaulted;
         report.stored = out.stored;
@@ -936,4 +951,164 @@ fn apply_field_validation(f: &Finding, mode: FieldValidation) -> Option<Finding>
 pub fn analyze(request: &Request) -> Analysis {
     let compiled = CompiledCrd::compile(&request.crd, &request.options);
     compiled.analyze_objects(&request.objects, request.old_object.as_deref())
+}
+
+// ------------------------------------------------------------------------------------------
+// Subresources, field selectors, versions, authored conversion (`crate::scale`,
+// `crate::field_selector`, `crate::versions`, `crate::authored_conversion`)
+// ------------------------------------------------------------------------------------------
+
+/// What the status and scale subresources show for one object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubresourceReport {
+    /// The status subresource's effect on the write.
+    pub status: crate::scale::StatusFacts,
+    /// `GET .../scale` in each served version with the scale subresource that the object
+    /// can be read in without a conversion webhook.
+    pub scale: Vec<crate::scale::ScaleReport>,
+}
+
+/// `kubectl get <plural> --field-selector ...` over the samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldSelectorPreview {
+    /// The version listed (the preferred version when none was asked for).
+    pub version: String,
+    /// The verdict (its `objects` follow [`FieldSelectorPreview::samples`]).
+    pub selection: crate::field_selector::Selection,
+    /// The objects checked: (object text, document).
+    pub samples: Vec<(usize, usize)>,
+    /// Objects not checked, with the reason: (object text, document, reason).
+    pub left_out: Vec<(usize, usize, String)>,
+}
+
+impl CompiledCrd {
+    /// The version overview (priority order, preferred version, deprecation, removal).
+    pub fn version_overview(&self) -> Option<&crate::versions::VersionOverview> {
+        self.version_overview.as_ref()
+    }
+
+    /// The status and scale facts of an object of `version`: `request` is the decoded
+    /// request object, `stored` what the strategy persists.
+    fn subresource_report(
+        &self,
+        version: &CompiledVersion,
+        request: &serde_json::Value,
+        stored: &serde_json::Value,
+    ) -> Option<SubresourceReport> {
+        if stored.is_null() {
+            return None;
+        }
+        let status = crate::scale::status_facts(request, stored, version.status);
+        let read_as = crate::conversion::served_as(self, stored);
+        let scale = self
+            .compiled
+            .iter()
+            .filter(|v| v.served)
+            .filter_map(|v| {
+                let scale = v.scale.as_ref()?;
+                let obj = match read_as.iter().find(|r| r.version == v.name) {
+                    Some(r) => &r.object,
+                    None if v.name == version.name => stored,
+                    None => return None,
+                };
+                Some(crate::scale::scale_of(obj, scale, &v.name))
+            })
+            .collect();
+        Some(SubresourceReport { status, scale })
+    }
+
+    /// `kubectl get <plural> --field-selector <selector>` in `version` (the preferred version
+    /// when empty) over the stored samples of `analysis`, each read in that version (objects
+    /// only a conversion webhook could return in it are left out).
+    pub fn select_fields(
+        &self,
+        analysis: &Analysis,
+        version: &str,
+        selector: &str,
+    ) -> FieldSelectorPreview {
+        let mut out = FieldSelectorPreview::default();
+        let Some(internal) = &self.internal else {
+            return out;
+        };
+        let version = if version.is_empty() {
+            crate::versions::preferred_version(internal).unwrap_or_default()
+        } else {
+            version.to_owned()
+        };
+        let selectable = internal
+            .spec
+            .versions
+            .iter()
+            .find(|v| v.name == version)
+            .map(|v| {
+                if v.selectable_fields.is_empty() {
+                    &internal.spec.selectable_fields
+                } else {
+                    &v.selectable_fields
+                }
+            })
+            .map(|f| f.iter().map(|f| f.json_path.clone()).collect())
+            .unwrap_or_default();
+        let sv = crate::field_selector::SelectorVersion {
+            group: internal.spec.group.clone(),
+            version: version.clone(),
+            plural: internal.spec.names.plural.clone(),
+            namespaced: self.facts.namespaced,
+            selectable_fields: selectable,
+        };
+        let mut objects = Vec::new();
+        for o in &analysis.objects {
+            if !o.accepted || o.stored.is_null() {
+                out.left_out.push((
+                    o.source,
+                    o.document,
+                    "not stored: the server rejects the object".to_owned(),
+                ));
+                continue;
+            }
+            let read = crate::conversion::served_as(self, &o.stored);
+            let obj = match read.into_iter().find(|r| r.version == version) {
+                Some(r) => r.object,
+                None if o.api_version.rsplit('/').next() == Some(version.as_str()) => {
+                    o.stored.clone()
+                }
+                None => {
+                    out.left_out.push((
+                        o.source,
+                        o.document,
+                        format!("reading it in {version} needs the conversion webhook"),
+                    ));
+                    continue;
+                }
+            };
+            out.samples.push((o.source, o.document));
+            objects.push(obj);
+        }
+        out.selection = crate::field_selector::select(&sv, selector, &objects);
+        out.version = version;
+        out
+    }
+
+    /// The authored conversion of the stored samples of `analysis` to `target` with the
+    /// mapping texts ([`crate::authored_conversion`]).
+    pub fn authored_conversion(
+        &self,
+        analysis: &Analysis,
+        mappings: &[String],
+        target: &str,
+    ) -> crate::authored_conversion::ConversionPreview {
+        let samples: Vec<crate::authored_conversion::Sample> = analysis
+            .objects
+            .iter()
+            .filter(|o| o.accepted && !o.stored.is_null())
+            .map(|o| crate::authored_conversion::Sample {
+                source: o.source,
+                document: o.document,
+                object: o.stored.clone(),
+            })
+            .collect();
+        crate::authored_conversion::preview(self, &samples, mappings, target)
+    }
 }
