@@ -910,6 +910,16 @@ impl CompiledCrd {
         report.pruned_paths = out.pruned_paths.clone();
         report.defaulted_paths = out.defaulted_paths.clone();
         report.warnings = out.warnings.clone();
+        // The handler adds a deprecated version's warning to every request, first.
+        if let Some(w) = self.deprecation_warning(version_name) {
+            let span = root
+                .entry("apiVersion")
+                .map(|e| e.value.span)
+                .unwrap_or(root.span);
+            findings.push(Finding::warning("object.deprecated-version", w.clone()).at(loc(span)));
+            report.warnings.retain(|x| x != &w);
+            report.warnings.insert(0, w);
+        }
         report.decode_error = out.decode_error.clone();
         report.subresources = self.subresource_report(version, &out.defaulted, &out.stored);
         report.pruned = out.pruned;
@@ -987,6 +997,17 @@ impl CompiledCrd {
     /// The version overview (priority order, preferred version, deprecation, removal).
     pub fn version_overview(&self) -> Option<&crate::versions::VersionOverview> {
         self.version_overview.as_ref()
+    }
+
+    /// The warning every request to `version` gets, when it is deprecated and served.
+    pub fn deprecation_warning(&self, version: &str) -> Option<String> {
+        self.version_overview
+            .as_ref()?
+            .versions
+            .iter()
+            .find(|v| v.name == version)?
+            .warning
+            .clone()
     }
 
     /// The status and scale facts of an object of `version`: `request` is the decoded

@@ -214,3 +214,24 @@ fn authored_conversion_entry_point() {
     // The None strategy is noted.
     assert!(p.issues.iter().any(|i| i.code == "conversion.strategy"));
 }
+
+#[test]
+fn requests_to_a_deprecated_version_get_its_warning() {
+    let crd = CompiledCrd::compile(CRONTABS, &Options::default());
+    let obj = "apiVersion: stable.example.com/v1beta1\nkind: CronTab\nmetadata: {name: a}\nspec: {replicas: 1}\n";
+    let a = crd.analyze_objects(&[obj.to_owned()], None);
+    let text =
+        "stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab";
+    assert_eq!(a.objects[0].warnings, [text]);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.code == "object.deprecated-version")
+        .unwrap();
+    assert_eq!(f.message, text);
+    assert_eq!(f.location.unwrap().span.start.line, 1);
+    // Not for the GA version.
+    let obj = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: a}\nspec: {replicas: 1}\n";
+    let a = crd.analyze_objects(&[obj.to_owned()], None);
+    assert!(a.objects[0].warnings.is_empty());
+}
