@@ -1929,4 +1929,30 @@ rules:
         assert_eq!(converted.object["metadata"]["generation"], json!(1));
         assert!(p.round_trips[0].lossless, "{:?}", p.round_trips[0]);
     }
+
+    #[test]
+    fn objects_already_in_the_target_are_not_sent() {
+        let v2 = "apiVersion: example.com/v2\nkind: CronTab\nmetadata: {name: b}\nspec: {schedule: '1 * * * *', replicas: 4}\n";
+        let (crd, samples) = samples(&[SAMPLE, v2]);
+        let p = preview(&crd, &samples, &[THERE_AND_BACK.to_owned()], "v2");
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        let call = p.call.as_ref().unwrap();
+        assert!(call.list);
+        assert_eq!(call.request.as_ref().unwrap().objects.len(), 1);
+        assert_eq!(
+            p.objects.iter().map(|o| o.sent).collect::<Vec<_>>(),
+            [true, false]
+        );
+        let check = p.check.unwrap();
+        assert!(check.accepted, "{:?}", check.issues);
+        assert_eq!(check.objects.len(), 2);
+        assert_eq!(check.objects[1].object["spec"]["replicas"], json!(4));
+        // Both samples round-trip: v1 through v2, v2 through v1.
+        let trips: Vec<(&str, &str, bool)> = p
+            .round_trips
+            .iter()
+            .map(|r| (r.from.as_str(), r.via.as_str(), r.lossless))
+            .collect();
+        assert_eq!(trips, [("v1", "v2", true), ("v2", "v1", true)]);
+    }
 }
