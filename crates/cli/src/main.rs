@@ -11,8 +11,11 @@ use std::process::ExitCode;
 use crd_studio_engine::{analyze, Analysis, FieldValidation, Finding, Options, Request, SourceId};
 use serde_json::{json, Value};
 
+mod convert;
+
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
+       crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -74,6 +77,9 @@ struct Input {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, Error> {
+    if let Some(("convert", rest)) = args.split_first().map(|(c, r)| (c.as_str(), r)) {
+        return convert::run(rest);
+    }
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
         return Ok(ExitCode::SUCCESS);

@@ -391,13 +391,13 @@ pub struct Located {
 }
 
 impl Located {
-    fn at(message: String, path: &str, root: Option<&Node>) -> Located {
-        Located {
+    fn at(message: String, path: &str, root: Option<&Node>) -> Box<Located> {
+        Box::new(Located {
             message,
             path: Some(path.to_owned()),
             span: locate_in(root, path),
             studio: false,
-        }
+        })
     }
 }
 
@@ -710,21 +710,21 @@ impl<'b, 'a> Typed<'b, 'a> {
         review
     }
 
-    fn finish(self) -> Result<(), Located> {
+    fn finish(self) -> Result<(), Box<Located>> {
         let root = self.body.root;
         match (self.go.finish(), self.first) {
-            (Err(message), Some((path, span))) => Err(Located {
+            (Err(message), Some((path, span))) => Err(Box::new(Located {
                 message,
                 path: Some(path.to_string()),
                 span: Some(span).or_else(|| locate_in(root, &path.to_string())),
                 studio: false,
-            }),
-            (Err(message), None) => Err(Located {
+            })),
+            (Err(message), None) => Err(Box::new(Located {
                 message,
                 path: None,
                 span: None,
                 studio: false,
-            }),
+            })),
             _ => Ok(()),
         }
     }
@@ -747,7 +747,7 @@ pub fn decode_review_value(
     body: &Body<'_>,
     node: &Node,
     version: ReviewVersion,
-) -> Result<DecodedReview, Located> {
+) -> Result<DecodedReview, Box<Located>> {
     let mut t = Typed::new(body);
     let review = t.review(node, version);
     t.finish()?;
@@ -794,7 +794,7 @@ fn registered_go_type(group: &str, version: &str, kind: &str) -> Option<String> 
 
 /// `SimpleMetaFactory.Interpret`: `apiVersion` and `kind` read with `encoding/json` (keys
 /// matched case-insensitively, the first type error returned).
-fn interpret(body: &Body<'_>) -> Result<(String, String), Located> {
+fn interpret(body: &Body<'_>) -> Result<(String, String), Box<Located>> {
     const FIND_KIND: &str = "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }";
     let wrap = |m: String| format!("couldn't get version/kind; json parse error: {m}");
     let Some(root) = body.root else {
@@ -804,7 +804,7 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Located> {
         Value::Null => return Ok((String::new(), String::new())),
         Value::Map(entries) => entries,
         other => {
-            return Err(Located {
+            return Err(Box::new(Located {
                 message: wrap(format!(
                     "json: cannot unmarshal {} into Go value of type {FIND_KIND}",
                     kind_word(other)
@@ -812,7 +812,7 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Located> {
                 path: Some(String::new()),
                 span: Some(root.span),
                 studio: false,
-            })
+            }))
         }
     };
     let (mut api_version, mut kind) = (String::new(), String::new());
@@ -844,7 +844,7 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Located> {
         }
     }
     match first {
-        Some(e) => Err(e),
+        Some(e) => Err(Box::new(e)),
         None => Ok((api_version, kind)),
     }
 }
@@ -853,23 +853,23 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Located> {
 /// the review type of the request's version (`apiVersion`/`kind` defaulted from it; another
 /// registered kind fails to convert; an unknown one is not registered). Errors are the
 /// server's texts, before the converter wraps them.
-pub fn decode_body(body: &Body<'_>, version: ReviewVersion) -> Result<DecodedReview, Located> {
+pub fn decode_body(body: &Body<'_>, version: ReviewVersion) -> Result<DecodedReview, Box<Located>> {
     if body.text.is_empty() {
-        return Err(Located {
+        return Err(Box::new(Located {
             message: "0-length response with status code: 200 and content type: application/json"
                 .to_owned(),
             path: None,
             span: None,
             studio: false,
-        });
+        }));
     }
     if let Some((message, span)) = body.syntax_errors.first() {
-        return Err(Located {
+        return Err(Box::new(Located {
             message: format!("the response is not valid JSON or YAML: {message}"),
             path: None,
             span: *span,
             studio: true,
-        });
+        }));
     }
     let (api_version, kind) = interpret(body)?;
     let root = body.root;
@@ -944,7 +944,7 @@ pub fn converted_objects_from_response(
     expected_uid: &str,
     review: &DecodedReview,
     root: Option<&Node>,
-) -> Result<Option<Vec<RawObject>>, Located> {
+) -> Result<Option<Vec<RawObject>>, Box<Located>> {
     if review.review_version == ReviewVersion::V1 {
         // TypeMeta.GroupVersionKind(): an unparsable apiVersion gives an empty group/version.
         let got = Gvk {
@@ -1254,7 +1254,7 @@ pub fn check_response(call: &WebhookCall, body: &Body<'_>) -> ResponseCheck {
         return check;
     };
     let root = body.root;
-    let fail = |check: &mut ResponseCheck, e: Located, wrap: bool| {
+    let fail = |check: &mut ResponseCheck, e: Box<Located>, wrap: bool| {
         let message = if wrap && !e.studio {
             format!("conversion webhook for {subject} failed: {}", e.message)
         } else {

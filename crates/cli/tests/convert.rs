@@ -1,0 +1,186 @@
+//! Runs `crd-studio convert` on small files: the None strategy, the webhook request, a
+//! response the server accepts and one it rejects.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab, listKind: CronTabList}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: 'https://example.com/convert'}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {hostPort: {type: string}}}
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {host: {type: string}, port: {type: string}}}
+";
+
+const OBJECT: &str = "\
+apiVersion: stable.example.com/v1beta1
+kind: CronTab
+metadata: {name: local-crontab}
+spec: {hostPort: 'localhost:1234'}
+";
+
+fn response(name: &str) -> String {
+    format!(
+        r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+  "response": {{"uid": "u-1", "result": {{"status": "Success"}},
+    "convertedObjects": [{{"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+      "metadata": {{"name": "{name}", "namespace": "default"}},
+      "spec": {{"host": "localhost", "port": "1234"}}}}]}}}}"#
+    )
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
+    let dir =
+        std::env::temp_dir().join(format!("crd-studio-convert-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write test file");
+    }
+    TempDir(dir)
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .arg("convert")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run crd-studio")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn none_prints_the_converted_object() {
+    let none = CRD.replace(
+        "    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig: {url: 'https://example.com/convert'}\n",
+        "    strategy: None\n",
+    );
+    let dir = dir_with("none", &[("crd.yaml", &none), ("o.yaml", OBJECT)]);
+    let out = run(
+        &dir,
+        &["crd.yaml", "o.yaml", "--to", "v1", "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["apiVersion"], "stable.example.com/v1");
+    assert_eq!(v["spec"], serde_json::json!({}));
+    assert!(text(&out.stderr).contains("drops spec.hostPort"));
+    let bad = run(&dir, &["crd.yaml", "o.yaml", "--to", "v9"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr)
+        .contains("request to convert CR to an invalid group/version: stable.example.com/v9"));
+}
+
+#[test]
+fn webhook_request_and_response() {
+    let dir = dir_with(
+        "webhook",
+        &[
+            ("crd.yaml", CRD),
+            ("o.yaml", OBJECT),
+            ("ok.json", &response("local-crontab")),
+            ("renamed.json", &response("renamed")),
+        ],
+    );
+    let request = run(
+        &dir,
+        &[
+            "crd.yaml", "o.yaml", "--to", "v1", "--uid", "u-1", "--format", "json",
+        ],
+    );
+    assert_eq!(request.status.code(), Some(0), "{}", text(&request.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&request.stdout).expect("JSON");
+    assert_eq!(v["kind"], "ConversionReview");
+    assert_eq!(v["request"]["uid"], "u-1");
+    assert_eq!(v["request"]["desiredAPIVersion"], "stable.example.com/v1");
+    let ok = run(
+        &dir,
+        &[
+            "crd.yaml",
+            "o.yaml",
+            "--to",
+            "v1",
+            "--uid",
+            "u-1",
+            "--review-response",
+            "ok.json",
+        ],
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains("host: localhost"));
+    let renamed = run(
+        &dir,
+        &[
+            "crd.yaml",
+            "o.yaml",
+            "--to",
+            "v1",
+            "--uid",
+            "u-1",
+            "--review-response",
+            "renamed.json",
+        ],
+    );
+    assert_eq!(renamed.status.code(), Some(1));
+    assert!(text(&renamed.stderr).contains(
+        "renamed.json:4:20: error: conversion webhook for stable.example.com/v1beta1, Kind=CronTab returned invalid object: must have the same name: local-crontab != renamed"
+    ), "{}", text(&renamed.stderr));
+    // Without --uid the uid is derived from the inputs: the response's "u-1" does not match.
+    let other = run(
+        &dir,
+        &[
+            "crd.yaml",
+            "o.yaml",
+            "--to",
+            "v1",
+            "--review-response",
+            "ok.json",
+        ],
+    );
+    assert_eq!(other.status.code(), Some(1));
+    assert!(text(&other.stderr).contains("expected response.uid="));
+}
