@@ -153,6 +153,14 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             crd.name, f.message
         ));
     }
+    if let Some(v) = internal.spec.versions.iter().find(|v| v.name == args.to) {
+        if !v.served {
+            err.push_str(&format!(
+                "note: {} is not served: no client reads it; the server converts to it only to store objects\n",
+                args.to
+            ));
+        }
+    }
     let objects = held_objects(&compiled, &object.text);
     if objects.is_empty() {
         err.push_str(&format!("{}: no object to convert\n", object.name));

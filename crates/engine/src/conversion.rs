@@ -348,7 +348,9 @@ pub struct ConvertedObject {
 pub struct WebhookCall {
     /// The objects to convert, in order (one object, or the items of a list).
     pub inputs: Vec<Json>,
-    /// Whether the server converts them as one `UnstructuredList` (several objects).
+    /// Whether the server converts them as one `UnstructuredList` (several objects). The
+    /// server's list conversion does not run the target version's decoding step on the list;
+    /// the studio prunes each object as the server does when it reads it.
     pub list: bool,
     /// The target group and version.
     pub target: GroupVersion,
@@ -478,7 +480,8 @@ fn target_errors(
 
 /// The None strategy on one object of a compiled CRD: convert `obj` to `version` as the
 /// server does (the checks, `apiVersion` rewritten, then the target version's decoding
-/// step). An error is the server's text.
+/// step). An error is the server's text, except for a Webhook CRD and an object the webhook
+/// would have to convert (use [`conversion_review`]).
 pub fn convert(crd: &CompiledCrd, obj: &Json, version: &str) -> Result<ConvertedObject, String> {
     let Some(internal) = crd.internal() else {
         return Err("there is no readable CRD".to_owned());
