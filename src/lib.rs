@@ -8,6 +8,7 @@
 //! [`cel_model`] and [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
 
 pub mod cel_model;
+pub mod preview_model;
 pub mod stored_view;
 pub mod view_model;
 pub mod worker_boundary;

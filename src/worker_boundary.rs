@@ -12,6 +12,9 @@
 
 use std::cell::RefCell;
 
+use crd_studio_engine::analysis::FieldSelectorPreview;
+use crd_studio_engine::authored_conversion::{ConversionPreview, REQUEST_UID};
+use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::path::locate;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Request, SourceId};
@@ -29,6 +32,55 @@ pub struct Reply {
     /// object text, found by the engine's path locator; fields it cannot find exactly are
     /// left out.
     pub pruned_locations: Vec<FieldLocation>,
+    /// The kubectl get and Conversion tabs' answers to the [`PreviewQuery`].
+    pub previews: Previews,
+}
+
+/// What the kubectl get and Conversion tabs ask, beside the texts of the [`Request`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewQuery {
+    /// `kubectl get --field-selector` text (blank: no selector preview).
+    pub field_selector: String,
+    /// The conversion target version (empty: the first version the samples are not in).
+    pub target: String,
+    /// The conversion webhook's response text (blank: not checked).
+    pub webhook_response: String,
+    /// The authored mapping text (blank: no authored conversion).
+    pub mappings: String,
+}
+
+/// The engine's answers for the kubectl get and Conversion tabs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Previews {
+    /// The field selector over the samples, when a selector was given.
+    pub field_selector: Option<FieldSelectorPreview>,
+    /// The CRD's conversion strategy (`None` when there is no readable CRD).
+    pub strategy: Option<Strategy>,
+    /// The target version used (the query's, else a default).
+    pub target: String,
+    /// The webhook call the server would make for the samples (Webhook strategy).
+    pub webhook: Option<WebhookPreview>,
+    /// The authored conversion, when mappings were given.
+    pub authored: Option<ConversionPreview>,
+}
+
+/// The conversion webhook call for the samples, and the server's verdict on the response.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookPreview {
+    /// The call the server would make.
+    pub call: Option<WebhookCall>,
+    /// The server's error before any call (an unknown target version, ...).
+    pub error: Option<String>,
+    /// The request body as the server sends it, indented.
+    pub request_text: Option<String>,
+    /// A response a correct webhook could start from: the request's objects with only
+    /// `apiVersion` changed (what the None strategy would do), status `Success`.
+    pub template: Option<String>,
+    /// The server's checks of the query's response text.
+    pub check: Option<ResponseCheck>,
 }
 
 struct Cache {
@@ -46,14 +98,111 @@ pub async fn run(request: Request) -> Reply {
     answer(&request)
 }
 
+/// Analyses a request and answers the preview tabs' query. Async like [`run`].
+pub async fn run_with(request: Request, query: PreviewQuery) -> Reply {
+    answer_with(&request, &query)
+}
+
 /// The synchronous body of [`run`] (what a worker would run).
 pub fn answer(request: &Request) -> Reply {
+    answer_with(request, &PreviewQuery::default())
+}
+
+/// The synchronous body of [`run_with`].
+pub fn answer_with(request: &Request, query: &PreviewQuery) -> Reply {
     let analysis = analyze_cached(request);
     let pruned_locations = locate_pruned(request, &analysis);
+    let previews = with_compiled(request, |crd| previews(crd, &analysis, query));
     Reply {
         analysis,
         pruned_locations,
+        previews,
     }
+}
+
+/// The target version: the query's when it names a version of the CRD, else the first
+/// version (in the CRD's order) that some stored sample is not in, else the first version.
+fn target_version(analysis: &Analysis, wanted: &str) -> String {
+    let names: Vec<&str> = analysis.versions.iter().map(|v| v.name.as_str()).collect();
+    if names.contains(&wanted) {
+        return wanted.to_owned();
+    }
+    let sample_versions: Vec<&str> = analysis
+        .objects
+        .iter()
+        .filter(|o| o.accepted && !o.stored.is_null())
+        .filter_map(|o| o.api_version.rsplit('/').next())
+        .collect();
+    names
+        .iter()
+        .find(|n| !sample_versions.contains(n))
+        .or(names.first())
+        .map(|n| (*n).to_owned())
+        .unwrap_or_default()
+}
+
+fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Previews {
+    let mut out = Previews {
+        target: target_version(analysis, &query.target),
+        ..Previews::default()
+    };
+    let Some(internal) = crd.internal() else {
+        return out;
+    };
+    if !query.field_selector.trim().is_empty() {
+        out.field_selector = Some(crd.select_fields(analysis, "", &query.field_selector));
+    }
+    let strategy = Strategy::of(internal);
+    if matches!(strategy, Strategy::Webhook { .. }) && !out.target.is_empty() {
+        let objects: Vec<serde_json::Value> = analysis
+            .objects
+            .iter()
+            .filter(|o| o.accepted && !o.stored.is_null())
+            .map(|o| o.stored.clone())
+            .collect();
+        let call = conversion::conversion_review(crd, &objects, &out.target, REQUEST_UID);
+        let request = call.as_ref().ok().and_then(|c| c.request.as_ref());
+        let request_text = request.map(|r| r.pretty());
+        let template = call.as_ref().ok().and_then(|c| {
+            let r = c.request.as_ref()?;
+            let converted: Vec<serde_json::Value> = r
+                .objects
+                .iter()
+                .map(|o| {
+                    let mut o = o.clone();
+                    conversion::nop_convert(&mut o, false, &c.target);
+                    o
+                })
+                .collect();
+            serde_json::to_string_pretty(&r.success_response(&converted)).ok()
+        });
+        let check = match &call {
+            Ok(c) if !query.webhook_response.trim().is_empty() => Some(
+                conversion::check_conversion_response(crd, c, &query.webhook_response),
+            ),
+            _ => None,
+        };
+        let (call, error) = match call {
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(e)),
+        };
+        out.webhook = Some(WebhookPreview {
+            call,
+            error,
+            request_text,
+            template,
+            check,
+        });
+    }
+    out.strategy = Some(strategy);
+    if !query.mappings.trim().is_empty() && !out.target.is_empty() {
+        out.authored = Some(crd.authored_conversion(
+            analysis,
+            std::slice::from_ref(&query.mappings),
+            &out.target,
+        ));
+    }
+    out
 }
 
 /// Finds the pruned fields in the object texts. Only texts with pruned fields are read again.
@@ -107,6 +256,14 @@ fn locate_pruned(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
 /// Analyses a request, recompiling the CRD only when its text or the options differ from the
 /// previous call's.
 pub fn analyze_cached(request: &Request) -> Analysis {
+    with_compiled(request, |c| {
+        c.analyze_objects(&request.objects, request.old_object.as_deref())
+    })
+}
+
+/// Runs `f` on the compiled CRD of `request`, compiling it only when its text or the options
+/// differ from the previous call's.
+fn with_compiled<T>(request: &Request, f: impl FnOnce(&CompiledCrd) -> T) -> T {
     CACHE.with(|cell| {
         let mut cache = cell.borrow_mut();
         let fresh = match cache.as_ref() {
@@ -121,10 +278,8 @@ pub fn analyze_cached(request: &Request) -> Analysis {
             });
         }
         match cache.as_ref() {
-            Some(c) => c
-                .compiled
-                .analyze_objects(&request.objects, request.old_object.as_deref()),
-            None => crd_studio_engine::analyze(request),
+            Some(c) => f(&c.compiled),
+            None => f(&CompiledCrd::compile(&request.crd, &request.options)),
         }
     })
 }
