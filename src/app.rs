@@ -10,13 +10,15 @@ use yew::prelude::*;
 
 use crate::cel_model::tab_badge;
 use crate::cel_view::CelPanel;
+use crate::conversion_view::ConversionPanel;
 use crate::editor::{CodeEditor, EditorControl};
+use crate::get_view::GetPanel;
 use crate::stored_panel::StoredPanel;
 use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
-use crate::worker_boundary::{self, Reply};
+use crate::worker_boundary::{self, PreviewQuery, Reply};
 
 /// localStorage key of the CRD text.
 pub const CRD_KEY: &str = "crd-studio.crd";
@@ -26,6 +28,14 @@ pub const OBJECT_KEY: &str = "crd-studio.object";
 pub const OLD_OBJECT_KEY: &str = "crd-studio.old-object";
 /// localStorage key of the field validation mode.
 pub const FIELD_VALIDATION_KEY: &str = "crd-studio.field-validation";
+/// localStorage key of the kubectl get tab's `--field-selector` text.
+pub const FIELD_SELECTOR_KEY: &str = "crd-studio.field-selector";
+/// localStorage key of the Conversion tab's target version.
+pub const CONVERSION_TARGET_KEY: &str = "crd-studio.conversion-target";
+/// localStorage key of the Conversion tab's webhook response text.
+pub const WEBHOOK_RESPONSE_KEY: &str = "crd-studio.webhook-response";
+/// localStorage key of the Conversion tab's mapping text.
+pub const MAPPINGS_KEY: &str = "crd-studio.mappings";
 /// Quiet time after the last edit before the texts are analysed again.
 const DEBOUNCE_MS: u32 = 150;
 
@@ -98,6 +108,16 @@ fn load_texts() -> Texts {
     }
 }
 
+fn load_query() -> PreviewQuery {
+    let load = |key: &str| LocalStorage::get::<String>(key).unwrap_or_default();
+    PreviewQuery {
+        field_selector: load(FIELD_SELECTOR_KEY),
+        target: load(CONVERSION_TARGET_KEY),
+        webhook_response: load(WEBHOOK_RESPONSE_KEY),
+        mappings: load(MAPPINGS_KEY),
+    }
+}
+
 fn save(key: &str, value: &impl serde::Serialize) {
     if let Err(e) = LocalStorage::set(key, value) {
         gloo::console::warn!(format!("could not save {key}: {e}"));
@@ -152,6 +172,8 @@ enum BottomTab {
     Problems,
     Stored,
     Cel,
+    Get,
+    Conversion,
 }
 
 fn field_validation_name(mode: FieldValidation) -> &'static str {
@@ -169,6 +191,7 @@ pub fn App() -> Html {
     let field_validation = use_state(|| {
         LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY).unwrap_or_default()
     });
+    let query = use_state(load_query);
     let shown = use_state(|| None::<Rc<Shown>>);
     let latest_request = use_mut_ref(|| 0_u64);
     let old_open = use_state(|| false);
@@ -191,6 +214,12 @@ pub fn App() -> Html {
         },
     );
     use_effect_with(*field_validation, |mode| save(FIELD_VALIDATION_KEY, mode));
+    use_effect_with((*query).clone(), |q| {
+        save(FIELD_SELECTOR_KEY, &q.field_selector);
+        save(CONVERSION_TARGET_KEY, &q.target);
+        save(WEBHOOK_RESPONSE_KEY, &q.webhook_response);
+        save(MAPPINGS_KEY, &q.mappings);
+    });
 
     // Re-analyse after a quiet moment; only the newest request's answer is shown.
     {
@@ -202,8 +231,10 @@ pub fn App() -> Html {
                 texts.object.clone(),
                 texts.old_object.clone(),
                 *field_validation,
+                (*query).clone(),
             ),
-            move |(crd, object, old, mode)| {
+            move |(crd, object, old, mode, query)| {
+                let query = query.clone();
                 let texts = (crd.clone(), object.clone());
                 let id = {
                     let mut n = latest_request.borrow_mut();
@@ -221,7 +252,7 @@ pub fn App() -> Html {
                 };
                 let timeout = Timeout::new(if first { 0 } else { DEBOUNCE_MS }, move || {
                     yew::platform::spawn_local(async move {
-                        let reply = worker_boundary::run(request).await;
+                        let reply = worker_boundary::run_with(request, query).await;
                         if *latest_request.borrow() == id {
                             let (crd, object) = texts;
                             shown.set(Some(Rc::new(Shown::of(id, reply, crd, object))));
@@ -310,6 +341,19 @@ pub fn App() -> Html {
             if let Some(t) = row.target {
                 focus.emit(t);
             }
+        })
+    };
+    let on_query = {
+        let query = query.clone();
+        Callback::from(move |q: PreviewQuery| query.set(q))
+    };
+    let on_selector = {
+        let query = query.clone();
+        Callback::from(move |field_selector: String| {
+            query.set(PreviewQuery {
+                field_selector,
+                ..(*query).clone()
+            })
         })
     };
     let on_tab = |tab: BottomTab| {
@@ -453,6 +497,18 @@ pub fn App() -> Html {
                         onclick={on_tab(BottomTab::Cel)}>
                         { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
                     </button>
+                    <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
+                        title="What kubectl get prints, field selectors, versions and /scale"
+                        aria-selected={if *bottom == BottomTab::Get { "true" } else { "false" }}
+                        onclick={on_tab(BottomTab::Get)}>
+                        { "kubectl get" }
+                    </button>
+                    <button type="button" role="tab" id="tab-conversion" aria-controls="panel-conversion"
+                        title="The conversion strategy, the webhook's ConversionReview and authored mappings"
+                        aria-selected={if *bottom == BottomTab::Conversion { "true" } else { "false" }}
+                        onclick={on_tab(BottomTab::Conversion)}>
+                        { "Conversion" }
+                    </button>
                 </div>
                 <ProblemsPanel
                     shown={(*shown).clone()}
@@ -470,6 +526,18 @@ pub fn App() -> Html {
                     hidden={*bottom != BottomTab::Cel}
                     on_jump={focus}
                     on_rewrite={on_rewrite_crd}
+                />
+                <GetPanel
+                    shown={(*shown).clone()}
+                    hidden={*bottom != BottomTab::Get}
+                    selector={AttrValue::from(query.field_selector.clone())}
+                    {on_selector}
+                />
+                <ConversionPanel
+                    shown={(*shown).clone()}
+                    hidden={*bottom != BottomTab::Conversion}
+                    query={(*query).clone()}
+                    {on_query}
                 />
             </section>
         </div>

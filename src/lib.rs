@@ -18,7 +18,11 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod cel_view;
 #[cfg(target_arch = "wasm32")]
+mod conversion_view;
+#[cfg(target_arch = "wasm32")]
 pub mod editor;
+#[cfg(target_arch = "wasm32")]
+mod get_view;
 #[cfg(target_arch = "wasm32")]
 mod stored_panel;
 

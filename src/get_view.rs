@@ -1,0 +1,197 @@
+//! The "kubectl get" tab: the printer-column table of the samples (normal and `-o wide`),
+//! `--field-selector` over them, the version order with the preferred version and deprecation
+//! warnings, and the `/scale` object per sample. Rows come from [`crate::preview_model`].
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::Shown;
+use crate::preview_model::{object_label, selector_rows, table, yaml_text};
+
+/// Properties of [`GetPanel`].
+#[derive(Properties, PartialEq)]
+pub struct GetPanelProps {
+    /// The newest analysis shown.
+    pub shown: Option<Rc<Shown>>,
+    /// Whether another tab is showing.
+    pub hidden: bool,
+    /// The `--field-selector` text.
+    pub selector: AttrValue,
+    /// Called with the new selector text.
+    pub on_selector: Callback<String>,
+}
+
+/// The panel.
+#[component]
+pub fn GetPanel(props: &GetPanelProps) -> Html {
+    let wide = use_state(|| false);
+    let on_input = props.on_selector.reform(|e: InputEvent| {
+        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+        input.value()
+    });
+    let body = match &props.shown {
+        None => html! { <p class="empty">{ "Analysing…" }</p> },
+        Some(_) if props.hidden => html! {},
+        Some(shown) => content(shown, &props.selector, *wide),
+    };
+    let seg = |value: bool, label: &'static str| {
+        let wide = wide.clone();
+        html! {
+            <button type="button" class="seg" aria-pressed={if *wide == value { "true" } else { "false" }}
+                onclick={Callback::from(move |_: MouseEvent| wide.set(value))}>{ label }</button>
+        }
+    };
+    html! {
+        <section id="panel-get" class="panel get" role="region" aria-label="kubectl get"
+            hidden={props.hidden}>
+            <div class="stored-toolbar">
+                <span class="version-tabs" role="group" aria-label="Output">
+                    { seg(false, "normal") }
+                    { seg(true, "-o wide") }
+                </span>
+                <label class="option selector-input">
+                    <span>{ "--field-selector" }</span>
+                    <input type="text" aria-label="Field selector" spellcheck="false"
+                        placeholder="metadata.name=my-object"
+                        value={props.selector.clone()} oninput={on_input} />
+                </label>
+            </div>
+            <div class="preview-body">{ body }</div>
+        </section>
+    }
+}
+
+fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
+    let analysis = &shown.reply.analysis;
+    let previews = &shown.reply.previews;
+    let table_html = match table(analysis) {
+        Some((columns, rows)) => html! {
+            <pre class="code kubectl-table" aria-label="kubectl get output" data-wide={wide.to_string()}>
+                { kubectl_grid(&columns, &rows) }
+            </pre>
+        },
+        None => html! {
+            <p class="empty">{ "The printer-column table is not available yet." }</p>
+        },
+    };
+    let selector_html = match &previews.field_selector {
+        None if selector.trim().is_empty() => html! {},
+        None => html! { <p class="empty">{ "No readable CRD." }</p> },
+        Some(p) => {
+            if let Some(e) = &p.selection.error {
+                html! { <p class="banner selector-error" role="alert">{ e.kubectl.clone() }</p> }
+            } else {
+                let rows = selector_rows(analysis, p);
+                html! {
+                    <>
+                        <p class="muted small">{ format!("Listed in {} · supported fields: {}", p.version, p.selection.supported_fields.join(", ")) }</p>
+                        <ul class="selector-rows" aria-label="Field selector matches">
+                            { for rows.iter().map(|r| {
+                                let (class, verdict) = match r.matches {
+                                    Some(true) => ("ok", "listed"),
+                                    Some(false) => ("off", "filtered out"),
+                                    None => ("skip", "not checked"),
+                                };
+                                html! {
+                                    <li class={classes!("selector-row", class)}>
+                                        <span class={classes!("pill", (class == "ok").then_some("ok"))}>{ verdict }</span>
+                                        <span class="name">{ r.label.clone() }</span>
+                                        <span class="fields">{ r.fields.clone() }</span>
+                                        <span class="note">{ r.note.clone() }</span>
+                                    </li>
+                                }
+                            }) }
+                        </ul>
+                    </>
+                }
+            }
+        }
+    };
+    let versions_html = match &analysis.version_overview {
+        None => html! {},
+        Some(o) => html! {
+            <ul class="version-list" aria-label="Versions">
+                { for o.order.iter().filter_map(|name| o.versions.iter().find(|v| &v.name == name)).map(|v| html! {
+                    <li>
+                        <span class="name">{ v.name.clone() }</span>
+                        if v.preferred { <span class="pill ok" title="kubectl get reads this version">{ "preferred" }</span> }
+                        if v.storage { <span class="pill">{ "storage" }</span> }
+                        if !v.served { <span class="pill">{ "not served" }</span> }
+                        if v.deprecated { <span class="pill bad">{ "deprecated" }</span> }
+                        if let Some(w) = &v.warning { <span class="warning-text">{ format!("Warning: {w}") }</span> }
+                    </li>
+                }) }
+            </ul>
+        },
+    };
+    let scales: Vec<Html> = analysis
+        .objects
+        .iter()
+        .filter_map(|o| Some((o, o.subresources.as_ref()?)))
+        .flat_map(|(o, s)| {
+            let label = object_label(analysis, o.source, o.document);
+            s.scale.iter().map(move |r| {
+                let body = match (&r.scale, &r.error) {
+                    (_, Some(e)) => {
+                        html! { <p class="banner">{ format!("{} ({})", e.message, e.code) }</p> }
+                    }
+                    (Some(v), None) => html! { <pre class="code">{ yaml_text(v) }</pre> },
+                    (None, None) => html! {},
+                };
+                html! {
+                    <div class="scale-card">
+                        <h4>{ format!("{label} · {} /scale", r.version) }</h4>
+                        { body }
+                    </div>
+                }
+            })
+        })
+        .collect();
+    html! {
+        <div class="get-grid">
+            <div class="get-main">
+                <h3>{ "kubectl get" }</h3>
+                { table_html }
+                { selector_html }
+            </div>
+            <aside class="stored-side">
+                <h3>{ "Versions" }</h3>
+                { versions_html }
+                if !scales.is_empty() {
+                    <h3>{ "/scale" }</h3>
+                    { for scales }
+                }
+            </aside>
+        </div>
+    }
+}
+
+/// The cells in aligned columns (until the engine renders kubectl's text itself).
+fn kubectl_grid(columns: &[String], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            if let Some(w) = widths.get_mut(i) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            s.push_str(c);
+            if i + 1 < cells.len() {
+                let pad = widths.get(i).copied().unwrap_or(0) + 3 - c.chars().count();
+                s.push_str(&" ".repeat(pad));
+            }
+        }
+        s.trim_end().to_owned()
+    };
+    let mut out = line(&columns.iter().map(|c| c.to_uppercase()).collect::<Vec<_>>());
+    for r in rows {
+        out.push('\n');
+        out.push_str(&line(r));
+    }
+    out
+}
