@@ -145,6 +145,11 @@ pub struct VersionReport {
     /// `additionalProperties`).
     #[serde(default)]
     pub rules: Vec<CelRuleReport>,
+    /// The estimated CEL cost of the version's rules as CRD validation checks it, with what
+    /// drives each cost and the bounds that would bring it under the limits
+    /// ([`crate::cel::cost_explain`]); `None` when no rule compiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cel::cost_explain::CostReport>,
 }
 
 /// Where a rule is inside a version's `openAPIV3Schema`, as the server writes the path
@@ -531,6 +536,7 @@ fn version_reports(
                         .is_some_and(|s| s.open_api_v3_schema.is_some()),
                 schema_path,
                 rules,
+                cost: None,
             }
         })
         .collect()
@@ -670,10 +676,20 @@ impl CompiledCrd {
                 request_namespace: options.namespace.clone(),
             })
             .unwrap_or_default();
-        let versions = internal
+        let mut versions = internal
             .as_ref()
             .map(|c| version_reports(c, text, &parsed, &errors, &cel_records))
             .unwrap_or_default();
+        // The CEL cost reports (costs, what drives them, bounds that fix them).
+        if let Some(c) = &internal {
+            crate::cel::cost_explain::attach_cost_reports(
+                &mut versions,
+                c,
+                text,
+                parsed.values().next().map(|(_, r)| r),
+                &options.kubernetes_version,
+            );
+        }
         sort_findings(&mut findings);
         let report = CrdReport {
             name: model

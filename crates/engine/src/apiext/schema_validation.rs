@@ -151,13 +151,17 @@ fn set_fields(s: &JsonSchemaProps) -> Vec<&'static str> {
 
 /// `TotalCost`: the estimated cost of all rules of a schema.
 #[derive(Clone, Debug, Default)]
-struct TotalCost {
-    total: u64,
-    most_expensive: Vec<(FieldPath, u64)>,
+pub struct TotalCost {
+    /// `Total`: the saturating sum of every observed cost.
+    pub total: u64,
+    /// `MostExpensive`: the top 4 costs (descending) among those of at least 1% of
+    /// [`STATIC_ESTIMATED_CRD_COST_LIMIT`], with their paths.
+    pub most_expensive: Vec<(FieldPath, u64)>,
 }
 
 impl TotalCost {
-    fn observe(&mut self, path: FieldPath, cost: u64) {
+    /// `ObserveExpressionCost`: adds one expression's cost.
+    pub fn observe(&mut self, path: FieldPath, cost: u64) {
         self.total = self.total.saturating_add(cost);
         if cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
             return;

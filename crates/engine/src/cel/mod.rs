@@ -10,6 +10,7 @@
 //! computes them for the node at some steps below a version's schema, and
 //! [`RuleCompiler::cost_details`] gives the per-node estimate of one expression.
 
+pub mod cost_explain;
 pub mod decl_type;
 pub mod rules_view;
 pub mod validator;
