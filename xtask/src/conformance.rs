@@ -1844,12 +1844,29 @@ mod engine {
             .collect())
     }
 
-    pub(super) fn max_cardinality(_chain: &[Value]) -> Result<Option<u64>, Problem> {
-        missing("cel-cost", "CEL cardinality estimate")
+    /// `RootCELContext(chain[0])`, then `childContext` of each next schema: the last one's
+    /// `MaxCardinality` (`None`: unbounded).
+    pub(super) fn max_cardinality(chain: &[Value]) -> Result<Option<u64>, Problem> {
+        let mut schemas = Vec::with_capacity(chain.len());
+        for v in chain {
+            let (props, errors) = JsonSchemaProps::from_json(v);
+            if let Some(e) = errors.iter().find(|e| !e.unknown_field) {
+                return fail(format!(
+                    "the engine cannot read the schema: {}: {}",
+                    e.path, e.message
+                ));
+            }
+            schemas.push(props);
+        }
+        Ok(crd_studio_engine::cel::cost_explain::chain_cardinality(
+            &schemas,
+        ))
     }
 
-    pub(super) fn per_crd_estimated_cost(_costs: &[u64]) -> Result<(u64, Vec<u64>), Problem> {
-        missing("cel-cost", "per-CRD CEL cost total")
+    /// `TotalCost.ObserveExpressionCost` of each cost in order: `Total` and the costs of
+    /// `MostExpensive`.
+    pub(super) fn per_crd_estimated_cost(costs: &[u64]) -> Result<(u64, Vec<u64>), Problem> {
+        Ok(crd_studio_engine::cel::cost_explain::total_cost(costs))
     }
 
     /// `ValidFieldPath`: the resolved path (`pathOfFieldPath` + the field) or the error text.
