@@ -520,6 +520,7 @@ test('Conversion: a webhook response that changes metadata.name is rejected with
   await issue.waitFor();
   const message = await issue.textContent();
   assert.match(message, /conversion webhook for .*must have the same name: w1 != w2/, message);
+  await issue.scrollIntoViewIfNeeded();
   await screenshot('22-webhook-rejected.png');
   assert.deepEqual(consoleErrors, []);
 });
@@ -546,7 +547,7 @@ rules:
   assert.match(text, /color/, text);
   assert.match(text, /"red"/, text);
   assert.match(text, /\(missing\)/, text);
-  await panel.getByRole('region', { name: 'Authored conversion' }).scrollIntoViewIfNeeded().catch(() => {});
+  await trip.scrollIntoViewIfNeeded();
   await screenshot('23-round-trip.png');
   // The texts survive a reload.
   await page.reload();
