@@ -47,6 +47,12 @@ pub struct Options {
     /// The namespace of the request (`kubectl`'s current namespace), given to namespaced
     /// objects that name none.
     pub namespace: String,
+    /// The clock for `date` printer columns (RFC 3339, e.g. the browser's time), so that
+    /// ages read as `kubectl get` prints them at that moment. The engine has no clock of its
+    /// own: without `now` (or when it does not parse) every valid date cell reads `0s`, the
+    /// age a row has the moment its timestamp is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
 }
 
 impl Default for Options {
@@ -55,6 +61,7 @@ impl Default for Options {
             field_validation: FieldValidation::Strict,
             kubernetes_version: "1.36".to_owned(),
             namespace: "default".to_owned(),
+            now: None,
         }
     }
 }
@@ -140,6 +147,11 @@ pub struct VersionReport {
     pub schema_path: String,
     /// Whether the version has a schema.
     pub has_schema: bool,
+    /// The columns of the version's `kubectl get` table as the server serves them: the
+    /// implicit Name column, then the declared `additionalPrinterColumns` (or the default
+    /// Age column when none is declared), up to the first JSONPath the server cannot parse.
+    #[serde(default)]
+    pub columns: Vec<TableColumnReport>,
     /// Every `x-kubernetes-validations` rule of the version's schema, in [`rule_key`] order
     /// (pre-order: a node's rules, then its properties by name, `items`,
     /// `additionalProperties`).
@@ -345,12 +357,18 @@ pub struct ServedObject {
     pub defaulted_paths: Vec<String>,
 }
 
-/// A `kubectl get` row for one object.
+/// A `kubectl get` row for one object: the server's table for the object as stored, in
+/// the object's version (the columns are that version's [`VersionReport::columns`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TableRow {
+    /// The version whose columns the row follows.
+    #[serde(default)]
+    pub version: String,
     /// Column names.
     pub columns: Vec<String>,
-    /// Cells (`null` where the server leaves the cell empty).
+    /// Cells as the server's JSON carries them: strings, integers, floats (an integral float
+    /// is written without a fraction, so it reads back as an integer), booleans, and `null`
+    /// where the server leaves the cell empty (kubectl prints nothing there).
     pub cells: Vec<serde_json::Value>,
 }
 
@@ -384,6 +402,8 @@ impl Analysis {
 /// A CRD read and checked once, reused for every object analysis.
 #[derive(Clone, Debug)]
 pub struct CompiledCrd {
+    /// The table convertor of each compiled version (same order).
+    tables: Vec<crate::table::Convertor>,
     parsed: ParsedText,
     model: Option<Crd>,
     internal: Option<InternalCrd>,
@@ -530,6 +550,7 @@ fn version_reports(
                 name: v.name.clone(),
                 served: v.served,
                 storage: v.storage,
+                columns: Vec::new(),
                 has_schema: shared
                     || v.schema
                         .as_ref()
@@ -690,6 +711,15 @@ impl CompiledCrd {
                 &options.kubernetes_version,
             );
         }
+        // Printer columns: each version's table convertor, its columns in the version reports,
+        // and findings for the columns that cannot work.
+        let tables = table_columns(
+            internal.as_ref(),
+            &compiled,
+            &parsed,
+            &mut versions,
+            &mut findings,
+        );
         sort_findings(&mut findings);
         let report = CrdReport {
             name: model
@@ -713,6 +743,7 @@ impl CompiledCrd {
             Some(crate::versions::overview(&root.to_json(), c))
         });
         CompiledCrd {
+            tables,
             parsed,
             model,
             internal,
@@ -941,6 +972,7 @@ impl CompiledCrd {
         report.pruned = out.pruned;
         report.defaulted = out.defaulted;
         report.stored = out.stored;
+        report.table = self.table_row(version_name, &report.stored);
         // --- conversion (owner: conversion.rs) ---
         // The object as every served version returns it once stored: the storage round trip
         // (conversion to the storage version and its pruning; then, on read, the storage
@@ -970,6 +1002,182 @@ fn apply_field_validation(f: &Finding, mode: FieldValidation) -> Option<Finding>
             Some(w)
         }
         FieldValidation::Ignore => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Printer columns (`kubectl get`): see `crate::table`.
+
+/// One column of a version's `kubectl get` table (`metav1.TableColumnDefinition`, plus
+/// where it comes from).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TableColumnReport {
+    /// `name` (kubectl prints it upper-cased).
+    pub name: String,
+    /// `type`: `string`, `integer`, `number`, `boolean` or `date`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `format` (`name` for the Name column).
+    pub format: String,
+    /// `description` (the server's default text when the CRD gives none).
+    pub description: String,
+    /// `priority`: 0 is shown by `kubectl get`, more only by `kubectl get -o wide`.
+    pub priority: i64,
+    /// The JSONPath the cells come from (`.metadata.name` for the Name column, which the
+    /// server reads from the object's metadata).
+    pub json_path: String,
+    /// Whether the server adds the column itself (Name; Age when none is declared).
+    pub implicit: bool,
+    /// 1-based line of the column's `jsonPath` in the CRD text (declared columns).
+    pub line: Option<usize>,
+    /// 1-based column of the column's `jsonPath` in the CRD text (declared columns).
+    pub column: Option<usize>,
+}
+
+impl TableColumnReport {
+    /// The column as the server's table defines it.
+    pub fn definition(&self) -> crate::table::ColumnDefinition {
+        crate::table::ColumnDefinition {
+            name: self.name.clone(),
+            type_: self.type_.clone(),
+            format: self.format.clone(),
+            description: self.description.clone(),
+            priority: self.priority,
+        }
+    }
+}
+
+/// The span of `spec.versions[i].additionalPrinterColumns[j].jsonPath`'s value in the CRD
+/// text (the nearest existing parent when it is missing).
+fn column_json_path_span(root: &Node, version: usize, column: usize) -> crate::position::Span {
+    let value = root
+        .get("spec")
+        .and_then(|s| s.get("versions"))
+        .and_then(|v| v.as_seq()?.get(version))
+        .and_then(|v| v.get("additionalPrinterColumns"))
+        .and_then(|c| c.as_seq()?.get(column))
+        .and_then(|c| c.entry("jsonPath"))
+        .map(|e| e.value.span);
+    value.unwrap_or_else(|| {
+        locate(
+            root,
+            &FieldPath::parse(&format!(
+                "spec.versions[{version}].additionalPrinterColumns[{column}].jsonPath"
+            )),
+        )
+        .span
+    })
+}
+
+/// Each compiled version's table convertor; fills [`VersionReport::columns`] and adds a
+/// warning for every column that cannot work ([`crate::table::column_findings`]).
+fn table_columns(
+    crd: Option<&InternalCrd>,
+    compiled: &[CompiledVersion],
+    parsed: &ParsedText,
+    versions: &mut [VersionReport],
+    findings: &mut Vec<Finding>,
+) -> Vec<crate::table::Convertor> {
+    let Some(crd) = crd else {
+        return Vec::new();
+    };
+    let root = parsed.values().next();
+    let mut tables = Vec::new();
+    for (i, v) in compiled.iter().enumerate() {
+        let declared = crd
+            .spec
+            .versions
+            .iter()
+            .find(|x| x.name == v.name)
+            .is_some_and(|x| !x.additional_printer_columns.is_empty())
+            || !crd.spec.additional_printer_columns.is_empty();
+        let crd_columns = crate::table::crd_columns_for_version(crd, &v.name);
+        let (convertor, _) = crate::table::Convertor::new(&crd_columns);
+        let span_of = |j: usize| root.map(|(doc, r)| (doc.index, column_json_path_span(r, i, j)));
+        if let Some(report) = versions.iter_mut().find(|r| r.name == v.name) {
+            report.columns = convertor
+                .headers()
+                .iter()
+                .enumerate()
+                .map(|(k, h)| {
+                    let declared_column = k.checked_sub(1).filter(|_| declared);
+                    let span = declared_column.and_then(span_of).map(|(_, s)| s);
+                    TableColumnReport {
+                        name: h.name.clone(),
+                        type_: h.type_.clone(),
+                        format: h.format.clone(),
+                        description: h.description.clone(),
+                        priority: h.priority,
+                        json_path: k
+                            .checked_sub(1)
+                            .and_then(|j| crd_columns.get(j))
+                            .map_or(".metadata.name".to_owned(), |c| c.json_path.clone()),
+                        implicit: declared_column.is_none(),
+                        line: span.map(|s| s.start.line),
+                        column: span.map(|s| s.start.column),
+                    }
+                })
+                .collect();
+        }
+        if declared {
+            for problem in crate::table::column_findings(&crd_columns, v.structural.as_deref()) {
+                let mut f = Finding::warning("crd.printer-column", problem.message);
+                f.field = Some(format!(
+                    "spec.versions[{i}].additionalPrinterColumns[{}].jsonPath",
+                    problem.index
+                ));
+                if let Some((document, span)) = span_of(problem.index) {
+                    f = f.at(Location {
+                        source: SourceId::Crd,
+                        document,
+                        span,
+                    });
+                }
+                findings.push(f);
+            }
+        }
+        tables.push(convertor);
+    }
+    tables
+}
+
+impl CompiledCrd {
+    /// The `kubectl get` row of an object as stored, in its version's table.
+    fn table_row(&self, version: &str, stored: &serde_json::Value) -> TableRow {
+        let Some(convertor) = self
+            .compiled
+            .iter()
+            .position(|v| v.name == version)
+            .and_then(|i| self.tables.get(i))
+        else {
+            return TableRow::default();
+        };
+        let now = self
+            .options
+            .now
+            .as_deref()
+            .and_then(|n| crate::objectmeta::gotime::parse_rfc3339(n).ok());
+        match convertor.convert_to_table(stored, false, now) {
+            Ok(table) => TableRow {
+                version: version.to_owned(),
+                columns: convertor.headers().iter().map(|h| h.name.clone()).collect(),
+                cells: table
+                    .rows
+                    .first()
+                    .map(|r| r.iter().map(crate::table::Cell::to_wire).collect())
+                    .unwrap_or_default(),
+            },
+            Err(_) => TableRow::default(),
+        }
+    }
+
+    /// The table convertor of a version, when the version exists.
+    pub fn table_convertor(&self, version: &str) -> Option<&crate::table::Convertor> {
+        self.compiled
+            .iter()
+            .position(|v| v.name == version)
+            .and_then(|i| self.tables.get(i))
     }
 }
 
