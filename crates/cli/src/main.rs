@@ -12,10 +12,12 @@ use crd_studio_engine::{analyze, Analysis, FieldValidation, Finding, Options, Re
 use serde_json::{json, Value};
 
 mod convert;
+mod cost;
 
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
+       crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -77,8 +79,10 @@ struct Input {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, Error> {
-    if let Some(("convert", rest)) = args.split_first().map(|(c, r)| (c.as_str(), r)) {
-        return convert::run(rest);
+    match args.split_first().map(|(c, r)| (c.as_str(), r)) {
+        Some(("convert", rest)) => return convert::run(rest),
+        Some(("cost", rest)) => return cost::run(rest),
+        _ => {}
     }
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
@@ -144,7 +148,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     };
     if command != "check" {
         return usage(format!(
-            "unknown command `{command}` (the command is `check`)"
+            "unknown command `{command}` (the commands are `check`, `convert` and `cost`)"
         ));
     }
     let mut positional = Vec::new();

@@ -1022,6 +1022,30 @@ impl Estimates<'_> {
         crate::apiext::schema_validation::expression_cost(max_cost, x.base.max_cardinality, card)
     }
 
+    /// Expression `e`'s cost with the bounds of `assign`, when it fits its limit and no other
+    /// limit that held is broken by them (another expression's, the total's).
+    fn expr_fits(&self, e: usize, assign: &[(usize, u64)]) -> Option<u64> {
+        let cost = self.expr_cost(e, assign);
+        if cost > STATIC_ESTIMATED_COST_LIMIT {
+            return None;
+        }
+        let (mut before, mut after) = (0u64, 0u64);
+        for (o, x) in self.exprs.iter().enumerate() {
+            let c = if o == e {
+                cost
+            } else {
+                self.expr_cost(o, assign)
+            };
+            if o != e && x.cost <= STATIC_ESTIMATED_COST_LIMIT && c > STATIC_ESTIMATED_COST_LIMIT {
+                return None;
+            }
+            before = before.saturating_add(x.cost);
+            after = after.saturating_add(c);
+        }
+        let limit = STATIC_ESTIMATED_CRD_COST_LIMIT;
+        (before > limit || after <= limit).then_some(cost)
+    }
+
     /// The schema total with the bounds of `assign`, when every expression fits its limit and
     /// the total fits its own.
     fn all_fit(&self, assign: &[(usize, u64)]) -> Option<u64> {
@@ -1233,10 +1257,7 @@ impl Estimates<'_> {
             };
             let values = ladder(cand.floor, cand.upper);
             let c = d.cand;
-            let mut fits = |v: u64| {
-                let cost = self.expr_cost(e, &[(c, v)]);
-                (cost <= limit).then_some(cost)
-            };
+            let mut fits = |v: u64| self.expr_fits(e, &[(c, v)]);
             let Some((i, cost)) = largest_fitting(&values, &mut fits) else {
                 continue;
             };
@@ -1249,10 +1270,7 @@ impl Estimates<'_> {
             singles.push((c, value, cost));
         }
         let all: Vec<usize> = out.drivers.iter().map(|d| d.cand).collect();
-        let mut fits = |assign: &[(usize, u64)]| {
-            let cost = self.expr_cost(e, assign);
-            (cost <= limit).then_some(cost)
-        };
+        let mut fits = |assign: &[(usize, u64)]| self.expr_fits(e, assign);
         let joint = if all.len() > 1 {
             self.joint(&all, &mut fits)
         } else {
@@ -1316,23 +1334,34 @@ impl Estimates<'_> {
         let (li, _) = largest_fitting(&levels, &mut level_fits)?;
         let mut pos = at_level(levels.get(li).copied().unwrap_or(0));
         let mut cost = fits(&assign_of(&pos))?;
-        for k in 0..ladders.len() {
-            let Some((_, l)) = ladders.get(k) else {
-                continue;
-            };
+        // Leaving a node as it is comes first (a large bound on a list above a rule can cost
+        // more than the estimate without one, so "unchanged" is tried on its own, not as the
+        // top of a monotone ladder); then each bound is raised as far as it fits.
+        let with = |pos: &[usize], k: usize, p: usize| -> Vec<usize> {
+            let mut trial = pos.to_vec();
+            if let Some(slot) = trial.get_mut(k) {
+                *slot = p;
+            }
+            trial
+        };
+        for (k, (_, l)) in ladders.iter().enumerate() {
+            let top = l.len().saturating_sub(1);
+            if let Some(c) = fits(&assign_of(&with(&pos, k, top))) {
+                pos = with(&pos, k, top);
+                cost = c;
+            }
+        }
+        for (k, (_, l)) in ladders.iter().enumerate() {
             let from = pos.get(k).copied().unwrap_or(0);
-            let above: Vec<usize> = (from..l.len()).collect();
-            let mut raise = |p: u64| {
-                let mut trial = pos.clone();
-                if let Some(slot) = trial.get_mut(k) {
-                    *slot = p as usize;
-                }
-                fits(&assign_of(&trial))
-            };
-            let idx: Vec<u64> = above.iter().map(|p| *p as u64).collect();
+            let top = l.len().saturating_sub(1);
+            if from >= top {
+                continue;
+            }
+            let idx: Vec<u64> = (from..top).map(|p| p as u64).collect();
+            let mut raise = |p: u64| fits(&assign_of(&with(&pos, k, p as usize)));
             if let Some((i, c)) = largest_fitting(&idx, &mut raise) {
-                if let (Some(slot), Some(p)) = (pos.get_mut(k), idx.get(i)) {
-                    *slot = *p as usize;
+                if let Some(p) = idx.get(i) {
+                    pos = with(&pos, k, *p as usize);
                     cost = c;
                 }
             }

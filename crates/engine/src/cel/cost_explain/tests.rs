@@ -286,6 +286,44 @@ fn costly_rule_under_a_list_of_maps() {
     check_suggestion(&text, field);
 }
 
+/// Bounds suggested for one rule must not push another over its limit: bounding two nested
+/// lists above a rule multiplies its cardinality, which can exceed the request-size estimate
+/// used while one of them is unbounded.
+#[test]
+fn a_suggestion_breaks_no_other_rule() {
+    // B: 9 per value × 1,048,576 values of 3 MiB / 3 bytes = 9,437,184, within the limit
+    // while the lists above are unbounded; 9 × groups × members once both are bounded.
+    let text = crd(r#"type: object
+properties:
+  spec:
+    type: object
+    properties:
+      groups:
+        type: array
+        items:
+          type: object
+          properties:
+            members:
+              type: array
+              items:
+                type: string
+                x-kubernetes-validations:
+                - rule: self.startsWith('abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz')
+          x-kubernetes-validations:
+          - rule: self.members.all(m, m != '')
+"#);
+    let a_field = "properties[spec].properties[groups].items.x-kubernetes-validations[0].rule";
+    let b_field = "properties[spec].properties[groups].items.properties[members].items.x-kubernetes-validations[0].rule";
+    let a = analysis(&text);
+    let r = report(&a);
+    let b = expression(r, b_field);
+    assert_eq!((b.cardinality, b.max_cost), (None, 9));
+    assert!(!b.over_limit);
+    let fixed = check_suggestion(&text, a_field);
+    let after = analysis(&fixed);
+    assert!(!report(&after).over_limit(), "{fixed}");
+}
+
 /// Rules each under the per-rule limit whose total is over 100,000,000: the fix bounds them
 /// all.
 #[test]
