@@ -13,10 +13,12 @@ use serde_json::{json, Value};
 
 mod convert;
 mod cost;
+mod get;
 
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
+       crd-studio get CRD OBJECT... [-o wide]           (see `crd-studio get --help`)
        crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
@@ -79,6 +81,9 @@ struct Input {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, Error> {
+    if let Some(("get", rest)) = args.split_first().map(|(c, r)| (c.as_str(), r)) {
+        return get::run(rest);
+    }
     match args.split_first().map(|(c, r)| (c.as_str(), r)) {
         Some(("convert", rest)) => return convert::run(rest),
         Some(("cost", rest)) => return cost::run(rest),

@@ -1,0 +1,285 @@
+//! `crd-studio get CRD OBJECT... [-o wide] [--no-headers] [--now RFC3339]`: the objects as
+//! `kubectl get -f OBJECT...` prints them once they are stored.
+//!
+//! Each object is read in its own version; the API server builds its row from that version's
+//! columns (the implicit NAME, then the CRD's `additionalPrinterColumns`, or AGE when none
+//! are declared) and kubectl prints the rows through its tab writer. The engine computes the
+//! rows and the text; this module reads files and picks the clock.
+//!
+//! The API server sets `metadata.creationTimestamp` when it creates an object: an object that
+//! has none is shown as created at `--now` (AGE `0s`); an object that has one (copied from a
+//! cluster, say) keeps it. Ages are computed against `--now`, by default the current time.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crd_studio_engine::objectmeta::{gotime, Time};
+use crd_studio_engine::table::{kubectl_get, Cell, PrintOptions, PrintTable};
+use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
+use serde_json::Value;
+
+use super::{read_input, Error};
+
+const USAGE: &str = "\
+usage: crd-studio get CRD OBJECT... [-o wide] [--no-headers] [--now RFC3339]
+                      [--field-validation MODE]
+
+Prints custom objects as `kubectl get -f OBJECT...` prints them once the API server has
+stored them: the table the server builds for each object in its version (NAME, then the
+CRD's additionalPrinterColumns, or AGE when it declares none), aligned as kubectl aligns it.
+Objects without metadata.creationTimestamp are shown as created at --now, as the server sets
+it on create.
+
+options:
+  -o wide                    also the columns with a priority above 0
+  --no-headers               no header line
+  --now RFC3339              the time ages are computed against (default: the current time)
+  --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  -h, --help                 print this help
+
+exit status: 0 when every object would be stored, 1 when the server would reject or not
+serve one (reported on standard error; a rejected object's row is still printed, as if it
+had been stored), 2 on usage or I/O errors.";
+
+/// A parsed `get` command line.
+struct Args {
+    crd: String,
+    objects: Vec<String>,
+    wide: bool,
+    no_headers: bool,
+    now: Option<String>,
+    field_validation: FieldValidation,
+}
+
+fn parse(args: &[String]) -> Result<Args, Error> {
+    let usage = |m: String| Err(Error::Usage(m));
+    let mut positional = Vec::new();
+    let mut wide = false;
+    let mut no_headers = false;
+    let mut now = None;
+    let mut field_validation = FieldValidation::Strict;
+    let mut only_files = false;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if only_files || arg == "-" || !arg.starts_with('-') {
+            positional.push(arg.clone());
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        if arg == "--no-headers" {
+            no_headers = true;
+            continue;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_owned())),
+            None if arg.starts_with("-o") && arg.len() > 2 => {
+                ("-o", arg.get(2..).map(str::to_owned))
+            }
+            None => (arg.as_str(), None),
+        };
+        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
+            Some(v) => Ok(v),
+            None => Err(Error::Usage(format!("{name} needs a value"))),
+        };
+        match name {
+            "-o" | "--output" => match value()?.as_str() {
+                "wide" => wide = true,
+                other => {
+                    return usage(format!(
+                        "unsupported output format `{other}` (get prints tables: -o wide)"
+                    ))
+                }
+            },
+            "--now" => now = Some(value()?),
+            "--field-validation" => {
+                field_validation = match value()?.to_ascii_lowercase().as_str() {
+                    "strict" => FieldValidation::Strict,
+                    "warn" => FieldValidation::Warn,
+                    "ignore" => FieldValidation::Ignore,
+                    other => {
+                        return usage(format!(
+                            "unknown field validation `{other}` (Strict, Warn or Ignore)"
+                        ))
+                    }
+                }
+            }
+            other => return usage(format!("unknown option `{other}`")),
+        }
+    }
+    let mut positional = positional.into_iter();
+    let Some(crd) = positional.next() else {
+        return usage("get needs a CRD file and at least one object file".into());
+    };
+    let objects: Vec<String> = positional.collect();
+    if objects.is_empty() {
+        return usage("get needs at least one object file".into());
+    }
+    Ok(Args {
+        crd,
+        objects,
+        wide,
+        no_headers,
+        now,
+        field_validation,
+    })
+}
+
+/// The current time, as the clock `kubectl` reads.
+fn system_now() -> Time {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Time {
+        unix: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        nanos: d.subsec_nanos(),
+    }
+}
+
+/// Runs `get` (the arguments after the command name).
+pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args = parse(args)?;
+    let now = match &args.now {
+        Some(text) => {
+            gotime::parse_rfc3339(text).map_err(|e| Error::Usage(format!("--now: {e}")))?
+        }
+        None => system_now(),
+    };
+    let now_text = now.rfc3339();
+    let mut stdin_used = false;
+    let crd = read_input(&args.crd, &mut stdin_used)?;
+    let objects = args
+        .objects
+        .iter()
+        .map(|p| read_input(p, &mut stdin_used))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = Options {
+        field_validation: args.field_validation,
+        now: Some(now_text.clone()),
+        ..Options::default()
+    };
+    let compiled = CompiledCrd::compile(&crd.text, &options);
+    let mut err = String::new();
+    let mut failed = false;
+    for f in compiled.findings() {
+        if f.severity == Severity::Error {
+            let place = f
+                .location
+                .filter(|l| l.source == SourceId::Crd)
+                .map(|l| format!("{}:{}:{}", crd.name, l.span.start.line, l.span.start.column))
+                .unwrap_or_else(|| crd.name.clone());
+            err.push_str(&format!("{place}: error: {}\n", f.message));
+            failed = true;
+        }
+    }
+    if failed {
+        err.push_str(&format!(
+            "error: the API server would not create the CustomResourceDefinition in {}\n",
+            crd.name
+        ));
+        eprint!("{err}");
+        return Ok(ExitCode::from(1));
+    }
+    let texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
+    let analysis = compiled.analyze_objects(&texts, None);
+    let (group, kind, namespaced) = compiled
+        .internal()
+        .map(|c| {
+            (
+                c.spec.group.clone(),
+                c.spec.names.kind.clone(),
+                c.spec.scope == "Namespaced",
+            )
+        })
+        .unwrap_or_default();
+    let mut tables = Vec::new();
+    for report in &analysis.objects {
+        let file = objects
+            .get(report.source)
+            .map_or("<object>", |o| o.name.as_str());
+        let place = format!("{file}: document {}", report.document);
+        if let Some(e) = &report.object_error {
+            err.push_str(&format!("error: {place}: {e}\n"));
+            failed = true;
+            continue;
+        }
+        if !report.accepted {
+            let why = report
+                .errors
+                .first()
+                .map(|e| e.error.clone())
+                .or_else(|| report.decode_error.clone())
+                .unwrap_or_else(|| "rejected".to_owned());
+            err.push_str(&format!(
+                "warning: {place}: the API server would reject this object ({why}); its row shows it as if it were stored\n"
+            ));
+            failed = true;
+        }
+        let version = report.table.version.as_str();
+        let (Some(convertor), Some(columns)) = (
+            compiled.table_convertor(version),
+            analysis
+                .versions
+                .iter()
+                .find(|v| v.name == version)
+                .map(|v| &v.columns),
+        ) else {
+            continue;
+        };
+        // The server sets creationTimestamp on create.
+        let mut stored = report.stored.clone();
+        if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.entry("creationTimestamp")
+                .or_insert_with(|| Value::String(now_text.clone()));
+        }
+        let Ok(table) = convertor.convert_to_table(&stored, false, Some(now)) else {
+            continue;
+        };
+        tables.push(PrintTable {
+            resource: version.to_owned(),
+            group_kind: if group.is_empty() {
+                kind.clone()
+            } else {
+                format!("{kind}.{group}")
+            },
+            columns: columns.iter().map(|c| c.definition()).collect(),
+            rows: table
+                .rows
+                .iter()
+                .map(|r| r.iter().map(Cell::to_wire).collect())
+                .collect(),
+        });
+    }
+    let out = kubectl_get(
+        &tables,
+        PrintOptions {
+            wide: args.wide,
+            no_headers: args.no_headers,
+        },
+    );
+    if out.is_empty() && !failed {
+        err.push_str(if namespaced {
+            "No resources found in default namespace.\n"
+        } else {
+            "No resources found\n"
+        });
+    }
+    eprint!("{err}");
+    let mut stdout = io::stdout().lock();
+    // A closed pipe (`| head`) is not an error.
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,162 @@
+//! Runs `crd-studio get` on small files: the seed's CronTab columns, `-o wide`, the default
+//! AGE column, an object the server would reject, and usage errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              image: {type: string}
+              replicas: {type: integer, maximum: 10}
+    additionalPrinterColumns:
+    - name: Spec
+      type: string
+      description: The cron spec defining the interval a CronJob is run
+      jsonPath: .spec.cronSpec
+    - name: Replicas
+      type: integer
+      description: The number of jobs launched by the CronJob
+      jsonPath: .spec.replicas
+    - name: Age
+      type: date
+      jsonPath: .metadata.creationTimestamp
+    - name: Image
+      type: string
+      priority: 1
+      jsonPath: .spec.image
+";
+
+const OBJECTS: &str = "\
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+  creationTimestamp: '2026-11-21T19:59:53Z'
+spec:
+  cronSpec: '* * * * *'
+  image: my-awesome-cron-image
+  replicas: 1
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: fresh}
+spec: {cronSpec: '0 * * * *'}
+";
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("crd-studio-get-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write test file");
+    }
+    TempDir(dir)
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .arg("get")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run crd-studio")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const NOW: &str = "--now=2026-11-21T20:00:00Z";
+
+#[test]
+fn prints_the_columns_as_kubectl() {
+    let dir = dir_with("columns", &[("crd.yaml", CRD), ("o.yaml", OBJECTS)]);
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", NOW]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "NAME                 SPEC        REPLICAS   AGE\n\
+         my-new-cron-object   * * * * *   1          7s\n\
+         fresh                0 * * * *              0s\n"
+    );
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", NOW, "-o", "wide"]);
+    assert_eq!(
+        text(&out.stdout),
+        "NAME                 SPEC        REPLICAS   AGE   IMAGE\n\
+         my-new-cron-object   * * * * *   1          7s    my-awesome-cron-image\n\
+         fresh                0 * * * *              0s    \n"
+    );
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", NOW, "--no-headers"]);
+    assert_eq!(
+        text(&out.stdout),
+        "my-new-cron-object   * * * * *   1     7s\nfresh                0 * * * *         0s\n"
+    );
+}
+
+#[test]
+fn default_age_column_and_rejected_objects() {
+    let crd = CRD
+        .split("    additionalPrinterColumns:")
+        .next()
+        .unwrap_or(CRD)
+        .to_owned();
+    let bad = OBJECTS.replace("replicas: 1", "replicas: 11");
+    let dir = dir_with("default", &[("crd.yaml", &crd), ("o.yaml", &bad)]);
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", NOW]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "NAME                 AGE\nmy-new-cron-object   7s\nfresh                0s\n"
+    );
+    assert!(
+        text(&out.stderr).contains("o.yaml: document 0: the API server would reject this object (spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10)"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn usage_errors() {
+    let dir = dir_with("usage", &[("crd.yaml", CRD), ("o.yaml", OBJECTS)]);
+    assert_eq!(run(&dir.0, &["crd.yaml"]).status.code(), Some(2));
+    assert_eq!(
+        run(&dir.0, &["crd.yaml", "o.yaml", "-o", "yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", "--now", "yesterday"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--now: parsing time"),
+        "{}",
+        text(&out.stderr)
+    );
+}
