@@ -361,7 +361,10 @@ test('CEL rules: the example rules, their results on the sample, and a rule edit
   assert.match(await card(2).locator('.rule-head').innerText(), /\.spec\.cronSpec\s+crd\.yaml:\d+:\d+/);
   assert.equal(await cel.getByRole('textbox', { name: 'Rule 2' }).inputValue(), 'self.size() > 0');
   assert.match(await card(2).locator('.samples').innerText(), /CronTab my-new-cron-object\s+create[\s\S]*passed\s+spec\.cronSpec\s+cost \d+/i);
-  assert.match(await card(2).innerText(), /cost: —/);
+  // Its estimated cost (the server's figure) against the per-rule limit.
+  assert.match(await card(2).locator('.rule-head .cost').innerText(), /est\. cost \d+\s+<0\.1%/);
+  assert.match(await card(2).locator('.cost-detail').innerText(), /\d+ per evaluation × cardinality 1/);
+  assert.match(await cel.getByTestId('cel-total').innerText(), /CRD total\s+(<0\.1|\d+(\.\d)?)%/);
   // Rule 3 is a transition rule: skipped on create.
   assert.match(await card(3).innerText(), /transition rule/);
   assert.match(await card(3).innerText(), /a transition rule runs only when there is an old value/);
@@ -422,6 +425,83 @@ test('CEL rules: a transition rule runs on update and fails when the value chang
 });
 
 // ---- kubectl get and Conversion tabs (get_view.rs, conversion_view.rs) ----
+
+// A rule iterating an unbounded list of unbounded strings: far over the per-rule limit.
+const COSTLY = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: gadgets
+    singular: gadget
+    kind: Gadget
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              count:
+                type: integer
+                x-kubernetes-validations:
+                - rule: self >= 0
+              names:
+                type: array
+                items:
+                  type: string
+                x-kubernetes-validations:
+                - rule: "self.all(x, x.matches('^a+$'))"
+                  message: every name is made of a
+`;
+const GADGET = 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\nspec:\n  count: 2\n  names: [aa, aaa]\n';
+
+test('CEL cost: an over-budget rule shows the server error, its cost against the limit and the CRD total', async () => {
+  await paste('CRD', COSTLY);
+  await paste('Object', GADGET);
+  await page.getByRole('tab', { name: 'CEL rules' }).click();
+  const cel = celPanel();
+  await cel.getByText('2 rules · 0 compile errors · 0 failing on the sample · 1 over the cost limit').waitFor();
+  assert.match(await statusLine().textContent(), /^Rejected · CRD gadgets\.example\.com rejected/);
+  const costly = cel.locator('.rule-card', { hasText: '.spec.names' });
+  // The server's error, as Problems lists it, on the rule's card; the card is red.
+  const budget = 'estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  await costly.getByText(budget).waitFor();
+  assert.match(await costly.getAttribute('class'), /\bover\b/);
+  assert.match(await costly.locator('.rule-head .cost').innerText(), /est\. cost [\d,]+\s+factor of more than 100x/);
+  assert.equal(await costly.locator('.bar.over').count(), 1);
+  assert.match(await costly.locator('.cost-detail').innerText(), /[\d,]+ per evaluation × cardinality 1/);
+  // It compiles: the error is not a compile error.
+  assert.match(await costly.locator('.compile.ok').innerText(), /compiles/);
+  // The CRD total is over its limit too.
+  assert.match(await cel.getByTestId('cel-total').innerText(), /CRD total\s+factor of more than 100x/);
+  assert.match(await cel.locator('.cost-banner').innerText(), /Over the limit for a schema: .*100,000,000/);
+  await costly.locator('.rule-head').scrollIntoViewIfNeeded();
+  await screenshot('14-cel-cost-over.png');
+
+  // Problems has the same error at the rule's line; the card's error jumps there.
+  assert.ok((await page.locator('#panel-problems').textContent()).includes(budget));
+  await costly.getByRole('button', { name: 'rule: Forbidden' }).first().click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
+  assert.match(await activeLineOf('CRD').textContent(), /rule: "self\.all\(x, x\.matches\('\^a\+\$'\)\)"/);
+
+  // Sorted by cost, the expensive rule comes first.
+  const vpaths = async () => (await cel.locator('.rule-card .rule-head > .vpath').allInnerTexts());
+  assert.deepEqual(await vpaths(), ['.spec.count', '.spec.names']);
+  await cel.getByRole('button', { name: 'Sort by cost' }).click();
+  assert.equal(await cel.getByRole('button', { name: 'Sort by cost' }).getAttribute('aria-pressed'), 'true');
+  assert.deepEqual(await vpaths(), ['.spec.names', '.spec.count']);
+  await cel.getByRole('button', { name: 'Sort by cost' }).click();
+  assert.deepEqual(await vpaths(), ['.spec.count', '.spec.names']);
+  assert.deepEqual(consoleErrors, []);
+});
 
 const getPanel = () => page.getByRole('region', { name: 'kubectl get' });
 const conversionPanel = () => page.getByRole('region', { name: 'Conversion' });

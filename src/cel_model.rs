@@ -7,18 +7,28 @@
 //! whether a rule compiles, passes, fails or is skipped, and with which message; this module
 //! groups and labels it, and finds where each evaluated value is in the Object editor.
 //!
+//! Costs: the engine estimates each rule as CRD validation does (`CelRuleReport::max_cost`,
+//! `cardinality`, `estimated_cost`); this module writes the figures (digit groups, shares of
+//! the server's limits, the server's "factor of" wording) and ties the CRD errors the server
+//! reports at a rule (an over-budget rule, for one) to the rule's card.
+//!
 //! [`rewrite_rule`] writes a new rule text into the CRD text at the rule's scalar, as a YAML
 //! double-quoted scalar (valid JSON too), or as a plain scalar when the rule was written plain
-//! and the new text can be.
+//! and the new text can be. [`apply_edits`] applies the engine's suggested text edits (a bound
+//! inserted into the schema).
 
+use crd_studio_engine::apiext::schema_validation::{
+    STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::path::locate;
 use crd_studio_engine::{
-    Analysis, CelOutcome, CelRuleReport, CelRuleResult, FieldPath, ObjectReport, SourceId,
+    Analysis, CelOutcome, CelRuleReport, CelRuleResult, FieldPath, ObjectReport, Severity,
+    SourceId, VersionReport,
 };
 
 use crate::stored_view::object_choices;
-use crate::view_model::{FocusTarget, Pane};
+use crate::view_model::{FocusTarget, Pane, ProblemRow};
 
 /// Evaluations listed at most per group; the rest are counted.
 pub const MAX_LISTED: usize = 20;
@@ -98,6 +108,9 @@ pub struct Summary {
     pub rules: usize,
     /// Rules whose `rule` or `messageExpression` does not compile.
     pub compile_errors: usize,
+    /// Rules whose estimated cost (or their `messageExpression`'s) exceeds the server's
+    /// per-expression limit.
+    pub over_limit: usize,
     /// Rules that failed (or could not be evaluated) on a sample object.
     pub failing: usize,
     /// Sample objects (documents of the Object editor).
@@ -111,19 +124,24 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 impl Summary {
-    /// `3 rules · 1 compile error · 2 failing on the sample`.
+    /// `3 rules · 1 compile error · 2 failing on the sample`, and `· 1 over the cost limit`
+    /// when a rule is.
     pub fn text(&self) -> String {
         let sample = if self.samples == 1 {
             "the sample"
         } else {
             "the samples"
         };
-        format!(
+        let mut out = format!(
             "{} · {} · {} failing on {sample}",
             plural(self.rules, "rule", "rules"),
             plural(self.compile_errors, "compile error", "compile errors"),
             self.failing
-        )
+        );
+        if self.over_limit > 0 {
+            out.push_str(&format!(" · {} over the cost limit", self.over_limit));
+        }
+        out
     }
 }
 
@@ -288,8 +306,12 @@ pub struct RuleView {
     pub target: Option<FocusTarget>,
     /// The engine's report of the rule.
     pub report: CelRuleReport,
-    /// `cost: —`, or the estimated cost and cardinality once the engine computes them.
-    pub cost: String,
+    /// Its estimated cost, as CRD validation checks it.
+    pub cost: RuleCost,
+    /// The CRD errors the server reports at the rule (its `rule`, `messageExpression`, ...)
+    /// other than the compile errors shown with the rule: an estimated cost over the limit,
+    /// say. The same errors are listed in Problems.
+    pub errors: Vec<RuleError>,
     /// Whether the rule failed or could not be evaluated on a sample.
     pub failing: bool,
     /// One entry per sample object.
@@ -297,9 +319,46 @@ pub struct RuleView {
 }
 
 impl RuleView {
+    /// The compile error of the rule: the error the server reports at `rule` when the rule did
+    /// not compile (a rule that compiled has a cost estimate; an error at `rule` then is
+    /// about something else, its cost for one, and is among [`RuleView::errors`]).
+    pub fn rule_compile_error(&self) -> Option<&str> {
+        self.report
+            .compile_error
+            .as_deref()
+            .filter(|_| self.report.max_cost.is_none())
+    }
+
+    /// The compile error of the `messageExpression`, the same way.
+    pub fn message_expression_compile_error(&self) -> Option<&str> {
+        self.report
+            .message_expression_error
+            .as_deref()
+            .filter(|_| self.report.message_expression_max_cost.is_none())
+    }
+
     /// Whether the rule or its message expression does not compile.
     pub fn has_compile_error(&self) -> bool {
-        self.report.compile_error.is_some() || self.report.message_expression_error.is_some()
+        self.rule_compile_error().is_some() || self.message_expression_compile_error().is_some()
+    }
+
+    /// Whether the rule's estimated cost or its `messageExpression`'s exceeds the server's
+    /// per-expression limit.
+    pub fn over_limit(&self) -> bool {
+        self.cost.rule.as_ref().is_some_and(Share::over)
+            || self
+                .cost
+                .message_expression
+                .as_ref()
+                .is_some_and(Share::over)
+    }
+
+    /// What sorting by cost sorts on: the larger of the rule's and its `messageExpression`'s
+    /// estimated costs (`None`: not estimated).
+    pub fn sort_cost(&self) -> Option<u64> {
+        let rule = self.cost.rule.as_ref().map(|s| s.value);
+        let message = self.cost.message_expression.as_ref().map(|s| s.value);
+        rule.max(message)
     }
 }
 
@@ -312,20 +371,327 @@ pub struct CelView {
     pub version: Option<usize>,
     /// The tally.
     pub summary: Summary,
+    /// The estimated cost of all the version's rules against the server's limit for a
+    /// schema (`None`: no rule has an estimate).
+    pub total: Option<CostTotal>,
     /// The rules, in the engine's order.
     pub rules: Vec<RuleView>,
 }
 
-/// The cost spot of a rule: `cost: —` until the engine estimates it.
-pub fn cost_text(rule: &CelRuleReport) -> String {
-    let mut out = match rule.estimated_cost {
-        Some(c) => format!("cost: {c}"),
-        None => "cost: —".to_owned(),
-    };
-    if let Some(n) = rule.cardinality {
-        out.push_str(&format!(" · cardinality {n}"));
+// ---------------------------------------------------------------------------------------
+// Costs.
+
+/// `n` with its digits in groups of three: `1,048,575`.
+pub fn digits(n: u64) -> String {
+    let plain = n.to_string();
+    let mut out = String::with_capacity(plain.len() + plain.len() / 3);
+    for (i, c) in plain.chars().enumerate() {
+        if i > 0 && (plain.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
     }
     out
+}
+
+/// How many times `value` exceeds `limit`, worded as the server words it in "exceeds budget
+/// by factor of …" (`getCostErrorMessage`): `more than 100x` above 100, six decimals below
+/// 1.5 (`1.200000x`), else one (`3.3x`).
+pub fn factor_text(value: u64, limit: u64) -> String {
+    let factor = value as f64 / limit.max(1) as f64;
+    if factor > 100.0 {
+        "more than 100x".to_owned()
+    } else if factor < 1.5 {
+        format!("{factor:.6}x")
+    } else {
+        format!("{factor:.1}x")
+    }
+}
+
+/// A cost against one of the server's limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    /// The estimated cost.
+    pub value: u64,
+    /// The limit it is checked against.
+    pub limit: u64,
+}
+
+impl Share {
+    /// Against the per-expression limit (10,000,000).
+    pub fn of_rule_limit(value: u64) -> Share {
+        Share {
+            value,
+            limit: STATIC_ESTIMATED_COST_LIMIT,
+        }
+    }
+
+    /// Against the limit of a whole schema (100,000,000).
+    pub fn of_total_limit(value: u64) -> Share {
+        Share {
+            value,
+            limit: STATIC_ESTIMATED_CRD_COST_LIMIT,
+        }
+    }
+
+    /// Whether the cost exceeds the limit (the server rejects the CRD).
+    pub fn over(&self) -> bool {
+        self.value > self.limit
+    }
+
+    /// The share in percent.
+    pub fn percent(&self) -> f64 {
+        self.value as f64 * 100.0 / self.limit.max(1) as f64
+    }
+
+    /// The width of the bar, in percent of its track (0–100).
+    pub fn bar_width(&self) -> f64 {
+        self.percent().clamp(0.0, 100.0)
+    }
+
+    /// `0%`, `<0.1%`, `2.5%`, `82%`, `100%`; over the limit, the server's factor:
+    /// `factor of 3.3x`.
+    pub fn text(&self) -> String {
+        if self.over() {
+            return format!("factor of {}", factor_text(self.value, self.limit));
+        }
+        let p = self.percent();
+        if self.value == 0 {
+            "0%".to_owned()
+        } else if p < 0.1 {
+            "<0.1%".to_owned()
+        } else if p < 10.0 {
+            format!("{p:.1}%")
+        } else {
+            format!("{p:.0}%")
+        }
+    }
+
+    /// `12,345 of 10,000,000 (0.1%)`; over: `… (factor of 3.3x)`.
+    pub fn long_text(&self) -> String {
+        format!(
+            "{} of {} ({})",
+            digits(self.value),
+            digits(self.limit),
+            self.text()
+        )
+    }
+}
+
+/// How many times a rule runs in one request, as the server counts it for the estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cardinality {
+    /// The product of the `maxItems`/`maxProperties` above the rule's node.
+    Bounded(u64),
+    /// A list or map above the rule's node has no bound: the server assumes as many values
+    /// as fit in one request (`None`: not known).
+    Unbounded {
+        /// The size the server assumes.
+        assumed: Option<u64>,
+    },
+}
+
+impl Cardinality {
+    /// `1`, `5,000`, `∞ (assumed 1,048,576)`.
+    pub fn text(&self) -> String {
+        match self {
+            Cardinality::Bounded(n) => digits(*n),
+            Cardinality::Unbounded { assumed: Some(n) } => format!("∞ (assumed {})", digits(*n)),
+            Cardinality::Unbounded { assumed: None } => "∞".to_owned(),
+        }
+    }
+}
+
+/// A rule's estimated cost, as the CEL panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleCost {
+    /// The estimated cost of one evaluation (`None`: not estimated, the rule did not compile).
+    pub per_evaluation: Option<u64>,
+    /// How many times the rule runs in one request.
+    pub cardinality: Option<Cardinality>,
+    /// The cost CRD validation checks against the per-rule limit: per evaluation ×
+    /// cardinality (or × the assumed cardinality when it is unbounded).
+    pub rule: Option<Share>,
+    /// The estimated cost of the `messageExpression`, checked against the same limit.
+    pub message_expression: Option<Share>,
+}
+
+impl RuleCost {
+    /// The figures of one rule report.
+    pub fn of(rule: &CelRuleReport) -> RuleCost {
+        let per_evaluation = rule.max_cost;
+        let cardinality = per_evaluation.map(|_| match rule.cardinality {
+            Some(n) => Cardinality::Bounded(n),
+            None => Cardinality::Unbounded {
+                assumed: rule.max_cardinality,
+            },
+        });
+        RuleCost {
+            per_evaluation,
+            cardinality,
+            rule: rule
+                .estimated_cost
+                .filter(|_| per_evaluation.is_some())
+                .map(Share::of_rule_limit),
+            message_expression: rule.message_expression_max_cost.map(Share::of_rule_limit),
+        }
+    }
+
+    /// The head of a rule card: `est. cost 12,345`, or `cost: —` without an estimate.
+    pub fn head_text(&self) -> String {
+        match &self.rule {
+            Some(s) => format!("est. cost {}", digits(s.value)),
+            None => "cost: —".to_owned(),
+        }
+    }
+
+    /// How the estimate is made: `3 per evaluation × cardinality ∞ (assumed 1,048,576)`.
+    pub fn formula_text(&self) -> Option<String> {
+        let per = self.per_evaluation?;
+        let card = self.cardinality?;
+        Some(format!(
+            "{} per evaluation × cardinality {}",
+            digits(per),
+            card.text()
+        ))
+    }
+}
+
+/// One of the CRD errors the server reports at a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleError {
+    /// The rule's field it is at and the server's error type: `rule: Forbidden`.
+    pub label: String,
+    /// The server's detail (`estimated rule cost exceeds budget by factor of 3.3x (try …)`).
+    pub detail: String,
+    /// The whole message, as Problems lists it.
+    pub message: String,
+    /// Where it is in the CRD editor.
+    pub target: Option<FocusTarget>,
+}
+
+/// The CRD errors at `rule` (at its `x-kubernetes-validations` entry or one of its fields,
+/// as the version's `schema_path` writes the server's paths), but for the compile errors
+/// the card shows with the rule.
+fn rule_errors(analysis: &Analysis, version: &VersionReport, rule: &RuleView) -> Vec<RuleError> {
+    let base = format!("{}.{}", version.schema_path, rule.key);
+    let shown: Vec<&str> = [
+        rule.rule_compile_error(),
+        rule.message_expression_compile_error(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // In the server's order (the findings are sorted by place).
+    let server_order = |f: &&crd_studio_engine::Finding| {
+        analysis
+            .crd
+            .errors
+            .iter()
+            .position(|e| {
+                Some(e.field.as_str()) == f.field.as_deref() && Some(&e.detail) == f.detail.as_ref()
+            })
+            .unwrap_or(usize::MAX)
+    };
+    let mut findings: Vec<&crd_studio_engine::Finding> = analysis.findings.iter().collect();
+    findings.sort_by_key(server_order);
+    findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.location.is_none_or(|l| l.source == SourceId::Crd))
+        .filter_map(|f| {
+            let field = f.field.as_deref()?;
+            let rest = field.strip_prefix(base.as_str())?;
+            let sub = match rest {
+                "" => "",
+                r => r.strip_prefix('.')?,
+            };
+            let detail = f.detail.clone().unwrap_or_else(|| f.message.clone());
+            if shown.contains(&detail.as_str()) {
+                return None;
+            }
+            let kind = f.error_type.map(|t| t.text()).unwrap_or("error");
+            let label = if sub.is_empty() {
+                kind.to_owned()
+            } else {
+                format!("{sub}: {kind}")
+            };
+            Some(RuleError {
+                label,
+                detail,
+                message: f.message.clone(),
+                target: ProblemRow::from_finding(f).target,
+            })
+        })
+        .collect()
+}
+
+/// The estimated cost of all the rules of a version, as CRD validation adds them up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostTotal {
+    /// The total against the limit for a schema (100,000,000).
+    pub share: Share,
+}
+
+impl CostTotal {
+    /// The total of the rules' estimates: every rule's and `messageExpression`'s estimated
+    /// cost, saturating (`None` when no rule has one).
+    pub fn of(rules: &[RuleView]) -> Option<CostTotal> {
+        let costs: Vec<u64> = rules
+            .iter()
+            .flat_map(|r| [r.cost.rule, r.cost.message_expression])
+            .flatten()
+            .map(|s| s.value)
+            .collect();
+        if costs.is_empty() {
+            return None;
+        }
+        let total = costs.iter().fold(0u64, |t, c| t.saturating_add(*c));
+        Some(CostTotal {
+            share: Share::of_total_limit(total),
+        })
+    }
+}
+
+/// The order the rules are listed in: the engine's, or by estimated cost, most expensive
+/// first (rules without an estimate last; ties keep the engine's order). Indices into
+/// `rules`.
+pub fn rule_order(rules: &[RuleView], by_cost: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rules.len()).collect();
+    if by_cost {
+        order.sort_by_key(|&i| std::cmp::Reverse(rules.get(i).and_then(RuleView::sort_cost)));
+    }
+    order
+}
+
+/// The 1-based UTF-16 column of the 1-based character `column` of 1-based `line` in `text`
+/// (the engine counts columns in characters, the editors in UTF-16 units).
+pub fn utf16_column(text: &str, line: usize, column: usize) -> Option<usize> {
+    let l = text.split('\n').nth(line.checked_sub(1)?)?;
+    let before: String = l.chars().take(column.checked_sub(1)?).collect();
+    Some(before.encode_utf16().count() + 1)
+}
+
+/// Applies text edits (byte ranges of `text` replaced by new text, as the engine suggests
+/// them) to `text`. `None` when a range is not in the text, does not fall on character
+/// boundaries, or overlaps another.
+pub fn apply_edits(text: &str, edits: &[(usize, usize, &str)]) -> Option<String> {
+    let mut sorted: Vec<&(usize, usize, &str)> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.0, e.1));
+    let mut out =
+        String::with_capacity(text.len() + edits.iter().map(|e| e.2.len()).sum::<usize>());
+    let mut at = 0;
+    for &&(start, end, new) in &sorted {
+        if start < at || end < start {
+            return None;
+        }
+        out.push_str(text.get(at..start)?);
+        text.get(start..end)?;
+        out.push_str(new);
+        at = end;
+    }
+    out.push_str(text.get(at..)?);
+    Some(out)
 }
 
 /// The 1-based line and 1-based UTF-16 column of byte `offset` in `text`, if it is a
@@ -412,6 +778,7 @@ pub fn cel_view(
             versions,
             version,
             summary,
+            total: None,
             rules: Vec::new(),
         };
     };
@@ -479,19 +846,27 @@ pub fn cel_view(
                 place,
                 target,
                 report: rule.clone(),
-                cost: cost_text(rule),
+                cost: RuleCost::of(rule),
+                errors: Vec::new(),
                 failing,
                 samples,
             }
         })
         .collect();
+    let mut rules = rules;
+    for r in &mut rules {
+        r.errors = rule_errors(analysis, report, r);
+    }
     summary.rules = rules.len();
     summary.compile_errors = rules.iter().filter(|r| r.has_compile_error()).count();
+    summary.over_limit = rules.iter().filter(|r| r.over_limit()).count();
     summary.failing = rules.iter().filter(|r| r.failing).count();
+    let total = CostTotal::of(&rules);
     CelView {
         versions,
         version,
         summary,
+        total,
         rules,
     }
 }
@@ -656,6 +1031,44 @@ mod tests {
     use crate::view_model::{EXAMPLE_CRD, EXAMPLE_OBJECT};
     use crd_studio_engine::{analyze, Request};
 
+    /// A rule iterating an unbounded list of unbounded strings, and a cheap one.
+    const OVER_BUDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              names:
+                type: array
+                items:
+                  type: string
+                x-kubernetes-validations:
+                - rule: \"self.all(x, x.matches('^a+$'))\"
+                  message: every name is made of a
+              replicas:
+                type: integer
+                x-kubernetes-validations:
+                - rule: self >= 0
+";
+    const OVER_BUDGET_OBJECT: &str =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  names: [aa, aaa]\n  replicas: 2\n";
+
     fn run(crd: &str, object: &str, old: Option<&str>) -> Analysis {
         analyze(&Request {
             crd: crd.to_owned(),
@@ -744,6 +1157,7 @@ mod tests {
         let s = Summary {
             rules: 3,
             compile_errors: 1,
+            over_limit: 0,
             failing: 2,
             samples: 1,
             runtime_cost: 7,
@@ -755,6 +1169,7 @@ mod tests {
         let s = Summary {
             rules: 1,
             compile_errors: 0,
+            over_limit: 0,
             failing: 0,
             samples: 2,
             runtime_cost: 0,
@@ -763,15 +1178,243 @@ mod tests {
             s.text(),
             "1 rule · 0 compile errors · 0 failing on the samples"
         );
+        let s = Summary { over_limit: 2, ..s };
+        assert_eq!(
+            s.text(),
+            "1 rule · 0 compile errors · 0 failing on the samples · 2 over the cost limit"
+        );
     }
 
     #[test]
-    fn cost_spot_is_there_before_the_engine_fills_it() {
+    fn digit_groups() {
+        assert_eq!(digits(0), "0");
+        assert_eq!(digits(999), "999");
+        assert_eq!(digits(1000), "1,000");
+        assert_eq!(digits(1_048_575), "1,048,575");
+        assert_eq!(digits(100_000_000), "100,000,000");
+        assert_eq!(digits(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    /// The factor reads as the server's message writes it, on both sides of each branch.
+    #[test]
+    fn factors_as_the_server_words_them() {
+        use crd_studio_engine::apiext::schema_validation::cost_error_message;
+        let limit = STATIC_ESTIMATED_COST_LIMIT;
+        for value in [
+            10_000_001,
+            12_000_000,
+            14_999_999,
+            15_000_000,
+            15_000_001,
+            33_333_333,
+            999_999_999,
+            1_000_000_000,
+            1_000_000_001,
+            u64::MAX,
+        ] {
+            let server = cost_error_message("estimated rule cost", value, limit);
+            let ours = format!(
+                "exceeds budget by factor of {} (",
+                factor_text(value, limit)
+            );
+            assert!(server.contains(&ours), "{value}: {server} / {ours}");
+        }
+        assert_eq!(factor_text(12_000_000, limit), "1.200000x");
+        assert_eq!(factor_text(33_000_000, limit), "3.3x");
+        assert_eq!(factor_text(1_000_000_001, limit), "more than 100x");
+    }
+
+    #[test]
+    fn shares_and_bars() {
+        let s = |v| Share::of_rule_limit(v);
+        assert_eq!(s(0).text(), "0%");
+        assert_eq!(s(3).text(), "<0.1%");
+        assert_eq!(s(12_345).text(), "0.1%");
+        assert_eq!(s(250_000).text(), "2.5%");
+        assert_eq!(s(8_215_002).text(), "82%");
+        assert_eq!(s(10_000_000).text(), "100%");
+        assert!(!s(10_000_000).over());
+        assert!(s(10_000_001).over());
+        assert_eq!(s(10_000_001).text(), "factor of 1.000000x");
+        assert_eq!(s(33_000_000).text(), "factor of 3.3x");
+        assert_eq!(s(12_345).long_text(), "12,345 of 10,000,000 (0.1%)");
+        assert_eq!(s(0).bar_width(), 0.0);
+        assert_eq!(s(2_500_000).bar_width(), 25.0);
+        assert_eq!(s(u64::MAX).bar_width(), 100.0);
+        let t = Share::of_total_limit(50_000_000);
+        assert_eq!(t.limit, 100_000_000);
+        assert_eq!(t.text(), "50%");
+        assert_eq!(
+            Share::of_total_limit(329_857_577_779).long_text(),
+            "329,857,577,779 of 100,000,000 (factor of more than 100x)"
+        );
+    }
+
+    #[test]
+    fn rule_cost_figures() {
         let mut r = CelRuleReport::default();
-        assert_eq!(cost_text(&r), "cost: —");
-        r.estimated_cost = Some(120);
-        r.cardinality = Some(5);
-        assert_eq!(cost_text(&r), "cost: 120 · cardinality 5");
+        let c = RuleCost::of(&r);
+        assert_eq!(c.head_text(), "cost: —");
+        assert_eq!(c.formula_text(), None);
+        assert_eq!(c.cardinality, None);
+        r.max_cost = Some(12);
+        r.cardinality = Some(5_000);
+        r.estimated_cost = Some(60_000);
+        r.max_cardinality = Some(1_048_576);
+        let c = RuleCost::of(&r);
+        assert_eq!(c.head_text(), "est. cost 60,000");
+        assert_eq!(
+            c.formula_text().as_deref(),
+            Some("12 per evaluation × cardinality 5,000")
+        );
+        assert_eq!(c.rule.map(|s| s.text()).as_deref(), Some("0.6%"));
+        r.cardinality = None;
+        r.estimated_cost = Some(12 * 1_048_576);
+        r.message_expression_max_cost = Some(7);
+        let c = RuleCost::of(&r);
+        assert_eq!(
+            c.formula_text().as_deref(),
+            Some("12 per evaluation × cardinality ∞ (assumed 1,048,576)")
+        );
+        assert!(c.rule.unwrap().over());
+        assert_eq!(c.message_expression, Some(Share::of_rule_limit(7)));
+        assert_eq!(Cardinality::Unbounded { assumed: None }.text(), "∞");
+        assert_eq!(Cardinality::Bounded(1).text(), "1");
+    }
+
+    #[test]
+    fn edits_are_applied_only_where_they_fit() {
+        let text = "a: 1\nb: é\n";
+        assert_eq!(
+            apply_edits(text, &[(5, 5, "x: 0\n")]).as_deref(),
+            Some("a: 1\nx: 0\nb: é\n")
+        );
+        // Several, given in any order; a replacement.
+        assert_eq!(
+            apply_edits(text, &[(11, 11, "c: 2\n"), (0, 1, "A")]).as_deref(),
+            Some("A: 1\nb: é\nc: 2\n")
+        );
+        assert_eq!(apply_edits(text, &[]).as_deref(), Some(text));
+        // Out of range, inside a character, backwards, overlapping: nothing.
+        assert_eq!(apply_edits(text, &[(99, 99, "x")]), None);
+        assert_eq!(apply_edits(text, &[(9, 9, "x")]), None);
+        assert_eq!(apply_edits(text, &[(3, 2, "x")]), None);
+        assert_eq!(apply_edits(text, &[(0, 3, "x"), (2, 4, "y")]), None);
+    }
+
+    #[test]
+    fn utf16_columns_of_character_columns() {
+        let text = "ab\n😀c: 1\n";
+        assert_eq!(utf16_column(text, 1, 1), Some(1));
+        assert_eq!(utf16_column(text, 2, 2), Some(3));
+        assert_eq!(utf16_column(text, 2, 3), Some(4));
+        assert_eq!(utf16_column(text, 9, 1), None);
+        assert_eq!(utf16_column(text, 0, 1), None);
+    }
+
+    /// A rule iterating an unbounded list of unbounded strings: the server's cost errors at
+    /// the rule are on its card (not as a compile error), and the total is over its limit.
+    #[test]
+    fn an_over_budget_rule_shows_the_servers_error() {
+        let a = run(OVER_BUDGET_CRD, OVER_BUDGET_OBJECT, None);
+        assert!(!a.crd.accepted);
+        let view = cel_view(&a, None, OVER_BUDGET_CRD, OVER_BUDGET_OBJECT);
+        assert_eq!(view.rules.len(), 2);
+        let r = &view.rules[0];
+        assert!(!r.has_compile_error(), "{r:#?}");
+        assert!(r.over_limit());
+        let share = r.cost.rule.unwrap();
+        assert!(share.over());
+        assert_eq!(share.text(), "factor of more than 100x");
+        // In the server's order: the rule's own budget, then its part in the total's.
+        let messages: Vec<&str> = r.errors.iter().map(|e| e.detail.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:#?}");
+        assert!(
+            messages[0]
+                .starts_with("estimated rule cost exceeds budget by factor of more than 100x (try"),
+            "{messages:#?}"
+        );
+        assert_eq!(
+            messages[1],
+            "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
+        );
+        assert!(r.errors.iter().all(|e| e.label == "rule: Forbidden"));
+        // The error points at the rule in the CRD.
+        let line = r.errors[0].target.unwrap().line;
+        assert!(OVER_BUDGET_CRD
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .contains("rule:"));
+        // The cheap rule has no error.
+        assert!(view.rules[1].errors.is_empty());
+        assert!(!view.rules[1].over_limit());
+        assert_eq!(
+            view.summary.text(),
+            "2 rules · 0 compile errors · 0 failing on the sample · 1 over the cost limit"
+        );
+        let total = view.total.unwrap();
+        assert!(total.share.over());
+        assert!(total.share.value >= share.value);
+        // Sorted by cost, the expensive rule comes first either way; the cheap one after.
+        assert_eq!(rule_order(&view.rules, true), vec![0, 1]);
+        assert_eq!(tab_badge(&a), (2, true));
+
+        // Bounded, the rule is accepted and cheap.
+        let bounded = OVER_BUDGET_CRD
+            .replace(
+                "type: array\n",
+                "type: array\n                maxItems: 20\n",
+            )
+            .replace(
+                "type: string\n",
+                "type: string\n                  maxLength: 10\n",
+            );
+        let a = run(&bounded, OVER_BUDGET_OBJECT, None);
+        assert!(a.crd.accepted, "{:#?}", a.findings);
+        let view = cel_view(&a, None, &bounded, OVER_BUDGET_OBJECT);
+        let r = &view.rules[0];
+        assert!(r.errors.is_empty());
+        assert!(!r.cost.rule.unwrap().over());
+        assert!(!view.total.unwrap().share.over());
+    }
+
+    #[test]
+    fn rules_sort_by_cost() {
+        let rule = |cost: Option<u64>, message: Option<u64>| {
+            let report = CelRuleReport {
+                max_cost: cost,
+                estimated_cost: cost,
+                cardinality: Some(1),
+                message_expression_max_cost: message,
+                ..CelRuleReport::default()
+            };
+            RuleView {
+                number: 0,
+                key: String::new(),
+                value_path: String::new(),
+                crd_path: String::new(),
+                place: String::new(),
+                target: None,
+                cost: RuleCost::of(&report),
+                report,
+                errors: Vec::new(),
+                failing: false,
+                samples: Vec::new(),
+            }
+        };
+        let rules = [
+            rule(None, None),
+            rule(Some(5), None),
+            rule(Some(50), None),
+            rule(Some(5), None),
+            rule(Some(1), Some(70)),
+        ];
+        assert_eq!(rule_order(&rules, false), vec![0, 1, 2, 3, 4]);
+        assert_eq!(rule_order(&rules, true), vec![4, 2, 1, 3, 0]);
+        let total = CostTotal::of(&rules).unwrap();
+        assert_eq!(total.share.value, 5 + 50 + 5 + 1 + 70);
+        assert_eq!(CostTotal::of(&rules[..1]), None);
     }
 
     /// A hand-made analysis: two rules, one failing on list items, one that does not compile.
@@ -839,7 +1482,7 @@ mod tests {
                 utf16_column: 10,
             })
         );
-        assert_eq!(r.cost, "cost: —");
+        assert_eq!(r.cost.head_text(), "cost: —");
         assert!(r.failing);
         let s = &r.samples[0];
         assert_eq!(s.object, "Foo a");

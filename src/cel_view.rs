@@ -16,8 +16,8 @@ use yew::prelude::*;
 
 use crate::app::Shown;
 use crate::cel_model::{
-    cel_view, outcome_name, rewrite_rule, scalar_style, CelView, Evaluation, OutcomeGroup,
-    RuleView, SampleResults, ScalarStyle, MAX_LISTED,
+    cel_view, digits, outcome_name, rewrite_rule, rule_order, scalar_style, CelView, CostTotal,
+    Evaluation, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
 };
 use crate::view_model::FocusTarget;
 
@@ -98,6 +98,7 @@ fn write_rule(
 #[component]
 pub fn CelPanel(props: &CelPanelProps) -> Html {
     let version = use_state(|| None::<usize>);
+    let by_cost = use_state(|| false);
     let drafts = use_state(HashMap::<String, String>::new);
     let edit = use_mut_ref(EditState::default);
     let computed = {
@@ -197,7 +198,19 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
                 let version = version.clone();
                 Callback::from(move |v: usize| version.set(Some(v)))
             };
-            panel_body(view, &drafts, &on_edit, &on_version, &props.on_jump)
+            let on_sort = {
+                let by_cost = by_cost.clone();
+                Callback::from(move |_: MouseEvent| by_cost.set(!*by_cost))
+            };
+            let ctx = BodyContext {
+                drafts: &drafts,
+                by_cost: *by_cost,
+                on_edit: &on_edit,
+                on_version: &on_version,
+                on_sort: &on_sort,
+                on_jump: &props.on_jump,
+            };
+            panel_body(view, &ctx)
         }
     };
     html! {
@@ -208,13 +221,72 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
     }
 }
 
-fn panel_body(
-    view: &CelView,
-    drafts: &HashMap<String, String>,
-    on_edit: &Callback<(String, String)>,
-    on_version: &Callback<usize>,
-    on_jump: &Callback<FocusTarget>,
-) -> Html {
+/// What the panel's body needs besides the view.
+struct BodyContext<'a> {
+    drafts: &'a HashMap<String, String>,
+    /// Whether the rules are sorted by estimated cost.
+    by_cost: bool,
+    on_edit: &'a Callback<(String, String)>,
+    on_version: &'a Callback<usize>,
+    on_sort: &'a Callback<MouseEvent>,
+    on_jump: &'a Callback<FocusTarget>,
+}
+
+/// A horizontal bar: the share of a limit, red past it.
+fn share_bar(share: &Share, class: &'static str) -> Html {
+    let style = format!("width: {:.2}%", share.bar_width());
+    html! {
+        <span class={classes!("bar", class, share.over().then_some("over"))} aria-hidden="true">
+            <span class={classes!("fill", (share.value > 0).then_some("some"))} {style}></span>
+        </span>
+    }
+}
+
+/// The version's total cost in the toolbar.
+fn total_spot(total: &CostTotal) -> Html {
+    let share = &total.share;
+    let title = format!(
+        "Estimated cost of all rules of the version: {} — the server rejects a CRD whose schema's rules add up to more than {}",
+        share.long_text(),
+        digits(share.limit)
+    );
+    html! {
+        <span class={classes!("cost-total", share.over().then_some("over"))} data-testid="cel-total" {title}>
+            <span class="k">{ "CRD total" }</span>
+            { share_bar(share, "total") }
+            <span class="v">{ share.text() }</span>
+        </span>
+    }
+}
+
+/// Under the toolbar when the total exceeds its limit.
+fn total_banner(total: &CostTotal) -> Html {
+    let share = &total.share;
+    if !share.over() {
+        return html! {};
+    }
+    html! {
+        <div class="cost-banner" role="note">
+            <strong>{ "Over the limit for a schema: " }</strong>
+            { format!(
+                "the rules' estimated costs add up to {}, a factor of {} the limit of {}; the server rejects the CRD.",
+                digits(share.value),
+                crate::cel_model::factor_text(share.value, share.limit),
+                digits(share.limit)
+            ) }
+        </div>
+    }
+}
+
+fn panel_body(view: &CelView, ctx: &BodyContext<'_>) -> Html {
+    let BodyContext {
+        drafts,
+        by_cost,
+        on_edit,
+        on_version,
+        on_sort,
+        on_jump,
+    } = ctx;
     let versions = if view.versions.len() > 1 {
         html! {
             <div class="version-tabs" role="group" aria-label="Version">
@@ -236,7 +308,7 @@ fn panel_body(
         html! {}
     };
     let s = &view.summary;
-    let summary_class = if s.compile_errors > 0 || s.failing > 0 {
+    let summary_class = if s.compile_errors > 0 || s.failing > 0 || s.over_limit > 0 {
         "cel-summary bad"
     } else {
         "cel-summary"
@@ -250,11 +322,20 @@ fn panel_body(
             { versions }
             <span class={summary_class} data-testid="cel-summary">{ s.text() }</span>
             <span class="spacer"></span>
+            if let Some(t) = &view.total { { total_spot(t) } }
+            if view.rules.len() > 1 {
+                <button type="button" class="small toggle" onclick={(*on_sort).clone()}
+                    aria-pressed={if *by_cost { "true" } else { "false" }}
+                    title="List the rules by estimated cost, most expensive first">
+                    { "Sort by cost" }
+                </button>
+            }
             <span class="pill op" title="The runtime cost the server counts for the CEL rules on the sample objects">
                 { format!("runtime cost {}", s.runtime_cost) }
             </span>
         </div>
     };
+    let banner = view.total.as_ref().map(total_banner).unwrap_or_default();
     let list = match (&version_name, view.rules.is_empty()) {
         (None, _) => html! { <p class="empty">{ "The CRD has no version to show." }</p> },
         (Some(name), true) => html! {
@@ -267,7 +348,7 @@ fn panel_body(
             let version = view.version.unwrap_or(0);
             html! {
                 <ol class="rule-list" role="list">
-                    { for view.rules.iter().map(|r| {
+                    { for rule_order(&view.rules, *by_cost).into_iter().filter_map(|i| view.rules.get(i)).map(|r| {
                         let id = rule_id(version, &r.key);
                         let draft = drafts.get(&id).cloned();
                         rule_card(r, id, draft, on_edit, on_jump)
@@ -279,6 +360,7 @@ fn panel_body(
     html! {
         <>
             { toolbar }
+            { banner }
             { list }
         </>
     }
@@ -312,7 +394,7 @@ fn rule_card(
         }
         _ => html! { <span class="place" title={r.crd_path.clone()}>{ r.place.clone() }</span> },
     };
-    let compile = match (&rep.compile_error, &rep.message_expression_error) {
+    let compile = match (r.rule_compile_error(), r.message_expression_compile_error()) {
         (None, None) => {
             html! { <div class="compile ok"><span class="tick">{ "✓" }</span>{ " compiles" }</div> }
         }
@@ -321,13 +403,13 @@ fn rule_card(
                 if let Some(e) = rule_error {
                     <div class="compile bad">
                         <span class="sev error">{ "compile error" }</span>
-                        <pre class={server_text_class(e)}>{ e.clone() }</pre>
+                        <pre class={server_text_class(e)}>{ e }</pre>
                     </div>
                 }
                 if let Some(e) = message_error {
                     <div class="compile bad">
                         <span class="sev error">{ "messageExpression" }</span>
-                        <pre class={server_text_class(e)}>{ e.clone() }</pre>
+                        <pre class={server_text_class(e)}>{ e }</pre>
                     </div>
                 }
             </>
@@ -345,8 +427,24 @@ fn rule_card(
     let class = classes!(
         "rule-card",
         r.failing.then_some("failing"),
-        r.has_compile_error().then_some("broken")
+        r.has_compile_error().then_some("broken"),
+        r.over_limit().then_some("over")
     );
+    let cost_spot = match &r.cost.rule {
+        Some(share) => html! {
+            <span class={classes!("cost", share.over().then_some("over"))}
+                title={format!("Estimated cost as CRD validation checks it against the per-rule limit: {}", share.long_text())}>
+                <span class="cost-figure">{ r.cost.head_text() }</span>
+                { share_bar(share, "rule") }
+                <span class="cost-share">{ share.text() }</span>
+            </span>
+        },
+        None => html! {
+            <span class="cost" title="No estimate: the rule did not compile">{ r.cost.head_text() }</span>
+        },
+    };
+    let formula = r.cost.formula_text();
+    let message_cost = r.cost.message_expression;
     html! {
         <li class={class} key={id.clone()}>
             <div class="rule-head">
@@ -360,7 +458,7 @@ fn rule_card(
                     <span class="tag" title="optionalOldSelf: true — the rule also runs without an old value (oldSelf is an optional)">{ "optionalOldSelf" }</span>
                 }
                 <span class="spacer"></span>
-                <span class="cost" title="Estimated cost of one evaluation and the schema cardinality, as the server checks them when the CRD is written">{ r.cost.clone() }</span>
+                { cost_spot }
             </div>
             <div class="rule-main">
             <textarea class="rule-input" rows={rows} spellcheck="false" autocomplete="off"
@@ -368,6 +466,20 @@ fn rule_card(
                 title="Edit the rule: the CRD text is rewritten and checked again"
                 value={text} {oninput} />
             { compile }
+            { for r.errors.iter().map(|e| rule_error_row(e, on_jump)) }
+            if formula.is_some() || message_cost.is_some() {
+                <div class="cost-detail">
+                    if let Some(f) = formula {
+                        <span title="The estimated cost of one evaluation, times how many values of the node one request can hold">{ f }</span>
+                    }
+                    if let Some(m) = message_cost {
+                        <span class={classes!(m.over().then_some("over"))}
+                            title={format!("The messageExpression's estimated cost, checked against the same limit: {}", m.long_text())}>
+                            { format!("messageExpression est. cost {} ({})", digits(m.value), m.text()) }
+                        </span>
+                    }
+                </div>
+            }
             if !meta.is_empty() {
                 <dl class="rule-meta">
                     { for meta.into_iter().map(|(k, v, code)| html! {
@@ -383,6 +495,29 @@ fn rule_card(
                 { for r.samples.iter().map(|s| sample(s, on_jump)) }
             </div>
         </li>
+    }
+}
+
+/// A CRD error the server reports at the rule (also in Problems); its label jumps to it.
+fn rule_error_row(e: &RuleError, on_jump: &Callback<FocusTarget>) -> Html {
+    let label = match e.target {
+        Some(t) => {
+            let onclick = on_jump.reform(move |_: MouseEvent| t);
+            html! {
+                <button type="button" class="sev error link-sev" title={format!("{} — show it in the CRD editor", e.message)} {onclick}>
+                    { e.label.clone() }
+                </button>
+            }
+        }
+        None => {
+            html! { <span class="sev error" title={e.message.clone()}>{ e.label.clone() }</span> }
+        }
+    };
+    html! {
+        <div class="compile bad rule-error">
+            { label }
+            <pre class={server_text_class(&e.detail)}>{ e.detail.clone() }</pre>
+        </div>
     }
 }
 

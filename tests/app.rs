@@ -244,7 +244,10 @@ async fn cel_tab_lists_the_rules_and_an_edited_rule_is_written_into_the_crd() {
         panel.contains("a transition rule runs only when there is an old value"),
         "{panel}"
     );
-    assert!(panel.contains("cost: —"), "{panel}");
+    // Each rule's estimated cost against the per-rule limit, and the version's total.
+    assert!(panel.contains("est. cost "), "{panel}");
+    assert!(panel.contains("per evaluation × cardinality 1"), "{panel}");
+    assert!(panel.contains("CRD total"), "{panel}");
     assert!(query(&root, "#panel-problems[hidden]").is_some());
 
     // Rule 2 is `self.size() > 0` on cronSpec: make it fail on the sample.
@@ -288,4 +291,68 @@ async fn cel_tab_lists_the_rules_and_an_edited_rule_is_written_into_the_crd() {
     );
     let active = gloo::utils::document().active_element().expect("focus");
     assert_eq!(active.get_attribute("aria-label").as_deref(), Some("CRD"));
+}
+
+/// A rule iterating an unbounded list of unbounded strings, and a cheap one.
+const OVER_BUDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              count:
+                type: integer
+                x-kubernetes-validations:
+                - rule: self >= 0
+              names:
+                type: array
+                items:
+                  type: string
+                x-kubernetes-validations:
+                - rule: \"self.all(x, x.matches('^a+$'))\"
+";
+
+#[wasm_bindgen_test]
+async fn cel_tab_shows_an_over_budget_rule_and_sorts_by_cost() {
+    let root = mount().await;
+    click(&root, "#tab-cel");
+    type_into(&textarea(&root, "CRD"), OVER_BUDGET_CRD);
+    type_into(
+        &textarea(&root, "Object"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  count: 1\n  names: [a]\n",
+    );
+    wait_for(&root, "the over-budget rule", |r| {
+        text(r, "#panel-cel").contains("1 over the cost limit")
+    })
+    .await;
+    let card = text(&root, "#panel-cel .rule-card.over");
+    assert!(card.contains(".spec.names"), "{card}");
+    assert!(
+        card.contains("estimated rule cost exceeds budget by factor of more than 100x (try"),
+        "{card}"
+    );
+    assert!(card.contains("factor of more than 100x"), "{card}");
+    assert!(query(&root, "#panel-cel .cost-total.over").is_some());
+    assert!(text(&root, "[role=status]").starts_with("Rejected"));
+    // The engine's order first; sorted by cost, the expensive rule leads.
+    let first = |r: &Element| text(r, "#panel-cel .rule-card .rule-head > .vpath");
+    assert_eq!(first(&root), ".spec.count");
+    click(&root, "#panel-cel button.toggle");
+    wait_for(&root, "the rules sorted by cost", |r| {
+        first(r) == ".spec.names"
+    })
+    .await;
 }
