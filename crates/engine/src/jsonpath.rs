@@ -916,7 +916,7 @@ pub fn print_results(results: &[Value]) -> Result<String, String> {
             Value::Json {
                 value: value @ (Json::Object(_) | Json::Array(_)),
                 ..
-            } => gojson::marshal(value),
+            } => gojson::marshal(&as_go_numbers(value)),
             Value::Invalid => "<no value>".to_owned(),
             Value::Json {
                 value: Json::Null, ..
@@ -929,6 +929,37 @@ pub fn print_results(results: &[Value]) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// The value with integers beyond int64 as float64, as Kubernetes decodes them (so
+/// `json.Marshal` writes `12345678901234567000`).
+fn as_go_numbers(v: &Json) -> std::borrow::Cow<'_, Json> {
+    fn has_big(v: &Json) -> bool {
+        match v {
+            Json::Number(n) => n.is_u64() && n.as_i64().is_none(),
+            Json::Array(items) => items.iter().any(has_big),
+            Json::Object(map) => map.values().any(has_big),
+            _ => false,
+        }
+    }
+    fn convert(v: &Json) -> Json {
+        match v {
+            Json::Number(n) if n.is_u64() && n.as_i64().is_none() => n
+                .as_f64()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Json::Null, Json::Number),
+            Json::Array(items) => Json::Array(items.iter().map(convert).collect()),
+            Json::Object(map) => {
+                Json::Object(map.iter().map(|(k, x)| (k.clone(), convert(x))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    if has_big(v) {
+        std::borrow::Cow::Owned(convert(v))
+    } else {
+        std::borrow::Cow::Borrowed(v)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
