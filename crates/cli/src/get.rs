@@ -14,10 +14,10 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crd_studio_engine::get::kubectl_get_objects;
 use crd_studio_engine::objectmeta::{gotime, Time};
-use crd_studio_engine::table::{kubectl_get, Cell, PrintOptions, PrintTable};
+use crd_studio_engine::table::PrintOptions;
 use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
-use serde_json::Value;
 
 use super::{read_input, Error};
 
@@ -189,28 +189,15 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     let texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
     let analysis = compiled.analyze_objects(&texts, None);
-    let (group, kind, namespaced) = compiled
+    let namespaced = compiled
         .internal()
-        .map(|c| {
-            (
-                c.spec.group.clone(),
-                c.spec.names.kind.clone(),
-                c.spec.scope == "Namespaced",
-            )
-        })
-        .unwrap_or_default();
-    let mut tables = Vec::new();
+        .is_some_and(|c| c.spec.scope == "Namespaced");
+    let place = |source: usize, document: usize| {
+        let file = objects.get(source).map_or("<object>", |o| o.name.as_str());
+        format!("{file}: document {document}")
+    };
     for report in &analysis.objects {
-        let file = objects
-            .get(report.source)
-            .map_or("<object>", |o| o.name.as_str());
-        let place = format!("{file}: document {}", report.document);
-        if let Some(e) = &report.object_error {
-            err.push_str(&format!("error: {place}: {e}\n"));
-            failed = true;
-            continue;
-        }
-        if !report.accepted {
+        if report.object_error.is_none() && !report.accepted {
             let why = report
                 .errors
                 .first()
@@ -218,52 +205,26 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                 .or_else(|| report.decode_error.clone())
                 .unwrap_or_else(|| "rejected".to_owned());
             err.push_str(&format!(
-                "warning: {place}: the API server would reject this object ({why}); its row shows it as if it were stored\n"
+                "warning: {}: the API server would reject this object ({why}); its row shows it as if it were stored\n",
+                place(report.source, report.document)
             ));
             failed = true;
         }
-        let version = report.table.version.as_str();
-        let (Some(convertor), Some(columns)) = (
-            compiled.table_convertor(version),
-            analysis
-                .versions
-                .iter()
-                .find(|v| v.name == version)
-                .map(|v| &v.columns),
-        ) else {
-            continue;
-        };
-        // The server sets creationTimestamp on create.
-        let mut stored = report.stored.clone();
-        if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.entry("creationTimestamp")
-                .or_insert_with(|| Value::String(now_text.clone()));
-        }
-        let Ok(table) = convertor.convert_to_table(&stored, false, Some(now)) else {
-            continue;
-        };
-        tables.push(PrintTable {
-            resource: version.to_owned(),
-            group_kind: if group.is_empty() {
-                kind.clone()
-            } else {
-                format!("{kind}.{group}")
-            },
-            columns: columns.iter().map(|c| c.definition()).collect(),
-            rows: table
-                .rows
-                .iter()
-                .map(|r| r.iter().map(Cell::to_wire).collect())
-                .collect(),
-        });
     }
-    let out = kubectl_get(
-        &tables,
+    let got = kubectl_get_objects(
+        &compiled,
+        &analysis,
+        now,
         PrintOptions {
             wide: args.wide,
             no_headers: args.no_headers,
         },
     );
+    for (source, document, why) in &got.left_out {
+        err.push_str(&format!("error: {}: {why}\n", place(*source, *document)));
+        failed = true;
+    }
+    let out = got.text;
     if out.is_empty() && !failed {
         err.push_str(if namespaced {
             "No resources found in default namespace.\n"

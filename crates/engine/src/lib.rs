@@ -35,6 +35,7 @@ pub mod document;
 pub mod field_error;
 pub mod field_selector;
 pub mod finding;
+pub mod get;
 pub mod jsonpath;
 pub mod listtype;
 pub mod objectmeta;
