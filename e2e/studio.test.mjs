@@ -568,15 +568,20 @@ test('kubectl get: --field-selector lists the matching samples, or the server er
   assert.deepEqual(consoleErrors, []);
 });
 
-test('kubectl get: the printer-column table, normal and -o wide', { todo: 'waits for table.rs in the analysis' }, async () => {
+test('kubectl get: the printer-column table, normal and -o wide', async () => {
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await page.getByRole('tab', { name: /kubectl get/ }).click();
   const panel = getPanel();
   const out = panel.getByLabel('kubectl get output');
   await out.waitFor({ timeout: 3000 });
-  assert.match(await out.textContent(), /^NAME\s+AGE\nmy-new-cron-object\s+/);
+  assert.match(await out.textContent(), /^NAME {17}SPEC {10}AGE\nmy-new-cron-object {3}\* \* \* \* \*\/5 {3}\d+s$/);
   await panel.getByRole('button', { name: '-o wide' }).click();
-  assert.match(await out.textContent(), /^NAME\s+AGE\nmy-new-cron-object\s+/);
+  await page.waitForFunction(() => document.querySelector('[aria-label="kubectl get output"]')?.textContent.includes('IMAGE'));
+  assert.match(await out.textContent(), /^NAME {17}SPEC {10}IMAGE {19}AGE\nmy-new-cron-object {3}\* \* \* \* \*\/5 {3}my-awesome-cron-image {3}\d+s$/);
   await screenshot('21-get-wide.png');
+  await panel.getByRole('button', { name: 'normal' }).click().catch(() => {});
+  assert.deepEqual(consoleErrors, []);
 });
 
 test('Conversion: a webhook response that changes metadata.name is rejected with the server message', async () => {

@@ -115,6 +115,16 @@ fn load_query() -> PreviewQuery {
         target: load(CONVERSION_TARGET_KEY),
         webhook_response: load(WEBHOOK_RESPONSE_KEY),
         mappings: load(MAPPINGS_KEY),
+        now: String::new(),
+    }
+}
+
+/// The browser's clock, RFC 3339 to the second (for the table's ages).
+fn browser_now() -> String {
+    let iso = String::from(js_sys::Date::new_0().to_iso_string());
+    match iso.get(..19) {
+        Some(seconds) => format!("{seconds}Z"),
+        None => String::new(),
     }
 }
 
@@ -252,6 +262,10 @@ pub fn App() -> Html {
                 };
                 let timeout = Timeout::new(if first { 0 } else { DEBOUNCE_MS }, move || {
                     yew::platform::spawn_local(async move {
+                        let query = PreviewQuery {
+                            now: browser_now(),
+                            ..query
+                        };
                         let reply = worker_boundary::run_with(request, query).await;
                         if *latest_request.borrow() == id {
                             let (crd, object) = texts;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::Shown;
-use crate::preview_model::{object_label, selector_rows, table, yaml_text};
+use crate::preview_model::{object_label, selector_rows, yaml_text};
 
 /// Properties of [`GetPanel`].
 #[derive(Properties, PartialEq)]
@@ -65,14 +65,19 @@ pub fn GetPanel(props: &GetPanelProps) -> Html {
 fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
     let analysis = &shown.reply.analysis;
     let previews = &shown.reply.previews;
-    let table_html = match table(analysis) {
-        Some((columns, rows)) => html! {
+    let text = if wide {
+        previews.kubectl_get_wide.as_ref()
+    } else {
+        previews.kubectl_get.as_ref()
+    };
+    let table_html = match text {
+        Some(text) => html! {
             <pre class="code kubectl-table" aria-label="kubectl get output" data-wide={wide.to_string()}>
-                { kubectl_grid(&columns, &rows) }
+                { text.trim_end().to_owned() }
             </pre>
         },
         None => html! {
-            <p class="empty">{ "The printer-column table is not available yet." }</p>
+            <p class="empty">{ "No resources found: no sample object the server would list." }</p>
         },
     };
     let selector_html = match &previews.field_selector {
@@ -165,33 +170,4 @@ fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
             </aside>
         </div>
     }
-}
-
-/// The cells in aligned columns (until the engine renders kubectl's text itself).
-fn kubectl_grid(columns: &[String], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            s.push_str(c);
-            if i + 1 < cells.len() {
-                let pad = widths.get(i).copied().unwrap_or(0) + 3 - c.chars().count();
-                s.push_str(&" ".repeat(pad));
-            }
-        }
-        s.trim_end().to_owned()
-    };
-    let mut out = line(&columns.iter().map(|c| c.to_uppercase()).collect::<Vec<_>>());
-    for r in rows {
-        out.push('\n');
-        out.push_str(&line(r));
-    }
-    out
 }

@@ -125,32 +125,6 @@ fn requirement_text(r: &Requirement) -> String {
     format!("{}{op}{}", r.field, r.value)
 }
 
-/// The printer-column table of the samples, when the engine gives one: (columns, rows).
-pub fn table(analysis: &Analysis) -> Option<(Vec<String>, Vec<Vec<String>>)> {
-    let first = analysis
-        .objects
-        .iter()
-        .find(|o| !o.table.columns.is_empty())?;
-    let columns = first.table.columns.clone();
-    let rows = analysis
-        .objects
-        .iter()
-        .filter(|o| o.accepted && o.table.columns == columns)
-        .map(|o| {
-            o.table
-                .cells
-                .iter()
-                .map(|c| match c {
-                    Value::Null => String::new(),
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect()
-        })
-        .collect();
-    Some((columns, rows))
-}
-
 /// The versions a conversion can target: every version of the CRD, in its order.
 pub fn version_names(analysis: &Analysis) -> Vec<String> {
     analysis.versions.iter().map(|v| v.name.clone()).collect()

@@ -41,6 +41,17 @@ spec:
                       message: image is immutable
                 replicas:
                   type: integer
+      additionalPrinterColumns:
+        - name: Spec
+          type: string
+          jsonPath: .spec.cronSpec
+        - name: Image
+          type: string
+          priority: 1
+          jsonPath: .spec.image
+        - name: Age
+          type: date
+          jsonPath: .metadata.creationTimestamp
   scope: Namespaced
   names:
     plural: crontabs

@@ -48,6 +48,11 @@ pub struct PreviewQuery {
     pub webhook_response: String,
     /// The authored mapping text (blank: no authored conversion).
     pub mappings: String,
+    /// The clock for the table's ages, RFC 3339 (blank or unparsable: ages read `0s`, as
+    /// for an object created this instant). The app passes the browser's clock; it is not
+    /// saved.
+    #[serde(default)]
+    pub now: String,
 }
 
 /// The engine's answers for the kubectl get and Conversion tabs.
@@ -64,6 +69,10 @@ pub struct Previews {
     pub webhook: Option<WebhookPreview>,
     /// The authored conversion, when mappings were given.
     pub authored: Option<ConversionPreview>,
+    /// What `kubectl get -f` prints for the samples.
+    pub kubectl_get: Option<String>,
+    /// What `kubectl get -f ... -o wide` prints for the samples.
+    pub kubectl_get_wide: Option<String>,
 }
 
 /// The conversion webhook call for the samples, and the server's verdict on the response.
@@ -149,6 +158,19 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
     let Some(internal) = crd.internal() else {
         return out;
     };
+    // Without a clock there are no ages to print (the app always passes the browser's).
+    if let Ok(now) = crd_studio_engine::objectmeta::gotime::parse_rfc3339(query.now.trim()) {
+        let print = |wide: bool| {
+            let options = crd_studio_engine::table::PrintOptions {
+                wide,
+                ..Default::default()
+            };
+            let got = crd_studio_engine::get::kubectl_get_objects(crd, analysis, now, options);
+            (!got.text.is_empty()).then_some(got.text)
+        };
+        out.kubectl_get = print(false);
+        out.kubectl_get_wide = print(true);
+    }
     if !query.field_selector.trim().is_empty() {
         out.field_selector = Some(crd.select_fields(analysis, "", &query.field_selector));
     }
