@@ -61,6 +61,16 @@ pub const EXPLAIN_THRESHOLD: u64 = STATIC_ESTIMATED_COST_LIMIT / 100;
 /// At most this many candidate nodes are tried per expression (each costs estimates).
 const MAX_CANDIDATES: usize = 16;
 
+/// At most this many candidate nodes are bounded together in the fix of a whole schema.
+const MAX_FIX_CANDIDATES: usize = 128;
+
+/// At most this many re-estimates (compilations of a node's rules) per schema: the searches
+/// stop there (a note says so), so a CRD with very many costly rules stays quick to analyse.
+pub const MAX_ESTIMATES: usize = 2000;
+
+/// The note of a search stopped by [`MAX_ESTIMATES`].
+const STOPPED: &str = "the search for bounds stopped after 2000 estimates (too many costly expressions): bound the lists, maps and strings named above";
+
 // ------------------------------------------------------------------------------------------
 // The report
 // ------------------------------------------------------------------------------------------
@@ -475,7 +485,7 @@ struct Driver {
     cand: usize,
     role: DriverRole,
     cost_at_minimum: u64,
-    fix: Option<(u64, Option<u64>, u64)>,
+    fix: Option<SingleFix>,
 }
 
 /// The explanation of one expression.
@@ -505,6 +515,10 @@ type Assign = Vec<(usize, u64)>;
 /// Bounds and the cost they give.
 type Plan = (Assign, u64);
 
+/// One bound that is enough alone: the round value, the largest value that fits (when
+/// searched), the cost.
+type SingleFix = (u64, Option<u64>, u64);
+
 /// A predicate on bounds: the cost they give when it fits.
 type Fits<'f> = dyn FnMut(&[(usize, u64)]) -> Option<u64> + 'f;
 
@@ -520,6 +534,8 @@ struct Estimates<'a> {
     cands: Vec<Candidate>,
     /// The compile results of a node's rules with bounds inside its subtree.
     memo: RefCell<HashMap<(usize, Assign), Vec<CelCompilation>>>,
+    /// How many more compilations the searches may do (see [`MAX_ESTIMATES`]).
+    budget: std::cell::Cell<usize>,
 }
 
 /// The expressions of a schema with the figures CRD validation found for them; `None` when
@@ -581,6 +597,7 @@ fn estimates<'a>(
         exprs,
         cands: Vec::new(),
         memo: RefCell::new(HashMap::new()),
+        budget: std::cell::Cell::new(MAX_ESTIMATES),
     })
 }
 
@@ -921,14 +938,21 @@ impl Estimates<'_> {
     /// their type depends on (`SchemaDeclType` is compositional; a resource root when it is
     /// the schema root or an embedded resource), and no bound changes `MinSerializedSize`,
     /// so `MaxCardinality` stays as CRD validation found it.
-    fn compile_node(&self, n: usize, inner: &[(usize, u64)]) -> Vec<CelCompilation> {
+    ///
+    /// `None` when the budget of re-estimates is spent.
+    fn compile_node(&self, n: usize, inner: &[(usize, u64)]) -> Option<Vec<CelCompilation>> {
         let key = (n, inner.to_vec());
         if let Some(found) = self.memo.borrow().get(&key) {
-            return found.clone();
+            return Some(found.clone());
         }
+        let left = self.budget.get();
+        if left == 0 {
+            return None;
+        }
+        self.budget.set(left - 1);
         let steps = self.nodes.get(n).map(Vec::as_slice).unwrap_or_default();
         let Some(node) = node_at(self.root, steps) else {
-            return Vec::new();
+            return Some(Vec::new());
         };
         let mut copy = node.clone();
         for (c, v) in inner {
@@ -952,7 +976,12 @@ impl Estimates<'_> {
         };
         let compiled = self.compiler.compile(&site).unwrap_or_default();
         self.memo.borrow_mut().insert(key, compiled.clone());
-        compiled
+        Some(compiled)
+    }
+
+    /// Whether the budget of re-estimates is spent.
+    fn stopped(&self) -> bool {
+        self.budget.get() == 0
     }
 
     /// An expression's cost with the bounds of `assign`: bounds above a rule's node change
@@ -988,7 +1017,10 @@ impl Estimates<'_> {
             (x.base.max_cost, x.base.message_expression_max_cost)
         } else {
             inner.sort_unstable();
-            let compiled = self.compile_node(x.node, &inner);
+            // Out of budget: unknown, so nothing fits.
+            let Some(compiled) = self.compile_node(x.node, &inner) else {
+                return u64::MAX;
+            };
             match compiled.get(x.index) {
                 Some(c) => (
                     c.max_cost,
@@ -1022,11 +1054,11 @@ impl Estimates<'_> {
         crate::apiext::schema_validation::expression_cost(max_cost, x.base.max_cardinality, card)
     }
 
-    /// Expression `e`'s cost with the bounds of `assign`, when it fits its limit and no other
-    /// limit that held is broken by them (another expression's, the total's).
-    fn expr_fits(&self, e: usize, assign: &[(usize, u64)]) -> Option<u64> {
+    /// Expression `e`'s cost with the bounds of `assign`, when it is at most `limit` and no
+    /// other limit that held is broken by them (another expression's, the total's).
+    fn expr_fits(&self, e: usize, assign: &[(usize, u64)], limit: u64) -> Option<u64> {
         let cost = self.expr_cost(e, assign);
-        if cost > STATIC_ESTIMATED_COST_LIMIT {
+        if cost > limit {
             return None;
         }
         let (mut before, mut after) = (0u64, 0u64);
@@ -1246,38 +1278,13 @@ impl Estimates<'_> {
         if !over {
             return out;
         }
-        let limit = STATIC_ESTIMATED_COST_LIMIT;
-        let mut singles: Vec<(usize, u64, u64)> = Vec::new();
-        for d in out.drivers.iter_mut() {
-            if d.cost_at_minimum > limit {
-                continue;
-            }
-            let Some(cand) = self.cands.get(d.cand).cloned() else {
-                continue;
-            };
-            let values = ladder(cand.floor, cand.upper);
-            let c = d.cand;
-            let mut fits = |v: u64| self.expr_fits(e, &[(c, v)]);
-            let Some((i, cost)) = largest_fitting(&values, &mut fits) else {
-                continue;
-            };
-            let Some(&value) = values.get(i) else {
-                continue;
-            };
-            let next = values.get(i + 1).copied().unwrap_or(cand.upper);
-            let largest = bisect(value, next, &mut fits);
-            d.fix = Some((value, Some(largest), cost));
-            singles.push((c, value, cost));
+        let (suggestion, fixes) = self.suggest(e, &out.drivers, STATIC_ESTIMATED_COST_LIMIT);
+        for (d, f) in out.drivers.iter_mut().zip(fixes) {
+            d.fix = f;
         }
-        let all: Vec<usize> = out.drivers.iter().map(|d| d.cand).collect();
-        let mut fits = |assign: &[(usize, u64)]| self.expr_fits(e, assign);
-        let joint = if all.len() > 1 {
-            self.joint(&all, &mut fits)
-        } else {
-            None
-        };
-        match choose(&singles, joint) {
+        match suggestion {
             Some(s) => out.suggestion = Some(s),
+            None if self.stopped() => out.note = Some(STOPPED.to_owned()),
             None => {
                 out.note = Some(if out.drivers.is_empty() {
                     "no list, map or string bound lowers this cost: simplify the expression"
@@ -1291,9 +1298,62 @@ impl Estimates<'_> {
         out
     }
 
+    /// Bounds that bring expression `e` to `limit` or below (breaking no other limit that
+    /// held), from its drivers: the chosen plan, and each driver's single-bound fix (largest
+    /// round value, largest value by bisection, cost).
+    fn suggest(
+        &self,
+        e: usize,
+        drivers: &[Driver],
+        limit: u64,
+    ) -> (Option<Plan>, Vec<Option<SingleFix>>) {
+        let mut singles: Vec<(usize, u64, u64)> = Vec::new();
+        let mut fixes = Vec::with_capacity(drivers.len());
+        for d in drivers {
+            fixes.push(None);
+            if d.cost_at_minimum > limit {
+                continue;
+            }
+            let Some(cand) = self.cands.get(d.cand).cloned() else {
+                continue;
+            };
+            let values = ladder(cand.floor, cand.upper);
+            let c = d.cand;
+            let mut fits = |v: u64| self.expr_fits(e, &[(c, v)], limit);
+            let Some((i, cost)) = largest_fitting(&values, &mut fits) else {
+                continue;
+            };
+            let Some(&value) = values.get(i) else {
+                continue;
+            };
+            // The bisection only for the expression's own report (not for fair shares).
+            let largest = (limit == STATIC_ESTIMATED_COST_LIMIT).then(|| {
+                let next = values.get(i + 1).copied().unwrap_or(cand.upper);
+                bisect(value, next, &mut fits)
+            });
+            if let Some(slot) = fixes.last_mut() {
+                *slot = Some((value, largest, cost));
+            }
+            singles.push((c, value, cost));
+        }
+        let all: Vec<usize> = drivers.iter().map(|d| d.cand).collect();
+        let mut fits = |assign: &[(usize, u64)]| self.expr_fits(e, assign, limit);
+        let joint = if all.len() > 1 {
+            self.joint(&all, None, &mut fits)
+        } else {
+            None
+        };
+        (choose(&singles, joint), fixes)
+    }
+
     /// Bounds for several candidates together: the largest common round level that fits,
     /// then each bound raised in turn as far as it still fits (up to leaving it unchanged).
-    fn joint(&self, cands: &[usize], fits: &mut Fits<'_>) -> Option<Plan> {
+    fn joint(
+        &self,
+        cands: &[usize],
+        start: Option<&[(usize, u64)]>,
+        fits: &mut Fits<'_>,
+    ) -> Option<Plan> {
         let ladders: Vec<(usize, Vec<u64>)> = cands
             .iter()
             .filter_map(|c| {
@@ -1330,10 +1390,32 @@ impl Estimates<'_> {
                 .filter_map(|((c, l), p)| l.get(*p).map(|v| (*c, *v)))
                 .collect()
         };
-        let mut level_fits = |level: u64| fits(&assign_of(&at_level(level)));
-        let (li, _) = largest_fitting(&levels, &mut level_fits)?;
-        let mut pos = at_level(levels.get(li).copied().unwrap_or(0));
-        let mut cost = fits(&assign_of(&pos))?;
+        // From `start` when it fits (each candidate at its value there, else unchanged), else
+        // from the largest common level that fits.
+        let from_start = start.map(|start| -> Vec<usize> {
+            ladders
+                .iter()
+                .map(|(c, l)| {
+                    let top = l.len().saturating_sub(1);
+                    start
+                        .iter()
+                        .find(|(sc, _)| sc == c)
+                        .and_then(|(_, v)| l.iter().position(|lv| lv == v))
+                        .unwrap_or(top)
+                })
+                .collect()
+        });
+        let (mut pos, mut cost) =
+            match from_start.and_then(|pos| fits(&assign_of(&pos)).map(|cost| (pos, cost))) {
+                Some(found) => found,
+                None => {
+                    let mut level_fits = |level: u64| fits(&assign_of(&at_level(level)));
+                    let (li, _) = largest_fitting(&levels, &mut level_fits)?;
+                    let pos = at_level(levels.get(li).copied().unwrap_or(0));
+                    let cost = fits(&assign_of(&pos))?;
+                    (pos, cost)
+                }
+            };
         // Leaving a node as it is comes first (a large bound on a list above a rule can cost
         // more than the estimate without one, so "unchanged" is tried on its own, not as the
         // top of a monotone ladder); then each bound is raised as far as it fits.
@@ -1373,6 +1455,33 @@ impl Estimates<'_> {
         Some((assign, cost))
     }
 
+    /// The union (tightest bound where they meet) of the suggestions bringing each
+    /// expression over its limit, and each of `also`, to `limit`: the suggestions already made
+    /// when `limit` is the expressions' limit, else new searches.
+    fn union_of_suggestions(&self, explained: &[Explained], limit: u64, also: &[usize]) -> Assign {
+        let mut start: Assign = Vec::new();
+        for (i, x) in self.exprs.iter().enumerate() {
+            if x.cost <= limit || (x.cost <= STATIC_ESTIMATED_COST_LIMIT && !also.contains(&i)) {
+                continue;
+            }
+            let Some(ex) = explained.get(i) else {
+                continue;
+            };
+            let plan = if limit == STATIC_ESTIMATED_COST_LIMIT {
+                ex.suggestion.clone()
+            } else {
+                self.suggest(i, &ex.drivers, limit).0
+            };
+            for (c, v) in plan.map(|p| p.0).unwrap_or_default() {
+                match start.iter_mut().find(|(sc, _)| *sc == c) {
+                    Some(slot) => slot.1 = slot.1.min(v),
+                    None => start.push((c, v)),
+                }
+            }
+        }
+        start
+    }
+
     /// Bounds that bring every expression and the total under their limits: from the drivers
     /// of the expressions over their limit and of the server's most expensive ones.
     fn fix_all(
@@ -1403,9 +1512,40 @@ impl Estimates<'_> {
                 }
             }
         }
-        cands.truncate(MAX_CANDIDATES);
+        // The expressions' own suggestions together, the tightest bound where they meet:
+        // those over their limit, and when the total is over, the most expensive ones too,
+        // each brought to a fair share of what the others leave of the total's limit.
+        let mut start = self.union_of_suggestions(explained, STATIC_ESTIMATED_COST_LIMIT, &[]);
+        if self.all_fit(&start).is_none() && total.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
+            let mut order: Vec<usize> = (0..self.exprs.len()).collect();
+            order.sort_by_key(|i| std::cmp::Reverse(self.expr(*i).map_or(0, |x| x.cost)));
+            let mut rest: u128 = self.exprs.iter().map(|x| u128::from(x.cost)).sum();
+            let mut chosen = Vec::new();
+            for i in order {
+                if rest <= u128::from(STATIC_ESTIMATED_CRD_COST_LIMIT / 2) {
+                    break;
+                }
+                rest = rest.saturating_sub(self.expr(i).map_or(0, |x| u128::from(x.cost)));
+                chosen.push(i);
+            }
+            if !chosen.is_empty() {
+                let rest = u64::try_from(rest).unwrap_or(u64::MAX);
+                let room = STATIC_ESTIMATED_CRD_COST_LIMIT.saturating_sub(rest);
+                let share = (room / chosen.len() as u64).min(STATIC_ESTIMATED_COST_LIMIT);
+                start = self.union_of_suggestions(explained, share, &chosen);
+            }
+        }
+        // The candidates of those suggestions first.
+        let mut ordered: Vec<usize> = start.iter().map(|(c, _)| *c).collect();
+        ordered.extend(
+            cands
+                .iter()
+                .filter(|c| !start.iter().any(|(sc, _)| sc == *c)),
+        );
+        let mut cands = ordered;
+        cands.truncate(MAX_FIX_CANDIDATES.max(start.len()));
         let mut singles: Vec<(usize, u64, u64)> = Vec::new();
-        for c in &cands {
+        for c in cands.iter().take(MAX_CANDIDATES) {
             let Some(cand) = self.cands.get(*c).cloned() else {
                 continue;
             };
@@ -1419,12 +1559,13 @@ impl Estimates<'_> {
         }
         let mut fits = |assign: &[(usize, u64)]| self.all_fit(assign);
         let joint = if cands.len() > 1 {
-            self.joint(&cands, &mut fits)
+            self.joint(&cands, (!start.is_empty()).then_some(&start), &mut fits)
         } else {
             None
         };
         match choose(&singles, joint) {
             Some(s) => (Some(s), None),
+            None if self.stopped() => (None, Some(STOPPED.to_owned())),
             None => (
                 None,
                 Some(if cands.is_empty() {

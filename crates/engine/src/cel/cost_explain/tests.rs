@@ -760,7 +760,7 @@ fn corpus_rules_compiled_on_their_own_cost_the_same() {
                 continue;
             };
             for x in &est.exprs {
-                let compiled = est.compile_node(x.node, &[]);
+                let compiled = est.compile_node(x.node, &[]).unwrap();
                 let c = &compiled[x.index];
                 let what = format!("{f:?} {}", expr_field(&est.nodes, x));
                 match x.kind {
@@ -775,4 +775,70 @@ fn corpus_rules_compiled_on_their_own_cost_the_same() {
         }
     }
     assert!(checked > 100, "{checked}");
+}
+
+/// Versions with the same schema (held once, as `spec.validation`) each get the report, with
+/// the places and edits of their own copy in the text.
+#[test]
+fn versions_sharing_a_schema() {
+    let one = crd(LIST_OF_STRINGS);
+    let (head, schema) = one.split_at(one.find("  - name: v1").unwrap());
+    let v2 = schema
+        .replace("- name: v1", "- name: v2")
+        .replace("storage: true", "storage: false");
+    let text = format!("{head}{schema}{v2}");
+    let a = analysis(&text);
+    assert_eq!(a.versions.len(), 2);
+    let field = "properties[spec].properties[names].x-kubernetes-validations[0].rule";
+    let e1 = expression(a.versions[0].cost.as_ref().unwrap(), field);
+    let e2 = expression(a.versions[1].cost.as_ref().unwrap(), field);
+    assert_eq!(e1.estimated_cost, e2.estimated_cost);
+    assert_eq!(
+        e2.crd_path,
+        format!("spec.versions[1].schema.openAPIV3Schema.{field}")
+    );
+    assert!(e2.line.unwrap() > e1.line.unwrap());
+    let (f1, f2) = (
+        e1.suggestion.as_ref().unwrap(),
+        e2.suggestion.as_ref().unwrap(),
+    );
+    assert_eq!(f1.cost, f2.cost);
+    assert!(f2.bounds[0].edit.as_ref().unwrap().start > f1.bounds[0].edit.as_ref().unwrap().start);
+    // Both versions fixed: accepted.
+    let mut all = edits(f1);
+    all.extend(edits(f2));
+    let fixed = apply_edits(&text, &all);
+    let b = analysis(&fixed);
+    assert!(b.crd.accepted, "{fixed}\n{:#?}", b.crd.errors);
+}
+
+/// Many expressions over their limits, whose own suggestions together would exceed the
+/// total: the schema's fix gives each a fair share and is accepted.
+#[test]
+fn many_rules_over_their_limits() {
+    let mut props = String::new();
+    for i in 0..12 {
+        props.push_str(&format!(
+            "      l{i}:\n        type: array\n        items:\n          type: object\n          properties:\n            s:\n              type: string\n            t:\n              type: array\n              items:\n                type: string\n        x-kubernetes-validations:\n        - rule: self.all(x, x.s.matches('^a') && x.t.all(y, y.contains('b')))\n          messageExpression: \"'bad ' + self[0].s\"\n"
+        ));
+    }
+    let text = crd(&format!(
+        "type: object\nproperties:\n  spec:\n    type: object\n    properties:\n{props}"
+    ));
+    let a = analysis(&text);
+    let r = report(&a);
+    assert_eq!(r.expressions.iter().filter(|e| e.over_limit).count(), 12);
+    // Each suggestion alone is fine, all of them together exceed the total.
+    let mut own = Vec::new();
+    for e in r.expressions.iter().filter(|e| e.over_limit) {
+        own.extend(edits(e.suggestion.as_ref().unwrap()));
+    }
+    let together = analysis(&apply_edits(&text, &own));
+    assert!(report(&together).total_over_limit);
+    assert!(report(&together).expressions.iter().all(|e| !e.over_limit));
+    let fix = r.fix.as_ref().unwrap();
+    let fixed = apply_edits(&text, &edits(fix));
+    let b = analysis(&fixed);
+    assert!(b.crd.accepted, "{fixed}\n{:#?}", b.crd.errors);
+    assert_eq!(report(&b).total, fix.cost);
 }
