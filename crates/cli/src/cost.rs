@@ -258,13 +258,21 @@ fn why(file: &str, d: &CostDriver) -> String {
     let node = value_path(&d.value_path);
     let place = at(file, d.line, d.column);
     let keyword = d.bound.keyword();
-    let size = match noun {
-        "string" => format!("size {}", grouped(d.assumed_size)),
+    let size = match (noun, d.current, d.element_min_size) {
+        ("string", None, _) => format!(
+            "size {} (as long as a 3 MiB request allows)",
+            grouped(d.assumed_size)
+        ),
+        ("string", _, _) => format!("size {}", grouped(d.assumed_size)),
+        (_, None, Some(min)) => format!(
+            "{}{units} (as many as fit in 3 MiB at {min} bytes each)",
+            grouped(d.assumed_size)
+        ),
         _ => format!("{}{units}", grouped(d.assumed_size)),
     };
     let text = match (d.role, d.current) {
         (DriverRole::Cardinality, None) => format!(
-            "{noun} {node} has no {keyword}: the rule runs for each of its{units}, as many as fit in a request"
+            "{noun} {node} has no {keyword}: the rule runs for each of its{units}, assumed {size}"
         ),
         (DriverRole::Cardinality, Some(c)) => format!(
             "{noun} {node} has {keyword}: {}: the rule runs for each of its up to {}{units}",

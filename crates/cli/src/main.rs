@@ -316,6 +316,18 @@ fn text_output(analysis: &Analysis, names: &Names) -> String {
                 })
         })
         .count();
+    // The server's cost errors say little about why: point at `cost`.
+    if analysis
+        .crd
+        .errors
+        .iter()
+        .any(|e| e.detail.contains("exceeds budget by factor of"))
+    {
+        out.push_str(&format!(
+            "hint: `crd-studio cost {}` explains these CEL cost estimates and suggests bounds\n",
+            names.crd
+        ));
+    }
     out.push_str(&format!(
         "{}: {}, {}; CRD {}; {}, {} rejected\n",
         if analysis.accepted() {

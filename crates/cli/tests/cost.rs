@@ -117,7 +117,7 @@ fn over_the_limit_exits_one_with_reasons_and_bounds() {
         "properties[spec].properties[names].x-kubernetes-validations[0].rule (crd.yaml:27:25)"
     ));
     assert!(rows[0].ends_with(
-        "maxItems: 5000 at .spec.names [crd.yaml:23:17], maxLength: 2048 at .spec.names[*] [crd.yaml:25:19] → 8,220,002"
+        "maxItems: 5000 at .spec.names [crd.yaml:22:15], maxLength: 2048 at .spec.names[*] [crd.yaml:24:17] → 8,220,002"
     ), "{stdout}");
     assert!(
         rows[1].starts_with("        3,145,750  31.5%  10 "),
@@ -128,10 +128,10 @@ fn over_the_limit_exits_one_with_reasons_and_bounds() {
         "      over the limit: estimated rule cost exceeds budget by factor of more than 100x"
     ));
     assert!(stdout.contains(
-        "      why: reads list .spec.names, which has no maxItems: assumed 1,048,575 items [crd.yaml:23:17] (alone: maxItems: 10 fits, up to 15)"
+        "      why: reads list .spec.names, which has no maxItems: assumed 1,048,575 items (as many as fit in 3 MiB at 2 bytes each) [crd.yaml:22:15] (alone: maxItems: 10 fits, up to 15)"
     ), "{stdout}");
     assert!(stdout.contains(
-        "      why: list .spec.items has maxItems: 10: the rule runs for each of its up to 10 items [crd.yaml:29:17]"
+        "      why: list .spec.items has maxItems: 10: the rule runs for each of its up to 10 items [crd.yaml:28:15]"
     ), "{stdout}");
     assert!(
         stdout.contains("! total: 659,714,107,003 of 100,000,000 (>100x): over the limit"),
@@ -205,4 +205,25 @@ fn usage_errors_exit_two() {
     let help = run(&dir, &["--help"]);
     assert_eq!(help.status.code(), Some(0));
     assert!(text(&help.stdout).starts_with("usage: crd-studio cost CRD"));
+}
+
+#[test]
+fn check_points_at_cost() {
+    let dir = dir_with("hint", &[("crd.yaml", &crd(EXPENSIVE))]);
+    let out = Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .args(["check", "crd.yaml"])
+        .current_dir(&*dir)
+        .output()
+        .expect("run crd-studio");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout
+            .contains("Forbidden: estimated rule cost exceeds budget by factor of more than 100x"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(
+        "hint: `crd-studio cost crd.yaml` explains these CEL cost estimates and suggests bounds\n"
+    ), "{stdout}");
+    assert!(stdout.lines().last().unwrap().starts_with("rejected: "));
 }

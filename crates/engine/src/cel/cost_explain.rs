@@ -247,7 +247,8 @@ pub struct CostDriver {
     pub crd_path: String,
     /// Where its values are in an object (`.spec.items`).
     pub value_path: String,
-    /// 1-based line of the schema node in the CRD text.
+    /// 1-based line of the schema node in the CRD text (its key: `names:` under
+    /// `properties`, `items:`, `additionalProperties:`; the node itself for the root).
     pub line: Option<usize>,
     /// 1-based column of the schema node in the CRD text.
     pub column: Option<usize>,
@@ -256,6 +257,10 @@ pub struct CostDriver {
     /// The size the estimator assumes (`MaxElements`): items, entries, or for a string its
     /// largest size (4 per character of `maxLength`; 3,145,726 without one).
     pub assumed_size: u64,
+    /// For a list or map, the fewest JSON bytes one of its elements takes
+    /// (`MinSerializedSize`): without a bound, the estimator assumes as many as fit in a
+    /// 3 MiB request at that size (plus a comma, and for a map a key).
+    pub element_min_size: Option<u64>,
     /// The expression's cost with this node bounded as tightly as the schema allows (1, or
     /// its `minItems`/`minLength`/... or default's size): how much it can help alone.
     pub cost_at_minimum: u64,
@@ -473,6 +478,8 @@ struct Candidate {
     current: Option<u64>,
     /// `MaxElements` as the estimator sees the node.
     assumed: u64,
+    /// For a list or map, the `MinSerializedSize` of its elements.
+    element_min_size: Option<u64>,
     /// The smallest bound allowed.
     floor: u64,
     /// Bounds from here on do not lower the size (exclusive).
@@ -799,10 +806,14 @@ fn boundable(s: &JsonSchemaProps) -> Option<(BoundKind, Option<i64>, u64)> {
 }
 
 /// `MaxElements` of a node as the estimator's declared type has it.
-fn assumed_size(s: &JsonSchemaProps) -> Option<u64> {
+/// With it, for a list or map, the fewest JSON bytes an element takes (`MinSerializedSize`):
+/// without a bound, the estimator assumes as many elements as fit in 3 MiB at that size plus
+/// a comma (plus a key for a map).
+fn assumed_size(s: &JsonSchemaProps) -> Option<(u64, Option<u64>)> {
     let ss = Structural::from_props(s).ok()?;
     let t = schema_decl_type(&ss, false)?;
-    Some(t.max_elements.max(0) as u64)
+    let element = t.elem().map(|e| e.min_serialized_size.max(0) as u64);
+    Some((t.max_elements.max(0) as u64, element))
 }
 
 /// The largest power of two counted as round.
@@ -911,7 +922,7 @@ impl Estimates<'_> {
         {
             return Some(i);
         }
-        let assumed = assumed_size(node)?;
+        let (assumed, element_min_size) = assumed_size(node)?;
         // A string's size is 4 per character (1 per byte for `format: byte`).
         let per_unit = if kind == BoundKind::MaxLength && node.format != "byte" {
             4
@@ -928,6 +939,7 @@ impl Estimates<'_> {
             kind,
             current,
             assumed,
+            element_min_size,
             floor,
             upper,
         });
@@ -1629,6 +1641,20 @@ impl Place<'_> {
         Some(node)
     }
 
+    /// Where a node is written: the key it is the value of (the node itself for the root).
+    fn key_span(&self, steps: &[CelStep]) -> Option<crate::position::Span> {
+        let Some((last, parent_steps)) = steps.split_last() else {
+            return self.schema_node.map(|n| n.span);
+        };
+        let parent = self.node(parent_steps)?;
+        let entry = match last {
+            CelStep::Property(name) => parent.get("properties")?.entry(name)?,
+            CelStep::Items => parent.entry("items")?,
+            CelStep::AdditionalProperties => parent.entry("additionalProperties")?,
+        };
+        Some(entry.key_span)
+    }
+
     fn crd_path(&self, relative: &str) -> String {
         if relative.is_empty() {
             self.crd_prefix.clone()
@@ -1692,17 +1718,18 @@ fn render(a: &Analysis, place: &Place<'_>) -> CostReport {
             .filter_map(|d| {
                 let cand = a.cands.get(d.cand)?;
                 let path = schema_path(&cand.steps);
-                let node = place.node(&cand.steps);
+                let at = place.key_span(&cand.steps);
                 Some(CostDriver {
                     role: d.role,
                     bound: cand.kind,
                     crd_path: place.crd_path(&path),
                     path,
                     value_path: value_path(&cand.steps),
-                    line: node.map(|n| n.span.start.line),
-                    column: node.map(|n| n.span.start.column),
+                    line: at.map(|s| s.start.line),
+                    column: at.map(|s| s.start.column),
                     current: cand.current,
                     assumed_size: cand.assumed,
+                    element_min_size: cand.element_min_size,
                     cost_at_minimum: d.cost_at_minimum,
                     fix: d
                         .fix

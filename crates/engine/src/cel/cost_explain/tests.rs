@@ -152,10 +152,17 @@ fn list_of_unbounded_strings() {
         ]
     );
     assert!(e.drivers.iter().all(|d| d.role == DriverRole::InSelf));
+    // At the `names:` key; each string takes at least 2 bytes (`""`).
     assert_eq!(
         (e.drivers[0].line, e.drivers[0].column),
-        (Some(25), Some(17))
+        (Some(24), Some(15))
     );
+    assert_eq!(e.drivers[0].element_min_size, Some(2));
+    assert_eq!(
+        (e.drivers[1].line, e.drivers[1].column),
+        (Some(26), Some(17))
+    );
+    assert_eq!(e.drivers[1].element_min_size, None);
     // Alone, the list bound must be tiny (10 strings of 3 MiB); together both are sensible.
     let alone = e.drivers[0].fix.as_ref().unwrap();
     assert_eq!((alone.value, alone.largest), (10, Some(15)));
