@@ -26,15 +26,30 @@
 //! minimum JSON size of an element; a string's size is 4 bytes per allowed character, or
 //! 3,145,726 without `maxLength`).
 //!
-//! **Suggestions.** Bounds are found by adding them to a copy of the schema and estimating
-//! again through the same [`RuleCompiler`] (no formula of ours): for one bound, the largest
-//! *round* value that fits (1, 2, 5 × 10ⁿ and the powers of two from 16 to 4096, plus the smallest
-//! value the schema allows), and by bisection the largest value that fits at all. When no
-//! single bound is enough, all drivers are bounded together: the largest round level that
-//! fits for all of them, then each bound raised in turn as far as it still fits (or left as it
-//! is). A bound is never set below the schema's `minItems`/`minProperties`/`minLength` or the
-//! size of the node's `default`. Each bound comes with the text edit that writes it into the
-//! CRD text ([`bound_edit`]).
+//! **Suggestions** (only for costs over a limit). Bounds are found by adding them to a copy
+//! of the schema and estimating again through the same [`RuleCompiler`] (no formula of ours):
+//! the rules of the node are compiled on their own (their type depends only on the node's
+//! subtree), and bounds above the node change only its cardinality (no bound changes a
+//! `MinSerializedSize`, so `MaxCardinality` stays as CRD validation found it); a test checks
+//! that this gives CRD validation's figures for every rule of the corpus.
+//!
+//! * One bound: the largest *round* value that fits (1, 2, 5 × 10ⁿ and the powers of two from
+//!   16 to 4096, plus the smallest value the schema allows), and by bisection the largest
+//!   value that fits at all (shown, not suggested).
+//! * Several bounds together, when no single one is enough or a single one would be tighter
+//!   than needed: the largest round level that fits for all of them, then each node left as
+//!   it is where that still fits, then each bound raised as far as it still fits.
+//! * "Fits" means: the expression within its limit, and no other limit that held broken (a
+//!   large bound on two nested lists can cost more than the request-size estimate used while
+//!   one of them is unbounded).
+//! * The whole schema ([`CostReport::fix`]): every expression and the total within their
+//!   limits, starting from the expressions' own suggestions together (each brought to a fair
+//!   share of the total's limit when together they exceed it).
+//! * A bound is never set below the schema's `minItems`/`minProperties`/`minLength` or the
+//!   size of the node's `default`; each comes with the text edit that writes it into the CRD
+//!   text ([`bound_edit`]).
+//! * The searches share a budget of [`MAX_ESTIMATES`] re-estimates per schema (a note says
+//!   when it ran out), so a CRD with very many costly rules stays quick to analyse.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -1863,6 +1878,16 @@ pub fn bound_edit(text: &str, node: &Node, keyword: &str, value: u64) -> Option<
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let prefix = before.get(line_start..)?;
     let starts_line = prefix.chars().all(|c| c == ' ' || c == '\t');
+    // An explicit key (`? key`) has no room for an entry before it.
+    if prefix.trim_end().ends_with('?') {
+        return None;
+    }
+    // The text's own line breaks.
+    let nl = if before.get(..line_start)?.ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
     let flow = before.trim_end().ends_with('{');
     if flow {
         let quoted = text.get(k..)?.starts_with('"');
@@ -1872,7 +1897,7 @@ pub fn bound_edit(text: &str, node: &Node, keyword: &str, value: u64) -> Option<
             keyword.to_owned()
         };
         let text = if starts_line {
-            format!("{key}: {value},\n{prefix}")
+            format!("{key}: {value},{nl}{prefix}")
         } else {
             format!("{key}: {value}, ")
         };
@@ -1891,7 +1916,7 @@ pub fn bound_edit(text: &str, node: &Node, keyword: &str, value: u64) -> Option<
     Some(TextEdit {
         start: k,
         end: k,
-        text: format!("{keyword}: {value}\n{indent}"),
+        text: format!("{keyword}: {value}{nl}{indent}"),
     })
 }
 

@@ -631,6 +631,14 @@ fn bound_edit_table() {
         ("x: &s\n  type: array\na: *s\n", &["a"], None),
         // Not a mapping.
         ("a: 1\n", &["a"], None),
+        // CRLF line breaks are kept.
+        (
+            "a:\r\n  type: array\r\n",
+            &["a"],
+            Some("a:\r\n  maxItems: 8\r\n  type: array\r\n"),
+        ),
+        // An explicit key: not offered.
+        ("a:\n  ? type\n  : array\n", &["a"], None),
         // A quoted block key.
         (
             "a:\n  \"type\": array\n",
