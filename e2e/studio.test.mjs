@@ -492,6 +492,15 @@ test('CEL cost: an over-budget rule shows the server error, its cost against the
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
   assert.match(await activeLineOf('CRD').textContent(), /rule: "self\.all\(x, x\.matches\('\^a\+\$'\)\)"/);
 
+  // What drives the cost: the list and its strings, each with a link to its schema.
+  const driver = (path) => costly.locator('.drivers li').filter({ has: page.locator('code.vpath', { hasText: path }) });
+  const list = driver(/^\.spec\.names$/);
+  assert.match(await list.innerText(), /\(unbounded list, assumed 1,048,575 items; read by the rule\)/);
+  assert.match(await driver(/^\.spec\.names\[\*\]$/).innerText(), /\(unbounded string, assumed size [\d,]+; read by the rule\)/);
+  await list.getByRole('button', { name: 'show in CRD' }).click();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
+  assert.match(await activeLineOf('CRD').textContent(), /^\s*names:$/);
+
   // Sorted by cost, the expensive rule comes first.
   const vpaths = async () => (await cel.locator('.rule-card .rule-head > .vpath').allInnerTexts());
   assert.deepEqual(await vpaths(), ['.spec.count', '.spec.names']);
@@ -500,6 +509,27 @@ test('CEL cost: an over-budget rule shows the server error, its cost against the
   assert.deepEqual(await vpaths(), ['.spec.names', '.spec.count']);
   await cel.getByRole('button', { name: 'Sort by cost' }).click();
   assert.deepEqual(await vpaths(), ['.spec.count', '.spec.names']);
+
+  // The suggested bounds, applied in one click, make the CRD acceptable; the rule then
+  // costs what the suggestion said.
+  const suggestion = costly.locator('.cost-explain .suggestion');
+  const promised = (await suggestion.innerText()).match(/→ cost ([\d,]+) \(([\d.<]+%)\)/);
+  assert.ok(promised, await suggestion.innerText());
+  await suggestion.scrollIntoViewIfNeeded();
+  await screenshot('15-cel-cost-explained.png');
+  await suggestion.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.match(await statusLine().textContent(), /^Accepted · CRD gadgets\.example\.com accepted/);
+  await cel.getByText('2 rules · 0 compile errors · 0 failing on the sample', { exact: true }).waitFor();
+  const fixed = cel.locator('.rule-card', { hasText: '.spec.names' });
+  assert.equal(await fixed.locator('.rule-head .cost').innerText().then((t) => t.replace(/\s+/g, ' ')), `est. cost ${promised[1]} ${promised[2]}`);
+  assert.equal(await fixed.locator('.rule-error').count(), 0);
+  assert.equal(await cel.locator('.cost-banner').count(), 0);
+  // The bounds are in the CRD text (autosaved like any edit), at the nodes they bound.
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('crd-studio.crd')));
+  assert.match(saved, /names:\n +maxItems: \d+\n +type: array\n +items:\n +maxLength: \d+\n +type: string\n/);
+  await fixed.locator('.rule-head').scrollIntoViewIfNeeded();
+  await screenshot('16-cel-cost-fixed.png');
   assert.deepEqual(consoleErrors, []);
 });
 

@@ -10,7 +10,9 @@
 //! Costs: the engine estimates each rule as CRD validation does (`CelRuleReport::max_cost`,
 //! `cardinality`, `estimated_cost`); this module writes the figures (digit groups, shares of
 //! the server's limits, the server's "factor of" wording) and ties the CRD errors the server
-//! reports at a rule (an over-budget rule, for one) to the rule's card.
+//! reports at a rule (an over-budget rule, for one) to the rule's card. The engine's cost
+//! report (`VersionReport::cost`) says what drives each cost and which bounds would fix it,
+//! with the text edits that write them; [`Explanation`] and [`CostTotal`] label them.
 //!
 //! [`rewrite_rule`] writes a new rule text into the CRD text at the rule's scalar, as a YAML
 //! double-quoted scalar (valid JSON too), or as a plain scalar when the rule was written plain
@@ -19,6 +21,9 @@
 
 use crd_studio_engine::apiext::schema_validation::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
+use crd_studio_engine::cel::cost_explain::{
+    BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
 };
 use crd_studio_engine::document::parse;
 use crd_studio_engine::path::locate;
@@ -312,6 +317,10 @@ pub struct RuleView {
     /// other than the compile errors shown with the rule: an estimated cost over the limit,
     /// say. The same errors are listed in Problems.
     pub errors: Vec<RuleError>,
+    /// What drives the estimated cost of the rule and of its `messageExpression`, and the
+    /// bounds that would bring it under the limit (the engine explains costs of at least 1%
+    /// of the limit).
+    pub explanations: Vec<Explanation>,
     /// Whether the rule failed or could not be evaluated on a sample.
     pub failing: bool,
     /// One entry per sample object.
@@ -449,7 +458,7 @@ impl Share {
         self.percent().clamp(0.0, 100.0)
     }
 
-    /// `0%`, `<0.1%`, `2.5%`, `82%`, `100%`; over the limit, the server's factor:
+    /// `0%`, `<0.1%`, `2.5%`, `82.2%`, `100.0%`; over the limit, the server's factor:
     /// `factor of 3.3x`.
     pub fn text(&self) -> String {
         if self.over() {
@@ -460,10 +469,8 @@ impl Share {
             "0%".to_owned()
         } else if p < 0.1 {
             "<0.1%".to_owned()
-        } else if p < 10.0 {
-            format!("{p:.1}%")
         } else {
-            format!("{p:.0}%")
+            format!("{p:.1}%")
         }
     }
 
@@ -631,24 +638,299 @@ fn rule_errors(analysis: &Analysis, version: &VersionReport, rule: &RuleView) ->
 pub struct CostTotal {
     /// The total against the limit for a schema (100,000,000).
     pub share: Share,
+    /// The server's error detail when the total is over its limit.
+    pub message: Option<String>,
+    /// The expressions the server names when the total is over its limit, most expensive
+    /// first.
+    pub contributors: Vec<ContributorView>,
+    /// Bounds that bring every expression and the total under their limits.
+    pub fix: Option<FixView>,
+    /// Why there is no fix although a limit is exceeded.
+    pub fix_note: Option<String>,
+}
+
+/// One of the expressions the server names as the most expensive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContributorView {
+    /// The rule's number in the version (`None`: not in the list).
+    pub rule: Option<usize>,
+    /// Where the rule's values are (`.spec.items[*]`), and `messageExpression` for one.
+    pub label: String,
+    /// The expression's estimated cost.
+    pub cost: u64,
+    /// The rule in the CRD editor.
+    pub target: Option<FocusTarget>,
 }
 
 impl CostTotal {
-    /// The total of the rules' estimates: every rule's and `messageExpression`'s estimated
-    /// cost, saturating (`None` when no rule has one).
-    pub fn of(rules: &[RuleView]) -> Option<CostTotal> {
-        let costs: Vec<u64> = rules
+    /// The total of the engine's cost report, its contributors tied to the listed rules.
+    pub fn of(
+        report: &CostReport,
+        rules: &[RuleView],
+        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
+    ) -> CostTotal {
+        let contributors = report
+            .top_contributors
             .iter()
-            .flat_map(|r| [r.cost.rule, r.cost.message_expression])
-            .flatten()
-            .map(|s| s.value)
+            .map(|c| {
+                let (key, kind) = match c.field.rsplit_once('.') {
+                    Some((key, "messageExpression")) => (key, ExpressionKind::MessageExpression),
+                    Some((key, _)) => (key, ExpressionKind::Rule),
+                    None => (c.field.as_str(), ExpressionKind::Rule),
+                };
+                let rule = rules.iter().find(|r| r.key == key);
+                let mut label = rule.map_or_else(|| c.field.clone(), |r| r.value_path.clone());
+                if kind == ExpressionKind::MessageExpression {
+                    label.push_str(" messageExpression");
+                }
+                ContributorView {
+                    rule: rule.map(|r| r.number),
+                    label,
+                    cost: c.cost,
+                    target: rule.and_then(|r| r.target),
+                }
+            })
             .collect();
-        if costs.is_empty() {
+        CostTotal {
+            share: Share {
+                value: report.total,
+                limit: report.total_limit,
+            },
+            message: report.total_message.clone(),
+            contributors,
+            fix: report.fix.as_ref().map(|f| {
+                FixView::of(
+                    f,
+                    Share::of_total_limit(f.cost),
+                    &report_drivers(report),
+                    locate,
+                )
+            }),
+            fix_note: report.fix_note.clone(),
+        }
+    }
+}
+
+/// Every driver of a report (to name the nodes a fix bounds).
+fn report_drivers(report: &CostReport) -> Vec<&CostDriver> {
+    report.expressions.iter().flat_map(|e| &e.drivers).collect()
+}
+
+/// A place in the CRD editor from the engine's 1-based line and character column.
+fn crd_target(crd_text: &str, line: Option<usize>, column: Option<usize>) -> Option<FocusTarget> {
+    let line = line?;
+    let utf16_column = utf16_column(crd_text, line, column.unwrap_or(1))?;
+    Some(FocusTarget {
+        pane: Pane::Crd,
+        line,
+        utf16_column,
+    })
+}
+
+/// Where a schema node's values are, for the panel: `.spec.items`, `.` for the root.
+fn shown_value_path(value_path: &str) -> String {
+    if value_path.is_empty() {
+        ".".to_owned()
+    } else {
+        value_path.to_owned()
+    }
+}
+
+/// A text edit as the panel applies it: bytes `start..end` of the analysed CRD text replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// First byte replaced.
+    pub start: usize,
+    /// After the last byte replaced.
+    pub end: usize,
+    /// The new text.
+    pub text: String,
+}
+
+/// A bound to write into the schema, as the panel offers it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundView {
+    /// `maxItems: 20`.
+    pub setting: String,
+    /// The node's values (`.spec.names`).
+    pub value_path: String,
+    /// For a bound that is enough alone: the largest value that still fits.
+    pub largest: Option<u64>,
+    /// The edit that writes it (`None`: not offered, e.g. a node reached through an alias).
+    pub edit: Option<Edit>,
+    /// The schema node in the CRD editor.
+    pub target: Option<FocusTarget>,
+}
+
+impl BoundView {
+    fn of(
+        b: &BoundFix,
+        drivers: &[&CostDriver],
+        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
+    ) -> BoundView {
+        let driver = drivers.iter().find(|d| d.path == b.path);
+        BoundView {
+            setting: format!("{}: {}", b.bound.keyword(), b.value),
+            value_path: driver
+                .map_or_else(|| b.crd_path.clone(), |d| shown_value_path(&d.value_path)),
+            largest: b.largest,
+            edit: b.edit.as_ref().map(|e| Edit {
+                start: e.start,
+                end: e.end,
+                text: e.text.clone(),
+            }),
+            target: driver.and_then(|d| locate(d.line, d.column)),
+        }
+    }
+}
+
+/// Bounds that together bring a cost under its limit, and the cost they give.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixView {
+    /// The bounds.
+    pub bounds: Vec<BoundView>,
+    /// The re-estimated cost against its limit.
+    pub cost: Share,
+}
+
+impl FixView {
+    fn of(
+        f: &Fix,
+        cost: Share,
+        drivers: &[&CostDriver],
+        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
+    ) -> FixView {
+        FixView {
+            bounds: f
+                .bounds
+                .iter()
+                .map(|b| BoundView::of(b, drivers, locate))
+                .collect(),
+            cost,
+        }
+    }
+
+    /// Every bound's edit, when each bound has one (one click applies them all).
+    pub fn edits(&self) -> Option<Vec<Edit>> {
+        self.bounds.iter().map(|b| b.edit.clone()).collect()
+    }
+
+    /// `add maxItems: 5000 to .spec.names and maxLength: 4096 to .spec.names[*]`.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .bounds
+            .iter()
+            .map(|b| format!("{} to {}", b.setting, b.value_path))
+            .collect();
+        let joined = match parts.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => parts.join(""),
+        };
+        format!("add {joined}")
+    }
+
+    /// `→ cost 12,345 (0.1%)`.
+    pub fn result_text(&self, what: &str) -> String {
+        format!(
+            "→ {what} {} ({})",
+            digits(self.cost.value),
+            self.cost.text()
+        )
+    }
+}
+
+/// A schema node that drives an expression's cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriverView {
+    /// The node's values (`.spec.names`, `.` for the root).
+    pub value_path: String,
+    /// `unbounded list, assumed 1,048,575 items`, `list with maxItems: 5000`.
+    pub size: String,
+    /// How it drives the cost: `each item runs the rule` (above the rule's node) or `read by
+    /// the rule` (inside `self`).
+    pub role: String,
+    /// The schema node in the CRD editor.
+    pub target: Option<FocusTarget>,
+    /// A bound on this node alone that brings the expression under its limit.
+    pub fix: Option<BoundView>,
+}
+
+/// `unbounded list, assumed 1,048,575 items`; `list with maxItems: 5000`; `unbounded string,
+/// assumed size 3,145,726`; `string with maxLength: 64, assumed size 256` (the estimator's
+/// size of a string: 4 per character).
+pub fn driver_size_text(bound: BoundKind, current: Option<u64>, assumed: u64) -> String {
+    let noun = bound.noun();
+    match current {
+        Some(n) if n == assumed => format!("{noun} with {}: {n}", bound.keyword()),
+        Some(n) => format!(
+            "{noun} with {}: {n}, assumed size {}",
+            bound.keyword(),
+            digits(assumed)
+        ),
+        None => match bound {
+            BoundKind::MaxItems => format!("unbounded {noun}, assumed {} items", digits(assumed)),
+            BoundKind::MaxProperties => {
+                format!("unbounded {noun}, assumed {} entries", digits(assumed))
+            }
+            BoundKind::MaxLength => format!("unbounded {noun}, assumed size {}", digits(assumed)),
+        },
+    }
+}
+
+/// What drives one expression's cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The rule or its `messageExpression`.
+    pub kind: ExpressionKind,
+    /// Whether the expression's cost is over its limit.
+    pub over: bool,
+    /// The nodes that drive the cost, the biggest lever first.
+    pub drivers: Vec<DriverView>,
+    /// The bounds the engine suggests (over the limit only).
+    pub suggestion: Option<FixView>,
+    /// Why there is no suggestion although the cost is over the limit.
+    pub note: Option<String>,
+}
+
+impl Explanation {
+    /// The explanation of one expression of the engine's report (`None`: nothing to say).
+    pub fn of(
+        e: &ExpressionCost,
+        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
+    ) -> Option<Explanation> {
+        if e.drivers.is_empty() && e.suggestion.is_none() && e.note.is_none() {
             return None;
         }
-        let total = costs.iter().fold(0u64, |t, c| t.saturating_add(*c));
-        Some(CostTotal {
-            share: Share::of_total_limit(total),
+        let drivers: Vec<&CostDriver> = e.drivers.iter().collect();
+        let runs = match e.kind {
+            ExpressionKind::Rule => "the rule",
+            ExpressionKind::MessageExpression => "the messageExpression",
+        };
+        Some(Explanation {
+            kind: e.kind,
+            over: e.over_limit,
+            drivers: e
+                .drivers
+                .iter()
+                .map(|d| DriverView {
+                    value_path: shown_value_path(&d.value_path),
+                    size: driver_size_text(d.bound, d.current, d.assumed_size),
+                    role: match (d.role, d.bound) {
+                        (DriverRole::Cardinality, BoundKind::MaxProperties) => {
+                            format!("each entry runs {runs}")
+                        }
+                        (DriverRole::Cardinality, _) => format!("each item runs {runs}"),
+                        (DriverRole::InSelf, _) => format!("read by {runs}"),
+                    },
+                    target: locate(d.line, d.column),
+                    fix: d.fix.as_ref().map(|b| BoundView::of(b, &drivers, locate)),
+                })
+                .collect(),
+            suggestion: e
+                .suggestion
+                .as_ref()
+                .map(|f| FixView::of(f, Share::of_rule_limit(f.cost), &drivers, locate)),
+            note: e.note.clone(),
         })
     }
 }
@@ -848,20 +1130,33 @@ pub fn cel_view(
                 report: rule.clone(),
                 cost: RuleCost::of(rule),
                 errors: Vec::new(),
+                explanations: Vec::new(),
                 failing,
                 samples,
             }
         })
         .collect();
     let mut rules = rules;
+    let locate_crd =
+        |line: Option<usize>, column: Option<usize>| crd_target(crd_text, line, column);
     for r in &mut rules {
         r.errors = rule_errors(analysis, report, r);
+        r.explanations = report
+            .cost
+            .iter()
+            .flat_map(|c| &c.expressions)
+            .filter(|e| e.key == r.key)
+            .filter_map(|e| Explanation::of(e, &locate_crd))
+            .collect();
     }
     summary.rules = rules.len();
     summary.compile_errors = rules.iter().filter(|r| r.has_compile_error()).count();
     summary.over_limit = rules.iter().filter(|r| r.over_limit()).count();
     summary.failing = rules.iter().filter(|r| r.failing).count();
-    let total = CostTotal::of(&rules);
+    let total = report
+        .cost
+        .as_ref()
+        .map(|c| CostTotal::of(c, &rules, &locate_crd));
     CelView {
         versions,
         version,
@@ -1231,8 +1526,8 @@ spec:
         assert_eq!(s(3).text(), "<0.1%");
         assert_eq!(s(12_345).text(), "0.1%");
         assert_eq!(s(250_000).text(), "2.5%");
-        assert_eq!(s(8_215_002).text(), "82%");
-        assert_eq!(s(10_000_000).text(), "100%");
+        assert_eq!(s(8_215_002).text(), "82.2%");
+        assert_eq!(s(10_000_000).text(), "100.0%");
         assert!(!s(10_000_000).over());
         assert!(s(10_000_001).over());
         assert_eq!(s(10_000_001).text(), "factor of 1.000000x");
@@ -1243,7 +1538,7 @@ spec:
         assert_eq!(s(u64::MAX).bar_width(), 100.0);
         let t = Share::of_total_limit(50_000_000);
         assert_eq!(t.limit, 100_000_000);
-        assert_eq!(t.text(), "50%");
+        assert_eq!(t.text(), "50.0%");
         assert_eq!(
             Share::of_total_limit(329_857_577_779).long_text(),
             "329,857,577,779 of 100,000,000 (factor of more than 100x)"
@@ -1280,6 +1575,30 @@ spec:
         assert_eq!(c.message_expression, Some(Share::of_rule_limit(7)));
         assert_eq!(Cardinality::Unbounded { assumed: None }.text(), "∞");
         assert_eq!(Cardinality::Bounded(1).text(), "1");
+    }
+
+    #[test]
+    fn driver_sizes() {
+        assert_eq!(
+            driver_size_text(BoundKind::MaxItems, None, 1_048_575),
+            "unbounded list, assumed 1,048,575 items"
+        );
+        assert_eq!(
+            driver_size_text(BoundKind::MaxProperties, None, 393_215),
+            "unbounded map, assumed 393,215 entries"
+        );
+        assert_eq!(
+            driver_size_text(BoundKind::MaxLength, None, 3_145_726),
+            "unbounded string, assumed size 3,145,726"
+        );
+        assert_eq!(
+            driver_size_text(BoundKind::MaxItems, Some(5000), 5000),
+            "list with maxItems: 5000"
+        );
+        assert_eq!(
+            driver_size_text(BoundKind::MaxLength, Some(64), 256),
+            "string with maxLength: 64, assumed size 256"
+        );
     }
 
     #[test]
@@ -1356,9 +1675,75 @@ spec:
         let total = view.total.unwrap();
         assert!(total.share.over());
         assert!(total.share.value >= share.value);
+        assert!(total
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x"));
+        // The server names the rule among the most expensive.
+        assert_eq!(total.contributors.len(), 1);
+        assert_eq!(total.contributors[0].rule, Some(1));
+        assert_eq!(total.contributors[0].label, ".spec.names");
+        assert_eq!(total.contributors[0].cost, share.value);
+        assert_eq!(total.contributors[0].target, r.target);
         // Sorted by cost, the expensive rule comes first either way; the cheap one after.
         assert_eq!(rule_order(&view.rules, true), vec![0, 1]);
         assert_eq!(tab_badge(&a), (2, true));
+
+        // The explanation: the list and its strings, unbounded, drive the cost; each node
+        // is located at its schema in the CRD.
+        let x = &r.explanations[0];
+        assert_eq!(x.kind, ExpressionKind::Rule);
+        assert!(x.over);
+        let list = x
+            .drivers
+            .iter()
+            .find(|d| d.value_path == ".spec.names")
+            .unwrap();
+        assert_eq!(list.size, "unbounded list, assumed 1,048,575 items");
+        assert_eq!(list.role, "read by the rule");
+        // (At the node's key.)
+        let line = list.target.unwrap().line;
+        assert_eq!(
+            OVER_BUDGET_CRD.lines().nth(line - 1).unwrap().trim(),
+            "names:"
+        );
+        let strings = x
+            .drivers
+            .iter()
+            .find(|d| d.value_path == ".spec.names[*]")
+            .unwrap();
+        assert!(
+            strings.size.starts_with("unbounded string, assumed size "),
+            "{strings:?}"
+        );
+        // The suggestion brings the rule under its limit; applying it makes the CRD accepted
+        // with the cost the engine promised.
+        let fix = x.suggestion.as_ref().unwrap();
+        assert!(!fix.cost.over());
+        assert!(fix.text().starts_with("add max"), "{}", fix.text());
+        assert!(fix.result_text("cost").starts_with("→ cost "));
+        let edits = fix.edits().unwrap();
+        let edits: Vec<(usize, usize, &str)> = edits
+            .iter()
+            .map(|e| (e.start, e.end, e.text.as_str()))
+            .collect();
+        let fixed = apply_edits(OVER_BUDGET_CRD, &edits).unwrap();
+        let a = run(&fixed, OVER_BUDGET_OBJECT, None);
+        assert!(a.crd.accepted, "{fixed}\n{:#?}", a.findings);
+        let view = cel_view(&a, None, &fixed, OVER_BUDGET_OBJECT);
+        assert_eq!(view.rules[0].cost.rule, Some(fix.cost));
+        assert!(view.rules[0].errors.is_empty());
+        assert_eq!(view.summary.over_limit, 0);
+        // A bound alone that is enough is offered too.
+        let alone = x.drivers.iter().find_map(|d| d.fix.as_ref()).unwrap();
+        let e = alone.edit.clone().unwrap();
+        let fixed = apply_edits(OVER_BUDGET_CRD, &[(e.start, e.end, e.text.as_str())]).unwrap();
+        let a = run(&fixed, OVER_BUDGET_OBJECT, None);
+        assert!(a.crd.accepted, "{fixed}\n{:#?}", a.findings);
+        // The fix of the total, the same way.
+        let total_fix = total.fix.as_ref().unwrap();
+        assert!(!total_fix.cost.over());
 
         // Bounded, the rule is accepted and cheap.
         let bounded = OVER_BUDGET_CRD
@@ -1399,6 +1784,7 @@ spec:
                 cost: RuleCost::of(&report),
                 report,
                 errors: Vec::new(),
+                explanations: Vec::new(),
                 failing: false,
                 samples: Vec::new(),
             }
@@ -1412,9 +1798,6 @@ spec:
         ];
         assert_eq!(rule_order(&rules, false), vec![0, 1, 2, 3, 4]);
         assert_eq!(rule_order(&rules, true), vec![4, 2, 1, 3, 0]);
-        let total = CostTotal::of(&rules).unwrap();
-        assert_eq!(total.share.value, 5 + 50 + 5 + 1 + 70);
-        assert_eq!(CostTotal::of(&rules[..1]), None);
     }
 
     /// A hand-made analysis: two rules, one failing on list items, one that does not compile.

@@ -1,6 +1,10 @@
 //! The "CEL rules" panel: every `x-kubernetes-validations` rule of a CRD version, whether it
-//! compiles, and what it did on each sample object. The layout comes from
+//! compiles, what it costs against the server's limits (what drives the cost, and bounds that
+//! fix it in one click), and what it did on each sample object. The layout comes from
 //! [`crate::cel_model`]; this file renders it and runs the inline rule editor.
+//!
+//! A suggested bound is a text edit of the CRD text the analysis was made from: it is applied
+//! only while the editor still holds that text, and goes the way of an edited rule.
 //!
 //! Editing a rule here rewrites its scalar in the CRD text ([`rewrite_rule`]) and hands the
 //! new text to the page, which re-analyses it as it does for any CRD edit and reloads the CRD
@@ -11,13 +15,15 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crd_studio_engine::cel::cost_explain::ExpressionKind;
 use crd_studio_engine::CelOutcome;
 use yew::prelude::*;
 
 use crate::app::Shown;
 use crate::cel_model::{
-    cel_view, digits, outcome_name, rewrite_rule, rule_order, scalar_style, CelView, CostTotal,
-    Evaluation, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
+    apply_edits, cel_view, digits, factor_text, outcome_name, rewrite_rule, rule_order,
+    scalar_style, BoundView, CelView, CostTotal, DriverView, Edit, Evaluation, Explanation,
+    FixView, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
 };
 use crate::view_model::FocusTarget;
 
@@ -202,13 +208,41 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
                 let by_cost = by_cost.clone();
                 Callback::from(move |_: MouseEvent| by_cost.set(!*by_cost))
             };
+            // A suggested bound is written into the CRD text the analysis was made from; the
+            // offsets are only good for that text.
+            let can_apply = props
+                .shown
+                .as_ref()
+                .is_some_and(|s| s.crd.as_str() == props.crd.as_str());
+            let on_apply = {
+                let shown = props.shown.clone();
+                let crd = props.crd.clone();
+                let on_rewrite = props.on_rewrite.clone();
+                Callback::from(move |edits: Vec<Edit>| {
+                    let Some(s) = shown.as_ref().filter(|s| s.crd.as_str() == crd.as_str()) else {
+                        return;
+                    };
+                    let edits: Vec<(usize, usize, &str)> = edits
+                        .iter()
+                        .map(|e| (e.start, e.end, e.text.as_str()))
+                        .collect();
+                    if let Some(text) = apply_edits(&s.crd, &edits) {
+                        on_rewrite.emit(text);
+                    }
+                })
+            };
+            let actions = Actions {
+                on_jump: props.on_jump.clone(),
+                on_apply,
+                can_apply,
+            };
             let ctx = BodyContext {
                 drafts: &drafts,
                 by_cost: *by_cost,
                 on_edit: &on_edit,
                 on_version: &on_version,
                 on_sort: &on_sort,
-                on_jump: &props.on_jump,
+                actions: &actions,
             };
             panel_body(view, &ctx)
         }
@@ -229,7 +263,62 @@ struct BodyContext<'a> {
     on_edit: &'a Callback<(String, String)>,
     on_version: &'a Callback<usize>,
     on_sort: &'a Callback<MouseEvent>,
-    on_jump: &'a Callback<FocusTarget>,
+    actions: &'a Actions,
+}
+
+/// What the cost parts of the panel can do.
+struct Actions {
+    /// Puts the cursor in an editor.
+    on_jump: Callback<FocusTarget>,
+    /// Writes text edits (suggested bounds) into the analysed CRD text.
+    on_apply: Callback<Vec<Edit>>,
+    /// Whether the analysis was made from the CRD text now in the editor (else the edits'
+    /// offsets are stale and the buttons wait).
+    can_apply: bool,
+}
+
+impl Actions {
+    /// A "show in CRD" link to a schema node.
+    fn show_in_crd(&self, target: Option<FocusTarget>, what: &str) -> Html {
+        match target {
+            Some(t) => {
+                let onclick = self.on_jump.reform(move |_: MouseEvent| t);
+                html! {
+                    <button type="button" class="link show" title={format!("Show the schema of {what} in the CRD editor")} {onclick}>
+                        { "show in CRD" }
+                    </button>
+                }
+            }
+            None => html! {},
+        }
+    }
+
+    /// The button that applies edits (none when an edit is missing).
+    fn apply_button(
+        &self,
+        edits: Option<Vec<Edit>>,
+        label: &str,
+        secondary: bool,
+        title: String,
+    ) -> Html {
+        let Some(edits) = edits else {
+            return html! {
+                <span class="muted" title="The engine could not place this edit in the text (an alias, a merged key): add the bound by hand">{ "(by hand)" }</span>
+            };
+        };
+        let onclick = self.on_apply.reform(move |_: MouseEvent| edits.clone());
+        let title = if self.can_apply {
+            title
+        } else {
+            "The CRD text changed since the analysis: wait a moment".to_owned()
+        };
+        html! {
+            <button type="button" class={classes!("small", "apply", secondary.then_some("secondary"))}
+                disabled={!self.can_apply} {title} {onclick}>
+                { label.to_owned() }
+            </button>
+        }
+    }
 }
 
 /// A horizontal bar: the share of a limit, red past it.
@@ -259,21 +348,158 @@ fn total_spot(total: &CostTotal) -> Html {
     }
 }
 
-/// Under the toolbar when the total exceeds its limit.
-fn total_banner(total: &CostTotal) -> Html {
+/// Under the toolbar when the total exceeds its limit: the server's most expensive
+/// expressions and the bounds that fix the whole schema.
+fn total_banner(total: &CostTotal, actions: &Actions) -> Html {
     let share = &total.share;
     if !share.over() {
         return html! {};
     }
+    let title = total.message.clone().unwrap_or_default();
     html! {
         <div class="cost-banner" role="note">
-            <strong>{ "Over the limit for a schema: " }</strong>
-            { format!(
-                "the rules' estimated costs add up to {}, a factor of {} the limit of {}; the server rejects the CRD.",
-                digits(share.value),
-                crate::cel_model::factor_text(share.value, share.limit),
-                digits(share.limit)
+            <div {title}>
+                <strong>{ "Over the limit for a schema: " }</strong>
+                { format!(
+                    "the rules' estimated costs add up to {}, a factor of {} the limit of {}; the server rejects the CRD.",
+                    digits(share.value),
+                    factor_text(share.value, share.limit),
+                    digits(share.limit)
+                ) }
+            </div>
+            if !total.contributors.is_empty() {
+                <div class="contributors">
+                    <span class="k" title="The expressions the server names in its errors (the most expensive, at least 1% of the limit each)">{ "Most expensive:" }</span>
+                    { for total.contributors.iter().map(|c| {
+                        let text = match c.rule {
+                            Some(n) => format!("#{n} {} {}", c.label, digits(c.cost)),
+                            None => format!("{} {}", c.label, digits(c.cost)),
+                        };
+                        match c.target {
+                            Some(t) => {
+                                let onclick = actions.on_jump.reform(move |_: MouseEvent| t);
+                                html! { <button type="button" class="link contributor" title="Show the rule in the CRD editor" {onclick}>{ text }</button> }
+                            }
+                            None => html! { <span class="contributor">{ text }</span> },
+                        }
+                    }) }
+                </div>
+            }
+            if let Some(fix) = &total.fix {
+                <div class="suggestion">
+                    <span class="k">{ "Fix:" }</span>
+                    { fix_text(fix, "total", actions) }
+                </div>
+            } else if let Some(note) = &total.fix_note {
+                <div class="muted">{ note.clone() }</div>
+            }
+        </div>
+    }
+}
+
+/// `add maxItems: 5000 to .spec.names → cost 8,215,002 (82%)` with its Apply button.
+fn fix_text(fix: &FixView, what: &str, actions: &Actions) -> Html {
+    let n = fix.bounds.len();
+    html! {
+        <>
+            <span>{ "add " }</span>
+            { for fix.bounds.iter().enumerate().map(|(i, b)| html! {
+                <>
+                    <code class="setting">{ b.setting.clone() }</code>
+                    <span>{ " to " }</span>
+                    { bound_place(b, actions) }
+                    if i + 2 < n { <span>{ ", " }</span> } else if i + 2 == n { <span>{ " and " }</span> }
+                </>
+            }) }
+            <span class={classes!("result", fix.cost.over().then_some("over"))}>{ format!(" {}", fix.result_text(what)) }</span>
+            { actions.apply_button(
+                fix.edits(),
+                "Apply",
+                false,
+                format!("Write {} into the CRD", fix.bounds.iter().map(|b| b.setting.as_str()).collect::<Vec<_>>().join(", ")),
             ) }
+        </>
+    }
+}
+
+/// A bound's node: its value path, a link to its schema in the CRD.
+fn bound_place(b: &BoundView, actions: &Actions) -> Html {
+    match b.target {
+        Some(t) => {
+            let onclick = actions.on_jump.reform(move |_: MouseEvent| t);
+            html! { <button type="button" class="vpath link" title="Show the schema node in the CRD editor" {onclick}>{ b.value_path.clone() }</button> }
+        }
+        None => html! { <span class="vpath">{ b.value_path.clone() }</span> },
+    }
+}
+
+/// What drives an expression's cost, and the bounds the engine suggests.
+fn explanation(x: &Explanation, actions: &Actions) -> Html {
+    // A suggestion of one bound on a listed node is said on that node's line.
+    let inline = x
+        .suggestion
+        .as_ref()
+        .filter(|f| f.bounds.len() == 1)
+        .and_then(|f| {
+            let b = f.bounds.first()?;
+            let i = x
+                .drivers
+                .iter()
+                .position(|d| d.value_path == b.value_path)?;
+            Some((i, f))
+        });
+    let driver_row = |(i, d): (usize, &DriverView)| {
+        let here = inline.filter(|(j, _)| *j == i).map(|(_, f)| f);
+        html! {
+            <li>
+                <div class="driver-line">
+                    <span class="k">{ "driven by" }</span>
+                    <code class="vpath">{ d.value_path.clone() }</code>
+                    <span class="muted desc">{ format!("({}; {})", d.size, d.role) }</span>
+                    { actions.show_in_crd(d.target, &d.value_path) }
+                </div>
+                if let Some(f) = here {
+                    <span class="suggest-inline">
+                        <span>{ "add " }</span>
+                        <code class="setting">{ f.bounds.first().map(|b| b.setting.clone()).unwrap_or_default() }</code>
+                        <span>{ " here" }</span>
+                        <span class={classes!("result", f.cost.over().then_some("over"))}>{ f.result_text("cost") }</span>
+                        { actions.apply_button(f.edits(), "Apply", false, format!("Write {} into the CRD", f.bounds.first().map(|b| b.setting.as_str()).unwrap_or(""))) }
+                    </span>
+                } else if let Some(b) = d.fix.as_ref().filter(|_| x.over) {
+                    <span class="suggest-inline alone">
+                        <span>{ "alone, " }</span>
+                        <code class="setting">{ b.setting.clone() }</code>
+                        <span>{ " here is enough" }</span>
+                        if let Some(l) = b.largest {
+                            <span class="muted" title={format!("The largest {} that brings the cost under the limit alone", b.setting.split(':').next().unwrap_or(""))}>{ format!("(at most {})", digits(l)) }</span>
+                        }
+                        { actions.apply_button(b.edit.clone().map(|e| vec![e]), "Apply", true, format!("Write {} into the CRD", b.setting)) }
+                    </span>
+                }
+            </li>
+        }
+    };
+    let separate = x.suggestion.as_ref().filter(|_| inline.is_none());
+    html! {
+        <div class={classes!("cost-explain", x.over.then_some("over"))}>
+            if x.kind == ExpressionKind::MessageExpression {
+                <div class="k">{ "messageExpression" }</div>
+            }
+            if !x.drivers.is_empty() {
+                <ul class="drivers">
+                    { for x.drivers.iter().enumerate().map(driver_row) }
+                </ul>
+            }
+            if let Some(f) = separate {
+                <div class="suggestion">
+                    <span class="k">{ "Suggested:" }</span>
+                    { fix_text(f, "cost", actions) }
+                </div>
+            }
+            if let Some(note) = &x.note {
+                <div class="muted">{ note.clone() }</div>
+            }
         </div>
     }
 }
@@ -285,7 +511,7 @@ fn panel_body(view: &CelView, ctx: &BodyContext<'_>) -> Html {
         on_edit,
         on_version,
         on_sort,
-        on_jump,
+        actions,
     } = ctx;
     let versions = if view.versions.len() > 1 {
         html! {
@@ -335,7 +561,11 @@ fn panel_body(view: &CelView, ctx: &BodyContext<'_>) -> Html {
             </span>
         </div>
     };
-    let banner = view.total.as_ref().map(total_banner).unwrap_or_default();
+    let banner = view
+        .total
+        .as_ref()
+        .map(|t| total_banner(t, actions))
+        .unwrap_or_default();
     let list = match (&version_name, view.rules.is_empty()) {
         (None, _) => html! { <p class="empty">{ "The CRD has no version to show." }</p> },
         (Some(name), true) => html! {
@@ -351,7 +581,7 @@ fn panel_body(view: &CelView, ctx: &BodyContext<'_>) -> Html {
                     { for rule_order(&view.rules, *by_cost).into_iter().filter_map(|i| view.rules.get(i)).map(|r| {
                         let id = rule_id(version, &r.key);
                         let draft = drafts.get(&id).cloned();
-                        rule_card(r, id, draft, on_edit, on_jump)
+                        rule_card(r, id, draft, on_edit, actions)
                     }) }
                 </ol>
             }
@@ -371,8 +601,9 @@ fn rule_card(
     id: String,
     draft: Option<String>,
     on_edit: &Callback<(String, String)>,
-    on_jump: &Callback<FocusTarget>,
+    actions: &Actions,
 ) -> Html {
+    let on_jump = &actions.on_jump;
     let rep = &r.report;
     let text = draft.unwrap_or_else(|| rep.rule.clone());
     let rows = text.lines().count().clamp(1, 6).to_string();
@@ -494,6 +725,7 @@ fn rule_card(
             <div class="samples">
                 { for r.samples.iter().map(|s| sample(s, on_jump)) }
             </div>
+            { for r.explanations.iter().map(|x| explanation(x, actions)) }
         </li>
     }
 }

@@ -355,4 +355,19 @@ async fn cel_tab_shows_an_over_budget_rule_and_sorts_by_cost() {
         first(r) == ".spec.names"
     })
     .await;
+
+    // The engine's suggestion, applied, is written into the CRD and makes it acceptable.
+    click(
+        &root,
+        "#panel-cel .rule-card.over .cost-explain .suggestion button.apply",
+    );
+    wait_for(&root, "the bounded CRD accepted", |r| {
+        text(r, "[role=status]").starts_with("Accepted")
+    })
+    .await;
+    let crd = textarea(&root, "CRD").value();
+    assert!(crd.contains("maxItems: "), "{crd}");
+    assert!(crd.contains("maxLength: "), "{crd}");
+    assert!(query(&root, "#panel-cel .rule-card.over").is_none());
+    assert!(!text(&root, "#panel-cel").contains("over the cost limit"));
 }
