@@ -3,9 +3,11 @@
 
 use std::rc::Rc;
 
-use crd_studio_engine::{FieldValidation, Options, Request, Severity};
+use crd_studio_engine::{FieldValidation, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Timeout;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::cel_model::tab_badge;
@@ -18,7 +20,9 @@ use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
-use crate::worker_boundary::{self, PreviewQuery, Reply};
+use crate::worker_boundary::{PreviewQuery, Reply};
+use crate::worker_client::{self, Event as WorkerEvent};
+use crate::worker_protocol::Job;
 
 /// localStorage key of the CRD text.
 pub const CRD_KEY: &str = "crd-studio.crd";
@@ -36,8 +40,12 @@ pub const CONVERSION_TARGET_KEY: &str = "crd-studio.conversion-target";
 pub const WEBHOOK_RESPONSE_KEY: &str = "crd-studio.webhook-response";
 /// localStorage key of the Conversion tab's mapping text.
 pub const MAPPINGS_KEY: &str = "crd-studio.mappings";
-/// Quiet time after the last edit before the texts are analysed again.
-const DEBOUNCE_MS: u32 = 150;
+/// Quiet time after the last edit before the texts are saved.
+const AUTOSAVE_MS: u32 = 300;
+/// How long an analysis may run before the status line says the engine is working.
+const SLOW_MS: u32 = 100;
+/// This studio's name in the worker protocol (embedded studios have their own).
+const STUDIO: &str = "main";
 
 /// The texts being edited.
 #[derive(Clone, PartialEq)]
@@ -203,26 +211,71 @@ pub fn App() -> Html {
     });
     let query = use_state(load_query);
     let shown = use_state(|| None::<Rc<Shown>>);
-    let latest_request = use_mut_ref(|| 0_u64);
+    // Whether the newest analysis has run for more than SLOW_MS.
+    let working = use_state(|| false);
+    // The engine's crash message, until the next answer.
+    let crash = use_state(|| None::<String>);
+    let slow_timer = use_mut_ref(|| None::<Timeout>);
+    use_effect_with((), |_| {
+        worker_client::warm_up();
+        || ()
+    });
     let old_open = use_state(|| false);
     let bottom = use_state(|| BottomTab::Problems);
     let crd_control = use_memo((), |_| EditorControl::default());
     let object_control = use_memo((), |_| EditorControl::default());
     let old_control = use_memo((), |_| EditorControl::default());
 
-    // Autosave on every change.
-    use_effect_with(
-        (
-            texts.crd.clone(),
-            texts.object.clone(),
-            texts.old_object.clone(),
-        ),
-        |(crd, object, old)| {
-            save(CRD_KEY, &crd.as_str());
-            save(OBJECT_KEY, &object.as_str());
-            save(OLD_OBJECT_KEY, &old.as_str());
-        },
-    );
+    // Autosave shortly after the last change (a big CRD costs milliseconds to store, which a
+    // keystroke should not pay), and at once when the page is hidden or closed.
+    {
+        let pending = use_mut_ref(|| None::<(Timeout, Rc<dyn Fn()>)>);
+        {
+            let pending = pending.clone();
+            use_effect_with(
+                (
+                    texts.crd.clone(),
+                    texts.object.clone(),
+                    texts.old_object.clone(),
+                ),
+                move |(crd, object, old)| {
+                    let (crd, object, old) = (crd.clone(), object.clone(), old.clone());
+                    let write: Rc<dyn Fn()> = Rc::new(move || {
+                        save(CRD_KEY, &crd.as_str());
+                        save(OBJECT_KEY, &object.as_str());
+                        save(OLD_OBJECT_KEY, &old.as_str());
+                    });
+                    let timer = {
+                        let pending = pending.clone();
+                        Timeout::new(AUTOSAVE_MS, move || {
+                            if let Some((_, write)) = pending.borrow_mut().take() {
+                                write();
+                            }
+                        })
+                    };
+                    // A change before the timer fired replaces the unsaved one.
+                    *pending.borrow_mut() = Some((timer, write));
+                    || ()
+                },
+            );
+        }
+        use_effect_with((), move |_| {
+            let flush = Closure::<dyn FnMut()>::new(move || {
+                if let Some((_, write)) = pending.borrow_mut().take() {
+                    write();
+                }
+            });
+            let window = gloo::utils::window();
+            let _ =
+                window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+            let _ = gloo::utils::document().add_event_listener_with_callback(
+                "visibilitychange",
+                flush.as_ref().unchecked_ref(),
+            );
+            flush.forget();
+            || ()
+        });
+    }
     use_effect_with(*field_validation, |mode| save(FIELD_VALIDATION_KEY, mode));
     use_effect_with((*query).clone(), |q| {
         save(FIELD_SELECTOR_KEY, &q.field_selector);
@@ -231,10 +284,14 @@ pub fn App() -> Html {
         save(MAPPINGS_KEY, &q.mappings);
     });
 
-    // Re-analyse after a quiet moment; only the newest request's answer is shown.
+    // Analyse on every change, in the worker. Its channel keeps one job in flight and lets
+    // only the newest waiting one run next; only the newest job's answer is shown. The texts
+    // of that job are what the answer is shown with.
     {
         let shown = shown.clone();
-        let first = shown.is_none();
+        let working = working.clone();
+        let crash = crash.clone();
+        let slow_timer = slow_timer.clone();
         use_effect_with(
             (
                 texts.crd.clone(),
@@ -244,36 +301,65 @@ pub fn App() -> Html {
                 (*query).clone(),
             ),
             move |(crd, object, old, mode, query)| {
-                let query = query.clone();
-                let texts = (crd.clone(), object.clone());
-                let id = {
-                    let mut n = latest_request.borrow_mut();
-                    *n += 1;
-                    *n
-                };
-                let request = Request {
-                    crd: crd.to_string(),
+                let job = Job {
+                    crd: Some(crd.to_string()),
                     objects: vec![object.to_string()],
                     old_object: old_object_of(old),
                     options: Options {
                         field_validation: *mode,
                         ..Options::default()
                     },
+                    query: PreviewQuery {
+                        now: browser_now(),
+                        ..query.clone()
+                    },
+                    ..Job::default()
                 };
-                let timeout = Timeout::new(if first { 0 } else { DEBOUNCE_MS }, move || {
-                    yew::platform::spawn_local(async move {
-                        let query = PreviewQuery {
-                            now: browser_now(),
-                            ..query
-                        };
-                        let reply = worker_boundary::run_with(request, query).await;
-                        if *latest_request.borrow() == id {
-                            let (crd, object) = texts;
-                            shown.set(Some(Rc::new(Shown::of(id, reply, crd, object))));
+                let texts = (crd.clone(), object.clone());
+                // After 100 ms without an answer the status says the engine is working and
+                // the results are dimmed (never emptied).
+                if slow_timer.borrow().is_none() {
+                    let working = working.clone();
+                    *slow_timer.borrow_mut() =
+                        Some(Timeout::new(SLOW_MS, move || working.set(true)));
+                }
+                let listener: Rc<dyn Fn(WorkerEvent)> = {
+                    let shown = shown.clone();
+                    let working = working.clone();
+                    let crash = crash.clone();
+                    let slow_timer = slow_timer.clone();
+                    Rc::new(move |event: WorkerEvent| {
+                        slow_timer.borrow_mut().take();
+                        working.set(false);
+                        match event {
+                            WorkerEvent::Reply(reply) => {
+                                let seq = shown.as_ref().map_or(1, |s| s.seq + 1);
+                                let (crd, object) = texts.clone();
+                                shown.set(Some(Rc::new(Shown::of(seq, *reply, crd, object))));
+                                crash.set(None);
+                            }
+                            WorkerEvent::Crashed { own, message, .. } => {
+                                let what = if own {
+                                    let (crd, object) = &texts;
+                                    format!(
+                                        "while analysing the CRD text ({} lines) and the \
+                                         Object text ({} lines) as they were at your last edit",
+                                        crd.lines().count(),
+                                        object.lines().count()
+                                    )
+                                } else {
+                                    "while analysing another studio on this page".to_owned()
+                                };
+                                crash.set(Some(format!(
+                                    "The engine crashed {what}: {message}. It has been restarted \
+                                     and your texts are kept; edit a text to analyse again."
+                                )));
+                            }
                         }
-                    });
-                });
-                move || drop(timeout)
+                    })
+                };
+                worker_client::submit(STUDIO, job, listener);
+                || ()
             },
         );
     }
@@ -385,6 +471,9 @@ pub fn App() -> Html {
         None => (empty.clone(), empty.clone(), empty),
     };
     let status_line = match &*shown {
+        Some(_) if *working => {
+            html! { <p class="status working" role="status" title="The engine is analysing the newest edit">{ "Analysing…" }</p> }
+        }
         Some(s) => {
             let class = if s.status.accepted {
                 "status ok"
@@ -431,6 +520,9 @@ pub fn App() -> Html {
                 </label>
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
             </header>
+            if let Some(message) = (*crash).clone() {
+                <p class="crash" role="alert">{ message }</p>
+            }
             <main class="editors">
                 <section class="pane" aria-labelledby="crd-title">
                     <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span></h2>
@@ -493,7 +585,7 @@ pub fn App() -> Html {
                     </section>
                 </div>
             </main>
-            <section class="bottom">
+            <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
                 <div class="tabs" role="tablist" aria-label="Results">
                     <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
                         aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}

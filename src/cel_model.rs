@@ -25,14 +25,12 @@ use crd_studio_engine::apiext::schema_validation::{
 use crd_studio_engine::cel::cost_explain::{
     BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
 };
-use crd_studio_engine::document::parse;
-use crd_studio_engine::path::locate;
 use crd_studio_engine::{
-    Analysis, CelOutcome, CelRuleReport, CelRuleResult, FieldPath, ObjectReport, Severity,
-    SourceId, VersionReport,
+    Analysis, CelOutcome, CelRuleReport, CelRuleResult, ObjectReport, Severity, SourceId,
+    VersionReport,
 };
 
-use crate::stored_view::object_choices;
+use crate::stored_view::{object_choices, FieldLocation};
 use crate::view_model::{FocusTarget, Pane, ProblemRow};
 
 /// Evaluations listed at most per group; the rest are counted.
@@ -986,32 +984,16 @@ pub fn line_utf16_column(text: &str, offset: usize) -> Option<(usize, usize)> {
     Some((line, column))
 }
 
-/// Finds values in the documents of one object text (0: the Object editor).
-struct Locator {
-    parsed: crd_studio_engine::document::ParsedText,
-}
-
-impl Locator {
-    fn new(text: &str) -> Locator {
-        Locator {
-            parsed: parse(text, SourceId::Object(0)),
-        }
-    }
-
-    fn target(&self, document: usize, path: &str) -> Option<FocusTarget> {
-        let (_, root) = self.parsed.values().find(|(d, _)| d.index == document)?;
-        let path = if path == "<root>" {
-            FieldPath::root()
-        } else {
-            FieldPath::parse(path)
-        };
-        let hit = locate(root, &path);
-        Some(FocusTarget {
-            pane: Pane::Object,
-            line: hit.span.start.line,
-            utf16_column: hit.span.start.utf16_column,
-        })
-    }
+/// Where the worker found a value of the Object editor's document `document`.
+fn value_target(located: &[FieldLocation], document: usize, path: &str) -> Option<FocusTarget> {
+    let l = located
+        .iter()
+        .find(|l| l.source == 0 && l.document == document && l.path == path)?;
+    Some(FocusTarget {
+        pane: Pane::Object,
+        line: l.line,
+        utf16_column: l.utf16_column,
+    })
 }
 
 /// Why a rule has no evaluation on an object.
@@ -1034,13 +1016,14 @@ fn no_result_note(o: &ObjectReport, version: &str, rule: &CelRuleReport) -> Stri
     format!("not run: the object has no value at {at}")
 }
 
-/// The panel for `version` (clamped; `None`: [`default_version`]). `crd_text` and
-/// `object_text` are the texts the analysis was made from (for the editors' positions).
+/// The panel for `version` (clamped; `None`: [`default_version`]). `crd_text` is the text
+/// the analysis was made from, `value_locations` where the worker found the values the rules
+/// ran on (for the editors' positions).
 pub fn cel_view(
     analysis: &Analysis,
     version: Option<usize>,
     crd_text: &str,
-    object_text: &str,
+    value_locations: &[FieldLocation],
 ) -> CelView {
     let versions = version_choices(analysis);
     let version = version
@@ -1064,10 +1047,6 @@ pub fn cel_view(
             rules: Vec::new(),
         };
     };
-    let needs_locator = samples
-        .iter()
-        .any(|(o, _)| o.cel_results.iter().any(|r| r.version == report.name));
-    let locator = needs_locator.then(|| Locator::new(object_text));
     let rules: Vec<RuleView> = report
         .rules
         .iter()
@@ -1081,7 +1060,9 @@ pub fn cel_view(
                         .iter()
                         .filter(|r| r.version == report.name && r.rule == rule.key);
                     let groups = group_results(results, |path| {
-                        locator.as_ref().and_then(|l| l.target(o.document, path))
+                        (o.source == 0)
+                            .then(|| value_target(value_locations, o.document, path))
+                            .flatten()
                     });
                     let note = groups
                         .is_empty()
@@ -1325,6 +1306,11 @@ mod tests {
     use super::*;
     use crate::view_model::{EXAMPLE_CRD, EXAMPLE_OBJECT};
     use crd_studio_engine::{analyze, Request};
+
+    /// Where the worker would locate the rules' values in `object`.
+    fn locs(a: &Analysis, object: &str) -> Vec<FieldLocation> {
+        crate::worker_boundary::value_locations(object, a)
+    }
 
     /// A rule iterating an unbounded list of unbounded strings, and a cheap one.
     const OVER_BUDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -1637,7 +1623,7 @@ spec:
     fn an_over_budget_rule_shows_the_servers_error() {
         let a = run(OVER_BUDGET_CRD, OVER_BUDGET_OBJECT, None);
         assert!(!a.crd.accepted);
-        let view = cel_view(&a, None, OVER_BUDGET_CRD, OVER_BUDGET_OBJECT);
+        let view = cel_view(&a, None, OVER_BUDGET_CRD, &locs(&a, OVER_BUDGET_OBJECT));
         assert_eq!(view.rules.len(), 2);
         let r = &view.rules[0];
         assert!(!r.has_compile_error(), "{r:#?}");
@@ -1731,7 +1717,7 @@ spec:
         let fixed = apply_edits(OVER_BUDGET_CRD, &edits).unwrap();
         let a = run(&fixed, OVER_BUDGET_OBJECT, None);
         assert!(a.crd.accepted, "{fixed}\n{:#?}", a.findings);
-        let view = cel_view(&a, None, &fixed, OVER_BUDGET_OBJECT);
+        let view = cel_view(&a, None, &fixed, &locs(&a, OVER_BUDGET_OBJECT));
         assert_eq!(view.rules[0].cost.rule, Some(fix.cost));
         assert!(view.rules[0].errors.is_empty());
         assert_eq!(view.summary.over_limit, 0);
@@ -1757,7 +1743,7 @@ spec:
             );
         let a = run(&bounded, OVER_BUDGET_OBJECT, None);
         assert!(a.crd.accepted, "{:#?}", a.findings);
-        let view = cel_view(&a, None, &bounded, OVER_BUDGET_OBJECT);
+        let view = cel_view(&a, None, &bounded, &locs(&a, OVER_BUDGET_OBJECT));
         let r = &view.rules[0];
         assert!(r.errors.is_empty());
         assert!(!r.cost.rule.unwrap().over());
@@ -1846,7 +1832,7 @@ spec:
         });
         // Line 3 of the CRD text starts with a two-unit character: the UTF-16 column counts it.
         let crd = "a: 1\nb: 2\n😀 rule: self < 10\n";
-        let view = cel_view(&a, None, crd, object);
+        let view = cel_view(&a, None, crd, &locs(&a, object));
         assert_eq!(view.version, Some(0));
         assert_eq!(
             view.summary.text(),
@@ -1897,7 +1883,7 @@ spec:
             rules: vec![CelRuleReport::default()],
             ..Default::default()
         });
-        let v2 = cel_view(&a, Some(1), crd, object);
+        let v2 = cel_view(&a, Some(1), crd, &locs(&a, object));
         assert_eq!(v2.version, Some(1));
         assert_eq!(
             v2.rules[0].samples[0].note.as_deref(),
@@ -1906,13 +1892,16 @@ spec:
         assert_eq!(v2.versions.len(), 2);
         assert_eq!(v2.versions[1].rules, 1);
         // Out of range: back to the default.
-        assert_eq!(cel_view(&a, Some(9), crd, object).version, Some(0));
+        assert_eq!(
+            cel_view(&a, Some(9), crd, &locs(&a, object)).version,
+            Some(0)
+        );
     }
 
     #[test]
     fn the_example_has_rules_that_run_on_the_sample() {
         let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, None);
-        let view = cel_view(&a, None, EXAMPLE_CRD, EXAMPLE_OBJECT);
+        let view = cel_view(&a, None, EXAMPLE_CRD, &locs(&a, EXAMPLE_OBJECT));
         assert!(view.rules.len() >= 2, "{view:#?}");
         assert_eq!(view.summary.compile_errors, 0, "{view:#?}");
         assert_eq!(view.summary.failing, 0, "{view:#?}");
@@ -1932,7 +1921,7 @@ spec:
         let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
         assert_eq!(transition.samples[0].groups[0].outcome, CelOutcome::Skipped);
         let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, Some(EXAMPLE_OBJECT));
-        let view = cel_view(&a, None, EXAMPLE_CRD, EXAMPLE_OBJECT);
+        let view = cel_view(&a, None, EXAMPLE_CRD, &locs(&a, EXAMPLE_OBJECT));
         let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
         assert_eq!(transition.samples[0].operation, "update");
         assert_eq!(transition.samples[0].summary, "1 × passed");

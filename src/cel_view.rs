@@ -116,7 +116,14 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
                 if *hidden {
                     return None;
                 }
-                shown.map(|s| cel_view(&s.reply.analysis, *version, &s.crd, &s.object))
+                shown.map(|s| {
+                    cel_view(
+                        &s.reply.analysis,
+                        *version,
+                        &s.crd,
+                        &s.reply.value_locations,
+                    )
+                })
             },
         )
     };

@@ -1,17 +1,21 @@
 //! # crd-studio-web
 //!
 //! The CRD Studio page: a Yew app compiled to WebAssembly and served by Trunk. It holds no
-//! Kubernetes logic; it sends the texts to the engine (through [`worker_boundary`], the only
-//! place that calls it) and shows the findings.
+//! Kubernetes logic; it sends the texts to the engine, which runs in a Web Worker (the same
+//! wasm module, started by `static/worker.js`: `worker`, `worker_client`, and the protocol
+//! in [`worker_protocol`]; [`worker_boundary`] is the only place that calls the engine), and
+//! shows the findings.
 //!
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
-//! [`cel_model`] and [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
+//! [`cel_model`], [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
+//! `cargo test` checks them natively.
 
 pub mod cel_model;
 pub mod preview_model;
 pub mod stored_view;
 pub mod view_model;
 pub mod worker_boundary;
+pub mod worker_protocol;
 
 #[cfg(target_arch = "wasm32")]
 mod app;
@@ -25,6 +29,10 @@ pub mod editor;
 mod get_view;
 #[cfg(target_arch = "wasm32")]
 mod stored_panel;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
+#[cfg(target_arch = "wasm32")]
+pub mod worker_client;
 
 #[cfg(target_arch = "wasm32")]
 pub use app::{App, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY, OLD_OBJECT_KEY};

@@ -1,16 +1,15 @@
-//! The one place the page calls the engine.
+//! The one place the engine is called: the worker's side of the boundary.
 //!
-//! Everything else in the app sends a [`Request`] to [`run`] and renders the [`Reply`] it
-//! gets back (the [`Analysis`], plus where the engine finds each pruned field in the user's
-//! text); nothing else imports the engine's analysis functions. Both types are plain serde
-//! data, so moving the engine into a Web Worker later (to keep typing smooth on big CRDs) means
-//! rewriting only the body of [`run`] — post the request as JSON, await the reply — and moving
-//! [`analyze_cached`] into the worker. No caller changes.
+//! The page never calls the engine: it posts a [`crate::worker_protocol::Job`] to the Web
+//! Worker (`src/worker.rs`), whose [`Engine`] answers with a [`Reply`]: the [`Analysis`], the
+//! kubectl get and Conversion tabs' [`Previews`], and every place in the user's texts the
+//! views link to (pruned fields, the values CEL rules were evaluated on), so the page never
+//! parses YAML either. Both types are plain serde data.
 //!
-//! The CRD changes rarely and the object on every keystroke, so the compiled CRD is kept and
-//! reused until the CRD text or the options change.
+//! The CRD changes rarely and the object on every keystroke, so each studio's compiled CRD is
+//! kept and reused until its CRD text or the options change.
 
-use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crd_studio_engine::analysis::FieldSelectorPreview;
 use crd_studio_engine::authored_conversion::{ConversionPreview, REQUEST_UID};
@@ -34,6 +33,10 @@ pub struct Reply {
     pub pruned_locations: Vec<FieldLocation>,
     /// The kubectl get and Conversion tabs' answers to the [`PreviewQuery`].
     pub previews: Previews,
+    /// Where the values CEL rules were evaluated on are in the Object editor's text (the
+    /// nearest existing field when a path is not in the text).
+    #[serde(default)]
+    pub value_locations: Vec<FieldLocation>,
 }
 
 /// What the kubectl get and Conversion tabs ask, beside the texts of the [`Request`].
@@ -92,41 +95,73 @@ pub struct WebhookPreview {
     pub check: Option<ResponseCheck>,
 }
 
-struct Cache {
+/// One studio's compiled CRD and the inputs it was compiled from.
+struct Compiled {
     crd: String,
     options: Options,
     compiled: CompiledCrd,
 }
 
-thread_local! {
-    static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
+/// The worker's engine: one compiled CRD per studio, reused while the studio's CRD text and
+/// options stay the same.
+#[derive(Default)]
+pub struct Engine {
+    studios: HashMap<String, Compiled>,
 }
 
-/// Analyses a request. Async so that a Web Worker can stand behind it without changing callers.
-pub async fn run(request: Request) -> Reply {
-    answer(&request)
+impl Engine {
+    /// Analyses `request` for `studio` and answers the preview tabs' `query`.
+    pub fn answer(&mut self, studio: &str, request: &Request, query: &PreviewQuery) -> Reply {
+        let compiled = self.compiled(studio, request);
+        let analysis = compiled.analyze_objects(&request.objects, request.old_object.as_deref());
+        let pruned_locations = locate_pruned(request, &analysis);
+        let value_locations = locate_values(request, &analysis);
+        let previews = previews(compiled, &analysis, query);
+        Reply {
+            analysis,
+            pruned_locations,
+            previews,
+            value_locations,
+        }
+    }
+
+    /// Drops a studio's compiled CRD.
+    pub fn forget(&mut self, studio: &str) {
+        self.studios.remove(studio);
+    }
+
+    /// How many studios have a compiled CRD.
+    pub fn studios(&self) -> usize {
+        self.studios.len()
+    }
+
+    /// The studio's compiled CRD, compiled again only when the CRD text or the options differ
+    /// from the previous request's.
+    fn compiled(&mut self, studio: &str, request: &Request) -> &CompiledCrd {
+        let compile = || Compiled {
+            crd: request.crd.clone(),
+            options: request.options.clone(),
+            compiled: CompiledCrd::compile(&request.crd, &request.options),
+        };
+        let entry = self
+            .studios
+            .entry(studio.to_owned())
+            .or_insert_with(compile);
+        if entry.crd != request.crd || entry.options != request.options {
+            *entry = compile();
+        }
+        &entry.compiled
+    }
 }
 
-/// Analyses a request and answers the preview tabs' query. Async like [`run`].
-pub async fn run_with(request: Request, query: PreviewQuery) -> Reply {
-    answer_with(&request, &query)
-}
-
-/// The synchronous body of [`run`] (what a worker would run).
+/// Analyses a request with a fresh engine (tests, and callers without a worker).
 pub fn answer(request: &Request) -> Reply {
     answer_with(request, &PreviewQuery::default())
 }
 
-/// The synchronous body of [`run_with`].
+/// Analyses a request and answers the preview tabs' query with a fresh engine.
 pub fn answer_with(request: &Request, query: &PreviewQuery) -> Reply {
-    let analysis = analyze_cached(request);
-    let pruned_locations = locate_pruned(request, &analysis);
-    let previews = with_compiled(request, |crd| previews(crd, &analysis, query));
-    Reply {
-        analysis,
-        pruned_locations,
-        previews,
-    }
+    Engine::default().answer("", request, query)
 }
 
 /// The target version: the query's when it names a version of the CRD, else the first
@@ -275,35 +310,54 @@ fn locate_pruned(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
     out
 }
 
-/// Analyses a request, recompiling the CRD only when its text or the options differ from the
-/// previous call's.
-pub fn analyze_cached(request: &Request) -> Analysis {
-    with_compiled(request, |c| {
-        c.analyze_objects(&request.objects, request.old_object.as_deref())
-    })
+/// Finds the values the CEL rules were evaluated on in the first object text (the Object
+/// editor), each at its nearest existing field.
+fn locate_values(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
+    match request.objects.first() {
+        Some(text) => value_locations(text, analysis),
+        None => Vec::new(),
+    }
 }
 
-/// Runs `f` on the compiled CRD of `request`, compiling it only when its text or the options
-/// differ from the previous call's.
-fn with_compiled<T>(request: &Request, f: impl FnOnce(&CompiledCrd) -> T) -> T {
-    CACHE.with(|cell| {
-        let mut cache = cell.borrow_mut();
-        let fresh = match cache.as_ref() {
-            Some(c) => c.crd != request.crd || c.options != request.options,
-            None => true,
+/// Finds the values the CEL rules were evaluated on in `text`, the first object text of the
+/// analysis, each at its nearest existing field.
+pub fn value_locations(text: &str, analysis: &Analysis) -> Vec<FieldLocation> {
+    let reports: Vec<_> = analysis
+        .objects
+        .iter()
+        .filter(|o| o.source == 0 && !o.cel_results.is_empty())
+        .collect();
+    if reports.is_empty() {
+        return Vec::new();
+    }
+    let parsed = parse(text, SourceId::Object(0));
+    let mut out: Vec<FieldLocation> = Vec::new();
+    for o in reports {
+        let Some((_, root)) = parsed.values().find(|(d, _)| d.index == o.document) else {
+            continue;
         };
-        if fresh {
-            *cache = Some(Cache {
-                crd: request.crd.clone(),
-                options: request.options.clone(),
-                compiled: CompiledCrd::compile(&request.crd, &request.options),
+        let mut seen = std::collections::HashSet::new();
+        for r in &o.cel_results {
+            if !seen.insert(r.path.as_str()) {
+                continue;
+            }
+            let path = if r.path == "<root>" {
+                FieldPath::root()
+            } else {
+                FieldPath::parse(&r.path)
+            };
+            let hit = locate(root, &path);
+            out.push(FieldLocation {
+                source: 0,
+                document: o.document,
+                path: r.path.clone(),
+                line: hit.span.start.line,
+                column: hit.span.start.column,
+                utf16_column: hit.span.start.utf16_column,
             });
         }
-        match cache.as_ref() {
-            Some(c) => f(&c.compiled),
-            None => f(&CompiledCrd::compile(&request.crd, &request.options)),
-        }
-    })
+    }
+    out
 }
 
 #[cfg(test)]
@@ -313,28 +367,48 @@ mod tests {
 
     #[test]
     fn cached_result_equals_a_fresh_analysis() {
+        let mut engine = Engine::default();
         let mut request = Request {
             crd: EXAMPLE_CRD.to_owned(),
             objects: vec![EXAMPLE_OBJECT.to_owned()],
             ..Request::default()
         };
-        assert_eq!(
-            analyze_cached(&request),
-            crd_studio_engine::analyze(&request)
-        );
+        let q = PreviewQuery::default();
+        let fresh = |r: &Request| crd_studio_engine::analyze(r);
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
         // Same CRD, new object: the cached CRD is reused.
         request.objects = vec!["kind: [".to_owned()];
-        assert_eq!(
-            analyze_cached(&request),
-            crd_studio_engine::analyze(&request)
-        );
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
         // New CRD: recompiled.
         request.crd = "kind: [".to_owned();
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
         assert_eq!(
-            analyze_cached(&request),
-            crd_studio_engine::analyze(&request)
+            engine.studios.get("a").map(|c| c.crd.as_str()),
+            Some("kind: [")
         );
-        CACHE.with(|c| assert_eq!(c.borrow().as_ref().map(|c| c.crd.as_str()), Some("kind: [")));
+    }
+
+    #[test]
+    fn studios_keep_their_own_compiled_crd() {
+        let mut engine = Engine::default();
+        let q = PreviewQuery::default();
+        let example = Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            ..Request::default()
+        };
+        let broken = Request {
+            crd: "kind: [".to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            ..Request::default()
+        };
+        for _ in 0..2 {
+            assert!(engine.answer("one", &example, &q).analysis.crd.accepted);
+            assert!(!engine.answer("two", &broken, &q).analysis.crd.accepted);
+        }
+        assert_eq!(engine.studios(), 2);
+        engine.forget("one");
+        assert_eq!(engine.studios(), 1);
     }
 
     #[test]
@@ -359,6 +433,9 @@ mod tests {
                 utf16_column: 3,
             }]
         );
-        assert_eq!(answer(&request).analysis, analyze_cached(&request));
+        assert_eq!(
+            answer(&request).analysis,
+            crd_studio_engine::analyze(&request)
+        );
     }
 }

@@ -127,3 +127,9 @@ function destroy(handle) {
 }
 
 window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, destroy };
+
+// The page's wasm memory, for the browser benchmark's memory figure (Trunk announces the
+// started module with its exports).
+window.addEventListener('TrunkApplicationStarted', (e) => {
+  window.__pageMemory = e.detail && e.detail.wasm && e.detail.wasm.memory;
+});

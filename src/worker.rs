@@ -1,0 +1,137 @@
+//! The Web Worker's side: the functions `static/worker.js` calls after loading this same wasm
+//! module in a dedicated worker.
+//!
+//! `worker.js` hands each message to [`worker_receive`] (which queues it in an
+//! [`Inbox`], coalescing a studio's older job away) and then calls [`worker_step`] in its own
+//! task until the inbox is empty, posting each answer back to the page. Running one job per
+//! task lets messages that arrived during a long analysis reach the inbox before the next job
+//! is chosen, so only the newest job of each studio runs.
+//!
+//! A panic (an engine bug) is reported to the page by the panic hook, naming the studio and
+//! job, before the module traps; the page then restarts the worker.
+
+use std::cell::{Cell, RefCell};
+
+use crd_studio_engine::Request;
+use wasm_bindgen::prelude::*;
+
+use crate::worker_boundary::Engine;
+use crate::worker_protocol::{FromWorker, Inbox, Job, Outcome, ToWorker};
+
+thread_local! {
+    static INBOX: RefCell<Inbox> = RefCell::new(Inbox::default());
+    static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+    /// Each studio's CRD text as last received (jobs carry it only when it changed).
+    static CRDS: RefCell<std::collections::HashMap<String, String>> = RefCell::default();
+    /// The job running now, for the panic hook.
+    static RUNNING: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+    static RUNNING_STUDIO: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = self, js_name = postMessage)]
+    fn post_message(message: &str);
+}
+
+/// Starts the worker side: installs the panic hook.
+#[wasm_bindgen]
+pub fn worker_start() {
+    std::panic::set_hook(Box::new(|info| {
+        let seq = RUNNING.with(|r| r.get()).map_or(0, |(seq, _)| seq);
+        let studio = RUNNING_STUDIO
+            .with(|s| s.try_borrow().map(|s| s.clone()))
+            .unwrap_or_default();
+        let message = FromWorker {
+            studio,
+            seq,
+            outcome: Outcome::Panic {
+                message: info.to_string(),
+            },
+        };
+        if let Ok(text) = serde_json::to_string(&message) {
+            post_message(&text);
+        }
+    }));
+}
+
+/// Queues a message from the page: `meta` is a [`ToWorker`] as JSON without the CRD text,
+/// `crd` the CRD text when the job carries one.
+#[wasm_bindgen]
+pub fn worker_receive(meta: &str, crd: Option<String>) {
+    let Ok(mut message) = serde_json::from_str::<ToWorker>(meta) else {
+        return;
+    };
+    if let ToWorker::Analyze(job) = &mut message {
+        job.crd = crd;
+    }
+    INBOX.with(|i| i.borrow_mut().push(message));
+}
+
+/// Whether messages wait.
+#[wasm_bindgen]
+pub fn worker_pending() -> bool {
+    INBOX.with(|i| !i.borrow().is_empty())
+}
+
+/// Handles the next queued message; the answer to post (JSON of a [`FromWorker`]), if any.
+#[wasm_bindgen]
+pub fn worker_step() -> Option<String> {
+    let message = INBOX.with(|i| i.borrow_mut().pop())?;
+    match message {
+        ToWorker::Forget { studio } => {
+            ENGINE.with(|e| e.borrow_mut().forget(&studio));
+            CRDS.with(|c| c.borrow_mut().remove(&studio));
+            None
+        }
+        ToWorker::Analyze(job) => {
+            let answer = run(job);
+            RUNNING.with(|r| r.set(None));
+            serde_json::to_string(&answer).ok()
+        }
+    }
+}
+
+fn run(job: Job) -> FromWorker {
+    let Job {
+        studio,
+        seq,
+        crd,
+        objects,
+        old_object,
+        options,
+        query,
+    } = job;
+    RUNNING.with(|r| r.set(Some((seq, 0))));
+    RUNNING_STUDIO.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.clone_from(&studio);
+        }
+    });
+    let crd = CRDS.with(|c| {
+        let mut c = c.borrow_mut();
+        match crd {
+            Some(text) => {
+                c.insert(studio.clone(), text.clone());
+                text
+            }
+            None => c.get(&studio).cloned().unwrap_or_default(),
+        }
+    });
+    #[cfg(feature = "test-hooks")]
+    if crd.contains("crd-studio-test: panic") {
+        panic!("deliberate panic (test-hooks build): the CRD text asks for one");
+    }
+    let request = Request {
+        crd,
+        objects,
+        old_object,
+        options,
+    };
+    let reply = ENGINE.with(|e| e.borrow_mut().answer(&studio, &request, &query));
+    FromWorker {
+        studio,
+        seq,
+        outcome: Outcome::Reply(Box::new(reply)),
+    }
+}

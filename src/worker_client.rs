@@ -1,0 +1,251 @@
+//! The page's side of the Web Worker: one worker per page, shared by every studio on it.
+//!
+//! [`submit`] hands a studio's job to its [`Channel`] (at most one job in flight per studio,
+//! the newest waiting) and posts what the channel lets through; answers come back to the
+//! studio's callback. The worker is `static/worker.js`, a module worker that loads this same
+//! wasm module (the page's own script and wasm URLs, read from the preload links Trunk writes)
+//! and calls `crate::worker`.
+//!
+//! When the engine panics (or the worker dies), every studio gets [`Event::Crashed`] naming
+//! the job that caused it, the next job starts a fresh worker, and the studios' channels
+//! are reset: nothing the user typed lives in the worker, so nothing is lost.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use crate::worker_boundary::Reply;
+use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, ToWorker};
+
+/// What a studio hears from the worker.
+pub enum Event {
+    /// The answer to the studio's newest job.
+    Reply(Box<Reply>),
+    /// The engine crashed on a job (`Some(seq)` when it is known which); the worker was
+    /// restarted.
+    Crashed {
+        /// The job that crashed the engine, when known.
+        seq: Option<u64>,
+        /// Whether that job was this studio's.
+        own: bool,
+        /// The panic message, or the worker's error.
+        message: String,
+    },
+}
+
+type Listener = Rc<dyn Fn(Event)>;
+
+struct Studio {
+    channel: Channel,
+    listener: Listener,
+}
+
+struct Client {
+    worker: Option<Worker>,
+    studios: HashMap<String, Studio>,
+    // Kept alive as long as the worker.
+    _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    _on_error: Option<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client {
+        worker: None,
+        studios: HashMap::new(),
+        _on_message: None,
+        _on_error: None,
+    });
+}
+
+/// The `href` of the first element matching `selector`.
+fn link_href(selector: &str) -> Option<String> {
+    let document = gloo::utils::document();
+    let element = document.query_selector(selector).ok()??;
+    element.get_attribute("href").and_then(|href| {
+        let base = document.base_uri().ok()??;
+        web_sys::Url::new_with_base(&href, &base)
+            .ok()
+            .map(|u| u.href())
+    })
+}
+
+fn start_worker() -> Result<Worker, JsValue> {
+    let document = gloo::utils::document();
+    let base = document.base_uri()?.unwrap_or_default();
+    let script = web_sys::Url::new_with_base("worker.js", &base)?.href();
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    options.set_name("crd-studio-engine");
+    let worker = Worker::new_with_options(&script, &options)?;
+    let js = link_href("link[rel=modulepreload][href*='crd-studio-web']")
+        .ok_or_else(|| JsValue::from_str("the page has no module preload link for its script"))?;
+    let wasm = link_href("link[rel=preload][href$='.wasm']")
+        .ok_or_else(|| JsValue::from_str("the page has no preload link for its wasm"))?;
+    let boot = js_sys::Object::new();
+    js_sys::Reflect::set(&boot, &"type".into(), &"boot".into())?;
+    js_sys::Reflect::set(&boot, &"js".into(), &js.into())?;
+    js_sys::Reflect::set(&boot, &"wasm".into(), &wasm.into())?;
+    worker.post_message(&boot)?;
+    Ok(worker)
+}
+
+/// Makes sure a worker runs, starting one (with its handlers) if needed.
+fn ensure_worker(client: &mut Client) -> Option<Worker> {
+    if let Some(w) = &client.worker {
+        return Some(w.clone());
+    }
+    let worker = match start_worker() {
+        Ok(w) => w,
+        Err(e) => {
+            gloo::console::error!("could not start the engine's worker", e);
+            return None;
+        }
+    };
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
+        if let Some(text) = e.data().as_string() {
+            on_answer(&text);
+        } else if let Ok(kind) = js_sys::Reflect::get(&e.data(), &"type".into()) {
+            if kind.as_string().as_deref() == Some("bootError") {
+                let message = js_sys::Reflect::get(&e.data(), &"message".into())
+                    .ok()
+                    .and_then(|m| m.as_string())
+                    .unwrap_or_default();
+                crashed(None, None, format!("the engine could not start: {message}"));
+            }
+        }
+    });
+    let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(|e: web_sys::ErrorEvent| {
+        e.prevent_default();
+        crashed(None, None, e.message());
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    client.worker = Some(worker.clone());
+    client._on_message = Some(on_message);
+    client._on_error = Some(on_error);
+    Some(worker)
+}
+
+/// Starts the worker now (at page load), so the first analysis does not wait for it.
+pub fn warm_up() {
+    CLIENT.with(|c| {
+        ensure_worker(&mut c.borrow_mut());
+    });
+}
+
+fn post(worker: &Worker, mut job: Job) {
+    let crd = job.crd.take();
+    let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(job)) else {
+        return;
+    };
+    let message = js_sys::Array::new();
+    message.push(&JsValue::from_str(&meta));
+    message.push(&crd.map_or(JsValue::NULL, |c| JsValue::from_str(&c)));
+    if let Err(e) = worker.post_message(&message) {
+        gloo::console::error!("could not post to the engine's worker", e);
+    }
+}
+
+/// Sends a studio's job (its `crd` holding the full CRD text); `listener` hears the answers.
+pub fn submit(studio: &str, job: Job, listener: Listener) {
+    CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        let Some(worker) = ensure_worker(&mut client) else {
+            return;
+        };
+        let entry = client
+            .studios
+            .entry(studio.to_owned())
+            .or_insert_with(|| Studio {
+                channel: Channel::new(studio),
+                listener: listener.clone(),
+            });
+        entry.listener = listener;
+        if let Some(job) = entry.channel.submit(job) {
+            post(&worker, job);
+        }
+    });
+}
+
+/// The studio is gone (an embed removed from the page): the worker drops its compiled CRD.
+pub fn forget(studio: &str) {
+    CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        client.studios.remove(studio);
+        if let Some(w) = &client.worker {
+            if let Ok(meta) = serde_json::to_string(&ToWorker::Forget {
+                studio: studio.to_owned(),
+            }) {
+                let message = js_sys::Array::of2(&JsValue::from_str(&meta), &JsValue::NULL);
+                let _ = w.post_message(&message);
+            }
+        }
+    });
+}
+
+fn on_answer(text: &str) {
+    let Ok(answer) = serde_json::from_str::<FromWorker>(text) else {
+        gloo::console::error!("unreadable answer from the engine's worker");
+        return;
+    };
+    let FromWorker {
+        studio,
+        seq,
+        outcome,
+    } = answer;
+    let reply = match outcome {
+        Outcome::Reply(reply) => reply,
+        Outcome::Panic { message } => {
+            crashed(Some(&studio), Some(seq), message);
+            return;
+        }
+    };
+    let delivery = CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        let worker = client.worker.clone();
+        let entry = client.studios.get_mut(&studio)?;
+        let delivery = entry.channel.on_reply(seq);
+        if let (Some(job), Some(worker)) = (delivery.post, worker) {
+            post(&worker, job);
+        }
+        Some((delivery.show, entry.listener.clone()))
+    });
+    if let Some((true, listener)) = delivery {
+        listener(Event::Reply(reply));
+    }
+}
+
+/// The worker crashed: replace it, reset every channel, tell every studio.
+fn crashed(studio: Option<&str>, seq: Option<u64>, message: String) {
+    let listeners: Vec<(String, Listener)> = CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        if let Some(w) = client.worker.take() {
+            w.set_onmessage(None);
+            w.set_onerror(None);
+            w.terminate();
+        }
+        client._on_message = None;
+        client._on_error = None;
+        for s in client.studios.values_mut() {
+            s.channel.reset();
+        }
+        client
+            .studios
+            .iter()
+            .map(|(name, s)| (name.clone(), s.listener.clone()))
+            .collect()
+    });
+    // The next job starts a fresh worker (not now: a worker that cannot even start would
+    // otherwise be restarted in a loop).
+    for (name, listener) in listeners {
+        listener(Event::Crashed {
+            seq,
+            own: studio.is_none_or(|s| s == name),
+            message: message.clone(),
+        });
+    }
+}

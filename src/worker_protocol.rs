@@ -1,0 +1,364 @@
+//! The messages between the page and the engine's Web Worker, and the two small state
+//! machines that decide what crosses: [`Channel`] on the page (one per studio) and [`Inbox`]
+//! in the worker (one per worker).
+//!
+//! One worker serves every studio of a page (the main studio, or several embedded
+//! playgrounds): each message names its studio, and the worker keeps one compiled CRD per
+//! studio ([`crate::worker_boundary::Engine`]).
+//!
+//! - The page numbers each studio's requests (`seq`) and keeps at most one in flight per
+//!   studio; an edit made while one is running waits as the studio's *pending* job, and a
+//!   newer edit replaces it (coalescing: only the newest runs). A reply whose `seq` is not the
+//!   newest request's is dropped ([`Channel::on_reply`]).
+//! - The CRD text is sent only when it differs from the one the worker holds for that studio
+//!   (`crd: None` means "the same as before"); a restarted worker holds nothing, so
+//!   [`Channel::reset`] makes the next job carry it again.
+//! - The worker queues what arrives while it analyses and runs only the newest job of each
+//!   studio ([`Inbox`]), carrying a dropped job's CRD text into the job that replaces it.
+//!
+//! Everything here is plain data and pure logic, tested natively.
+
+use std::collections::VecDeque;
+
+use crd_studio_engine::Options;
+use serde::{Deserialize, Serialize};
+
+use crate::worker_boundary::{PreviewQuery, Reply};
+
+/// One analysis a studio asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    /// The studio that asks (any string unique on the page).
+    pub studio: String,
+    /// The studio's request number, increasing.
+    pub seq: u64,
+    /// The CRD text; `None`: the text this studio's previous job carried.
+    pub crd: Option<String>,
+    /// The object texts.
+    pub objects: Vec<String>,
+    /// The old object (update path), if any.
+    pub old_object: Option<String>,
+    /// The analysis options.
+    pub options: Options,
+    /// What the kubectl get and Conversion tabs ask.
+    pub query: PreviewQuery,
+}
+
+/// A message to the worker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ToWorker {
+    /// Analyse.
+    Analyze(Job),
+    /// The studio is gone: drop its compiled CRD.
+    Forget {
+        /// The studio.
+        studio: String,
+    },
+}
+
+/// What the worker answers to a job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Outcome {
+    /// The analysis.
+    Reply(Box<Reply>),
+    /// The engine panicked on this job (a bug): the worker must be restarted.
+    Panic {
+        /// The panic message and place.
+        message: String,
+    },
+}
+
+/// A message from the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FromWorker {
+    /// The studio the answer is for.
+    pub studio: String,
+    /// The job it answers.
+    pub seq: u64,
+    /// The answer.
+    pub outcome: Outcome,
+}
+
+/// The page's side of one studio's conversation with the worker.
+#[derive(Clone, Debug, Default)]
+pub struct Channel {
+    studio: String,
+    last_seq: u64,
+    in_flight: Option<u64>,
+    pending: Option<Job>,
+    /// The CRD text the worker holds for this studio (what the last posted job left there).
+    worker_crd: Option<String>,
+    /// Jobs replaced before they were posted.
+    coalesced: u64,
+}
+
+/// What the page does with a reply ([`Channel::on_reply`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Show the reply: it answers the newest request.
+    pub show: bool,
+    /// Post this job now (the pending one).
+    pub post: Option<Job>,
+}
+
+impl Channel {
+    /// A channel for `studio`.
+    pub fn new(studio: impl Into<String>) -> Channel {
+        Channel {
+            studio: studio.into(),
+            ..Channel::default()
+        }
+    }
+
+    /// The studio's name.
+    pub fn studio(&self) -> &str {
+        &self.studio
+    }
+
+    /// A new request: the job to post now, or `None` when one is in flight (this one then
+    /// waits, replacing any older waiting one). `job.crd` must hold the full text; the posted
+    /// job carries it only when the worker does not already hold it.
+    pub fn submit(&mut self, mut job: Job) -> Option<Job> {
+        self.last_seq += 1;
+        job.seq = self.last_seq;
+        job.studio = self.studio.clone();
+        if self.in_flight.is_some() {
+            if self.pending.replace(job).is_some() {
+                self.coalesced += 1;
+            }
+            return None;
+        }
+        Some(self.post(job))
+    }
+
+    fn post(&mut self, mut job: Job) -> Job {
+        self.in_flight = Some(job.seq);
+        if job.crd.is_some() && job.crd == self.worker_crd {
+            job.crd = None;
+        } else if job.crd.is_some() {
+            self.worker_crd = job.crd.clone();
+        }
+        job
+    }
+
+    /// A reply to job `seq` arrived.
+    pub fn on_reply(&mut self, seq: u64) -> Delivery {
+        if self.in_flight == Some(seq) {
+            self.in_flight = None;
+        }
+        let show = seq == self.last_seq;
+        let post = match (self.in_flight, self.pending.take()) {
+            (None, Some(job)) => Some(self.post(job)),
+            (_, pending) => {
+                self.pending = pending;
+                None
+            }
+        };
+        Delivery { show, post }
+    }
+
+    /// Whether a job is in flight.
+    pub fn busy(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
+    /// The newest request number.
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Jobs replaced by newer ones before they were posted.
+    pub fn coalesced(&self) -> u64 {
+        self.coalesced
+    }
+
+    /// The worker was restarted: nothing is in flight and it holds no CRD text. The pending
+    /// job (if any) is dropped too; the caller decides what to send next.
+    pub fn reset(&mut self) {
+        self.in_flight = None;
+        self.pending = None;
+        self.worker_crd = None;
+    }
+}
+
+/// The worker's queue: what arrived while an analysis ran.
+#[derive(Debug, Default)]
+pub struct Inbox {
+    queue: VecDeque<ToWorker>,
+    coalesced: u64,
+}
+
+impl Inbox {
+    /// Queues a message. An analysis replaces the queued analysis of the same studio (its CRD
+    /// text is carried over when the newer job has none); a `Forget` drops the studio's
+    /// queued analysis.
+    pub fn push(&mut self, message: ToWorker) {
+        match message {
+            ToWorker::Analyze(mut job) => {
+                if let Some(at) = self.queued_job(&job.studio) {
+                    if let Some(ToWorker::Analyze(old)) = self.queue.remove(at) {
+                        if job.crd.is_none() {
+                            job.crd = old.crd;
+                        }
+                        self.coalesced += 1;
+                    }
+                }
+                self.queue.push_back(ToWorker::Analyze(job));
+            }
+            ToWorker::Forget { studio } => {
+                if let Some(at) = self.queued_job(&studio) {
+                    self.queue.remove(at);
+                }
+                self.queue.push_back(ToWorker::Forget { studio });
+            }
+        }
+    }
+
+    fn queued_job(&self, studio: &str) -> Option<usize> {
+        self.queue
+            .iter()
+            .position(|m| matches!(m, ToWorker::Analyze(j) if j.studio == studio))
+    }
+
+    /// The next message to handle.
+    pub fn pop(&mut self) -> Option<ToWorker> {
+        self.queue.pop_front()
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Jobs dropped because a newer one of the same studio arrived.
+    pub fn coalesced(&self) -> u64 {
+        self.coalesced
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(crd: &str, object: &str) -> Job {
+        Job {
+            crd: Some(crd.to_owned()),
+            objects: vec![object.to_owned()],
+            ..Job::default()
+        }
+    }
+
+    #[test]
+    fn one_job_in_flight_and_only_the_newest_waits() {
+        let mut c = Channel::new("main");
+        let first = c.submit(job("crd", "a")).expect("posted at once");
+        assert_eq!((first.studio.as_str(), first.seq), ("main", 1));
+        assert_eq!(first.crd.as_deref(), Some("crd"));
+        // Two edits while the first runs: the second replaces the first.
+        assert_eq!(c.submit(job("crd", "ab")), None);
+        assert_eq!(c.submit(job("crd", "abc")), None);
+        assert_eq!(c.coalesced(), 1);
+        // The reply to 1 is superseded (3 is newest): dropped, and 3 is posted.
+        let d = c.on_reply(1);
+        assert!(!d.show);
+        let next = d.post.expect("the pending job is posted");
+        assert_eq!(next.seq, 3);
+        assert_eq!(next.objects, ["abc"]);
+        // The worker already holds this CRD text: it is not sent again.
+        assert_eq!(next.crd, None);
+        let d = c.on_reply(3);
+        assert!(d.show);
+        assert_eq!(d.post, None);
+        assert!(!c.busy());
+    }
+
+    #[test]
+    fn a_stray_reply_changes_nothing() {
+        let mut c = Channel::new("s");
+        c.submit(job("crd", "a"));
+        c.submit(job("crd", "b"));
+        // A reply for a job this channel never had in flight.
+        let d = c.on_reply(7);
+        assert!(!d.show);
+        assert_eq!(d.post, None);
+        assert!(c.busy());
+    }
+
+    #[test]
+    fn the_crd_text_is_sent_when_it_changes_and_after_a_restart() {
+        let mut c = Channel::new("s");
+        let j = c.submit(job("v1", "o")).expect("posted");
+        assert_eq!(j.crd.as_deref(), Some("v1"));
+        c.on_reply(j.seq);
+        let j = c.submit(job("v2", "o")).expect("posted");
+        assert_eq!(j.crd.as_deref(), Some("v2"));
+        c.on_reply(j.seq);
+        let j = c.submit(job("v2", "o2")).expect("posted");
+        assert_eq!(j.crd, None);
+        // The worker crashed and was restarted.
+        c.reset();
+        assert!(!c.busy());
+        let j = c.submit(job("v2", "o3")).expect("posted");
+        assert_eq!(j.crd.as_deref(), Some("v2"));
+        assert!(j.seq > 3, "numbers keep increasing across restarts");
+    }
+
+    #[test]
+    fn the_inbox_runs_only_the_newest_job_of_each_studio() {
+        let mut inbox = Inbox::default();
+        let mk = |studio: &str, seq: u64, crd: Option<&str>| {
+            ToWorker::Analyze(Job {
+                studio: studio.to_owned(),
+                seq,
+                crd: crd.map(str::to_owned),
+                ..Job::default()
+            })
+        };
+        inbox.push(mk("a", 1, Some("crd-a")));
+        inbox.push(mk("b", 1, Some("crd-b")));
+        inbox.push(mk("a", 2, None));
+        inbox.push(mk("a", 3, None));
+        assert_eq!(inbox.coalesced(), 2);
+        // b first (it came first), then a's newest, carrying a's CRD text.
+        assert_eq!(inbox.pop(), Some(mk("b", 1, Some("crd-b"))));
+        assert_eq!(inbox.pop(), Some(mk("a", 3, Some("crd-a"))));
+        assert!(inbox.is_empty());
+        // A newer CRD text wins over the carried one.
+        inbox.push(mk("a", 4, Some("old")));
+        inbox.push(mk("a", 5, Some("new")));
+        assert_eq!(inbox.pop(), Some(mk("a", 5, Some("new"))));
+        // Forget drops the queued job.
+        inbox.push(mk("a", 6, None));
+        inbox.push(ToWorker::Forget {
+            studio: "a".to_owned(),
+        });
+        assert_eq!(
+            inbox.pop(),
+            Some(ToWorker::Forget {
+                studio: "a".to_owned()
+            })
+        );
+        assert_eq!(inbox.pop(), None);
+    }
+
+    #[test]
+    fn messages_round_trip_as_json() {
+        let m = ToWorker::Analyze(job("c", "o"));
+        let text = serde_json::to_string(&m).expect("serializes");
+        assert!(text.starts_with(r#"{"type":"analyze","#), "{text}");
+        assert_eq!(serde_json::from_str::<ToWorker>(&text).ok(), Some(m));
+        let reply = FromWorker {
+            studio: "s".to_owned(),
+            seq: 2,
+            outcome: Outcome::Panic {
+                message: "boom".to_owned(),
+            },
+        };
+        let text = serde_json::to_string(&reply).expect("serializes");
+        assert_eq!(serde_json::from_str::<FromWorker>(&text).ok(), Some(reply));
+    }
+}
