@@ -9,7 +9,9 @@
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
 //! - `conformance [DIR]`, `corpus [DIR]`: the measurement tasks.
-//! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them.
+//! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them;
+//!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
+//!   (keystroke → Problems, long tasks, cold load, memory).
 
 mod conformance;
 mod corpus;
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
         "serve-dir" => serve_dir_task(rest),
+        "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
                 .map(|_| true)
@@ -66,6 +69,10 @@ const HELP: &str = "usage: cargo xtask <task>
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
   bench                 time a full analysis of the largest corpus CRDs against parsing them
+  bench --browser [DIST]
+                        the release page in headless Chromium beside an echo page: keystroke
+                        -> Problems (p50/p95/max), long tasks, cold load, memory (builds
+                        dist/ unless DIST names a built page)
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 
 /// The workspace root.
@@ -273,6 +280,29 @@ fn serve() -> Result<bool, String> {
     bundle_editor()?;
     println!("serving the studio on http://127.0.0.1:8080 (Ctrl-C stops)");
     run(cmd("trunk").args(["serve", "index.html", "--release", "--offline"]))?;
+    Ok(true)
+}
+
+/// The browser benchmark: builds the release page (unless a built one is named), serves it and
+/// runs `e2e/bench.mjs`. It prints figures and never fails on them.
+fn bench_browser(args: &[String]) -> Result<bool, String> {
+    setup(true)?;
+    let dist = match args.iter().find(|a| !a.starts_with("--")) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            step("build release page");
+            bundle_editor()?;
+            run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+            root().join("dist")
+        }
+    };
+    step("browser benchmark");
+    let server = serve_dir::Server::start(&dist, 0)?;
+    run(cmd("node")
+        .arg("bench.mjs")
+        .current_dir(root().join("e2e"))
+        .env("BASE_URL", format!("http://127.0.0.1:{}/", server.port()))
+        .env("CORPUS", root().join("../shared/corpus")))?;
     Ok(true)
 }
 

@@ -1,0 +1,128 @@
+// End-to-end tests of the engine's Web Worker: the page analyses in a worker, typing quickly
+// in either editor ends with the findings of the final text, and an engine crash (a test build
+// only: `--features test-hooks` makes the worker panic on a CRD text holding
+// `crd-studio-test: panic`) loses nothing.
+//
+//   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test worker.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
+const TIMEOUT = 20_000;
+
+let profile;
+let context;
+let page;
+const pageErrors = [];
+
+before(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'crd-studio-e2e-worker-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context.setDefaultTimeout(TIMEOUT);
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e}`));
+  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function screenshot(name) {
+  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
+}
+
+const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+const problems = () => page.getByRole('region', { name: 'Problems' });
+const statusLine = () => page.getByRole('status');
+
+async function settled() {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('[role="status"]');
+    return s && !s.textContent.includes('Analysing');
+  });
+}
+
+test('the engine runs in one Web Worker; typing quickly in both editors ends with the final findings', async () => {
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await editor('Object').waitFor();
+  await settled();
+  assert.match(await statusLine().textContent(), /^Accepted/);
+  const workers = page.workers();
+  assert.equal(workers.length, 1, 'one worker');
+  assert.match(workers[0].url(), /worker\.js$/);
+
+  // The Object: a new first line, typed with no pause between keys.
+  await editor('Object').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('quickfield: 1\n', { delay: 0 });
+  await problems().getByText('unknown field "quickfield"').waitFor();
+  // Only the final name is listed: no finding of an intermediate text survives.
+  assert.equal(await problems().getByText(/unknown field "quick/).count(), 1);
+
+  // The CRD: the same, at its top.
+  await editor('CRD').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('crdfield: 1\n', { delay: 0 });
+  await problems().getByText('unknown field "crdfield"').waitFor();
+  assert.equal(await problems().getByText(/unknown field "crd/).count(), 1);
+  await settled();
+  assert.match(await statusLine().textContent(), /^Rejected/);
+  await screenshot('worker-01-typed-quickly.png');
+
+  // Undo both: accepted again.
+  for (const label of ['CRD', 'Object']) {
+    await editor(label).click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Delete');
+  }
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.deepEqual(pageErrors, []);
+});
+
+test('an engine crash names its input, restarts the worker and keeps every text', async () => {
+  const crd = editor('CRD');
+  await crd.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('# crd-studio-test: panic\n');
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  const text = await alert.textContent();
+  assert.match(text, /The engine crashed while analysing the CRD text \(\d+ lines\) and the Object text \(\d+ lines\)/);
+  assert.match(text, /deliberate panic/);
+  assert.match(text, /your texts are kept/);
+  await screenshot('worker-02-crash.png');
+  // The texts are all there.
+  assert.match(await crd.textContent(), /crd-studio-test: panic/);
+  assert.match(await editor('Object').textContent(), /my-new-cron-object/);
+  // Remove the line: a fresh worker analyses again, and the banner goes.
+  await crd.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Delete');
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  await alert.waitFor({ state: 'detached' });
+  assert.equal(page.workers().length, 1, 'the crashed worker was replaced, not added to');
+});
