@@ -68,6 +68,9 @@ pub struct CrdFacts {
     /// The namespace of the request (`kubectl`'s current namespace), set on namespaced
     /// objects that name none.
     pub request_namespace: String,
+    /// Whether the registry store's name generator runs on create
+    /// ([`crate::Options::generate_names`]).
+    pub generate_names: bool,
 }
 
 /// How the request treats unknown fields.
@@ -111,6 +114,11 @@ pub struct Outcome {
     pub cel_results: Vec<CelRuleResult>,
     /// Warnings returned with the response.
     pub warnings: Vec<String>,
+    /// The name the registry store generated from `metadata.generateName` (create only):
+    /// the prefix plus a deterministic stand-in for the server's random suffix.
+    pub generated_name: Option<String>,
+    /// The `metadata.namespace` the handler cleared because the kind is cluster-scoped.
+    pub cleared_namespace: Option<String>,
 }
 
 impl Outcome {
@@ -202,34 +210,54 @@ pub fn run(
     }
 
     // An old object is read from storage: decoded with the storage coercer. A stored object
-    // always has its namespace and a resourceVersion.
+    // always has its namespace (none when cluster-scoped) and a resourceVersion.
     let old = old.and_then(|o| decode(o, crd, versions, true).ok().map(|(_, _, d)| d));
-    let old = old.map(|mut o| {
-        if crd.namespaced {
-            fill_namespace(&mut o, &crd.request_namespace);
-        }
+    let mut old = old.map(|mut o| {
+        ensure_namespace(&mut o, crd);
         set_meta_if_missing(&mut o, "resourceVersion", &Json::String("1".to_owned()));
         o
     });
 
     let mut stored = defaulted;
-    if crd.namespaced {
-        fill_namespace(&mut stored, &crd.request_namespace);
-    }
-    // An update (`kubectl apply`/`edit`) carries the stored object's system fields.
-    if let Some(old) = &old {
-        for field in ["resourceVersion", "uid", "creationTimestamp"] {
-            if let Some(v) = old.get("metadata").and_then(|m| m.get(field)) {
-                set_meta_if_missing(&mut stored, field, v);
+    // The handler (create.go/update.go) and BeforeCreate/BeforeUpdate:
+    // EnsureObjectNamespaceMatchesRequestNamespace(ExpectedNamespaceForScope(..)).
+    out.cleared_namespace = ensure_namespace(&mut stored, crd);
+    // A stored object always has a uid and a creation timestamp (FillObjectMetaSystemFields
+    // on create); when the old text gives none, it is taken to be the new object's (which
+    // `kubectl apply`/`edit` copies from the live object).
+    if let Some(o) = old.as_mut() {
+        for field in ["uid", "creationTimestamp"] {
+            if let Some(v) = stored.get("metadata").and_then(|m| m.get(field)) {
+                set_meta_if_missing(o, field, v);
             }
         }
     }
     match &old {
-        None => prepare_for_create(&mut stored, version.status),
-        Some(old) => prepare_for_update(&mut stored, old, version.status),
+        None => {
+            // Store.create: the name is generated before BeforeCreate (which prepares and
+            // validates the object).
+            if crd.generate_names {
+                out.generated_name = generate_missing_name(&mut stored);
+            }
+            prepare_for_create(&mut stored, version.status);
+        }
+        Some(old) => {
+            // An update (`kubectl apply`/`edit`) carries the stored object's resourceVersion.
+            if let Some(v) = old.get("metadata").and_then(|m| m.get("resourceVersion")) {
+                set_meta_if_missing(&mut stored, "resourceVersion", v);
+            }
+            before_update(&mut stored, old, version.status);
+        }
     }
 
     let s = version.structural.as_deref();
+    // rest.ValidateUpdate runs validateCommonFields before the strategy's ValidateUpdate:
+    // the create checks of ObjectMeta (names as path segments) and ValidateObjectMetaUpdate.
+    // The strategy's CEL gate only sees the strategy's own errors.
+    let common: Vec<FieldError> = match &old {
+        Some(old) => meta_validation::validate_update_common_fields(&stored, old, crd.namespaced),
+        None => Vec::new(),
+    };
     let mut errs: Vec<FieldError> = Vec::new();
     // customResourceValidator.Validate / ValidateUpdate.
     let type_errs =
@@ -326,7 +354,17 @@ pub fn run(
             r.version = version.name.clone();
         }
     }
-    out.schema_errors = errs;
+    // rest.ValidateCreate: only when the strategy found nothing, the common ObjectMeta
+    // checks with names as path segments.
+    if old.is_none() && errs.is_empty() && out.cel_errors.is_empty() {
+        errs.extend(meta_validation::validate_root_object_meta_with(
+            &stored,
+            crd.namespaced,
+            meta_validation::NameRule::PathSegment,
+        ));
+    }
+    out.schema_errors = common;
+    out.schema_errors.extend(errs);
 
     // Warnings: finalizers the request adds.
     let new_meta = meta_validation::root_object_meta(&stored).ok();
@@ -339,6 +377,25 @@ pub fn run(
     }
     out.stored = stored;
     out
+}
+
+/// `EnsureObjectNamespaceMatchesRequestNamespace(ExpectedNamespaceForScope(request
+/// namespace, namespaced), meta)` (apiserver `pkg/registry/rest/meta.go`, run by the create
+/// and update handlers and again by `BeforeCreate`/`BeforeUpdate`): a namespaced object
+/// without a namespace takes the request's; a cluster-scoped object's namespace is cleared
+/// (the request of a cluster-scoped kind has none; `kubectl` sends none). Returns the
+/// namespace it cleared.
+fn ensure_namespace(obj: &mut Json, crd: &CrdFacts) -> Option<String> {
+    if crd.namespaced {
+        fill_namespace(obj, &crd.request_namespace);
+        return None;
+    }
+    let m = obj.get_mut("metadata").and_then(Json::as_object_mut)?;
+    // Unstructured.SetNamespace("") removes the field.
+    match m.remove("namespace") {
+        Some(Json::String(ns)) if !ns.is_empty() => Some(ns),
+        _ => None,
+    }
 }
 
 /// `EnsureObjectNamespaceMatchesRequestNamespace` for an object without a namespace: it
@@ -383,6 +440,105 @@ fn is_blocking(e: &FieldError) -> bool {
             | ErrorType::FieldValueTooMany
             | ErrorType::FieldValueTypeInvalid
     )
+}
+
+/// The alphabet of apimachinery's `utilrand.String` (`pkg/util/rand/rand.go`: no vowels).
+const NAME_SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+/// `names.simpleNameGenerator` (apiserver `pkg/storage/names/generate.go`): `randomLength`.
+const NAME_SUFFIX_LENGTH: usize = 5;
+/// `MaxGeneratedNameLength` (`maxNameLength` 63 minus `randomLength`): longer prefixes are
+/// cut to this many bytes.
+const MAX_GENERATED_NAME_PREFIX: usize = 63 - NAME_SUFFIX_LENGTH;
+
+/// `SimpleNameGenerator.GenerateName(base)` without randomness: the base cut to
+/// [`MAX_GENERATED_NAME_PREFIX`] bytes, then [`NAME_SUFFIX_LENGTH`] characters of
+/// [`NAME_SUFFIX_ALPHABET`] chosen by a hash of the cut base (FNV-1a, then a 64-bit mixer),
+/// so the same prefix always gets the same name. Go cuts bytes even inside a UTF-8
+/// character; here such a cut character becomes U+FFFD (both are invalid names anyway).
+pub fn generate_name(base: &str) -> String {
+    let bytes = base.as_bytes();
+    let cut = bytes.get(..MAX_GENERATED_NAME_PREFIX).unwrap_or(bytes);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in cut {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // splitmix64's finalizer: every input bit moves every suffix character.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    let mut name = String::from_utf8_lossy(cut).into_owned();
+    let n = NAME_SUFFIX_ALPHABET.len() as u64;
+    for _ in 0..NAME_SUFFIX_LENGTH {
+        let i = usize::try_from(h % n).unwrap_or(0);
+        h /= n;
+        name.push(char::from(
+            NAME_SUFFIX_ALPHABET.get(i).copied().unwrap_or(b'x'),
+        ));
+    }
+    name
+}
+
+/// `Store.create`'s name step: `if len(GetGenerateName()) > 0 && len(GetName()) == 0 {
+/// SetName(GenerateName(generateName)) }`. Returns the generated name.
+fn generate_missing_name(obj: &mut Json) -> Option<String> {
+    let m = obj.get_mut("metadata").and_then(Json::as_object_mut)?;
+    let prefix = m.get("generateName").and_then(Json::as_str).unwrap_or("");
+    let name = m.get("name").and_then(Json::as_str).unwrap_or("");
+    if prefix.is_empty() || !name.is_empty() {
+        return None;
+    }
+    let generated = generate_name(prefix);
+    m.insert("name".to_owned(), Json::String(generated.clone()));
+    Some(generated)
+}
+
+/// `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) up to validation: the
+/// generation is the old one (requests cannot set it), `PrepareForUpdate`, then the system
+/// fields an update cannot change: the old `uid` when none is given, the old
+/// `creationTimestamp` and `deletionTimestamp` when the old ones are set, the old
+/// `deletionGracePeriodSeconds` when the new object has none.
+fn before_update(obj: &mut Json, old: &Json, status: bool) {
+    let old_meta = meta_validation::root_object_meta(old).ok();
+    let new_meta = meta_validation::root_object_meta(obj).ok();
+    let old_field = |f: &str| old.get("metadata").and_then(|m| m.get(f)).cloned();
+    // objectMeta.SetGeneration(oldMeta.GetGeneration()), then PrepareForUpdate bumps it.
+    prepare_for_update(obj, old, status);
+    let (Some(old_meta), Some(new_meta)) = (old_meta, new_meta) else {
+        return;
+    };
+    let mut set = |field: &str| {
+        if let Some(v) = old_field(field) {
+            set_meta(obj, field, v);
+        }
+    };
+    if new_meta.uid.is_empty() {
+        set("uid");
+    }
+    if !old_meta.creation_timestamp.is_zero() {
+        set("creationTimestamp");
+    }
+    if old_meta.deletion_timestamp.is_some_and(|t| !t.is_zero()) {
+        set("deletionTimestamp");
+    }
+    if old_meta.deletion_grace_period_seconds.is_some()
+        && new_meta.deletion_grace_period_seconds.is_none()
+    {
+        set("deletionGracePeriodSeconds");
+    }
+}
+
+/// Sets `metadata.<field>`.
+fn set_meta(obj: &mut Json, field: &str, value: Json) {
+    let Json::Object(map) = obj else { return };
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if let Json::Object(m) = meta {
+        m.insert(field.to_owned(), value);
+    }
 }
 
 /// `PrepareForCreate`: `status` dropped when the status subresource is on; generation 1.

@@ -672,6 +672,49 @@ pub fn validate_root_object_meta(obj: &Json, namespace_scoped: bool) -> Vec<Fiel
     }
 }
 
+/// `ValidateObjectMetaAccessor(meta, namespaceScoped, nameFn, "metadata")` of the root
+/// metadata with the given name rule (`rest.ValidateCreate` runs it with
+/// `validatePathSegment` once the strategy found nothing).
+pub fn validate_root_object_meta_with(
+    obj: &Json,
+    namespace_scoped: bool,
+    name_rule: NameRule,
+) -> Vec<FieldError> {
+    match root_object_meta(obj) {
+        Ok(meta) => validate_object_meta(
+            &meta,
+            namespace_scoped,
+            name_rule,
+            &FieldPath::new("metadata"),
+        ),
+        // The strategy reports metadata it cannot read.
+        Err(_) => Vec::new(),
+    }
+}
+
+/// `validateCommonFields(obj, old, strategy)` (apiserver `pkg/registry/rest/update.go`,
+/// run by `rest.ValidateUpdate` before the strategy's `ValidateUpdate`):
+/// `ValidateObjectMetaAccessor(new, namespaceScoped, validatePathSegment, "metadata")` then
+/// `ValidateObjectMetaAccessorUpdate(new, old, "metadata")`. The strategy runs
+/// `ValidateObjectMetaUpdate` again, so the server returns those errors twice.
+pub fn validate_update_common_fields(
+    obj: &Json,
+    old: &Json,
+    namespace_scoped: bool,
+) -> Vec<FieldError> {
+    match (root_object_meta(obj), root_object_meta(old)) {
+        (Ok(new), Ok(old)) => {
+            let path = FieldPath::new("metadata");
+            let mut errs =
+                validate_object_meta(&new, namespace_scoped, NameRule::PathSegment, &path);
+            errs.extend(validate_object_meta_update(&new, &old, &path));
+            errs
+        }
+        // The strategy reports metadata it cannot read.
+        _ => Vec::new(),
+    }
+}
+
 /// The same on update: `ValidateObjectMetaUpdate(new, old, "metadata")`.
 pub fn validate_root_object_meta_update(obj: &Json, old: &Json) -> Vec<FieldError> {
     match (root_object_meta(obj), root_object_meta(old)) {
