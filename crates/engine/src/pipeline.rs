@@ -866,6 +866,253 @@ spec:
                 && f.severity == crate::finding::Severity::Warning));
     }
 
+    fn analyze_with(
+        crd: &str,
+        obj: &str,
+        old: Option<&str>,
+        options: crate::analysis::Options,
+    ) -> crate::analysis::Analysis {
+        crate::analysis::analyze(&crate::analysis::Request {
+            crd: crd.to_owned(),
+            objects: vec![obj.to_owned()],
+            old_object: old.map(str::to_owned),
+            options,
+        })
+    }
+
+    fn error_texts(o: &crate::analysis::ObjectReport) -> Vec<&str> {
+        o.errors.iter().map(|e| e.error.as_str()).collect()
+    }
+
+    /// apiserver `pkg/storage/names/generate.go` `simpleNameGenerator.GenerateName`: the
+    /// base cut to `MaxGeneratedNameLength` (63 - 5) bytes, then `utilrand.String(5)`, whose
+    /// alphabet is `alphanums` of apimachinery `pkg/util/rand/rand.go`.
+    #[test]
+    fn generated_names_have_the_servers_shape() {
+        let in_alphabet = |s: &str| s.bytes().all(|b| NAME_SUFFIX_ALPHABET.contains(&b));
+        let cases: [(&str, usize, &str); 4] = [
+            // (base, expected length, expected prefix)
+            ("w-", 7, "w-"),
+            ("x", 6, "x"),
+            (&"a".repeat(58), 63, &"a".repeat(58)),
+            (&"b".repeat(70), 63, &"b".repeat(58)),
+        ];
+        for (base, len, prefix) in cases {
+            let name = generate_name(base);
+            assert_eq!(name.len(), len, "{name}");
+            assert!(name.starts_with(prefix), "{name}");
+            assert!(in_alphabet(&name[prefix.len()..]), "{name}");
+            // No randomness: the same prefix gets the same name.
+            assert_eq!(generate_name(base), name);
+        }
+        assert_ne!(generate_name("w-"), generate_name("v-"));
+        // Go cuts bytes; a character cut in two is U+FFFD here.
+        let name = generate_name(&format!("{}é", "a".repeat(57)));
+        assert!(
+            name.starts_with(&format!("{}\u{fffd}", "a".repeat(57))),
+            "{name}"
+        );
+    }
+
+    /// registry `Store.create` sets the generated name before `rest.BeforeCreate`
+    /// (`PrepareForCreate`, then the strategy's `Validate`): the name is validated, stored
+    /// and listed; the CEL rules are no longer gated by "name or generateName is required".
+    #[test]
+    fn generate_name_names_the_object_before_validation() {
+        let obj = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: w-}\nspec: {size: 11, mode: a}\n";
+        let a = analyze(obj, None);
+        let o = a.objects.first().unwrap();
+        let name = generate_name("w-");
+        assert_eq!(error_texts(o), vec!["spec: Invalid value: too big"]);
+        assert_eq!(o.name, name);
+        assert_eq!(o.stored["metadata"]["name"], Json::String(name.clone()));
+        assert_eq!(o.table.cells.first(), Some(&Json::String(name.clone())));
+        let note = a
+            .findings
+            .iter()
+            .find(|f| f.code == "studio.generated-name")
+            .unwrap();
+        assert_eq!(note.severity, crate::finding::Severity::Info);
+        assert!(
+            note.message.contains(&format!("{name:?}")),
+            "{}",
+            note.message
+        );
+        assert_eq!(note.location.unwrap().span.start.line, 3);
+
+        // A name given beside generateName is kept: no note.
+        let named = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: given, generateName: w-}\nspec: {size: 1}\n";
+        let a = analyze(named, None);
+        assert!(
+            a.objects.first().unwrap().accepted,
+            "{:?} {:?}",
+            a.objects.first().unwrap().decode_error,
+            a.findings
+        );
+        assert_eq!(
+            a.objects.first().unwrap().stored["metadata"]["name"],
+            "given"
+        );
+        assert!(!a.findings.iter().any(|f| f.code == "studio.generated-name"));
+
+        // ValidateObjectMetaAccessor checks the prefix (its trailing dash masked as
+        // maskTrailingDash does) and the generated name.
+        let bad = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: Wx-}\nspec: {size: 1}\n";
+        let a = analyze(bad, None);
+        let o = a.objects.first().unwrap();
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        assert_eq!(
+            error_texts(o),
+            vec![
+                format!("metadata.generateName: Invalid value: \"Wx-\": {subdomain}"),
+                format!(
+                    "metadata.name: Invalid value: \"{}\": {subdomain}",
+                    generate_name("Wx-")
+                ),
+            ]
+        );
+
+        // Without the store (the corpus oracle): the strategy meets no name.
+        let options = crate::analysis::Options {
+            generate_names: false,
+            ..crate::analysis::Options::default()
+        };
+        let a = analyze_with(RULES_CRD, obj, None, options);
+        let o = a.objects.first().unwrap();
+        assert_eq!(
+            error_texts(o),
+            vec![
+                "metadata.name: Required value: name or generateName is required",
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ]
+        );
+        assert!(!a.findings.iter().any(|f| f.code == "studio.generated-name"));
+    }
+
+    /// The create and update handlers (apiserver `pkg/endpoints/handlers/create.go`,
+    /// `update.go`) and `rest.BeforeCreate`/`BeforeUpdate` call
+    /// `EnsureObjectNamespaceMatchesRequestNamespace` with `ExpectedNamespaceForScope(ns,
+    /// false) == ""` for a cluster-scoped kind: the object's namespace is cleared, not
+    /// refused, before `ValidateObjectMeta` could say "not allowed on this type".
+    #[test]
+    fn cluster_scoped_objects_lose_their_namespace() {
+        let crd = RULES_CRD.replace("scope: Namespaced", "scope: Cluster");
+        let obj = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: team-a}\nspec: {size: 1, mode: a}\n";
+        let a = analyze_with(&crd, obj, None, crate::analysis::Options::default());
+        let o = a.objects.first().unwrap();
+        assert!(o.accepted, "{:?}", o.errors);
+        assert_eq!(
+            o.stored["metadata"],
+            serde_json::json!({"name": "w", "generation": 1})
+        );
+        let note = a
+            .findings
+            .iter()
+            .find(|f| f.code == "studio.namespace-cleared")
+            .unwrap();
+        assert_eq!(note.severity, crate::finding::Severity::Info);
+        assert_eq!(note.location.unwrap().span.start.line, 3);
+        // On update too, against an old object that (as stored) has none.
+        let a = analyze_with(&crd, obj, Some(obj), crate::analysis::Options::default());
+        let o = a.objects.first().unwrap();
+        assert!(o.accepted, "{:?}", o.errors);
+        assert!(o.stored["metadata"].get("namespace").is_none());
+    }
+
+    /// Update: `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) resets the
+    /// generation and the system fields from the old object, then `rest.ValidateUpdate` runs
+    /// `validateCommonFields` (`ValidateObjectMetaAccessor` with `validatePathSegment`, then
+    /// `ValidateObjectMetaAccessorUpdate`, apimachinery `pkg/api/validation/objectmeta.go`)
+    /// before the strategy's `ValidateUpdate`, which runs `ValidateObjectMetaUpdate` again
+    /// (apiextensions-apiserver `pkg/registry/customresource/validator.go`).
+    #[test]
+    fn object_meta_on_update() {
+        let old = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, uid: u1, generation: 5, creationTimestamp: \"2020-01-01T00:00:00Z\", deletionGracePeriodSeconds: 30}\nspec: {size: 1, mode: a}\n";
+        let obj = |meta: &str| {
+            format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{{meta}}}\nspec: {{size: 1, mode: a}}\n")
+        };
+        let label = "metadata.labels: Invalid value: \"-b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+        let finalizer = "metadata.finalizers: Invalid value: \"a/b/c\": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+        let cases: Vec<(&str, String, Vec<String>)> = vec![
+            // Nothing but system fields given differently: the old ones win, no error
+            // (generation is the old one; creationTimestamp the old one; the missing grace
+            // period and uid the old ones).
+            (
+                "system fields reset",
+                obj("name: w, generation: 1, creationTimestamp: \"2021-01-01T00:00:00Z\""),
+                vec![],
+            ),
+            // A changed name: immutable, once from validateCommonFields and once from the
+            // strategy.
+            (
+                "name",
+                obj("name: x"),
+                vec!["metadata.name: Invalid value: \"x\": field is immutable".into(); 2],
+            ),
+            (
+                "namespace",
+                obj("name: w, namespace: other"),
+                vec!["metadata.namespace: Invalid value: \"other\": field is immutable".into(); 2],
+            ),
+            (
+                "uid",
+                obj("name: w, uid: u2"),
+                vec!["metadata.uid: Invalid value: \"u2\": field is immutable".into(); 2],
+            ),
+            (
+                "deletion grace period",
+                obj("name: w, deletionGracePeriodSeconds: 10"),
+                vec!["metadata.deletionGracePeriodSeconds: Invalid value: 10: field is immutable".into(); 2],
+            ),
+            (
+                "deletion timestamp",
+                obj("name: w, deletionTimestamp: \"2030-01-01T00:00:00Z\""),
+                vec!["metadata.deletionTimestamp: Invalid value: \"2030-01-01T00:00:00Z\": field is immutable".into(); 2],
+            ),
+            // Labels: the create checks, the update checks, the strategy's update checks.
+            ("labels", obj("name: w, labels: {a: \"-b\"}"), vec![label.into(); 3]),
+            // Finalizer names are only in the create checks, which an update runs too.
+            ("finalizers", obj("name: w, finalizers: [\"a/b/c\"]"), vec![finalizer.into()]),
+            // generateName is not used on update: the name is missing and changed.
+            (
+                "generateName on update",
+                obj("generateName: w-"),
+                vec![
+                    "metadata.name: Required value: name or generateName is required".into(),
+                    "metadata.name: Invalid value: \"\": field is immutable".into(),
+                    "metadata.name: Invalid value: \"\": field is immutable".into(),
+                ],
+            ),
+        ];
+        for (what, new, want) in cases {
+            let a = analyze(&new, Some(old));
+            let o = a.objects.first().unwrap();
+            assert_eq!(error_texts(o), want, "{what}");
+            // One finding per distinct text.
+            let mut distinct = want.clone();
+            distinct.sort();
+            distinct.dedup();
+            let mut found: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "object.invalid")
+                .map(|f| f.message.as_str())
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, distinct, "{what}");
+        }
+        // What BeforeUpdate stored.
+        let a = analyze(
+            &obj("name: w, generation: 1, creationTimestamp: \"2021-01-01T00:00:00Z\""),
+            Some(old),
+        );
+        let meta = &a.objects.first().unwrap().stored["metadata"];
+        assert_eq!(meta["generation"], 5);
+        assert_eq!(meta["creationTimestamp"], "2020-01-01T00:00:00Z");
+        assert_eq!(meta["uid"], "u1");
+        assert_eq!(meta["deletionGracePeriodSeconds"], 30);
+    }
+
     #[test]
     fn scale_paths() {
         let scale = Scale {
