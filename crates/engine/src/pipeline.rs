@@ -1,7 +1,10 @@
 //! The per-object pipeline, in the server's order: the decoding step of the custom-resource
 //! handler (`unstructuredSchemaCoercer.apply`: metadata, pruning, null pruning, embedded
-//! metadata), defaulting, the registry strategy's `PrepareForCreate`/`PrepareForUpdate`, then
-//! its `Validate`/`ValidateUpdate` (type meta, root ObjectMeta, OpenAPI schema with ratcheting,
+//! metadata), defaulting, the handler's and the registry's metadata steps (the namespace the
+//! kind's scope expects, a name generated from `generateName` on create, `BeforeUpdate`'s
+//! system fields on update), the registry strategy's `PrepareForCreate`/`PrepareForUpdate`,
+//! then on update `rest.ValidateUpdate`'s common ObjectMeta checks, and the strategy's
+//! `Validate`/`ValidateUpdate` (type meta, root ObjectMeta, OpenAPI schema with ratcheting,
 //! scale paths, embedded ObjectMeta, list types, then the `x-kubernetes-validations` rules, or
 //! the CEL gate when an error blocks them).
 //!
