@@ -1000,6 +1000,52 @@ mod tests {
         );
     }
 
+    /// apiserver `pkg/registry/rest/update.go` `validateCommonFields`:
+    /// `ValidateObjectMetaAccessor(new, namespaceScoped, validatePathSegment)` (names checked
+    /// as path segments, not as DNS subdomains), then `ValidateObjectMetaAccessorUpdate`
+    /// (apimachinery `pkg/api/validation/objectmeta.go`).
+    #[test]
+    fn common_fields_on_update() {
+        let old = json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}});
+        let cases: [(serde_json::Value, bool, &[&str]); 4] = [
+            (
+                json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}}),
+                true,
+                &[],
+            ),
+            (
+                json!({"metadata": {"name": "A/b", "namespace": "ns", "resourceVersion": "1"}}),
+                true,
+                &[
+                    "metadata.name: Invalid value: \"A/b\": may not contain '/'",
+                    "metadata.name: Invalid value: \"A/b\": field is immutable",
+                ],
+            ),
+            (
+                json!({"metadata": {"name": "a", "resourceVersion": "1",
+                    "finalizers": ["orphan", "foregroundDeletion"]}}),
+                true,
+                &[
+                    "metadata.namespace: Required value",
+                    "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set",
+                    "metadata.namespace: Invalid value: \"\": field is immutable",
+                ],
+            ),
+            (
+                json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}}),
+                false,
+                &["metadata.namespace: Forbidden: not allowed on this type"],
+            ),
+        ];
+        for (new, namespaced, want) in cases {
+            assert_eq!(
+                errors(validate_update_common_fields(&new, &old, namespaced)),
+                want,
+                "{new}"
+            );
+        }
+    }
+
     #[test]
     fn embedded_resources() {
         let (props, _) = JsonSchemaProps::from_json(&json!({"type": "object", "properties": {
