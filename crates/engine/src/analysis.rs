@@ -956,8 +956,9 @@ impl CompiledCrd {
                     Severity::Info,
                     "studio.generated-name",
                     format!(
-                        "the server names the object from generateName {}: the prefix plus 5 random characters; this analysis validates it as {} (the real name will differ)",
+                        "the server names the object from generateName {}: the prefix{} plus 5 random characters; this analysis validates it as {} (the real name will differ)",
                         crate::field_error::go_quote(prefix),
+                        if prefix.len() > 58 { " (cut to 58 bytes)" } else { "" },
                         crate::field_error::go_quote(generated)
                     ),
                 )
