@@ -71,10 +71,12 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     let crd_oracle = read_json(&dir.join("oracle/crds.json"))?;
     let object_oracle = read_json(&dir.join("oracle/objects.json"))?;
     // The oracle decoded objects with fieldValidation=Ignore: unknown fields are pruned and
-    // listed, never warned about nor refused.
+    // listed, never warned about nor refused. It ran the strategy in-process, without the
+    // registry store ("no system metadata fill"): no name is generated from generateName.
     let options = Options {
         field_validation: crd_studio_engine::FieldValidation::Ignore,
         now: Some(ORACLE_NOW.to_owned()),
+        generate_names: false,
         ..Options::default()
     };
 

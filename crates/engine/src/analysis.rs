@@ -53,6 +53,13 @@ pub struct Options {
     /// age a row has the moment its timestamp is written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    /// Whether an object with `metadata.generateName` and no `name` gets its name before
+    /// validation, as the registry store of a real server gives it (`Store.create` calls
+    /// the strategy's name generator, then `BeforeCreate`): on by default. The suffix is
+    /// a deterministic stand-in for the server's random one, and a `studio.generated-name`
+    /// note says so. Off, the object meets the strategy's validation as written (what the
+    /// corpus oracle ran: the strategy in-process, without the store).
+    pub generate_names: bool,
 }
 
 impl Default for Options {
@@ -62,6 +69,7 @@ impl Default for Options {
             kubernetes_version: "1.36".to_owned(),
             namespace: "default".to_owned(),
             now: None,
+            generate_names: true,
         }
     }
 }
@@ -695,6 +703,7 @@ impl CompiledCrd {
                 namespaced: c.spec.scope == "Namespaced",
                 preserve_unknown_fields: c.spec.preserve_unknown_fields == Some(true),
                 request_namespace: options.namespace.clone(),
+                generate_names: options.generate_names,
             })
             .unwrap_or_default();
         let mut versions = internal
@@ -915,7 +924,16 @@ impl CompiledCrd {
                 findings.push(Finding::error("object.decode", e.clone()).at(loc(root.span)));
             }
         }
+        // One finding per distinct error text, as the server's message words the list
+        // (`ErrorList.ToAggregate` drops repeated texts); the report's `errors` keep every
+        // cause, repeats included (an update checks ObjectMeta twice).
+        let mut seen: Vec<String> = Vec::new();
         for e in out.errors() {
+            let text = e.error();
+            if seen.contains(&text) {
+                continue;
+            }
+            seen.push(text);
             findings.push(locate_error(
                 e,
                 "object.invalid",
@@ -924,6 +942,44 @@ impl CompiledCrd {
                 document,
                 &e.field,
             ));
+        }
+        // Studio notes on what the handler and the registry store did before validation.
+        if let Some(generated) = &out.generated_name {
+            let prefix = json
+                .get("metadata")
+                .and_then(|m| m.get("generateName"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("");
+            let hit = locate(root, &FieldPath::parse("metadata.generateName"));
+            findings.push(
+                Finding::new(
+                    Severity::Info,
+                    "studio.generated-name",
+                    format!(
+                        "the server names the object from generateName {}: the prefix{} plus 5 random characters; this analysis validates it as {} (the real name will differ)",
+                        crate::field_error::go_quote(prefix),
+                        if prefix.len() > 58 { " (cut to 58 bytes)" } else { "" },
+                        crate::field_error::go_quote(generated)
+                    ),
+                )
+                .at(loc(hit.span)),
+            );
+            report.name = generated.clone();
+        }
+        if let Some(ns) = &out.cleared_namespace {
+            let hit = locate(root, &FieldPath::parse("metadata.namespace"));
+            findings.push(
+                Finding::new(
+                    Severity::Info,
+                    "studio.namespace-cleared",
+                    format!(
+                        "{} is cluster-scoped: the server clears metadata.namespace ({}) before validation and stores the object without one",
+                        self.facts.kind,
+                        crate::field_error::go_quote(ns)
+                    ),
+                )
+                .at(loc(hit.span)),
+            );
         }
         // Ratcheted CEL failures are warnings at their field.
         for e in &out.cel_warnings {

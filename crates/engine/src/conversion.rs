@@ -412,6 +412,7 @@ fn facts(crd: &CompiledCrd) -> CrdFacts {
             namespaced: c.spec.scope == "Namespaced",
             preserve_unknown_fields: c.spec.preserve_unknown_fields == Some(true),
             request_namespace: crd.options().namespace.clone(),
+            generate_names: crd.options().generate_names,
         })
         .unwrap_or_default()
 }

@@ -1,7 +1,10 @@
 //! The per-object pipeline, in the server's order: the decoding step of the custom-resource
 //! handler (`unstructuredSchemaCoercer.apply`: metadata, pruning, null pruning, embedded
-//! metadata), defaulting, the registry strategy's `PrepareForCreate`/`PrepareForUpdate`, then
-//! its `Validate`/`ValidateUpdate` (type meta, root ObjectMeta, OpenAPI schema with ratcheting,
+//! metadata), defaulting, the handler's and the registry's metadata steps (the namespace the
+//! kind's scope expects, a name generated from `generateName` on create, `BeforeUpdate`'s
+//! system fields on update), the registry strategy's `PrepareForCreate`/`PrepareForUpdate`,
+//! then on update `rest.ValidateUpdate`'s common ObjectMeta checks, and the strategy's
+//! `Validate`/`ValidateUpdate` (type meta, root ObjectMeta, OpenAPI schema with ratcheting,
 //! scale paths, embedded ObjectMeta, list types, then the `x-kubernetes-validations` rules, or
 //! the CEL gate when an error blocks them).
 //!
@@ -68,6 +71,9 @@ pub struct CrdFacts {
     /// The namespace of the request (`kubectl`'s current namespace), set on namespaced
     /// objects that name none.
     pub request_namespace: String,
+    /// Whether the registry store's name generator runs on create
+    /// ([`crate::Options::generate_names`]).
+    pub generate_names: bool,
 }
 
 /// How the request treats unknown fields.
@@ -111,6 +117,11 @@ pub struct Outcome {
     pub cel_results: Vec<CelRuleResult>,
     /// Warnings returned with the response.
     pub warnings: Vec<String>,
+    /// The name the registry store generated from `metadata.generateName` (create only):
+    /// the prefix plus a deterministic stand-in for the server's random suffix.
+    pub generated_name: Option<String>,
+    /// The `metadata.namespace` the handler cleared because the kind is cluster-scoped.
+    pub cleared_namespace: Option<String>,
 }
 
 impl Outcome {
@@ -202,34 +213,54 @@ pub fn run(
     }
 
     // An old object is read from storage: decoded with the storage coercer. A stored object
-    // always has its namespace and a resourceVersion.
+    // always has its namespace (none when cluster-scoped) and a resourceVersion.
     let old = old.and_then(|o| decode(o, crd, versions, true).ok().map(|(_, _, d)| d));
-    let old = old.map(|mut o| {
-        if crd.namespaced {
-            fill_namespace(&mut o, &crd.request_namespace);
-        }
+    let mut old = old.map(|mut o| {
+        ensure_namespace(&mut o, crd);
         set_meta_if_missing(&mut o, "resourceVersion", &Json::String("1".to_owned()));
         o
     });
 
     let mut stored = defaulted;
-    if crd.namespaced {
-        fill_namespace(&mut stored, &crd.request_namespace);
-    }
-    // An update (`kubectl apply`/`edit`) carries the stored object's system fields.
-    if let Some(old) = &old {
-        for field in ["resourceVersion", "uid", "creationTimestamp"] {
-            if let Some(v) = old.get("metadata").and_then(|m| m.get(field)) {
-                set_meta_if_missing(&mut stored, field, v);
+    // The handler (create.go/update.go) and BeforeCreate/BeforeUpdate:
+    // EnsureObjectNamespaceMatchesRequestNamespace(ExpectedNamespaceForScope(..)).
+    out.cleared_namespace = ensure_namespace(&mut stored, crd);
+    // A stored object always has a uid and a creation timestamp (FillObjectMetaSystemFields
+    // on create); when the old text gives none, it is taken to be the new object's (which
+    // `kubectl apply`/`edit` copies from the live object).
+    if let Some(o) = old.as_mut() {
+        for field in ["uid", "creationTimestamp"] {
+            if let Some(v) = stored.get("metadata").and_then(|m| m.get(field)) {
+                set_meta_if_missing(o, field, v);
             }
         }
     }
     match &old {
-        None => prepare_for_create(&mut stored, version.status),
-        Some(old) => prepare_for_update(&mut stored, old, version.status),
+        None => {
+            // Store.create: the name is generated before BeforeCreate (which prepares and
+            // validates the object).
+            if crd.generate_names {
+                out.generated_name = generate_missing_name(&mut stored);
+            }
+            prepare_for_create(&mut stored, version.status);
+        }
+        Some(old) => {
+            // An update (`kubectl apply`/`edit`) carries the stored object's resourceVersion.
+            if let Some(v) = old.get("metadata").and_then(|m| m.get("resourceVersion")) {
+                set_meta_if_missing(&mut stored, "resourceVersion", v);
+            }
+            before_update(&mut stored, old, version.status);
+        }
     }
 
     let s = version.structural.as_deref();
+    // rest.ValidateUpdate runs validateCommonFields before the strategy's ValidateUpdate:
+    // the create checks of ObjectMeta (names as path segments) and ValidateObjectMetaUpdate.
+    // The strategy's CEL gate only sees the strategy's own errors.
+    let common: Vec<FieldError> = match &old {
+        Some(old) => meta_validation::validate_update_common_fields(&stored, old, crd.namespaced),
+        None => Vec::new(),
+    };
     let mut errs: Vec<FieldError> = Vec::new();
     // customResourceValidator.Validate / ValidateUpdate.
     let type_errs =
@@ -326,7 +357,17 @@ pub fn run(
             r.version = version.name.clone();
         }
     }
-    out.schema_errors = errs;
+    // rest.ValidateCreate: only when the strategy found nothing, the common ObjectMeta
+    // checks with names as path segments.
+    if old.is_none() && errs.is_empty() && out.cel_errors.is_empty() {
+        errs.extend(meta_validation::validate_root_object_meta_with(
+            &stored,
+            crd.namespaced,
+            meta_validation::NameRule::PathSegment,
+        ));
+    }
+    out.schema_errors = common;
+    out.schema_errors.extend(errs);
 
     // Warnings: finalizers the request adds.
     let new_meta = meta_validation::root_object_meta(&stored).ok();
@@ -339,6 +380,25 @@ pub fn run(
     }
     out.stored = stored;
     out
+}
+
+/// `EnsureObjectNamespaceMatchesRequestNamespace(ExpectedNamespaceForScope(request
+/// namespace, namespaced), meta)` (apiserver `pkg/registry/rest/meta.go`, run by the create
+/// and update handlers and again by `BeforeCreate`/`BeforeUpdate`): a namespaced object
+/// without a namespace takes the request's; a cluster-scoped object's namespace is cleared
+/// (the request of a cluster-scoped kind has none; `kubectl` sends none). Returns the
+/// namespace it cleared.
+fn ensure_namespace(obj: &mut Json, crd: &CrdFacts) -> Option<String> {
+    if crd.namespaced {
+        fill_namespace(obj, &crd.request_namespace);
+        return None;
+    }
+    let m = obj.get_mut("metadata").and_then(Json::as_object_mut)?;
+    // Unstructured.SetNamespace("") removes the field.
+    match m.remove("namespace") {
+        Some(Json::String(ns)) if !ns.is_empty() => Some(ns),
+        _ => None,
+    }
 }
 
 /// `EnsureObjectNamespaceMatchesRequestNamespace` for an object without a namespace: it
@@ -383,6 +443,105 @@ fn is_blocking(e: &FieldError) -> bool {
             | ErrorType::FieldValueTooMany
             | ErrorType::FieldValueTypeInvalid
     )
+}
+
+/// The alphabet of apimachinery's `utilrand.String` (`pkg/util/rand/rand.go`: no vowels).
+const NAME_SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+/// `names.simpleNameGenerator` (apiserver `pkg/storage/names/generate.go`): `randomLength`.
+const NAME_SUFFIX_LENGTH: usize = 5;
+/// `MaxGeneratedNameLength` (`maxNameLength` 63 minus `randomLength`): longer prefixes are
+/// cut to this many bytes.
+const MAX_GENERATED_NAME_PREFIX: usize = 63 - NAME_SUFFIX_LENGTH;
+
+/// `SimpleNameGenerator.GenerateName(base)` without randomness: the base cut to
+/// [`MAX_GENERATED_NAME_PREFIX`] bytes, then [`NAME_SUFFIX_LENGTH`] characters of
+/// [`NAME_SUFFIX_ALPHABET`] chosen by a hash of the cut base (FNV-1a, then a 64-bit mixer),
+/// so the same prefix always gets the same name. Go cuts bytes even inside a UTF-8
+/// character; here such a cut character becomes U+FFFD (both are invalid names anyway).
+pub fn generate_name(base: &str) -> String {
+    let bytes = base.as_bytes();
+    let cut = bytes.get(..MAX_GENERATED_NAME_PREFIX).unwrap_or(bytes);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in cut {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // splitmix64's finalizer: every input bit moves every suffix character.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    let mut name = String::from_utf8_lossy(cut).into_owned();
+    let n = NAME_SUFFIX_ALPHABET.len() as u64;
+    for _ in 0..NAME_SUFFIX_LENGTH {
+        let i = usize::try_from(h % n).unwrap_or(0);
+        h /= n;
+        name.push(char::from(
+            NAME_SUFFIX_ALPHABET.get(i).copied().unwrap_or(b'x'),
+        ));
+    }
+    name
+}
+
+/// `Store.create`'s name step: `if len(GetGenerateName()) > 0 && len(GetName()) == 0 {
+/// SetName(GenerateName(generateName)) }`. Returns the generated name.
+fn generate_missing_name(obj: &mut Json) -> Option<String> {
+    let m = obj.get_mut("metadata").and_then(Json::as_object_mut)?;
+    let prefix = m.get("generateName").and_then(Json::as_str).unwrap_or("");
+    let name = m.get("name").and_then(Json::as_str).unwrap_or("");
+    if prefix.is_empty() || !name.is_empty() {
+        return None;
+    }
+    let generated = generate_name(prefix);
+    m.insert("name".to_owned(), Json::String(generated.clone()));
+    Some(generated)
+}
+
+/// `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) up to validation: the
+/// generation is the old one (requests cannot set it), `PrepareForUpdate`, then the system
+/// fields an update cannot change: the old `uid` when none is given, the old
+/// `creationTimestamp` and `deletionTimestamp` when the old ones are set, the old
+/// `deletionGracePeriodSeconds` when the new object has none.
+fn before_update(obj: &mut Json, old: &Json, status: bool) {
+    let old_meta = meta_validation::root_object_meta(old).ok();
+    let new_meta = meta_validation::root_object_meta(obj).ok();
+    let old_field = |f: &str| old.get("metadata").and_then(|m| m.get(f)).cloned();
+    // objectMeta.SetGeneration(oldMeta.GetGeneration()), then PrepareForUpdate bumps it.
+    prepare_for_update(obj, old, status);
+    let (Some(old_meta), Some(new_meta)) = (old_meta, new_meta) else {
+        return;
+    };
+    let mut set = |field: &str| {
+        if let Some(v) = old_field(field) {
+            set_meta(obj, field, v);
+        }
+    };
+    if new_meta.uid.is_empty() {
+        set("uid");
+    }
+    if !old_meta.creation_timestamp.is_zero() {
+        set("creationTimestamp");
+    }
+    if old_meta.deletion_timestamp.is_some_and(|t| !t.is_zero()) {
+        set("deletionTimestamp");
+    }
+    if old_meta.deletion_grace_period_seconds.is_some()
+        && new_meta.deletion_grace_period_seconds.is_none()
+    {
+        set("deletionGracePeriodSeconds");
+    }
+}
+
+/// Sets `metadata.<field>`.
+fn set_meta(obj: &mut Json, field: &str, value: Json) {
+    let Json::Object(map) = obj else { return };
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if let Json::Object(m) = meta {
+        m.insert(field.to_owned(), value);
+    }
 }
 
 /// `PrepareForCreate`: `status` dropped when the status subresource is on; generation 1.
@@ -708,6 +867,253 @@ spec:
             .iter()
             .any(|f| f.message == "spec: Invalid value: too big"
                 && f.severity == crate::finding::Severity::Warning));
+    }
+
+    fn analyze_with(
+        crd: &str,
+        obj: &str,
+        old: Option<&str>,
+        options: crate::analysis::Options,
+    ) -> crate::analysis::Analysis {
+        crate::analysis::analyze(&crate::analysis::Request {
+            crd: crd.to_owned(),
+            objects: vec![obj.to_owned()],
+            old_object: old.map(str::to_owned),
+            options,
+        })
+    }
+
+    fn error_texts(o: &crate::analysis::ObjectReport) -> Vec<&str> {
+        o.errors.iter().map(|e| e.error.as_str()).collect()
+    }
+
+    /// apiserver `pkg/storage/names/generate.go` `simpleNameGenerator.GenerateName`: the
+    /// base cut to `MaxGeneratedNameLength` (63 - 5) bytes, then `utilrand.String(5)`, whose
+    /// alphabet is `alphanums` of apimachinery `pkg/util/rand/rand.go`.
+    #[test]
+    fn generated_names_have_the_servers_shape() {
+        let in_alphabet = |s: &str| s.bytes().all(|b| NAME_SUFFIX_ALPHABET.contains(&b));
+        let cases: [(&str, usize, &str); 4] = [
+            // (base, expected length, expected prefix)
+            ("w-", 7, "w-"),
+            ("x", 6, "x"),
+            (&"a".repeat(58), 63, &"a".repeat(58)),
+            (&"b".repeat(70), 63, &"b".repeat(58)),
+        ];
+        for (base, len, prefix) in cases {
+            let name = generate_name(base);
+            assert_eq!(name.len(), len, "{name}");
+            assert!(name.starts_with(prefix), "{name}");
+            assert!(in_alphabet(&name[prefix.len()..]), "{name}");
+            // No randomness: the same prefix gets the same name.
+            assert_eq!(generate_name(base), name);
+        }
+        assert_ne!(generate_name("w-"), generate_name("v-"));
+        // Go cuts bytes; a character cut in two is U+FFFD here.
+        let name = generate_name(&format!("{}é", "a".repeat(57)));
+        assert!(
+            name.starts_with(&format!("{}\u{fffd}", "a".repeat(57))),
+            "{name}"
+        );
+    }
+
+    /// registry `Store.create` sets the generated name before `rest.BeforeCreate`
+    /// (`PrepareForCreate`, then the strategy's `Validate`): the name is validated, stored
+    /// and listed; the CEL rules are no longer gated by "name or generateName is required".
+    #[test]
+    fn generate_name_names_the_object_before_validation() {
+        let obj = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: w-}\nspec: {size: 11, mode: a}\n";
+        let a = analyze(obj, None);
+        let o = a.objects.first().unwrap();
+        let name = generate_name("w-");
+        assert_eq!(error_texts(o), vec!["spec: Invalid value: too big"]);
+        assert_eq!(o.name, name);
+        assert_eq!(o.stored["metadata"]["name"], Json::String(name.clone()));
+        assert_eq!(o.table.cells.first(), Some(&Json::String(name.clone())));
+        let note = a
+            .findings
+            .iter()
+            .find(|f| f.code == "studio.generated-name")
+            .unwrap();
+        assert_eq!(note.severity, crate::finding::Severity::Info);
+        assert!(
+            note.message.contains(&format!("{name:?}")),
+            "{}",
+            note.message
+        );
+        assert_eq!(note.location.unwrap().span.start.line, 3);
+
+        // A name given beside generateName is kept: no note.
+        let named = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: given, generateName: w-}\nspec: {size: 1}\n";
+        let a = analyze(named, None);
+        assert!(
+            a.objects.first().unwrap().accepted,
+            "{:?} {:?}",
+            a.objects.first().unwrap().decode_error,
+            a.findings
+        );
+        assert_eq!(
+            a.objects.first().unwrap().stored["metadata"]["name"],
+            "given"
+        );
+        assert!(!a.findings.iter().any(|f| f.code == "studio.generated-name"));
+
+        // ValidateObjectMetaAccessor checks the prefix (its trailing dash masked as
+        // maskTrailingDash does) and the generated name.
+        let bad = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {generateName: Wx-}\nspec: {size: 1}\n";
+        let a = analyze(bad, None);
+        let o = a.objects.first().unwrap();
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        assert_eq!(
+            error_texts(o),
+            vec![
+                format!("metadata.generateName: Invalid value: \"Wx-\": {subdomain}"),
+                format!(
+                    "metadata.name: Invalid value: \"{}\": {subdomain}",
+                    generate_name("Wx-")
+                ),
+            ]
+        );
+
+        // Without the store (the corpus oracle): the strategy meets no name.
+        let options = crate::analysis::Options {
+            generate_names: false,
+            ..crate::analysis::Options::default()
+        };
+        let a = analyze_with(RULES_CRD, obj, None, options);
+        let o = a.objects.first().unwrap();
+        assert_eq!(
+            error_texts(o),
+            vec![
+                "metadata.name: Required value: name or generateName is required",
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ]
+        );
+        assert!(!a.findings.iter().any(|f| f.code == "studio.generated-name"));
+    }
+
+    /// The create and update handlers (apiserver `pkg/endpoints/handlers/create.go`,
+    /// `update.go`) and `rest.BeforeCreate`/`BeforeUpdate` call
+    /// `EnsureObjectNamespaceMatchesRequestNamespace` with `ExpectedNamespaceForScope(ns,
+    /// false) == ""` for a cluster-scoped kind: the object's namespace is cleared, not
+    /// refused, before `ValidateObjectMeta` could say "not allowed on this type".
+    #[test]
+    fn cluster_scoped_objects_lose_their_namespace() {
+        let crd = RULES_CRD.replace("scope: Namespaced", "scope: Cluster");
+        let obj = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: team-a}\nspec: {size: 1, mode: a}\n";
+        let a = analyze_with(&crd, obj, None, crate::analysis::Options::default());
+        let o = a.objects.first().unwrap();
+        assert!(o.accepted, "{:?}", o.errors);
+        assert_eq!(
+            o.stored["metadata"],
+            serde_json::json!({"name": "w", "generation": 1})
+        );
+        let note = a
+            .findings
+            .iter()
+            .find(|f| f.code == "studio.namespace-cleared")
+            .unwrap();
+        assert_eq!(note.severity, crate::finding::Severity::Info);
+        assert_eq!(note.location.unwrap().span.start.line, 3);
+        // On update too, against an old object that (as stored) has none.
+        let a = analyze_with(&crd, obj, Some(obj), crate::analysis::Options::default());
+        let o = a.objects.first().unwrap();
+        assert!(o.accepted, "{:?}", o.errors);
+        assert!(o.stored["metadata"].get("namespace").is_none());
+    }
+
+    /// Update: `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) resets the
+    /// generation and the system fields from the old object, then `rest.ValidateUpdate` runs
+    /// `validateCommonFields` (`ValidateObjectMetaAccessor` with `validatePathSegment`, then
+    /// `ValidateObjectMetaAccessorUpdate`, apimachinery `pkg/api/validation/objectmeta.go`)
+    /// before the strategy's `ValidateUpdate`, which runs `ValidateObjectMetaUpdate` again
+    /// (apiextensions-apiserver `pkg/registry/customresource/validator.go`).
+    #[test]
+    fn object_meta_on_update() {
+        let old = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, uid: u1, generation: 5, creationTimestamp: \"2020-01-01T00:00:00Z\", deletionGracePeriodSeconds: 30}\nspec: {size: 1, mode: a}\n";
+        let obj = |meta: &str| {
+            format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{{meta}}}\nspec: {{size: 1, mode: a}}\n")
+        };
+        let label = "metadata.labels: Invalid value: \"-b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+        let finalizer = "metadata.finalizers: Invalid value: \"a/b/c\": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+        let cases: Vec<(&str, String, Vec<String>)> = vec![
+            // Nothing but system fields given differently: the old ones win, no error
+            // (generation is the old one; creationTimestamp the old one; the missing grace
+            // period and uid the old ones).
+            (
+                "system fields reset",
+                obj("name: w, generation: 1, creationTimestamp: \"2021-01-01T00:00:00Z\""),
+                vec![],
+            ),
+            // A changed name: immutable, once from validateCommonFields and once from the
+            // strategy.
+            (
+                "name",
+                obj("name: x"),
+                vec!["metadata.name: Invalid value: \"x\": field is immutable".into(); 2],
+            ),
+            (
+                "namespace",
+                obj("name: w, namespace: other"),
+                vec!["metadata.namespace: Invalid value: \"other\": field is immutable".into(); 2],
+            ),
+            (
+                "uid",
+                obj("name: w, uid: u2"),
+                vec!["metadata.uid: Invalid value: \"u2\": field is immutable".into(); 2],
+            ),
+            (
+                "deletion grace period",
+                obj("name: w, deletionGracePeriodSeconds: 10"),
+                vec!["metadata.deletionGracePeriodSeconds: Invalid value: 10: field is immutable".into(); 2],
+            ),
+            (
+                "deletion timestamp",
+                obj("name: w, deletionTimestamp: \"2030-01-01T00:00:00Z\""),
+                vec!["metadata.deletionTimestamp: Invalid value: \"2030-01-01T00:00:00Z\": field is immutable".into(); 2],
+            ),
+            // Labels: the create checks, the update checks, the strategy's update checks.
+            ("labels", obj("name: w, labels: {a: \"-b\"}"), vec![label.into(); 3]),
+            // Finalizer names are only in the create checks, which an update runs too.
+            ("finalizers", obj("name: w, finalizers: [\"a/b/c\"]"), vec![finalizer.into()]),
+            // generateName is not used on update: the name is missing and changed.
+            (
+                "generateName on update",
+                obj("generateName: w-"),
+                vec![
+                    "metadata.name: Required value: name or generateName is required".into(),
+                    "metadata.name: Invalid value: \"\": field is immutable".into(),
+                    "metadata.name: Invalid value: \"\": field is immutable".into(),
+                ],
+            ),
+        ];
+        for (what, new, want) in cases {
+            let a = analyze(&new, Some(old));
+            let o = a.objects.first().unwrap();
+            assert_eq!(error_texts(o), want, "{what}");
+            // One finding per distinct text.
+            let mut distinct = want.clone();
+            distinct.sort();
+            distinct.dedup();
+            let mut found: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "object.invalid")
+                .map(|f| f.message.as_str())
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, distinct, "{what}");
+        }
+        // What BeforeUpdate stored.
+        let a = analyze(
+            &obj("name: w, generation: 1, creationTimestamp: \"2021-01-01T00:00:00Z\""),
+            Some(old),
+        );
+        let meta = &a.objects.first().unwrap().stored["metadata"];
+        assert_eq!(meta["generation"], 5);
+        assert_eq!(meta["creationTimestamp"], "2020-01-01T00:00:00Z");
+        assert_eq!(meta["uid"], "u1");
+        assert_eq!(meta["deletionGracePeriodSeconds"], 30);
     }
 
     #[test]

@@ -235,3 +235,41 @@ fn requests_to_a_deprecated_version_get_its_warning() {
     let a = crd.analyze_objects(&[obj.to_owned()], None);
     assert!(a.objects[0].warnings.is_empty());
 }
+
+/// An object named by `generateName`: the registry store (`Store.create`, apiserver
+/// `pkg/registry/generic/registry/store.go`) names it before validation, so the stored
+/// object, `kubectl get` and field selectors all see the generated name
+/// (`crd_studio_engine::pipeline::generate_name`, the same prefix always giving the same
+/// name here).
+#[test]
+fn generated_names_reach_the_table_and_the_field_selectors() {
+    let crd = CompiledCrd::compile(SHIRTS, &Options::default());
+    let object = "apiVersion: stable.example.com/v1\nkind: Shirt\nmetadata:\n  generateName: tee-\nspec:\n  color: red\n";
+    let a = crd.analyze_objects(&[object.to_owned()], None);
+    let name = crd_studio_engine::pipeline::generate_name("tee-");
+    let o = &a.objects[0];
+    assert!(o.accepted, "{:?}", o.errors);
+    assert_eq!(o.name, name);
+    assert_eq!(o.stored["metadata"]["name"], json!(name));
+    assert!(a
+        .findings
+        .iter()
+        .any(|f| f.code == "studio.generated-name" && f.message.contains(&name)));
+
+    let p = crd.select_fields(&a, "", &format!("metadata.name={name}"));
+    assert_eq!(p.selection.error, None);
+    assert!(p.selection.objects.iter().all(|m| m.matches));
+    assert_eq!(p.selection.objects.len(), 1);
+
+    let now = crd_studio_engine::objectmeta::gotime::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let get = crd_studio_engine::get::kubectl_get_objects(
+        &crd,
+        &a,
+        now,
+        crd_studio_engine::table::PrintOptions::default(),
+    );
+    assert_eq!(
+        get.text.lines().nth(1).unwrap().split_whitespace().next(),
+        Some(name.as_str())
+    );
+}

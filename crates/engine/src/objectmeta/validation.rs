@@ -672,6 +672,49 @@ pub fn validate_root_object_meta(obj: &Json, namespace_scoped: bool) -> Vec<Fiel
     }
 }
 
+/// `ValidateObjectMetaAccessor(meta, namespaceScoped, nameFn, "metadata")` of the root
+/// metadata with the given name rule (`rest.ValidateCreate` runs it with
+/// `validatePathSegment` once the strategy found nothing).
+pub fn validate_root_object_meta_with(
+    obj: &Json,
+    namespace_scoped: bool,
+    name_rule: NameRule,
+) -> Vec<FieldError> {
+    match root_object_meta(obj) {
+        Ok(meta) => validate_object_meta(
+            &meta,
+            namespace_scoped,
+            name_rule,
+            &FieldPath::new("metadata"),
+        ),
+        // The strategy reports metadata it cannot read.
+        Err(_) => Vec::new(),
+    }
+}
+
+/// `validateCommonFields(obj, old, strategy)` (apiserver `pkg/registry/rest/update.go`,
+/// run by `rest.ValidateUpdate` before the strategy's `ValidateUpdate`):
+/// `ValidateObjectMetaAccessor(new, namespaceScoped, validatePathSegment, "metadata")` then
+/// `ValidateObjectMetaAccessorUpdate(new, old, "metadata")`. The strategy runs
+/// `ValidateObjectMetaUpdate` again, so the server returns those errors twice.
+pub fn validate_update_common_fields(
+    obj: &Json,
+    old: &Json,
+    namespace_scoped: bool,
+) -> Vec<FieldError> {
+    match (root_object_meta(obj), root_object_meta(old)) {
+        (Ok(new), Ok(old)) => {
+            let path = FieldPath::new("metadata");
+            let mut errs =
+                validate_object_meta(&new, namespace_scoped, NameRule::PathSegment, &path);
+            errs.extend(validate_object_meta_update(&new, &old, &path));
+            errs
+        }
+        // The strategy reports metadata it cannot read.
+        _ => Vec::new(),
+    }
+}
+
 /// The same on update: `ValidateObjectMetaUpdate(new, old, "metadata")`.
 pub fn validate_root_object_meta_update(obj: &Json, old: &Json) -> Vec<FieldError> {
     match (root_object_meta(obj), root_object_meta(old)) {
@@ -955,6 +998,52 @@ mod tests {
                 "metadata.uid: Invalid value: \"v\": field is immutable",
             ]
         );
+    }
+
+    /// apiserver `pkg/registry/rest/update.go` `validateCommonFields`:
+    /// `ValidateObjectMetaAccessor(new, namespaceScoped, validatePathSegment)` (names checked
+    /// as path segments, not as DNS subdomains), then `ValidateObjectMetaAccessorUpdate`
+    /// (apimachinery `pkg/api/validation/objectmeta.go`).
+    #[test]
+    fn common_fields_on_update() {
+        let old = json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}});
+        let cases: [(serde_json::Value, bool, &[&str]); 4] = [
+            (
+                json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}}),
+                true,
+                &[],
+            ),
+            (
+                json!({"metadata": {"name": "A/b", "namespace": "ns", "resourceVersion": "1"}}),
+                true,
+                &[
+                    "metadata.name: Invalid value: \"A/b\": may not contain '/'",
+                    "metadata.name: Invalid value: \"A/b\": field is immutable",
+                ],
+            ),
+            (
+                json!({"metadata": {"name": "a", "resourceVersion": "1",
+                    "finalizers": ["orphan", "foregroundDeletion"]}}),
+                true,
+                &[
+                    "metadata.namespace: Required value",
+                    "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set",
+                    "metadata.namespace: Invalid value: \"\": field is immutable",
+                ],
+            ),
+            (
+                json!({"metadata": {"name": "a", "namespace": "ns", "resourceVersion": "1"}}),
+                false,
+                &["metadata.namespace: Forbidden: not allowed on this type"],
+            ),
+        ];
+        for (new, namespaced, want) in cases {
+            assert_eq!(
+                errors(validate_update_common_fields(&new, &old, namespaced)),
+                want,
+                "{new}"
+            );
+        }
     }
 
     #[test]
