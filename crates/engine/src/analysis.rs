@@ -48,9 +48,12 @@ pub struct Options {
     /// objects that name none.
     pub namespace: String,
     /// The clock for `date` printer columns (RFC 3339, e.g. the browser's time), so that
-    /// ages read as `kubectl get` prints them at that moment. The engine has no clock of its
-    /// own: without `now` (or when it does not parse) every valid date cell reads `0s`, the
-    /// age a row has the moment its timestamp is written.
+    /// ages read as `kubectl get` prints them at that moment (a date more than a second
+    /// ahead of it reads `<invalid>`, as `duration.HumanDuration` prints a negative age).
+    /// The engine has no clock of its own: without `now` (or when it does not parse) it
+    /// cannot tell a date's age, nor whether it is in the future, and every valid date cell
+    /// reads `0s`, the age a row has the moment its timestamp is written. Callers that show
+    /// ages pass a clock (the CLI's `check` and `get`, the app's kubectl get view).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
 }
@@ -311,9 +314,30 @@ pub struct ObjectReport {
     pub defaulted: serde_json::Value,
     /// Paths of the fields defaulting set (absent before, present after).
     pub defaulted_paths: Vec<String>,
-    /// The object the server would persist (after the create/update strategy: `status`
-    /// dropped when the status subresource is on, `metadata.generation` set, ...).
+    /// The object after the create/update strategy (`status` dropped when the status
+    /// subresource is on, `metadata.generation` set, ...), still in the request's version:
+    /// what the server hands to storage, and what the request's version reads back.
+    #[serde(default)]
+    pub prepared: serde_json::Value,
+    /// The object the server would persist in etcd: [`ObjectReport::prepared`] converted to
+    /// the storage version and pruned by that version's schema
+    /// ([`crate::conversion::to_storage`]). `null` when the engine cannot tell (see
+    /// [`ObjectReport::stored_note`]).
     pub stored: serde_json::Value,
+    /// The version [`ObjectReport::stored`] is in (the storage version); empty when there is
+    /// no stored object.
+    #[serde(default)]
+    pub stored_version: String,
+    /// Fields the storage version's schema drops on write (after [`ObjectReport::pruned_paths`],
+    /// which the request version's schema dropped). Paths of the object converted to the
+    /// storage version; the None strategy changes only `apiVersion`, so they are also paths
+    /// of the request object's text.
+    #[serde(default)]
+    pub stored_pruned_paths: Vec<String>,
+    /// Why there is no stored object although the object was prepared (the conversion to the
+    /// storage version needs the webhook, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_note: Option<String>,
     /// The object as each served version would return it once stored
     /// ([`crate::conversion::served_as`]: converted to the storage version and pruned, then
     /// read back with the storage version's defaults, converted and pruned by the read
@@ -353,6 +377,10 @@ pub struct ServedObject {
     /// Fields lost on the way: those the storage version's schema drops on write, then those
     /// the read version's schema drops.
     pub pruned_paths: Vec<String>,
+    /// How many of [`ServedObject::pruned_paths`] (the first ones) the storage version's
+    /// schema dropped on write; the rest the read version's schema dropped.
+    #[serde(default)]
+    pub pruned_on_write: usize,
     /// Fields the storage version's defaults set when the object is read.
     pub defaulted_paths: Vec<String>,
 }
@@ -971,18 +999,29 @@ impl CompiledCrd {
         report.subresources = self.subresource_report(version, &out.defaulted, &out.stored);
         report.pruned = out.pruned;
         report.defaulted = out.defaulted;
-        report.stored = out.stored;
-        report.table = self.table_row(version_name, &report.stored);
+        report.prepared = out.stored;
+        report.table = self.table_row(version_name, &report.prepared);
         // --- conversion (owner: conversion.rs) ---
-        // The object as every served version returns it once stored: the storage round trip
-        // (conversion to the storage version and its pruning; then, on read, the storage
-        // version's decoding and defaults, conversion and the read version's pruning).
-        let stored = if report.stored.is_null() {
+        let prepared = if report.prepared.is_null() {
             &report.defaulted
         } else {
-            &report.stored
+            &report.prepared
         };
-        report.served_as = crate::conversion::served_as(self, stored);
+        // The write: conversion to the storage version and its pruning.
+        if !prepared.is_null() {
+            match crate::conversion::to_storage(self, prepared) {
+                Ok(p) => {
+                    report.stored = p.object;
+                    report.stored_version = p.version;
+                    report.stored_pruned_paths = p.pruned_paths;
+                }
+                Err(e) => report.stored_note = Some(e),
+            }
+        }
+        // The object as every served version returns it once stored: the storage round trip
+        // (the write; then, on read, the storage version's decoding and defaults, conversion
+        // and the read version's pruning).
+        report.served_as = crate::conversion::served_as(self, prepared);
         // --- end conversion ---
         (report, findings)
     }
@@ -1305,7 +1344,7 @@ impl CompiledCrd {
         };
         let mut objects = Vec::new();
         for o in &analysis.objects {
-            if !o.accepted || o.stored.is_null() {
+            if !o.accepted || o.prepared.is_null() {
                 out.left_out.push((
                     o.source,
                     o.document,
@@ -1313,11 +1352,11 @@ impl CompiledCrd {
                 ));
                 continue;
             }
-            let read = crate::conversion::served_as(self, &o.stored);
+            let read = crate::conversion::served_as(self, &o.prepared);
             let obj = match read.into_iter().find(|r| r.version == version) {
                 Some(r) => r.object,
                 None if o.api_version.rsplit('/').next() == Some(version.as_str()) => {
-                    o.stored.clone()
+                    o.prepared.clone()
                 }
                 None => {
                     out.left_out.push((
@@ -1347,11 +1386,11 @@ impl CompiledCrd {
         let samples: Vec<crate::authored_conversion::Sample> = analysis
             .objects
             .iter()
-            .filter(|o| o.accepted && !o.stored.is_null())
+            .filter(|o| o.accepted && !o.prepared.is_null())
             .map(|o| crate::authored_conversion::Sample {
                 source: o.source,
                 document: o.document,
-                object: o.stored.clone(),
+                object: o.prepared.clone(),
             })
             .collect();
         crate::authored_conversion::preview(self, &samples, mappings, target)
