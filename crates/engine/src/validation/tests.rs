@@ -299,6 +299,17 @@ fn default_numbers_keep_their_go_type() {
                 r#"default.n: Invalid value: "integer": n in body must be of type string: "integer""#,
             ],
         ),
+        // A format the value's Go type does not match: the Go type's own format is named.
+        (
+            json!({"type": "string", "format": "date"}),
+            json!(5),
+            vec![r#"default: Invalid value: "int64":  in body must be of type date: "int64""#],
+        ),
+        (
+            json!({"type": "string", "format": "date"}),
+            json!(5.5),
+            vec![r#"default: Invalid value: "float64":  in body must be of type date: "float64""#],
+        ),
         // An int64 default of a `number`: accepted (`isIntFloat`).
         (json!({"type": "number"}), json!(3), vec![]),
         // An enum of integers: the default's int64 compares equal.
@@ -318,13 +329,15 @@ fn default_numbers_keep_their_go_type() {
 /// `kubeOpenAPIResultToFieldErrors` puts the field path in front.)
 ///
 /// `multipleOf: 0` (or negative) with a default: kube-openapi's `numberValidator.Validate`
-/// calls `MultipleOfNativeType` (`pkg/validation/validate/values.go`), whose `MultipleOfInt`
-/// (int64 data, factor `int64(multipleOf)`) and `MultipleOf` (float64) both return
+/// (`pkg/validation/validate/validator.go`) calls `MultipleOfNativeType`
+/// (`pkg/validation/validate/values.go`), whose `MultipleOfInt` (int64 data, factor
+/// `int64(multipleOf)`) and `MultipleOf` (float64) both return
 /// `errors.MultipleOfMustBePositive`: `factor MultipleOf declared for <path> must be
 /// positive: <factor>`, even next to a type error.
 #[test]
 fn multiple_of_must_be_positive_for_defaults() {
-    let cases: Vec<(Json, Json, Vec<&str>)> = vec![
+    let cases: Vec<(Json, Json, Vec<&str>)> =
+        vec![
         (
             json!({"type": "integer", "multipleOf": 0}),
             json!(4),
@@ -335,6 +348,20 @@ fn multiple_of_must_be_positive_for_defaults() {
             json!(4.5),
             vec!["default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"],
         ),
+        // An int64 default meets `MultipleOfInt` with the factor converted by `int64(f)`:
+        // 0.5 becomes 0, so the server reports it as not positive; 2.5 becomes 2.
+        (
+            json!({"type": "number", "multipleOf": 0.5}),
+            json!(3),
+            vec!["default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"],
+        ),
+        (json!({"type": "number", "multipleOf": 0.5}), json!(3.5), vec![]),
+        (
+            json!({"type": "number", "multipleOf": 2.5}),
+            json!(5),
+            vec!["default: Invalid value: 5:  in body should be a multiple of 2"],
+        ),
+        (json!({"type": "number", "multipleOf": 1.5}), json!(3), vec![]),
         (
             json!({"type": "integer", "multipleOf": -2}),
             json!(4),
@@ -390,6 +417,7 @@ spec:
               b: {type: string, default: 5.0}
               c: {type: string, default: 5.5}
               d: {type: integer, multipleOf: 0, default: 4}
+              e: {type: number, multipleOf: 0.5, default: 3}
 "#;
     let c = crate::analysis::CompiledCrd::compile(crd, &crate::analysis::Options::default());
     let mut got: Vec<String> = c.findings().iter().map(|f| f.message.clone()).collect();
@@ -402,6 +430,7 @@ spec:
             format!(r#"{p}[b].default: Invalid value: "integer":  in body must be of type string: "integer""#),
             format!(r#"{p}[c].default: Invalid value: "number":  in body must be of type string: "number""#),
             format!("{p}[d].default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"),
+            format!("{p}[e].default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"),
         ]
     );
 }
