@@ -319,6 +319,12 @@ fn default_numbers_keep_their_go_type() {
             json!(3),
             vec![r#"default: Unsupported value: 3: supported values: "1", "2""#],
         ),
+        // The bad value of an int64 prints as one (`%v`), not as the float64 `1e+06`.
+        (
+            json!({"type": "integer", "enum": [1]}),
+            json!(1000000),
+            vec![r#"default: Unsupported value: 1000000: supported values: "1""#],
+        ),
     ];
     for (schema, default, want) in cases {
         assert_eq!(default_errors(schema.clone(), default), want, "{schema}");
