@@ -444,6 +444,19 @@ pub struct CompiledCrd {
     version_overview: Option<crate::versions::VersionOverview>,
 }
 
+/// The path to locate a field error at: its own, except for the scale subresource's errors,
+/// whose path is the whole JSON path as one name (`field.NewPath(".spec.replicas")` in
+/// apiextensions-apiserver `customResourceValidator.ValidateScaleSpec`): those point at the
+/// field the JSON path names (or its nearest existing parent).
+fn location_path(field: &FieldPath) -> std::borrow::Cow<'_, FieldPath> {
+    match field.0.as_slice() {
+        [crate::path::Segment::Field(name)] if name.starts_with('.') => {
+            std::borrow::Cow::Owned(FieldPath::parse(name.trim_start_matches('.')))
+        }
+        _ => std::borrow::Cow::Borrowed(field),
+    }
+}
+
 /// Turns a server field error into a finding located in a document.
 fn locate_error(
     e: &FieldError,
@@ -456,7 +469,7 @@ fn locate_error(
     let f = e.to_finding(code);
     match root {
         Some(root) => {
-            let hit = locate(root, path);
+            let hit = locate(root, &location_path(path));
             f.at(Location {
                 source,
                 document,
@@ -973,7 +986,7 @@ impl CompiledCrd {
             }
         }
         let to_report = |e: &FieldError| {
-            let hit = locate(root, &e.field);
+            let hit = locate(root, &location_path(&e.field));
             FieldErrorReport::from_field_error(e, Some(loc(hit.span)))
         };
         report.schema_errors = out.schema_errors.iter().map(to_report).collect();
@@ -1394,5 +1407,61 @@ impl CompiledCrd {
             })
             .collect();
         crate::authored_conversion::preview(self, &samples, mappings, target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scale subresource's errors name the whole JSON path as one field
+    /// (`field.NewPath(scale.SpecReplicasPath)`, apiextensions-apiserver
+    /// `pkg/registry/customresource/validator.go`); the finding keeps that path and points at
+    /// the field it names, or its nearest existing parent.
+    #[test]
+    fn scale_errors_point_at_the_replicas_field() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+        let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  replicas: \"3\"\nstatus: 4\n";
+        let c = CompiledCrd::compile(crd, &Options::default());
+        let a = c.analyze_objects(&[object.to_owned()], None);
+        let at: Vec<(String, usize, usize)> = a
+            .findings
+            .iter()
+            .filter(|f| f.code == "object.invalid")
+            .map(|f| {
+                let start = f.location.map(|l| l.span.start).unwrap_or_default();
+                (f.message.clone(), start.line, start.column)
+            })
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (
+                    ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64".to_owned(),
+                    5,
+                    3
+                ),
+                (
+                    ".status.replicas: Invalid value: 0: .status.replicas accessor error: 4 is of the type int64, expected map[string]interface{}".to_owned(),
+                    6,
+                    1
+                ),
+            ]
+        );
     }
 }
