@@ -1024,6 +1024,23 @@ impl CompiledCrd {
         if !prepared.is_null() {
             match crate::conversion::to_storage(self, prepared) {
                 Ok(p) => {
+                    // Studio note: the server drops these silently on write (no warning, no
+                    // error); under the None strategy the path names the request's field.
+                    for path in &p.pruned_paths {
+                        let hit = locate(root, &FieldPath::parse(path));
+                        findings.push(
+                            Finding::new(
+                                Severity::Info,
+                                "studio.pruned-on-write",
+                                format!(
+                                    "{path}: not in the schema of the storage version {}: the server drops it when it stores the object",
+                                    p.version
+                                ),
+                            )
+                            .with_field(path.clone())
+                            .at(loc(hit.span)),
+                        );
+                    }
                     report.stored = p.object;
                     report.stored_version = p.version;
                     report.stored_pruned_paths = p.pruned_paths;

@@ -488,6 +488,19 @@ fn stored_objects_are_in_the_storage_version() {
     assert_eq!(r.stored_note, None);
     let served = r.served_as.iter().find(|s| s.version == "v1beta1").unwrap();
     assert_eq!(served.pruned_on_write, 1);
+    // A studio note (not a server message) at the field in the object's text.
+    let note = a
+        .findings
+        .iter()
+        .find(|f| f.code == "studio.pruned-on-write")
+        .unwrap();
+    assert_eq!(
+        note.message,
+        "spec.hostPort: not in the schema of the storage version v1: the server drops it when it stores the object"
+    );
+    assert_eq!(note.severity, crate::finding::Severity::Info);
+    let at = note.location.unwrap().span.start;
+    assert_eq!((at.line, at.column), (4, 8));
     let a = w.analyze_objects(&[text.to_owned()], None);
     let r = &a.objects[0];
     assert!(r.stored.is_null());
