@@ -237,19 +237,19 @@ fn side(c: &Computed, on_jump: &Callback<FocusTarget>, on_default: &Callback<usi
                                 <span class="place">{ p.place.clone() }</span>
                             </>
                         };
+                        let why = format!("Dropped by the server: not in {}", p.dropped_by);
                         match p.target {
                             Some(t) => {
                                 let onclick = on_jump.reform(move |_: MouseEvent| t);
+                                let title = format!("{why}. Click to see it in the Object editor.");
                                 html! {
                                     <li class="pruned">
-                                        <button type="button" class="mark-button"
-                                            title="Dropped by the server: not in the schema. Click to see it in the Object editor."
-                                            {onclick}>{ content }</button>
+                                        <button type="button" class="mark-button" {title} {onclick}>{ content }</button>
                                     </li>
                                 }
                             }
                             None => html! {
-                                <li class="pruned"><div class="mark-button" title="Dropped by the server: not in the schema">{ content }</div></li>
+                                <li class="pruned"><div class="mark-button" title={why}>{ content }</div></li>
                             },
                         }
                     }) }

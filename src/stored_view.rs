@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::view_model::{file_name, FocusTarget, Pane};
 
+/// The object shown when there is none.
+static NULL: Value = Value::Null;
+
 /// Lines shown at most; the rest is summarised in [`ObjectView::hidden_lines`].
 pub const MAX_LINES: usize = 4000;
 /// Nesting shown at most; deeper values are summarised on one line.
@@ -107,14 +110,27 @@ pub fn storage_version(analysis: &Analysis) -> Option<&str> {
 
 /// The tabs for one object: the stored object first, then one per served version.
 pub fn version_tabs(analysis: &Analysis, report: &ObjectReport) -> Vec<VersionTabInfo> {
-    let stored_label = match storage_version(analysis) {
-        Some(v) => format!("Stored ({v})"),
-        None => "Stored".to_owned(),
+    let storage = if report.stored_version.is_empty() {
+        storage_version(analysis)
+    } else {
+        Some(report.stored_version.as_str())
+    };
+    let (label, title) = match storage {
+        Some(v) => (
+            format!("Stored ({v})"),
+            format!(
+                "The object the server would persist in etcd: converted to the storage version {v} and pruned by its schema"
+            ),
+        ),
+        None => (
+            "Stored".to_owned(),
+            "The object the server would persist in etcd".to_owned(),
+        ),
     };
     let mut tabs = vec![VersionTabInfo {
         tab: VersionTab::Stored,
-        label: stored_label,
-        title: "The object the server would persist in etcd".to_owned(),
+        label,
+        title,
     }];
     tabs.extend(
         report
@@ -193,6 +209,9 @@ impl YamlLine {
 pub struct PrunedField {
     /// The server's path of the field.
     pub path: String,
+    /// Whose schema dropped it, and so which version's object the path refers to, e.g.
+    /// `the v1 schema (storage version, on write)`.
+    pub dropped_by: String,
     /// `object.yaml:line:col`, when located.
     pub place: String,
     /// Where clicking puts the cursor.
@@ -247,29 +266,61 @@ pub fn object_view(
     tab: VersionTab,
     located: &[FieldLocation],
 ) -> ObjectView {
-    let (object, pruned, defaulted) = match clamp_tab(report, tab) {
+    let request_version = version_of(&report.api_version);
+    let by = |version: &str, role: &str| -> String {
+        if version.is_empty() {
+            format!("the schema ({role})")
+        } else {
+            format!("the {version} schema ({role})")
+        }
+    };
+    let request_by = by(request_version, "the request's version");
+    let write_by = by(&report.stored_version, "storage version, on write");
+    // Each pruned path with whose schema dropped it: the request version's pruning, then
+    // the storage version's on write, then (served tabs) the read version's.
+    let mut pruned: Vec<(&String, String)> = Vec::new();
+    let (object, defaulted, note) = match clamp_tab(report, tab) {
         VersionTab::Served(i) => match report.served_as.get(i) {
-            Some(s) => (&s.object, &s.pruned_paths, &s.defaulted_paths),
-            None => (
-                &report.stored,
-                &report.pruned_paths,
-                &report.defaulted_paths,
-            ),
+            Some(s) => {
+                let read_by = by(&s.version, "the version read");
+                for (n, p) in s.pruned_paths.iter().enumerate() {
+                    let who = if n < s.pruned_on_write {
+                        write_by.clone()
+                    } else {
+                        read_by.clone()
+                    };
+                    pruned.push((p, who));
+                }
+                (&s.object, &s.defaulted_paths, None)
+            }
+            None => (&NULL, &report.defaulted_paths, None),
         },
         VersionTab::Stored => {
-            let object = if report.stored.is_null() {
-                &report.defaulted
+            pruned.extend(report.pruned_paths.iter().map(|p| (p, request_by.clone())));
+            pruned.extend(
+                report
+                    .stored_pruned_paths
+                    .iter()
+                    .map(|p| (p, write_by.clone())),
+            );
+            if !report.stored.is_null() {
+                (&report.stored, &report.defaulted_paths, None)
+            } else if let Some(why) = &report.stored_note {
+                (
+                    &NULL,
+                    &report.defaulted_paths,
+                    Some(format!("Nothing to show: {why}.")),
+                )
             } else {
-                &report.stored
-            };
-            (object, &report.pruned_paths, &report.defaulted_paths)
+                (&report.defaulted, &report.defaulted_paths, None)
+            }
         }
     };
     let note = if object.is_null() {
-        Some(match &report.object_error {
+        Some(note.unwrap_or_else(|| match &report.object_error {
             Some(e) => format!("Nothing to show: {e}"),
             None => "Nothing to show: the engine returned no object for this document.".to_owned(),
-        })
+        }))
     } else {
         None
     };
@@ -301,8 +352,8 @@ pub fn object_view(
         lines,
         hidden_lines,
         pruned: pruned
-            .iter()
-            .map(|p| pruned_field(report, p, located))
+            .into_iter()
+            .map(|(p, who)| pruned_field(report, p, who, located))
             .collect(),
         defaulted: defaulted
             .iter()
@@ -314,7 +365,17 @@ pub fn object_view(
     }
 }
 
-fn pruned_field(report: &ObjectReport, path: &str, located: &[FieldLocation]) -> PrunedField {
+/// The version part of an `apiVersion` (`v1` of `stable.example.com/v1`).
+fn version_of(api_version: &str) -> &str {
+    api_version.rsplit('/').next().unwrap_or_default()
+}
+
+fn pruned_field(
+    report: &ObjectReport,
+    path: &str,
+    dropped_by: String,
+    located: &[FieldLocation],
+) -> PrunedField {
     let hit = located
         .iter()
         .find(|l| l.source == report.source && l.document == report.document && l.path == path);
@@ -322,6 +383,7 @@ fn pruned_field(report: &ObjectReport, path: &str, located: &[FieldLocation]) ->
     match hit {
         Some(l) => PrunedField {
             path: path.to_owned(),
+            dropped_by,
             place: format!("{}:{}:{}", file_name(source), l.line, l.column),
             target: Pane::of(source).map(|pane| FocusTarget {
                 pane,
@@ -331,6 +393,7 @@ fn pruned_field(report: &ObjectReport, path: &str, located: &[FieldLocation]) ->
         },
         None => PrunedField {
             path: path.to_owned(),
+            dropped_by,
             place: String::new(),
             target: None,
         },
@@ -668,11 +731,14 @@ mod tests {
                 "spec.gone".to_owned(),
             ],
             pruned_paths: vec!["spec.extra".to_owned(), "spec.unlocated".to_owned()],
+            api_version: "stable.example.com/v1".to_owned(),
+            stored_version: "v1".to_owned(),
             served_as: vec![ServedObject {
                 version: "v2".to_owned(),
                 object: json!({"kind": "CronTab", "spec": {"size": 5}}),
                 pruned_paths: vec!["spec.image".to_owned()],
                 defaulted_paths: vec!["spec.size".to_owned()],
+                pruned_on_write: 0,
             }],
             ..ObjectReport::default()
         }
@@ -748,6 +814,7 @@ mod tests {
             [
                 PrunedField {
                     path: "spec.extra".to_owned(),
+                    dropped_by: "the v1 schema (the request's version)".to_owned(),
                     place: "object.yaml:9:3".to_owned(),
                     target: Some(FocusTarget {
                         pane: Pane::Object,
@@ -757,6 +824,7 @@ mod tests {
                 },
                 PrunedField {
                     path: "spec.unlocated".to_owned(),
+                    dropped_by: "the v1 schema (the request's version)".to_owned(),
                     place: String::new(),
                     target: None,
                 },
@@ -923,5 +991,114 @@ mod tests {
         assert!(text.contains("  cronSpec: \"* * * * */5\""), "{text}");
         assert!(text.contains("  image: my-awesome-cron-image"), "{text}");
         assert!(text.contains("  name: my-new-cron-object"), "{text}");
+    }
+
+    /// A CRD whose storage version (v1) lacks a field the served v1beta1 has.
+    const TWO_VERSIONS: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              legacy: {type: string}
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+"#;
+
+    /// An object created in v1beta1 is persisted in the storage version v1 and pruned by
+    /// v1's schema (apiextensions-apiserver: the storage codec's `schemaCoercingConverter`
+    /// converts to the storage version, then prunes with its schema), so the Stored tab shows
+    /// `example.com/v1` without `spec.legacy`, and says which schema dropped each field and
+    /// where it is in the object's text.
+    #[test]
+    fn the_stored_tab_shows_the_storage_version() {
+        let object = "apiVersion: example.com/v1beta1\nkind: Widget\nmetadata: {name: w}\nspec:\n  size: 2\n  legacy: old\n  typo: 1\n";
+        let request = crd_studio_engine::Request {
+            crd: TWO_VERSIONS.to_owned(),
+            objects: vec![object.to_owned()],
+            ..Default::default()
+        };
+        let reply = crate::worker_boundary::answer(&request);
+        let a = &reply.analysis;
+        let r = &a.objects[0];
+        let tabs = version_tabs(a, r);
+        assert_eq!(tabs[0].label, "Stored (v1)");
+        let view = object_view(r, VersionTab::Stored, &reply.pruned_locations);
+        let text = texts(&view.lines).join("\n");
+        assert!(text.contains("apiVersion: example.com/v1\n"), "{text}");
+        assert!(!text.contains("legacy"), "{text}");
+        assert!(text.contains("  size: 2"), "{text}");
+        let pruned: Vec<(&str, &str, &str)> = view
+            .pruned
+            .iter()
+            .map(|p| (p.path.as_str(), p.dropped_by.as_str(), p.place.as_str()))
+            .collect();
+        assert_eq!(
+            pruned,
+            [
+                (
+                    "spec.typo",
+                    "the v1beta1 schema (the request's version)",
+                    "object.yaml:7:3"
+                ),
+                (
+                    "spec.legacy",
+                    "the v1 schema (storage version, on write)",
+                    "object.yaml:6:3"
+                ),
+            ]
+        );
+        // Read back as v1beta1: the field v1 dropped on write is gone for good.
+        let i = r
+            .served_as
+            .iter()
+            .position(|s| s.version == "v1beta1")
+            .unwrap();
+        let served = object_view(r, VersionTab::Served(i), &reply.pruned_locations);
+        assert_eq!(served.pruned[0].path, "spec.legacy");
+        assert_eq!(
+            served.pruned[0].dropped_by,
+            "the v1 schema (storage version, on write)"
+        );
+    }
+
+    #[test]
+    fn a_stored_object_the_engine_cannot_compute_is_explained() {
+        let r = ObjectReport {
+            prepared: json!({"kind": "A"}),
+            defaulted: json!({"kind": "A"}),
+            stored_note: Some(
+                "converting it to the storage version v1 needs the conversion webhook".to_owned(),
+            ),
+            ..ObjectReport::default()
+        };
+        let view = object_view(&r, VersionTab::Stored, &[]);
+        assert!(view.lines.is_empty());
+        assert_eq!(
+            view.note.as_deref(),
+            Some("Nothing to show: converting it to the storage version v1 needs the conversion webhook.")
+        );
     }
 }

@@ -174,7 +174,7 @@ fn target_version(analysis: &Analysis, wanted: &str) -> String {
     let sample_versions: Vec<&str> = analysis
         .objects
         .iter()
-        .filter(|o| o.accepted && !o.stored.is_null())
+        .filter(|o| o.accepted && !o.prepared.is_null())
         .filter_map(|o| o.api_version.rsplit('/').next())
         .collect();
     names
@@ -214,8 +214,8 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
         let objects: Vec<serde_json::Value> = analysis
             .objects
             .iter()
-            .filter(|o| o.accepted && !o.stored.is_null())
-            .map(|o| o.stored.clone())
+            .filter(|o| o.accepted && !o.prepared.is_null())
+            .map(|o| o.prepared.clone())
             .collect();
         let call = conversion::conversion_review(crd, &objects, &out.target, REQUEST_UID);
         let request = call.as_ref().ok().and_then(|c| c.request.as_ref());
@@ -272,6 +272,7 @@ fn locate_pruned(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
             .filter(|o| {
                 o.source == source
                     && (!o.pruned_paths.is_empty()
+                        || !o.stored_pruned_paths.is_empty()
                         || o.served_as.iter().any(|s| !s.pruned_paths.is_empty()))
             })
             .collect();
@@ -283,9 +284,13 @@ fn locate_pruned(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
             let Some((_, root)) = parsed.values().find(|(d, _)| d.index == o.document) else {
                 continue;
             };
+            // Pruned paths of the storage and read versions are paths of the object converted
+            // to them; the None strategy changes only `apiVersion`, so they name the same
+            // fields of the request object's text (a webhook conversion has no stored object).
             let paths = o
                 .pruned_paths
                 .iter()
+                .chain(o.stored_pruned_paths.iter())
                 .chain(o.served_as.iter().flat_map(|s| s.pruned_paths.iter()));
             for path in paths {
                 if out.iter().any(|l: &FieldLocation| {

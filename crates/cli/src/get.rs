@@ -129,7 +129,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
 }
 
 /// The current time, as the clock `kubectl` reads.
-fn system_now() -> Time {
+pub(crate) fn system_now() -> Time {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();

@@ -29,6 +29,8 @@ options:
   --old-object FILE          check the objects as an update of this object (ratcheting)
   --format text|json         output format (default text)
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  --now RFC3339              the clock for `date` printer columns in the JSON output's table
+                             rows (default: the current time; a future date reads <invalid>)
   -h, --help                 print this help
   --version                  print the version
 
@@ -72,6 +74,7 @@ struct Check {
     old_object: Option<String>,
     format: Format,
     field_validation: FieldValidation,
+    now: Option<String>,
 }
 
 /// One input text with the name it is shown under.
@@ -98,6 +101,13 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let check = parse(args)?;
+    // The engine has no clock: ages in the table rows are computed against this one, as the
+    // server computes them against its own when it serves the table.
+    let now = match &check.now {
+        Some(text) => crd_studio_engine::objectmeta::gotime::parse_rfc3339(text)
+            .map_err(|e| Error::Usage(format!("--now: {e}")))?,
+        None => get::system_now(),
+    };
     let mut stdin_used = false;
     let crd = read_input(&check.crd, &mut stdin_used)?;
     let objects = check
@@ -116,6 +126,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         old_object: old.as_ref().map(|o| o.text.clone()),
         options: Options {
             field_validation: check.field_validation,
+            now: Some(now.rfc3339()),
             ..Options::default()
         },
     };
@@ -160,6 +171,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     let mut old_object = None;
     let mut format = Format::Text;
     let mut field_validation = FieldValidation::Strict;
+    let mut now = None;
     let mut only_files = false;
     let mut it = rest.iter();
     while let Some(arg) = it.next() {
@@ -181,6 +193,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         };
         match name {
             "--old-object" => old_object = Some(value()?),
+            "--now" => now = Some(value()?),
             "--format" => {
                 format = match value()?.as_str() {
                     "text" => Format::Text,
@@ -213,6 +226,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         old_object,
         format,
         field_validation,
+        now,
     })
 }
 

@@ -281,3 +281,58 @@ fn standard_input_is_read_for_dash() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(doc["crd"]["file"], "<stdin>");
 }
+
+/// `check` computes the table rows' ages against a clock (`--now`, by default the current
+/// time), as the server's table convertor does against its own
+/// (apiextensions-apiserver `tableconvertor.cellForJSONValue` → apimachinery
+/// `table.ConvertToHumanReadableDateType` → `duration.HumanDuration(time.Since(t))`): a date
+/// more than a second in the future reads `<invalid>`, a past one its age.
+#[test]
+fn table_dates_are_aged_against_a_clock() {
+    let crd = CRD.replace(
+        "    schema:\n",
+        "    additionalPrinterColumns:\n    - {name: Next, type: date, jsonPath: .spec.cronSpec}\n    schema:\n",
+    );
+    let objects = "\
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: future}
+spec: {cronSpec: '2030-01-01T00:00:00Z'}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: past}
+spec: {cronSpec: '2026-11-20T10:00:00Z'}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: almost-now}
+spec: {cronSpec: '2026-11-25T10:00:01Z'}
+";
+    let dir = dir_with("dates", &[("crd.yaml", &crd), ("o.yaml", objects)]);
+    let cells = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["check", "crd.yaml", "o.yaml", "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = crd_studio(&dir, &args, None);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        doc["objects"]
+            .as_array()
+            .expect("objects")
+            .iter()
+            .map(|o| o["table"]["cells"][1].clone())
+            .collect()
+    };
+    assert_eq!(
+        cells(&["--now", "2026-11-25T10:00:00Z"]),
+        [
+            serde_json::json!("<invalid>"),
+            serde_json::json!("5d"),
+            serde_json::json!("0s")
+        ]
+    );
+    // The current time: 2030 is still ahead.
+    assert_eq!(cells(&[])[0], serde_json::json!("<invalid>"));
+    let out = crd_studio(&dir, &["check", "crd.yaml", "--now", "soon"], None);
+    assert_eq!(out.status.code(), Some(2));
+}

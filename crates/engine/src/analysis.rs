@@ -48,9 +48,12 @@ pub struct Options {
     /// objects that name none.
     pub namespace: String,
     /// The clock for `date` printer columns (RFC 3339, e.g. the browser's time), so that
-    /// ages read as `kubectl get` prints them at that moment. The engine has no clock of its
-    /// own: without `now` (or when it does not parse) every valid date cell reads `0s`, the
-    /// age a row has the moment its timestamp is written.
+    /// ages read as `kubectl get` prints them at that moment (a date more than a second
+    /// ahead of it reads `<invalid>`, as `duration.HumanDuration` prints a negative age).
+    /// The engine has no clock of its own: without `now` (or when it does not parse) it
+    /// cannot tell a date's age, nor whether it is in the future, and every valid date cell
+    /// reads `0s`, the age a row has the moment its timestamp is written. Callers that show
+    /// ages pass a clock (the CLI's `check` and `get`, the app's kubectl get view).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
     /// Whether an object with `metadata.generateName` and no `name` gets its name before
@@ -319,9 +322,30 @@ pub struct ObjectReport {
     pub defaulted: serde_json::Value,
     /// Paths of the fields defaulting set (absent before, present after).
     pub defaulted_paths: Vec<String>,
-    /// The object the server would persist (after the create/update strategy: `status`
-    /// dropped when the status subresource is on, `metadata.generation` set, ...).
+    /// The object after the create/update strategy (`status` dropped when the status
+    /// subresource is on, `metadata.generation` set, ...), still in the request's version:
+    /// what the server hands to storage, and what the request's version reads back.
+    #[serde(default)]
+    pub prepared: serde_json::Value,
+    /// The object the server would persist in etcd: [`ObjectReport::prepared`] converted to
+    /// the storage version and pruned by that version's schema
+    /// ([`crate::conversion::to_storage`]). `null` when the engine cannot tell (see
+    /// [`ObjectReport::stored_note`]).
     pub stored: serde_json::Value,
+    /// The version [`ObjectReport::stored`] is in (the storage version); empty when there is
+    /// no stored object.
+    #[serde(default)]
+    pub stored_version: String,
+    /// Fields the storage version's schema drops on write (after [`ObjectReport::pruned_paths`],
+    /// which the request version's schema dropped). Paths of the object converted to the
+    /// storage version; the None strategy changes only `apiVersion`, so they are also paths
+    /// of the request object's text.
+    #[serde(default)]
+    pub stored_pruned_paths: Vec<String>,
+    /// Why there is no stored object although the object was prepared (the conversion to the
+    /// storage version needs the webhook, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_note: Option<String>,
     /// The object as each served version would return it once stored
     /// ([`crate::conversion::served_as`]: converted to the storage version and pruned, then
     /// read back with the storage version's defaults, converted and pruned by the read
@@ -361,6 +385,10 @@ pub struct ServedObject {
     /// Fields lost on the way: those the storage version's schema drops on write, then those
     /// the read version's schema drops.
     pub pruned_paths: Vec<String>,
+    /// How many of [`ServedObject::pruned_paths`] (the first ones) the storage version's
+    /// schema dropped on write; the rest the read version's schema dropped.
+    #[serde(default)]
+    pub pruned_on_write: usize,
     /// Fields the storage version's defaults set when the object is read.
     pub defaulted_paths: Vec<String>,
 }
@@ -424,6 +452,19 @@ pub struct CompiledCrd {
     version_overview: Option<crate::versions::VersionOverview>,
 }
 
+/// The path to locate a field error at: its own, except for the scale subresource's errors,
+/// whose path is the whole JSON path as one name (`field.NewPath(".spec.replicas")` in
+/// apiextensions-apiserver `customResourceValidator.ValidateScaleSpec`): those point at the
+/// field the JSON path names (or its nearest existing parent).
+fn location_path(field: &FieldPath) -> std::borrow::Cow<'_, FieldPath> {
+    match field.0.as_slice() {
+        [crate::path::Segment::Field(name)] if name.starts_with('.') => {
+            std::borrow::Cow::Owned(FieldPath::parse(name.trim_start_matches('.')))
+        }
+        _ => std::borrow::Cow::Borrowed(field),
+    }
+}
+
 /// Turns a server field error into a finding located in a document.
 fn locate_error(
     e: &FieldError,
@@ -436,7 +477,7 @@ fn locate_error(
     let f = e.to_finding(code);
     match root {
         Some(root) => {
-            let hit = locate(root, path);
+            let hit = locate(root, &location_path(path));
             f.at(Location {
                 source,
                 document,
@@ -1001,7 +1042,7 @@ impl CompiledCrd {
             }
         }
         let to_report = |e: &FieldError| {
-            let hit = locate(root, &e.field);
+            let hit = locate(root, &location_path(&e.field));
             FieldErrorReport::from_field_error(e, Some(loc(hit.span)))
         };
         report.schema_errors = out.schema_errors.iter().map(to_report).collect();
@@ -1027,18 +1068,46 @@ impl CompiledCrd {
         report.subresources = self.subresource_report(version, &out.defaulted, &out.stored);
         report.pruned = out.pruned;
         report.defaulted = out.defaulted;
-        report.stored = out.stored;
-        report.table = self.table_row(version_name, &report.stored);
+        report.prepared = out.stored;
+        report.table = self.table_row(version_name, &report.prepared);
         // --- conversion (owner: conversion.rs) ---
-        // The object as every served version returns it once stored: the storage round trip
-        // (conversion to the storage version and its pruning; then, on read, the storage
-        // version's decoding and defaults, conversion and the read version's pruning).
-        let stored = if report.stored.is_null() {
+        let prepared = if report.prepared.is_null() {
             &report.defaulted
         } else {
-            &report.stored
+            &report.prepared
         };
-        report.served_as = crate::conversion::served_as(self, stored);
+        // The write: conversion to the storage version and its pruning.
+        if !prepared.is_null() {
+            match crate::conversion::to_storage(self, prepared) {
+                Ok(p) => {
+                    // Studio note: the server drops these silently on write (no warning, no
+                    // error); under the None strategy the path names the request's field.
+                    for path in &p.pruned_paths {
+                        let hit = locate(root, &FieldPath::parse(path));
+                        findings.push(
+                            Finding::new(
+                                Severity::Info,
+                                "studio.pruned-on-write",
+                                format!(
+                                    "{path}: not in the schema of the storage version {}: the server drops it when it stores the object",
+                                    p.version
+                                ),
+                            )
+                            .with_field(path.clone())
+                            .at(loc(hit.span)),
+                        );
+                    }
+                    report.stored = p.object;
+                    report.stored_version = p.version;
+                    report.stored_pruned_paths = p.pruned_paths;
+                }
+                Err(e) => report.stored_note = Some(e),
+            }
+        }
+        // The object as every served version returns it once stored: the storage round trip
+        // (the write; then, on read, the storage version's decoding and defaults, conversion
+        // and the read version's pruning).
+        report.served_as = crate::conversion::served_as(self, prepared);
         // --- end conversion ---
         (report, findings)
     }
@@ -1361,7 +1430,7 @@ impl CompiledCrd {
         };
         let mut objects = Vec::new();
         for o in &analysis.objects {
-            if !o.accepted || o.stored.is_null() {
+            if !o.accepted || o.prepared.is_null() {
                 out.left_out.push((
                     o.source,
                     o.document,
@@ -1369,11 +1438,11 @@ impl CompiledCrd {
                 ));
                 continue;
             }
-            let read = crate::conversion::served_as(self, &o.stored);
+            let read = crate::conversion::served_as(self, &o.prepared);
             let obj = match read.into_iter().find(|r| r.version == version) {
                 Some(r) => r.object,
                 None if o.api_version.rsplit('/').next() == Some(version.as_str()) => {
-                    o.stored.clone()
+                    o.prepared.clone()
                 }
                 None => {
                     out.left_out.push((
@@ -1403,13 +1472,69 @@ impl CompiledCrd {
         let samples: Vec<crate::authored_conversion::Sample> = analysis
             .objects
             .iter()
-            .filter(|o| o.accepted && !o.stored.is_null())
+            .filter(|o| o.accepted && !o.prepared.is_null())
             .map(|o| crate::authored_conversion::Sample {
                 source: o.source,
                 document: o.document,
-                object: o.stored.clone(),
+                object: o.prepared.clone(),
             })
             .collect();
         crate::authored_conversion::preview(self, &samples, mappings, target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scale subresource's errors name the whole JSON path as one field
+    /// (`field.NewPath(scale.SpecReplicasPath)`, apiextensions-apiserver
+    /// `pkg/registry/customresource/validator.go`); the finding keeps that path and points at
+    /// the field it names, or its nearest existing parent.
+    #[test]
+    fn scale_errors_point_at_the_replicas_field() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+        let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  replicas: \"3\"\nstatus: 4\n";
+        let c = CompiledCrd::compile(crd, &Options::default());
+        let a = c.analyze_objects(&[object.to_owned()], None);
+        let at: Vec<(String, usize, usize)> = a
+            .findings
+            .iter()
+            .filter(|f| f.code == "object.invalid")
+            .map(|f| {
+                let start = f.location.map(|l| l.span.start).unwrap_or_default();
+                (f.message.clone(), start.line, start.column)
+            })
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (
+                    ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64".to_owned(),
+                    5,
+                    3
+                ),
+                (
+                    ".status.replicas: Invalid value: 0: .status.replicas accessor error: 4 is of the type int64, expected map[string]interface{}".to_owned(),
+                    6,
+                    1
+                ),
+            ]
+        );
     }
 }

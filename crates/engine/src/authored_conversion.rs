@@ -1802,7 +1802,7 @@ rules:
             .map(|o| Sample {
                 source: o.source,
                 document: o.document,
-                object: o.stored.clone(),
+                object: o.prepared.clone(),
             })
             .collect();
         (crd, samples)

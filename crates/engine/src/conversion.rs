@@ -625,6 +625,54 @@ pub(crate) fn locate_in(root: Option<&Node>, path: &str) -> Option<Span> {
 // The storage round trip
 // ------------------------------------------------------------------------------------------
 
+/// An object as the server writes it to etcd: converted to the storage version and pruned
+/// by that version's schema (apiextensions-apiserver `pkg/apiserver/customresource_handler.go`:
+/// the storage codec converts with `schemaCoercingConverter`, i.e. `crConverter` to the
+/// storage version, then `unstructuredSchemaCoercer.apply`, which prunes with the storage
+/// version's structural schema and coerces metadata).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Persisted {
+    /// The storage version.
+    pub version: String,
+    /// The object in the storage version.
+    pub object: Json,
+    /// Paths of the fields the storage version's schema drops on write. They are paths of
+    /// the object converted to the storage version; the None strategy changes only
+    /// `apiVersion`, so they are also paths of the request object.
+    pub pruned_paths: Vec<String>,
+}
+
+/// The object the create/update strategy produced (`prepared`, in its request version) as
+/// the server persists it ([`Persisted`]), or why the engine cannot tell: no readable CRD or
+/// storage version, a conversion error, or a conversion the webhook would have to do.
+pub fn to_storage(crd: &CompiledCrd, prepared: &Json) -> Result<Persisted, String> {
+    let Some(internal) = crd.internal() else {
+        return Err("there is no readable CRD".to_owned());
+    };
+    let versions = crd.compiled_versions();
+    let Some(storage) = versions.iter().find(|v| v.storage) else {
+        return Err("the CRD has no storage version".to_owned());
+    };
+    let webhook = !matches!(Strategy::of(internal), Strategy::None);
+    let valid = valid_versions(crd);
+    let facts = facts(crd);
+    let storage_gv = GroupVersion::new(&internal.spec.group, &storage.name);
+    let from = Gvk::of(prepared).group_version;
+    if webhook && from != storage_gv {
+        return Err(format!(
+            "converting it to the storage version {} needs the conversion webhook",
+            storage.name
+        ));
+    }
+    let mut object = convert_none(&valid, prepared, false, &storage_gv)?;
+    let pruned_paths = coerce_converted(&mut object, &facts, versions)?;
+    Ok(Persisted {
+        version: storage.name.clone(),
+        object,
+        pruned_paths,
+    })
+}
+
 /// How every served version returns an object stored from `stored` (the object the create
 /// or update strategy produced, in its request version): the write converts it to the
 /// storage version and prunes it by that version's schema; a read decodes it from storage
@@ -632,30 +680,20 @@ pub(crate) fn locate_in(root: Option<&Node>, path: &str) -> Option<Span> {
 /// prunes it by that version's schema. Versions the server needs the conversion webhook for
 /// are left out (their object depends on the webhook's answer: see [`conversion_review`]).
 pub fn served_as(crd: &CompiledCrd, stored: &Json) -> Vec<ServedObject> {
+    let Ok(persisted) = to_storage(crd, stored) else {
+        return Vec::new();
+    };
     let Some(internal) = crd.internal() else {
         return Vec::new();
     };
     let versions = crd.compiled_versions();
-    let Some(storage) = versions.iter().find(|v| v.storage) else {
-        return Vec::new();
-    };
-    let strategy = Strategy::of(internal);
-    let webhook = !matches!(strategy, Strategy::None);
+    let webhook = !matches!(Strategy::of(internal), Strategy::None);
     let valid = valid_versions(crd);
     let facts = facts(crd);
     let group = &internal.spec.group;
-    let storage_gv = GroupVersion::new(group, &storage.name);
-    // The write: convert to the storage version, then its decoding step.
-    let from = Gvk::of(stored).group_version;
-    if webhook && from != storage_gv {
-        return Vec::new();
-    }
-    let Ok(mut in_storage) = convert_none(&valid, stored, false, &storage_gv) else {
-        return Vec::new();
-    };
-    let Ok(storage_pruned) = coerce_converted(&mut in_storage, &facts, versions) else {
-        return Vec::new();
-    };
+    let storage_gv = GroupVersion::new(group, &persisted.version);
+    let storage_pruned = persisted.pruned_paths;
+    let in_storage = persisted.object;
     // The read: decode from storage and default with the storage version's schema.
     let Ok((_, _, read)) = pipeline::decode(&in_storage, &facts, versions, true) else {
         return Vec::new();
@@ -679,6 +717,7 @@ pub fn served_as(crd: &CompiledCrd, stored: &Json) -> Vec<ServedObject> {
             defaulted_paths: pipeline::added_paths(&in_storage, &read),
             object: converted,
             pruned_paths,
+            pruned_on_write: storage_pruned.len(),
         });
     }
     out

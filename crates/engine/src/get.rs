@@ -59,7 +59,7 @@ pub fn kubectl_get_objects(
                 .push((at.0, at.1, format!("no table for version {version:?}")));
             continue;
         };
-        let mut stored = report.stored.clone();
+        let mut stored = report.prepared.clone();
         if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.entry("creationTimestamp")
                 .or_insert_with(|| Value::String(now_text.clone()));

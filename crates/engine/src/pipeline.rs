@@ -600,41 +600,13 @@ fn set_generation(map: &mut Map<String, Json>, generation: i64) {
     }
 }
 
-/// `unstructured.NestedInt64` along a scale path (leading `.` ignored): the value (0 when
-/// missing) or the accessor error text.
-fn nested_int64(obj: &Json, path: &str) -> Result<i64, String> {
-    let trimmed = path.strip_prefix('.').unwrap_or(path);
-    let mut cur = obj;
-    let fields: Vec<&str> = trimmed.split('.').collect();
-    for (i, f) in fields.iter().enumerate() {
-        match cur {
-            Json::Object(m) => match m.get(*f) {
-                Some(v) => cur = v,
-                None => return Ok(0),
-            },
-            other => {
-                let done = fields.get(..i).map(|s| s.join(".")).unwrap_or_default();
-                return Err(format!(
-                    "value cannot be found on path {done:?}: {} is of the type {}, expected map[string]interface{{}}",
-                    objectmeta::gojson::go_v(other),
-                    objectmeta::gojson::go_type(other)
-                ));
-            }
-        }
-    }
-    match cur {
-        Json::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or(0)),
-        other => Err(format!(
-            ".{trimmed} accessor error: {} is of the type {}, expected int64",
-            objectmeta::gojson::go_v(other),
-            objectmeta::gojson::go_type(other)
-        )),
-    }
-}
-
+/// The replicas checks of `ValidateScaleSpec` / `ValidateScaleStatus`
+/// (`pkg/registry/customresource/validator.go`): `unstructured.NestedInt64` along the path
+/// (leading `.` trimmed), its accessor error as the message with the zero value, then the
+/// range checks. A missing field (or a `null` on the way) reads 0.
 fn scale_replicas_errors(obj: &Json, path: &str) -> Vec<FieldError> {
     let field = FieldPath(vec![crate::path::Segment::Field(path.to_owned())]);
-    match nested_int64(obj, path) {
+    match crate::scale::nested_int64(obj, path).map(|(n, _)| n) {
         Err(e) => vec![FieldError::invalid(field, BadValue::Int(0), e)],
         Ok(n) if n < 0 => vec![FieldError::invalid(
             field,
@@ -658,24 +630,15 @@ fn validate_scale_spec(obj: &Json, scale: &Scale) -> Vec<FieldError> {
 /// `ValidateScaleStatus`.
 fn validate_scale_status(obj: &Json, scale: &Scale) -> Vec<FieldError> {
     let mut errs = scale_replicas_errors(obj, &scale.status_replicas_path);
+    // `unstructured.NestedString`: a non-string value, or a step through a non-object, is
+    // an accessor error (the zero value "" as the bad value).
     if let Some(selector) = &scale.label_selector_path {
-        let trimmed = selector.strip_prefix('.').unwrap_or(selector);
-        let mut cur = Some(obj);
-        for f in trimmed.split('.') {
-            cur = cur.and_then(|c| c.get(f));
-        }
-        if let Some(v) = cur {
-            if !v.is_string() {
-                errs.push(FieldError::invalid(
-                    FieldPath(vec![crate::path::Segment::Field(selector.clone())]),
-                    BadValue::Str(String::new()),
-                    format!(
-                        ".{trimmed} accessor error: {} is of the type {}, expected string",
-                        objectmeta::gojson::go_v(v),
-                        objectmeta::gojson::go_type(v)
-                    ),
-                ));
-            }
+        if let Err(e) = crate::scale::nested_string(obj, selector) {
+            errs.push(FieldError::invalid(
+                FieldPath(vec![crate::path::Segment::Field(selector.clone())]),
+                BadValue::Str(String::new()),
+                e,
+            ));
         }
     }
     errs
@@ -1129,5 +1092,78 @@ spec:
             errs.first().map(FieldError::error),
             Some(".spec.replicas: Invalid value: -1: should be a non-negative integer".into())
         );
+    }
+
+    /// `customResourceValidator.ValidateScaleSpec` / `ValidateScaleStatus`
+    /// (apiextensions-apiserver `pkg/registry/customresource/validator.go`): the error of
+    /// `unstructured.NestedInt64` / `NestedString` (apimachinery
+    /// `pkg/apis/meta/v1/unstructured/helpers.go`: `%v accessor error: %v is of the type %T,
+    /// expected int64`, and `NestedFieldNoCopy`'s `... expected map[string]interface{}` for a
+    /// step through a non-map, with the path up to the key it was about to read) as the message of
+    /// `field.Invalid(NewPath(path), <zero value>, err.Error())`. A `null` on the way is "not
+    /// found" (no error); a `null` at the end is a `<nil>` of the wrong type.
+    #[test]
+    fn scale_accessor_errors() {
+        let scale = Scale {
+            spec_replicas_path: ".spec.replicas".into(),
+            status_replicas_path: ".status.replicas".into(),
+            label_selector_path: Some(".status.labelSelector".into()),
+        };
+        let cases: Vec<(Json, Vec<&str>)> = vec![
+            (json!({"spec": {"replicas": 2}, "status": {"replicas": 1, "labelSelector": "a=b"}}), vec![]),
+            (
+                json!({"spec": {"replicas": "3"}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64"],
+            ),
+            (
+                json!({"spec": {"replicas": 1.5}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 1.5 is of the type float64, expected int64"],
+            ),
+            (
+                json!({"spec": {"replicas": true}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: true is of the type bool, expected int64"],
+            ),
+            (
+                json!({"spec": {"replicas": null}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: <nil> is of the type <nil>, expected int64"],
+            ),
+            (
+                json!({"spec": {"replicas": [1]}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: [1] is of the type []interface {}, expected int64"],
+            ),
+            (
+                json!({"spec": {"replicas": {"n": 1}}}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: map[n:1] is of the type map[string]interface {}, expected int64"],
+            ),
+            (
+                json!({"spec": "x"}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: x is of the type string, expected map[string]interface{}"],
+            ),
+            (
+                json!({"spec": [1, 2]}),
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: [1 2] is of the type []interface {}, expected map[string]interface{}"],
+            ),
+            // A null parent: not found, no error.
+            (json!({"spec": null, "status": null}), vec![]),
+            (
+                json!({"status": {"replicas": 7, "labelSelector": 5}}),
+                vec![".status.labelSelector: Invalid value: \"\": .status.labelSelector accessor error: 5 is of the type int64, expected string"],
+            ),
+            (
+                json!({"status": 4}),
+                vec![
+                    ".status.replicas: Invalid value: 0: .status.replicas accessor error: 4 is of the type int64, expected map[string]interface{}",
+                    ".status.labelSelector: Invalid value: \"\": .status.labelSelector accessor error: 4 is of the type int64, expected map[string]interface{}",
+                ],
+            ),
+        ];
+        for (obj, want) in cases {
+            let got: Vec<String> = validate_scale_spec(&obj, &scale)
+                .into_iter()
+                .chain(validate_scale_status(&obj, &scale))
+                .map(|e| e.error())
+                .collect();
+            assert_eq!(got, want, "{obj}");
+        }
     }
 }

@@ -7,9 +7,11 @@
 //! (cli-runtime `printers.HumanReadablePrinter` writing through `liggitt/tabwriter` with
 //! kubectl's settings: minimum width 6, padding 3, space padding, remembered widths).
 //!
-//! The engine has no clock: ages are computed against the `now` the caller passes. Without
-//! one, every valid date reads `0s` (the age the row has the moment the timestamp is written,
-//! which is what `kubectl get` shows right after `kubectl create`).
+//! The engine has no clock: ages are computed against the `now` the caller passes, and a date
+//! more than a second after it reads `<invalid>` (`HumanDuration` of a negative duration).
+//! Without one, every valid date reads `0s` (the age the row has the moment the timestamp is
+//! written, which is what `kubectl get` shows right after `kubectl create`); the engine cannot
+//! tell a future date then, so callers that show ages pass a clock.
 //!
 //! Beyond the server, [`column_findings`] says when a column's JSONPath cannot be parsed (the
 //! server then serves only the columns before it) and when it can never match anything the
@@ -1137,10 +1139,21 @@ mod tests {
             cell_for_json_value("date", &Value::of(&old), None),
             Cell::Str("0s".into())
         );
-        assert_eq!(
-            cell_for_json_value("date", &Value::of(&json!("2026-01-03T00:00:00Z")), now),
-            Cell::Str("<invalid>".into())
-        );
+        // Dates after the clock: `HumanDuration(time.Since(t))` (apimachinery
+        // `pkg/util/duration`) reads `<invalid>` once `int(d.Seconds()) < -1`, `0s` within
+        // the two seconds it tolerates; `time.Since` saturates for far dates.
+        for (date, want) in [
+            ("2026-01-03T00:00:00Z", "<invalid>"),
+            ("2026-01-02T12:30:01.9Z", "0s"),
+            ("2026-01-02T12:30:02Z", "<invalid>"),
+            ("9999-12-31T23:59:59Z", "<invalid>"),
+        ] {
+            assert_eq!(
+                cell_for_json_value("date", &Value::of(&json!(date)), now),
+                Cell::Str(want.into()),
+                "{date}"
+            );
+        }
         // Go types and the JSON the server writes.
         assert_eq!(Cell::Float(42.0).go_type(), Some("float64"));
         assert_eq!(Cell::Float(42.0).to_wire(), json!(42));

@@ -445,6 +445,72 @@ fn served_as_goes_through_storage() {
     assert_eq!(from_storage[0].version, "v1");
 }
 
+/// The stored object of a multi-version CRD (apiextensions-apiserver
+/// `pkg/apiserver/customresource_handler.go`: the storage codec's `schemaCoercingConverter`
+/// converts to the storage version with `crConverter`, then `unstructuredSchemaCoercer.apply`
+/// prunes with the storage version's schema): an object created in v1beta1 is persisted as
+/// `stable.example.com/v1`, without the field v1 does not have.
+#[test]
+fn stored_objects_are_in_the_storage_version() {
+    let c = none_crd();
+    let p = to_storage(&c, &object("a")).unwrap();
+    assert_eq!(p.version, "v1");
+    assert_eq!(p.pruned_paths, vec!["spec.hostPort"]);
+    assert_eq!(p.object["apiVersion"], json!("stable.example.com/v1"));
+    assert_eq!(p.object["spec"], json!({}));
+    // Already in the storage version: nothing to convert or drop.
+    let p = to_storage(&c, &converted("a")).unwrap();
+    assert_eq!(p.object, converted("a"));
+    assert!(p.pruned_paths.is_empty());
+    // The webhook would convert it: the engine cannot tell what is stored.
+    let w = crd(CRD);
+    assert_eq!(
+        to_storage(&w, &object("a")).unwrap_err(),
+        "converting it to the storage version v1 needs the conversion webhook"
+    );
+    assert!(to_storage(&w, &converted("a")).is_ok());
+
+    // Through the analysis: `stored` is the persisted object, `prepared` the request's.
+    let text = "apiVersion: stable.example.com/v1beta1\nkind: CronTab\nmetadata: {name: a}\nspec: {hostPort: 'localhost:1'}\n";
+    let a = c.analyze_objects(&[text.to_owned()], None);
+    let r = &a.objects[0];
+    assert!(r.accepted, "{:?}", r.errors);
+    assert_eq!(
+        r.prepared["apiVersion"],
+        json!("stable.example.com/v1beta1")
+    );
+    assert_eq!(r.prepared["spec"], json!({"hostPort": "localhost:1"}));
+    assert_eq!(r.stored["apiVersion"], json!("stable.example.com/v1"));
+    assert_eq!(r.stored["spec"], json!({}));
+    assert_eq!(r.stored_version, "v1");
+    assert!(r.pruned_paths.is_empty());
+    assert_eq!(r.stored_pruned_paths, vec!["spec.hostPort"]);
+    assert_eq!(r.stored_note, None);
+    let served = r.served_as.iter().find(|s| s.version == "v1beta1").unwrap();
+    assert_eq!(served.pruned_on_write, 1);
+    // A studio note (not a server message) at the field in the object's text.
+    let note = a
+        .findings
+        .iter()
+        .find(|f| f.code == "studio.pruned-on-write")
+        .unwrap();
+    assert_eq!(
+        note.message,
+        "spec.hostPort: not in the schema of the storage version v1: the server drops it when it stores the object"
+    );
+    assert_eq!(note.severity, crate::finding::Severity::Info);
+    let at = note.location.unwrap().span.start;
+    assert_eq!((at.line, at.column), (4, 8));
+    let a = w.analyze_objects(&[text.to_owned()], None);
+    let r = &a.objects[0];
+    assert!(r.stored.is_null());
+    assert_eq!(r.stored_version, "");
+    assert_eq!(
+        r.stored_note.as_deref(),
+        Some("converting it to the storage version v1 needs the conversion webhook")
+    );
+}
+
 #[test]
 fn empty_objects_are_not_sent() {
     let (c, call) = call(&[json!({"apiVersion": "stable.example.com/v1beta1", "kind": "CronTab"})]);

@@ -18,8 +18,9 @@
 //!
 //! Objects are decoded JSON (`serde_json::Value`) with integers as `i64` and other numbers as
 //! `f64`, as the server's unstructured objects hold them. Values that come from a schema
-//! (defaults) hold every number as a float64 in the server: convert them with
-//! [`decoded_as_go_json`] first.
+//! (`default`, `enum`, `example`) are held the same way: apiextensions decodes a v1 `JSON`
+//! field with `k8s.io/apimachinery/pkg/util/json.Unmarshal` (`Convert_v1_JSON_To_apiextensions_JSON`,
+//! `sigs.k8s.io/json` `UnmarshalCaseSensitivePreserveInts`), which keeps integers as `int64`.
 //!
 //! CEL rules (`x-kubernetes-validations`) are not evaluated here, and neither are list-type
 //! uniqueness ([`crate::listtype`]) and metadata checks: the server runs those separately.
@@ -34,7 +35,7 @@ pub mod formats;
 pub mod goregex;
 
 pub use formats::CompatibilityVersion;
-pub use govalue::{decoded_as_go_json, deep_equal, json_marshal};
+pub use govalue::{deep_equal, json_marshal};
 
 use serde_json::Value as Json;
 
@@ -176,10 +177,12 @@ pub fn validate_update(
 }
 
 /// `ValidateCustomResource(path, value, NewSchemaValidatorFromOpenAPI(s.ToKubeOpenAPI()))`,
-/// as the server validates a `default` value: `value` is taken as Go decodes a schema's
-/// JSON (every number a float64). Fits [`crate::apiext::defaults::OpenApiValidate`].
+/// as the server validates a `default` value. The value keeps its numbers' Go types: the
+/// server decodes a schema's `default` with `utiljson.Unmarshal` (apiextensions v1
+/// `Convert_v1_JSON_To_apiextensions_JSON`), so an integer is an `int64` and kube-openapi's
+/// type validator names it `integer`/`int64`. Fits [`crate::apiext::defaults::OpenApiValidate`].
 pub fn validate_default_value(path: &FieldPath, value: &Json, s: &Structural) -> Vec<FieldError> {
-    SchemaValidator::from_structural(s).validate(path, &decoded_as_go_json(value))
+    SchemaValidator::from_structural(s).validate(path, value)
 }
 
 /// The bad value of a kube-openapi error value, as `field.Error` prints it (compound values

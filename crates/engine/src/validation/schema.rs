@@ -18,7 +18,6 @@ use serde_json::Value as Json;
 
 use super::formats::{self, CompatibilityVersion, FormatChecker};
 use super::goregex::{self, GoRegexp};
-use super::govalue::decoded_as_go_json;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 
@@ -74,7 +73,7 @@ pub(crate) struct OaSchema {
     pub min_items: Option<i64>,
     pub unique_items: bool,
     pub multiple_of: Option<f64>,
-    /// Enum values as Go decodes them from the CRD (every number a float64).
+    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
     pub enum_: Vec<Json>,
     pub max_properties: Option<i64>,
     pub min_properties: Option<i64>,
@@ -175,7 +174,7 @@ impl Builder {
         s.min_items = p.min_items;
         s.unique_items = p.unique_items;
         s.multiple_of = p.multiple_of;
-        s.enum_ = p.enum_.iter().map(decoded_as_go_json).collect();
+        s.enum_ = p.enum_.clone();
         s.max_properties = p.max_properties;
         s.min_properties = p.min_properties;
         s.required = p.required.clone();
@@ -321,7 +320,7 @@ impl Builder {
         s.min_items = v.min_items;
         s.unique_items = v.unique_items;
         s.multiple_of = v.multiple_of;
-        s.enum_ = v.enum_.iter().map(decoded_as_go_json).collect();
+        s.enum_ = v.enum_.clone();
         s.max_properties = v.max_properties;
         s.min_properties = v.min_properties;
         s.required = v.required.clone();

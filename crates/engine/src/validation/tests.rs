@@ -258,3 +258,185 @@ fn deep_schemas_and_objects_do_not_exhaust_the_stack() {
     assert_eq!(errs.len(), 1, "{errs:?}");
     std::mem::forget((schema, obj, old, v, shallow, sobj));
 }
+
+fn default_errors(schema: Json, default: Json) -> Vec<String> {
+    let s = crate::schema::Structural::from_props(&props(schema)).unwrap();
+    validate_default_value(&FieldPath::new("default"), &default, &s)
+        .iter()
+        .map(FieldError::error)
+        .collect()
+}
+
+/// A schema's `default` keeps its numbers' Go types: apiextensions decodes a v1 `JSON` value
+/// with `k8s.io/apimachinery/pkg/util/json.Unmarshal` (`pkg/apis/apiextensions/v1/conversion.go`
+/// `Convert_v1_JSON_To_apiextensions_JSON`), which keeps integers as `int64`; kube-openapi's
+/// `typeValidator.schemaInfoForType` (`pkg/validation/validate/type.go`) then names an int64
+/// `integer`/`int64` and a float64 `number`/`float64`.
+#[test]
+fn default_numbers_keep_their_go_type() {
+    let cases: Vec<(Json, Json, Vec<&str>)> = vec![
+        (
+            json!({"type": "string"}),
+            json!(5),
+            vec![
+                r#"default: Invalid value: "integer":  in body must be of type string: "integer""#,
+            ],
+        ),
+        (
+            json!({"type": "string"}),
+            json!(5.5),
+            vec![r#"default: Invalid value: "number":  in body must be of type string: "number""#],
+        ),
+        (
+            json!({"type": "boolean"}),
+            json!({"a": 1}),
+            vec![r#"default: Invalid value: "object":  in body must be of type boolean: "object""#],
+        ),
+        (
+            json!({"type": "object", "properties": {"n": {"type": "string"}}}),
+            json!({"n": 7}),
+            vec![
+                r#"default.n: Invalid value: "integer": n in body must be of type string: "integer""#,
+            ],
+        ),
+        // A format the value's Go type does not match: the Go type's own format is named.
+        (
+            json!({"type": "string", "format": "date"}),
+            json!(5),
+            vec![r#"default: Invalid value: "int64":  in body must be of type date: "int64""#],
+        ),
+        (
+            json!({"type": "string", "format": "date"}),
+            json!(5.5),
+            vec![r#"default: Invalid value: "float64":  in body must be of type date: "float64""#],
+        ),
+        // An int64 default of a `number`: accepted (`isIntFloat`).
+        (json!({"type": "number"}), json!(3), vec![]),
+        // An enum of integers: the default's int64 compares equal.
+        (json!({"type": "integer", "enum": [1, 2]}), json!(2), vec![]),
+        (
+            json!({"type": "integer", "enum": [1, 2]}),
+            json!(3),
+            vec![r#"default: Unsupported value: 3: supported values: "1", "2""#],
+        ),
+        // The bad value of an int64 prints as one (`%v`), not as the float64 `1e+06`.
+        (
+            json!({"type": "integer", "enum": [1]}),
+            json!(1000000),
+            vec![r#"default: Unsupported value: 1000000: supported values: "1""#],
+        ),
+    ];
+    for (schema, default, want) in cases {
+        assert_eq!(default_errors(schema.clone(), default), want, "{schema}");
+    }
+}
+
+/// (kube-openapi validates the value at the path `""`; apiextensions'
+/// `kubeOpenAPIResultToFieldErrors` puts the field path in front.)
+///
+/// `multipleOf: 0` (or negative) with a default: kube-openapi's `numberValidator.Validate`
+/// (`pkg/validation/validate/validator.go`) calls `MultipleOfNativeType`
+/// (`pkg/validation/validate/values.go`), whose `MultipleOfInt` (int64 data, factor
+/// `int64(multipleOf)`) and `MultipleOf` (float64) both return
+/// `errors.MultipleOfMustBePositive`: `factor MultipleOf declared for <path> must be
+/// positive: <factor>`, even next to a type error.
+#[test]
+fn multiple_of_must_be_positive_for_defaults() {
+    let cases: Vec<(Json, Json, Vec<&str>)> =
+        vec![
+        (
+            json!({"type": "integer", "multipleOf": 0}),
+            json!(4),
+            vec!["default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"],
+        ),
+        (
+            json!({"type": "number", "multipleOf": 0}),
+            json!(4.5),
+            vec!["default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"],
+        ),
+        // An int64 default meets `MultipleOfInt` with the factor converted by `int64(f)`:
+        // 0.5 becomes 0, so the server reports it as not positive; 2.5 becomes 2.
+        (
+            json!({"type": "number", "multipleOf": 0.5}),
+            json!(3),
+            vec!["default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"],
+        ),
+        (json!({"type": "number", "multipleOf": 0.5}), json!(3.5), vec![]),
+        (
+            json!({"type": "number", "multipleOf": 2.5}),
+            json!(5),
+            vec!["default: Invalid value: 5:  in body should be a multiple of 2"],
+        ),
+        (json!({"type": "number", "multipleOf": 1.5}), json!(3), vec![]),
+        (
+            json!({"type": "integer", "multipleOf": -2}),
+            json!(4),
+            vec![
+                "default: Invalid value: -2: factor MultipleOf declared for  must be positive: -2",
+            ],
+        ),
+        (
+            json!({"type": "string", "multipleOf": 0}),
+            json!(5),
+            vec![
+                r#"default: Invalid value: "integer":  in body must be of type string: "integer""#,
+                "default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0",
+            ],
+        ),
+        (
+            json!({"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 0}}}),
+            json!({"n": 3}),
+            vec![
+                "default.n: Invalid value: 0: factor MultipleOf declared for n must be positive: 0",
+            ],
+        ),
+    ];
+    for (schema, default, want) in cases {
+        assert_eq!(default_errors(schema.clone(), default), want, "{schema}");
+    }
+}
+
+/// The same through a CRD's YAML: `5` and `5.0` reach the server as the integer 5 (kubectl
+/// writes YAML as JSON with `sigs.k8s.io/yaml`, and Go's encoder writes a whole float64
+/// without a fraction), `5.5` as a float64.
+#[test]
+fn crd_default_numbers_reach_messages_as_the_server_decodes_them() {
+    let crd = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              a: {type: string, default: 5}
+              b: {type: string, default: 5.0}
+              c: {type: string, default: 5.5}
+              d: {type: integer, multipleOf: 0, default: 4}
+              e: {type: number, multipleOf: 0.5, default: 3}
+"#;
+    let c = crate::analysis::CompiledCrd::compile(crd, &crate::analysis::Options::default());
+    let mut got: Vec<String> = c.findings().iter().map(|f| f.message.clone()).collect();
+    got.sort();
+    let p = "spec.validation.openAPIV3Schema.properties[spec].properties";
+    assert_eq!(
+        got,
+        [
+            format!(r#"{p}[a].default: Invalid value: "integer":  in body must be of type string: "integer""#),
+            format!(r#"{p}[b].default: Invalid value: "integer":  in body must be of type string: "integer""#),
+            format!(r#"{p}[c].default: Invalid value: "number":  in body must be of type string: "number""#),
+            format!("{p}[d].default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"),
+            format!("{p}[e].default: Invalid value: 0: factor MultipleOf declared for  must be positive: 0"),
+        ]
+    );
+}
