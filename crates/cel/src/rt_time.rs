@@ -195,25 +195,10 @@ fn time_quote(s: &str) -> String {
     crate::gotime::time_quote(s.as_bytes())
 }
 
-/// Go's `strconv.Quote`-like quoting (`%q`) of printable text.
+/// Go's `strconv.Quote` (what `%q` prints): `\a`, `\b`, `\f`, `\n`, `\r`, `\t`, `\v`, other
+/// control bytes as `\xNN`, non-printable characters as `\uNNNN` (see [`crate::debug::go_quote`]).
 pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::debug::go_quote(s.as_bytes())
 }
 
 /// Go's `time.ParseDuration`: nanoseconds, or Go's error text.
