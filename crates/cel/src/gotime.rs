@@ -85,7 +85,7 @@ pub fn time_quote(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for &c in s {
-        if c >= 0x80 || c < b' ' {
+        if !(b' '..0x80).contains(&c) {
             out.push_str(&format!("\\x{c:02x}"));
         } else {
             if c == b'"' || c == b'\\' {
@@ -126,8 +126,12 @@ enum Std {
     NumColonTz,
 }
 
-/// `nextStdChunk`: the literal prefix, the standard element and its text, and the rest.
-fn next_std_chunk(layout: &[u8]) -> (&[u8], Option<(Std, &[u8])>, &[u8]) {
+/// One `nextStdChunk` result: the literal prefix, the standard element and its text (none at
+/// the end of the layout), and the rest of the layout.
+type Chunk<'l> = (&'l [u8], Option<(Std, &'l [u8])>, &'l [u8]);
+
+/// `nextStdChunk`.
+fn next_std_chunk(layout: &[u8]) -> Chunk<'_> {
     let at = |i: usize| layout.get(i).copied().unwrap_or(0);
     let starts = |i: usize, s: &[u8]| layout.get(i..).is_some_and(|r| r.starts_with(s));
     for i in 0..layout.len() {
