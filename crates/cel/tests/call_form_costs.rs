@@ -143,6 +143,14 @@ const CASES: &[(&str, (u64, u64), u64)] = &[
     ("l.join(',')", (1, 1002), 2),
     // `in_list`: args[1]'s size + both arguments.
     ("s in l", (2, 12), 4),
+    // Kubernetes lists library on a list target: elements cost 1 + their traversal
+    // ([0,1000]·0.1), times the list's size [0,10]; runtime `traversalCost` truncates each
+    // string's 0.2 to 0.
+    ("l.indexOf('a')", (1, 1011), 1),
+    ("l.isSorted()", (1, 1011), 1),
+    // cel-go ext sets (global only), `estimateSetsCost(1)`: |l|·|['a']|·1 + 1, + arguments
+    // (l: 1, the list literal: 10); runtime `trackSetsCost`: 2·1 + 1.
+    ("sets.contains(l, ['a'])", (12, 22), 14),
     // `string_format` on the target ('%s', 2 bytes) + the list literal (10 + 1).
     ("'%s'.format([s])", (12, 12), 12),
 ];
