@@ -151,6 +151,11 @@ const CASES: &[(&str, (u64, u64), u64)] = &[
     // cel-go ext sets (global only), `estimateSetsCost(1)`: |l|·|['a']|·1 + 1, + arguments
     // (l: 1, the list literal: 10); runtime `trackSetsCost`: 2·1 + 1.
     ("sets.contains(l, ['a'])", (12, 22), 14),
+    // cel-go ext lists (`ext/lists.go` estimators and trackers): a global and member forms,
+    // each allocating a list: size·factor + 1 (the call) + 10 (`ListCreateBaseCost`).
+    ("lists.range(3)", (14, 14), 14),
+    ("l.reverse()", (12, 22), 14),
+    ("l.distinct()", (12, 212), 20),
     // `string_format` on the target ('%s', 2 bytes) + the list literal (10 + 1).
     ("'%s'.format([s])", (12, 12), 12),
 ];
