@@ -3,11 +3,12 @@
 //! `ParseError.Error` and the time package's own `quote`).
 //!
 //! Go walks the layout chunk by chunk (a literal prefix, then one standard element such as
-//! `2006` or `Z07:00`) and stops at the first element the value does not match; the error names
-//! that layout element and the rest of the value:
-//! `parsing time "2021-13" as "2006-01-02": cannot parse "13" as "01"` is not what Go says — it
-//! reads the month, finds it out of range and says `parsing time "2021-13": month out of range`.
-//! Both shapes, and the end-of-parse day check and `extra text`, are reproduced here.
+//! `2006` or `Z07:00`) and stops at the first element the value does not match. A syntax
+//! failure names that layout element and the value from there on
+//! (`parsing time "2021/01" as "2006-01-02": cannot parse "/01" as "-"`); a value read but out
+//! of range names neither (`parsing time "2021-13-01": month out of range`); the day is checked
+//! against the month only at the end (`: day out of range`), and text left over after the
+//! layout is `: extra text: "…"`.
 //!
 //! Only the elements the callers' layouts use are recognized (numeric dates and times,
 //! fractional seconds, ISO 8601 and numeric zones); month and weekday names, `PM` and zone
