@@ -112,6 +112,8 @@ fn date_time_format_errors_name_the_last_layout() {
         "2023-01-01T01:02:03.123456+01:00",
         "self == timestamp('2023-01-01T00:02:03.123456Z')",
     );
+    // `ParseDateTime("")` is `NewDateTime()`, the Unix epoch (`time.Unix(0, 0).UTC()`).
+    ok("", "self == timestamp(0)");
     // ISO8601TimeWithReducedPrecisionLocaltime: no seconds, no zone (UTC).
     ok(
         "2023-01-01T01:02",
