@@ -329,14 +329,21 @@ fn decode_utf8(b: &[u8]) -> (Option<char>, usize) {
     (None, 1)
 }
 
-/// An approximation of Go's `unicode.IsPrint` (graphic characters and the ASCII space).
+/// An approximation of Go's `strconv.IsPrint` (graphic characters and the ASCII space): Rust's
+/// control and white-space classes plus the format (Cf), private-use and noncharacter code
+/// points; unassigned code points are taken as printable.
 fn is_go_printable(c: char) -> bool {
     if c == ' ' {
         return true;
     }
     !(c.is_control()
         || c.is_whitespace()
-        || matches!(c as u32, 0xad | 0x600..=0x605 | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x206f | 0xfeff | 0xfff9..=0xfffb | 0xe000..=0xf8ff | 0xfdd0..=0xfdef)
+        || matches!(c as u32,
+            0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
+            | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x206f | 0xfeff | 0xfff9..=0xfffb
+            | 0xe000..=0xf8ff | 0xfdd0..=0xfdef | 0x110bd | 0x110cd | 0x13430..=0x1343f
+            | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
+            | 0xf0000..=0x10ffff)
         || (c as u32 & 0xfffe) == 0xfffe)
 }
 

@@ -75,8 +75,20 @@ fn should_escape(c: u8, mode: Mode) -> bool {
     true
 }
 
+/// `strconv.Quote` (what `%q` and the `EscapeError`/`InvalidHostError` texts use): Go's escapes
+/// for control and non-printable characters, `\xNN` for bytes that are not UTF-8.
 fn go_quote(s: &str) -> String {
-    crate::rt_time::go_quote(s)
+    crate::debug::go_quote(s.as_bytes())
+}
+
+/// `EscapeError(s[i:i+3])` (at most three bytes from the `%`, which may cut a character).
+fn escape_error(s: &str, i: usize) -> String {
+    let b = s.as_bytes();
+    let end = (i + 3).min(b.len());
+    format!(
+        "invalid URL escape {}",
+        crate::debug::go_quote(b.get(i..end).unwrap_or(&[]))
+    )
 }
 
 /// Go's `url.unescape`.
@@ -90,27 +102,19 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
             b'%' => {
                 n += 1;
                 let (Some(&h), Some(&l)) = (b.get(i + 1), b.get(i + 2)) else {
-                    let tail = s.get(i..).unwrap_or("");
-                    let t: String = tail.chars().take(3).collect();
-                    return Err(format!("invalid URL escape {}", go_quote(&t)));
+                    return Err(escape_error(s, i));
                 };
                 if !is_hex(h) || !is_hex(l) {
-                    let t: String = s.get(i..).unwrap_or("").chars().take(3).collect();
-                    return Err(format!("invalid URL escape {}", go_quote(&t)));
+                    return Err(escape_error(s, i));
                 }
-                if mode == Mode::Host && unhex(h) < 8 && s.get(i..i + 3) != Some("%25") {
-                    return Err(format!(
-                        "invalid URL escape {}",
-                        go_quote(s.get(i..i + 3).unwrap_or(""))
-                    ));
+                let is_pct25 = b.get(i..i + 3) == Some(b"%25".as_slice());
+                if mode == Mode::Host && unhex(h) < 8 && !is_pct25 {
+                    return Err(escape_error(s, i));
                 }
                 if mode == Mode::Zone {
                     let v = unhex(h) << 4 | unhex(l);
-                    if s.get(i..i + 3) != Some("%25") && v != b' ' && should_escape(v, Mode::Host) {
-                        return Err(format!(
-                            "invalid URL escape {}",
-                            go_quote(s.get(i..i + 3).unwrap_or(""))
-                        ));
+                    if !is_pct25 && v != b' ' && should_escape(v, Mode::Host) {
+                        return Err(escape_error(s, i));
                     }
                 }
                 i += 3;
@@ -258,6 +262,8 @@ fn parse_host(scheme: &str, host: &str) -> Result<String, String> {
     unescape(host, Mode::Host)
 }
 
+/// `validUserinfo`: ASCII letters, digits and RFC 3986's userinfo punctuation (and `@`); any
+/// other character, non-ASCII included, makes `net/url: invalid userinfo`.
 fn valid_userinfo(s: &str) -> bool {
     s.chars().all(|r| {
         r.is_ascii_alphanumeric()
@@ -281,7 +287,6 @@ fn valid_userinfo(s: &str) -> bool {
                     | '%'
                     | '@'
             )
-            || !r.is_ascii()
     })
 }
 
@@ -600,6 +605,55 @@ mod tests {
         assert_eq!(
             Url::parse("HTTPS://Example.com/a b").unwrap().to_string(),
             "https://Example.com/a%20b"
+        );
+    }
+
+    #[test]
+    fn parse_error_texts() {
+        // Go src/net/url/url.go: `Parse` cuts the fragment first and reports errors before it
+        // with the URL without the fragment, fragment errors with the whole URL; `parse` rejects
+        // a colon in a relative URL's first segment; `Error.Error` quotes with `%q`.
+        let cases: &[(&str, &str)] = &[
+            (
+                "1a:b/c",
+                r#"parse "1a:b/c": first path segment in URL cannot contain colon"#,
+            ),
+            (
+                "http://x/%zz#frag",
+                r#"parse "http://x/%zz": invalid URL escape "%zz""#,
+            ),
+            (
+                "http://x/#%zz",
+                r#"parse "http://x/#%zz": invalid URL escape "%zz""#,
+            ),
+            (
+                "http://x/#%",
+                r#"parse "http://x/#%": invalid URL escape "%""#,
+            ),
+            (":x", r#"parse ":x": missing protocol scheme"#),
+            (
+                "http://x\u{1b}/",
+                r#"parse "http://x\x1b/": net/url: invalid control character in URL"#,
+            ),
+            (
+                "http://x\u{8}/",
+                r#"parse "http://x\b/": net/url: invalid control character in URL"#,
+            ),
+            (
+                "http://x%41.com/",
+                r#"parse "http://x%41.com/": invalid URL escape "%41""#,
+            ),
+            (
+                "http://[fe80::1%25%0a]/",
+                r#"parse "http://[fe80::1%25%0a]/": invalid URL escape "%0a""#,
+            ),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(&Url::parse(raw).unwrap_err(), want, "{raw}");
+        }
+        assert_eq!(
+            Url::parse_request_uri("1a:b/c").unwrap_err(),
+            r#"parse "1a:b/c": invalid URI for request"#
         );
     }
 }

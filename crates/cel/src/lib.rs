@@ -43,6 +43,7 @@ pub mod errors;
 pub mod ext_format;
 pub mod ext_rt;
 pub mod goregex;
+pub mod gotime;
 pub mod interp;
 pub mod k8s_cost_est;
 pub mod k8s_format;

@@ -149,17 +149,6 @@ pub fn format_rfc3339_nano(t: &Timestamp) -> String {
     s
 }
 
-fn digits(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let mut x: u32 = 0;
-    for &c in b {
-        x = x.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
-    }
-    Some(x)
-}
-
 /// Builds a timestamp from a civil date, a time of day (hour, minute, second), nanoseconds
 /// and a UTC offset (no range check).
 pub fn from_civil(
@@ -178,102 +167,11 @@ pub fn from_civil(
     }
 }
 
-/// Parses a fraction of a second (`.ddd`) at the start of `b`: the nanoseconds and the bytes
-/// consumed (Go keeps the first nine digits).
-fn fraction(b: &[u8]) -> (u32, usize) {
-    if b.first() != Some(&b'.') || !b.get(1).is_some_and(u8::is_ascii_digit) {
-        return (0, 0);
-    }
-    let mut n = 1;
-    while b.get(n).is_some_and(u8::is_ascii_digit) {
-        n += 1;
-    }
-    let mut nanos: u32 = 0;
-    for i in 0..9 {
-        let d = b.get(1 + i).filter(|c| c.is_ascii_digit() && 1 + i < n);
-        nanos = nanos * 10 + d.map_or(0, |c| u32::from(c - b'0'));
-    }
-    (nanos, n)
-}
-
-/// Go's `time.Parse(time.RFC3339, s)` (the parser's RFC 3339 path): `None` when Go rejects it.
+/// Go's `time.Parse(time.RFC3339, s)` (cel-go's `string` → `timestamp` conversion): `None`
+/// when Go rejects it. Go's general layout parser (`gotime`), which accepts all the fast
+/// `parseRFC3339` path accepts and more (a one-digit hour, a comma before the fraction).
 pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
-    let b = s.as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    let year = digits(b.get(0..4)?)?;
-    let month = digits(b.get(5..7)?)?;
-    let hour = digits(b.get(11..13)?)?;
-    let min = digits(b.get(14..16)?)?;
-    let sec = digits(b.get(17..19)?)?;
-    if !(1..=12).contains(&month) {
-        return None;
-    }
-    let day = digits(b.get(8..10)?)?;
-    if day < 1 || day > days_in(month, i64::from(year)) || hour > 23 || min > 59 || sec > 59 {
-        return None;
-    }
-    if b.get(4) != Some(&b'-')
-        || b.get(7) != Some(&b'-')
-        || b.get(10) != Some(&b'T')
-        || b.get(13) != Some(&b':')
-        || b.get(16) != Some(&b':')
-    {
-        return None;
-    }
-    let rest = b.get(19..)?;
-    let (nanos, n) = fraction(rest);
-    let rest = rest.get(n..)?;
-    let offset = parse_zone_colon(rest)?;
-    Some(from_civil(
-        (i64::from(year), month, day),
-        (hour, min, sec),
-        nanos,
-        offset,
-    ))
-}
-
-/// `Z` or `±hh:mm` filling the whole slice.
-fn parse_zone_colon(b: &[u8]) -> Option<i32> {
-    if b == b"Z" {
-        return Some(0);
-    }
-    if b.len() != 6 || b.get(3) != Some(&b':') {
-        return None;
-    }
-    let sign = match b.first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let hr = digits(b.get(1..3)?)?;
-    let mm = digits(b.get(4..6)?)?;
-    if hr > 23 || mm > 59 {
-        return None;
-    }
-    Some(sign * (hr as i32 * 3600 + mm as i32 * 60))
-}
-
-/// `±hhmm`.
-fn parse_zone_nocolon(b: &[u8]) -> Option<i32> {
-    if b == b"Z" {
-        return Some(0);
-    }
-    if b.len() != 5 {
-        return None;
-    }
-    let sign = match b.first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let hr = digits(b.get(1..3)?)?;
-    let mm = digits(b.get(3..5)?)?;
-    if hr > 24 || mm > 60 {
-        return None;
-    }
-    Some(sign * (hr as i32 * 3600 + mm as i32 * 60))
+    crate::gotime::parse(crate::gotime::RFC3339, s).ok()
 }
 
 /// Whether a timestamp is within cel-go's range (years 1 to 9999).
@@ -281,149 +179,31 @@ pub fn in_range(t: &Timestamp) -> bool {
     (GO_ZERO_TIME_SECS..=MAX_UNIX_SECS).contains(&t.secs)
 }
 
-/// `time.Parse("2006-01-02", s)` (the OpenAPI `date` format).
+/// `time.Parse(strfmt.RFC3339FullDate, s)` (the OpenAPI `date` format), with Go's error text.
 pub fn parse_date(s: &str) -> Result<Timestamp, String> {
-    let b = s.as_bytes();
-    let err = |e: &str| Err(format!("parsing time {}: {e}", go_quote(s)));
-    let (Some(y), Some(m), Some(d)) = (
-        b.get(0..4).and_then(digits),
-        b.get(5..7).and_then(digits),
-        b.get(8..10).and_then(digits),
-    ) else {
-        return Err(format!(
-            "parsing time {} as \"2006-01-02\": cannot parse {} as \"2006\"",
-            go_quote(s),
-            go_quote(s)
-        ));
-    };
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return Err(format!(
-            "parsing time {} as \"2006-01-02\": cannot parse {} as \"-\"",
-            go_quote(s),
-            go_quote(s.get(4..).unwrap_or(""))
-        ));
-    }
-    if b.len() > 10 {
-        return err(&format!(
-            "extra text: {}",
-            go_quote(s.get(10..).unwrap_or(""))
-        ));
-    }
-    if !(1..=12).contains(&m) {
-        return err("month out of range");
-    }
-    if d < 1 || d > days_in(m, i64::from(y)) {
-        return err("day out of range");
-    }
-    Ok(from_civil((i64::from(y), m, d), (0, 0, 0), 0, 0))
+    crate::gotime::parse(crate::gotime::RFC3339_FULL_DATE, s).map_err(|e| e.to_string())
 }
 
-/// kube-openapi's `strfmt.ParseDateTime` (the OpenAPI `date-time` format): RFC 3339 with or
-/// without a colon in the offset, local times (UTC), minute precision, and the
-/// `2006-01-02 15:04:05` form.
+/// kube-openapi's `strfmt.ParseDateTime` (the OpenAPI `date-time` format): its layouts in
+/// order, the last one's error (see [`crate::gotime::parse_strfmt_date_time`]).
 pub fn parse_strfmt_date_time(s: &str) -> Result<Timestamp, String> {
-    if s.is_empty() {
-        return Ok(Timestamp {
-            secs: GO_ZERO_TIME_SECS,
-            nanos: 0,
-            offset: 0,
-        });
-    }
-    let b = s.as_bytes();
-    let fail = || {
-        Err(format!(
-            "parsing time {} as \"2006-01-02 15:04:05\": cannot parse {} as \" \"",
-            go_quote(s),
-            go_quote(s.get(10..).unwrap_or(""))
-        ))
-    };
-    let date = (
-        b.get(0..4).and_then(digits),
-        b.get(5..7).and_then(digits),
-        b.get(8..10).and_then(digits),
-    );
-    let (Some(y), Some(mo), Some(d)) = date else {
-        return fail();
-    };
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return fail();
-    }
-    if !(1..=12).contains(&mo) || d < 1 || d > days_in(mo, i64::from(y)) {
-        return fail();
-    }
-    let sep = b.get(10).copied();
-    if sep != Some(b'T') && sep != Some(b' ') {
-        return fail();
-    }
-    let (Some(h), Some(mi)) = (
-        b.get(11..13).and_then(digits),
-        b.get(14..16).and_then(digits),
-    ) else {
-        return fail();
-    };
-    if b.get(13) != Some(&b':') || h > 23 || mi > 59 {
-        return fail();
-    }
-    let mk = |sec: u32, nanos: u32, off: i32| {
-        Ok(from_civil((i64::from(y), mo, d), (h, mi, sec), nanos, off))
-    };
-    let rest = b.get(16..).unwrap_or(&[]);
-    if sep == Some(b'T') {
-        if rest.is_empty() {
-            return mk(0, 0, 0);
-        }
-        if rest == b"Z" {
-            return mk(0, 0, 0);
-        }
-    }
-    if rest.first() != Some(&b':') {
-        return fail();
-    }
-    let Some(sec) = rest.get(1..3).and_then(digits) else {
-        return fail();
-    };
-    if sec > 59 {
-        return fail();
-    }
-    let rest = rest.get(3..).unwrap_or(&[]);
-    let (nanos, n) = fraction(rest);
-    let rest = rest.get(n..).unwrap_or(&[]);
-    if rest.is_empty() {
-        return mk(sec, nanos, 0);
-    }
-    if sep == Some(b' ') {
-        return fail();
-    }
-    match parse_zone_colon(rest).or_else(|| parse_zone_nocolon(rest)) {
-        Some(off) => mk(sec, nanos, off),
-        None => fail(),
-    }
+    crate::gotime::parse_strfmt_date_time(s).map_err(|e| e.to_string())
 }
 
-/// Go's `strconv.Quote`-like quoting used in time error messages.
+/// The time package's `quote` (time errors: `ParseDuration`, `Parse`).
+fn time_quote(s: &str) -> String {
+    crate::gotime::time_quote(s.as_bytes())
+}
+
+/// Go's `strconv.Quote` (what `%q` prints): `\a`, `\b`, `\f`, `\n`, `\r`, `\t`, `\v`, other
+/// control bytes as `\xNN`, non-printable characters as `\uNNNN` (see [`crate::debug::go_quote`]).
 pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::debug::go_quote(s.as_bytes())
 }
 
 /// Go's `time.ParseDuration`: nanoseconds, or Go's error text.
 pub fn parse_go_duration(orig: &str) -> Result<i64, String> {
-    let invalid = || Err(format!("time: invalid duration {}", go_quote(orig)));
+    let invalid = || Err(format!("time: invalid duration {}", time_quote(orig)));
     let mut s = orig.as_bytes();
     let mut neg = false;
     if let Some(&c) = s.first() {
@@ -504,7 +284,10 @@ pub fn parse_go_duration(orig: &str) -> Result<i64, String> {
             i += 1;
         }
         if i == 0 {
-            return Err(format!("time: missing unit in duration {}", go_quote(orig)));
+            return Err(format!(
+                "time: missing unit in duration {}",
+                time_quote(orig)
+            ));
         }
         let u = s.get(..i).unwrap_or(&[]);
         s = s.get(i..).unwrap_or(&[]);
@@ -519,8 +302,8 @@ pub fn parse_go_duration(orig: &str) -> Result<i64, String> {
             _ => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
-                    go_quote(&String::from_utf8_lossy(u)),
-                    go_quote(orig)
+                    crate::gotime::time_quote(u),
+                    time_quote(orig)
                 ))
             }
         };
@@ -838,7 +621,7 @@ mod tests {
     fn strfmt_date_times() {
         for ok in [
             "2021-01-01T00:00:00Z",
-            "2021-01-01T00:00:00.5+0100",
+            "2021-01-01T00:00:00.500000+0100",
             "2021-01-01T00:00:00",
             "2021-01-01T00:00",
             "2021-01-01T00:00Z",
@@ -846,7 +629,14 @@ mod tests {
         ] {
             assert!(parse_strfmt_date_time(ok).is_ok(), "{ok}");
         }
-        for bad in ["2021-01-01", "2021-13-01T00:00:00Z", "x"] {
+        // A one-digit fraction fits no layout with a colon-less offset: `.000000` and `.000`
+        // want exactly that many digits (Go `parseNanoseconds`), RFC 3339 wants `-07:00`.
+        for bad in [
+            "2021-01-01",
+            "2021-13-01T00:00:00Z",
+            "x",
+            "2021-01-01T00:00:00.5+0100",
+        ] {
             assert!(parse_strfmt_date_time(bad).is_err(), "{bad}");
         }
         assert!(parse_date("2021-02-28").is_ok());

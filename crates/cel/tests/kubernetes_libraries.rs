@@ -175,6 +175,40 @@ fn url_parse_errors() {
             "url('https://us er@example.com/')".into(),
             e("\"https://us er@example.com/\": net/url: invalid userinfo"),
         ),
+        // The URL in `url.Error` is `%q`-quoted (strconv.Quote): Go's short escapes for
+        // control characters (Go src/net/url/url.go `Error.Error`, `stringContainsCTLByte`).
+        (
+            "url('https://x/\\a')".into(),
+            e("\"https://x/\\a\": net/url: invalid control character in URL"),
+        ),
+        (
+            "url('https://x/\\t')".into(),
+            e("\"https://x/\\t\": net/url: invalid control character in URL"),
+        ),
+        (
+            "url('https://x/\\x7f')".into(),
+            e("\"https://x/\\x7f\": net/url: invalid control character in URL"),
+        ),
+        // ...and non-printable characters as \u (strconv.Quote, `IsPrint`).
+        (
+            "url('https://x/%zz\\u00a0')".into(),
+            e("\"https://x/%zz\\u00a0\": invalid URL escape \"%zz\""),
+        ),
+        // `EscapeError(s[i:i+3])` takes three bytes, which may cut a character: the cut byte
+        // is quoted as \x (url.go `unescape`).
+        (
+            "url('https://x/%aé')".into(),
+            e("\"https://x/%aé\": invalid URL escape \"%a\\xc3\""),
+        ),
+        // `validUserinfo` allows ASCII only (url.go `validUserinfo`), after the host parsed.
+        (
+            "url('https://usér@x/')".into(),
+            e("\"https://usér@x/\": net/url: invalid userinfo"),
+        ),
+        (
+            "url('https://usér@x:y/')".into(),
+            e("\"https://usér@x:y/\": invalid port \":y\" after host"),
+        ),
     ];
     let cases: Vec<(&str, &str)> = cases
         .iter()
@@ -199,6 +233,8 @@ fn url_validity_and_equality() {
             ("isURL('')", "false"),
             ("isURL('https://[1.2.3.4]/')", "false"),
             ("isURL('https://[::1]/')", "true"),
+            ("isURL('https://usér@example.com/')", "false"),
+            ("isURL('https://example.com/\\n')", "false"),
             // ParseRequestURI keeps a `#` in the path, so a bad escape after it fails...
             ("isURL('https://example.com/#%zz')", "false"),
             // ...and a space there does not.

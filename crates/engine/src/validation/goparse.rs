@@ -3,220 +3,11 @@
 //! `k8s.io/utils/net.ParseIPSloppy`/`ParseCIDRSloppy` (leading zeros allowed), `net.ParseMAC`,
 //! `time.Parse("2006-01-02", …)` and `time.ParseDuration`.
 
-/// `url.ParseRequestURI(s)` succeeds.
+/// `url.ParseRequestURI(s)` succeeds: the CEL library's `net/url` port (Go 1.26: strict colons
+/// in http and https hosts, bracketed hosts must be IPv6 addresses, ASCII-only userinfo), so
+/// the `uri` format and CEL's `isURL` agree as they do on the server.
 pub fn is_request_uri(raw: &str) -> bool {
-    if raw.bytes().any(|b| b < b' ' || b == 0x7f) {
-        return false;
-    }
-    if raw.is_empty() {
-        return false;
-    }
-    if raw == "*" {
-        return true;
-    }
-    let Some((scheme, rest)) = get_scheme(raw) else {
-        return false;
-    };
-    let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        &rest[..rest.len() - 1]
-    } else {
-        rest.split_once('?').map_or(rest, |(r, _)| r)
-    };
-    if !rest.starts_with('/') {
-        // Opaque with a scheme; a relative path is not a request URI.
-        return !scheme.is_empty();
-    }
-    let mut path = rest;
-    if !scheme.is_empty() && rest.starts_with("//") {
-        let authority = &rest[2..];
-        let (authority, p) = match authority.find('/') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority, ""),
-        };
-        if !valid_authority(authority) {
-            return false;
-        }
-        path = p;
-    }
-    unescape(path, Mode::Path)
-}
-
-/// `getScheme`: `Some((scheme, rest))`, or `None` for "missing protocol scheme".
-fn get_scheme(raw: &str) -> Option<(&str, &str)> {
-    for (i, c) in raw.bytes().enumerate() {
-        match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {}
-            b'0'..=b'9' | b'+' | b'-' | b'.' => {
-                if i == 0 {
-                    return Some(("", raw));
-                }
-            }
-            b':' => {
-                if i == 0 {
-                    return None;
-                }
-                return Some((&raw[..i], &raw[i + 1..]));
-            }
-            _ => return Some(("", raw)),
-        }
-    }
-    Some(("", raw))
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Path,
-    Host,
-    Zone,
-    UserPassword,
-}
-
-/// `shouldEscape(c, encodeHost)` (also used for zones).
-fn host_should_escape(c: u8) -> bool {
-    if c.is_ascii_alphanumeric() {
-        return false;
-    }
-    !matches!(
-        c,
-        b'!' | b'$'
-            | b'&'
-            | b'\''
-            | b'('
-            | b')'
-            | b'*'
-            | b'+'
-            | b','
-            | b';'
-            | b'='
-            | b':'
-            | b'['
-            | b']'
-            | b'<'
-            | b'>'
-            | b'"'
-            | b'-'
-            | b'_'
-            | b'.'
-            | b'~'
-    )
-}
-
-/// `unescape(s, mode)` succeeds.
-fn unescape(s: &str, mode: Mode) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b.get(i).copied().unwrap_or(0) {
-            b'%' => {
-                let (Some(h), Some(l)) = (b.get(i + 1), b.get(i + 2)) else {
-                    return false;
-                };
-                if !h.is_ascii_hexdigit() || !l.is_ascii_hexdigit() {
-                    return false;
-                }
-                let hv = (*h as char).to_digit(16).unwrap_or(0);
-                let lv = (*l as char).to_digit(16).unwrap_or(0);
-                let is_25 = *h == b'2' && *l == b'5';
-                if mode == Mode::Host && hv < 8 && !is_25 {
-                    return false;
-                }
-                if mode == Mode::Zone {
-                    let v = (hv << 4 | lv) as u8;
-                    if !is_25 && v != b' ' && host_should_escape(v) {
-                        return false;
-                    }
-                }
-                i += 3;
-            }
-            c => {
-                if (mode == Mode::Host || mode == Mode::Zone) && c < 0x80 && host_should_escape(c) {
-                    return false;
-                }
-                i += 1;
-            }
-        }
-    }
-    true
-}
-
-fn valid_optional_port(port: &str) -> bool {
-    if port.is_empty() {
-        return true;
-    }
-    match port.strip_prefix(':') {
-        Some(digits) => digits.bytes().all(|b| b.is_ascii_digit()),
-        None => false,
-    }
-}
-
-/// `parseAuthority` succeeds.
-fn valid_authority(authority: &str) -> bool {
-    let (userinfo, host) = match authority.rfind('@') {
-        Some(i) => (Some(&authority[..i]), &authority[i + 1..]),
-        None => (None, authority),
-    };
-    if !valid_host(host) {
-        return false;
-    }
-    match userinfo {
-        None => true,
-        Some(u) => {
-            let ok_chars = u.chars().all(|r| {
-                r.is_ascii_alphanumeric()
-                    || matches!(
-                        r,
-                        '-' | '.'
-                            | '_'
-                            | ':'
-                            | '~'
-                            | '!'
-                            | '$'
-                            | '&'
-                            | '\''
-                            | '('
-                            | ')'
-                            | '*'
-                            | '+'
-                            | ','
-                            | ';'
-                            | '='
-                            | '%'
-                            | '@'
-                    )
-            });
-            if !ok_chars {
-                return false;
-            }
-            match u.split_once(':') {
-                None => unescape(u, Mode::UserPassword),
-                Some((name, pw)) => {
-                    unescape(name, Mode::UserPassword) && unescape(pw, Mode::UserPassword)
-                }
-            }
-        }
-    }
-}
-
-/// `parseHost` succeeds.
-fn valid_host(host: &str) -> bool {
-    if host.starts_with('[') {
-        let Some(i) = host.rfind(']') else {
-            return false;
-        };
-        if !valid_optional_port(&host[i + 1..]) {
-            return false;
-        }
-        if let Some(zone) = host[..i].find("%25") {
-            return unescape(&host[..zone], Mode::Host)
-                && unescape(&host[zone..i], Mode::Zone)
-                && unescape(&host[i..], Mode::Host);
-        }
-    } else if let Some(i) = host.rfind(':') {
-        if !valid_optional_port(&host[i..]) {
-            return false;
-        }
-    }
-    unescape(host, Mode::Host)
+    cel_core::k8s_url::Url::parse_request_uri(raw).is_ok()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -967,33 +758,10 @@ fn base64_std_decodes(s: &str) -> bool {
 // time
 // ---------------------------------------------------------------------------------------
 
-/// `time.Parse("2006-01-02", s)` succeeds.
+/// `time.Parse("2006-01-02", s)` succeeds (Go's layout parser, shared with CEL's `date`
+/// binding).
 pub fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return false;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        let part = b.get(r)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
-    };
-    let (Some(year), Some(month), Some(day)) = (num(0..4), num(5..7), num(8..10)) else {
-        return false;
-    };
-    if !(1..=12).contains(&month) {
-        return false;
-    }
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    (1..=days).contains(&day)
+    cel_core::gotime::parse(cel_core::gotime::RFC3339_FULL_DATE, s).is_ok()
 }
 
 /// `time.ParseDuration(s)` succeeds.
@@ -1110,6 +878,7 @@ mod tests {
             "*",
             "mailto:x@y",
             "http://[::1]:80/",
+            "ftp://a:1:2/",
         ] {
             assert!(is_request_uri(ok), "{ok}");
         }
@@ -1120,6 +889,12 @@ mod tests {
             "http://a b/",
             "http://host:port/",
             "/%zz",
+            // Go 1.26 `parseHost`: one colon in an http(s) host, brackets only around IPv6.
+            "http://a:1:2/",
+            "http://[1.2.3.4]/",
+            "http://x[::1]/",
+            // `validUserinfo`: ASCII only.
+            "http://usér@x/",
         ] {
             assert!(!is_request_uri(bad), "{bad}");
         }
