@@ -60,6 +60,53 @@ pub struct CelRuleSite<'a> {
     pub preexisting: Option<&'a PreexistingExpressions>,
     /// The CEL environment compatibility version (`None`: the default one).
     pub environment_version: Option<&'a str>,
+    /// Where the compiler may keep what it derives from scope roots (their structural form
+    /// and declared type) for the other sites of the same walk; `None`: derive it afresh.
+    pub scope_cache: Option<&'a ScopeCache>,
+}
+
+/// What a [`CelCompiler`] derives from a scope root, kept for the other rule sites of one walk
+/// over a schema that does not change while the walk runs (so a scope root's address names
+/// it): the server derives the declared type of a scope once (`CELSchemaContext`), and so
+/// must we, or a schema with many rules is converted once per rule.
+#[derive(Default)]
+pub struct ScopeCache {
+    entries: std::cell::RefCell<Vec<(usize, bool, std::rc::Rc<dyn std::any::Any>)>>,
+}
+
+impl std::fmt::Debug for ScopeCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ScopeCache({} entries)", self.entries.borrow().len())
+    }
+}
+
+impl ScopeCache {
+    /// The value kept for `root` (as a resource root or not), computed by `make` on first use.
+    pub fn get_or_insert<T: 'static>(
+        &self,
+        root: &JsonSchemaProps,
+        is_resource_root: bool,
+        make: impl FnOnce() -> T,
+    ) -> Option<std::rc::Rc<T>> {
+        let key = root as *const JsonSchemaProps as usize;
+        let found = self
+            .entries
+            .borrow()
+            .iter()
+            .find(|(k, r, _)| *k == key && *r == is_resource_root)
+            .map(|(_, _, v)| v.clone());
+        let value = match found {
+            Some(v) => v,
+            None => {
+                let v: std::rc::Rc<dyn std::any::Any> = std::rc::Rc::new(make());
+                self.entries
+                    .borrow_mut()
+                    .push((key, is_resource_root, v.clone()));
+                v
+            }
+        };
+        value.downcast::<T>().ok()
+    }
 }
 
 /// The kind of a rule compilation error (`cel.Error.Type`).

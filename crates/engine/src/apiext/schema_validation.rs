@@ -424,6 +424,8 @@ struct Walker<'o> {
     hooks: Hooks<'o>,
     total_cost: TotalCost,
     depth: usize,
+    /// The CEL compiler's scope types, shared by the rule sites of this walk.
+    scope_cache: super::hooks::ScopeCache,
 }
 
 fn has_newlines(s: &str) -> bool {
@@ -833,6 +835,7 @@ impl<'o> Walker<'o> {
             steps: steps.clone(),
             preexisting: self.opts.preexisting_expressions.as_ref(),
             environment_version: self.opts.cel_environment_version.as_deref(),
+            scope_cache: Some(&self.scope_cache),
         };
         let results = match compiler.compile(&site) {
             Ok(r) => r,
@@ -1139,6 +1142,7 @@ pub fn validate_crd_validation_cached<'a>(
             hooks,
             total_cost: TotalCost::default(),
             depth: 0,
+            scope_cache: super::hooks::ScopeCache::default(),
         };
         let has_cel = cel_ctx.is_some();
         let errs = walker.walk(

@@ -1000,6 +1000,7 @@ impl Estimates<'_> {
             steps: Vec::new(),
             preexisting: None,
             environment_version: None,
+            scope_cache: None,
         };
         let compiled = self.compiler.compile(&site).unwrap_or_default();
         self.memo.borrow_mut().insert(key, compiled.clone());
@@ -1179,6 +1180,7 @@ impl Estimates<'_> {
                 steps: Vec::new(),
                 preexisting: None,
                 environment_version: None,
+                scope_cache: None,
             },
             &x.text,
             x.optional_old_self,

@@ -423,9 +423,9 @@ impl CostEstimator for DeclSizeEstimator<'_> {
 
 /// The type information of a node as `CELSchemaContext.TypeInfo` finds it: the scope root's
 /// declared type followed along `steps` (the accessors), `None` when a step finds nothing.
-pub fn follow<'s>(
+pub fn follow_ref<'s>(
     scope_root: &'s Structural,
-    decl: DeclType,
+    decl: &DeclType,
     steps: &[CelStep],
 ) -> Option<(&'s Structural, DeclType)> {
     let mut schema = scope_root;
@@ -434,18 +434,18 @@ pub fn follow<'s>(
         match step {
             CelStep::Property(name) => {
                 let prop = schema.properties.get(name)?;
-                let DeclKind::Object(mut fields) = t.kind else {
+                let DeclKind::Object(fields) = &t.kind else {
                     return None;
                 };
-                t = fields.remove(&escape(name)?)?;
+                t = fields.get(&escape(name)?)?;
                 schema = prop;
             }
             CelStep::Items => {
                 let items = schema.items.as_deref()?;
-                let DeclKind::List(e) = t.kind else {
+                let DeclKind::List(e) = &t.kind else {
                     return None;
                 };
-                t = *e;
+                t = e;
                 schema = items;
             }
             CelStep::AdditionalProperties => {
@@ -453,15 +453,15 @@ pub fn follow<'s>(
                     .additional_properties
                     .as_ref()
                     .and_then(|a| a.structural.as_deref())?;
-                let DeclKind::Map(e) = t.kind else {
+                let DeclKind::Map(e) = &t.kind else {
                     return None;
                 };
-                t = *e;
+                t = e;
                 schema = ap;
             }
         }
     }
-    Some((schema, t))
+    Some((schema, t.clone()))
 }
 
 impl DeclType {

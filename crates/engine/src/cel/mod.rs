@@ -34,7 +34,7 @@ use crate::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, ValidationRule};
 use crate::schema::structural::Structural;
 
-use decl_type::{follow, max_cardinality, schema_decl_type, DeclSizeEstimator, DeclType};
+use decl_type::{max_cardinality, schema_decl_type, DeclSizeEstimator, DeclType};
 
 /// `ScopedVarName`.
 pub const SCOPED_VAR_NAME: &str = "self";
@@ -133,6 +133,7 @@ impl RuleCompiler {
             steps: Vec::new(),
             preexisting: preexisting.as_ref(),
             environment_version: None,
+            scope_cache: None,
         })
     }
 
@@ -170,23 +171,34 @@ impl RuleCompiler {
 /// The `self` declared type of a rule site (`CELSchemaContext.TypeInfo`), with the bounds the
 /// cost estimate reads (`MaxElements`, `MinSerializedSize`).
 pub fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFailure> {
-    let convert = |props, is_root| -> Result<DeclType, CelCompileFailure> {
+    let convert = |props, is_root| -> Result<(Structural, DeclType), CelCompileFailure> {
         let ss = Structural::from_props(props).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
-        schema_decl_type(&ss, is_root).ok_or_else(|| {
+        let decl = schema_decl_type(&ss, is_root).ok_or_else(|| {
             CelCompileFailure::TypeInfo(
                 "unable to convert structural schema to CEL declarations".to_owned(),
             )
-        })
+        })?;
+        Ok((ss, decl))
     };
-    let scope = convert(site.scope_root, site.scope_root_is_resource_root)?;
+    let is_root = site.scope_root_is_resource_root;
+    let scope = match site.scope_cache {
+        Some(cache) => cache
+            .get_or_insert(site.scope_root, is_root, || {
+                convert(site.scope_root, is_root)
+            })
+            .unwrap_or_else(|| std::rc::Rc::new(convert(site.scope_root, is_root))),
+        None => std::rc::Rc::new(convert(site.scope_root, is_root)),
+    };
+    let (scope_ss, scope_decl) = match scope.as_ref() {
+        Ok(s) => s,
+        Err(e) => return Err(e.clone()),
+    };
     if site.steps.is_empty() {
-        return Ok(scope);
+        return Ok(scope_decl.clone());
     }
-    let scope_ss =
-        Structural::from_props(site.scope_root).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
-    match follow(&scope_ss, scope, &site.steps) {
+    match decl_type::follow_ref(scope_ss, scope_decl, &site.steps) {
         Some((_, t)) => Ok(t),
-        None => convert(site.schema, site.schema.x_embedded_resource),
+        None => convert(site.schema, site.schema.x_embedded_resource).map(|(_, d)| d),
     }
 }
 
@@ -504,6 +516,7 @@ impl RuleCompiler {
             steps: steps.get(from..).unwrap_or_default().to_vec(),
             preexisting: None,
             environment_version: None,
+            scope_cache: None,
         };
         self.rule_costs(&site, schema_cardinality(root, steps))
     }
