@@ -408,7 +408,16 @@ fn test(args: &[String]) -> Result<bool, String> {
             "end-to-end (release page in headless Chromium)",
             &mut || {
                 bundle_editor()?;
-                run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+                // The test build: `test-hooks` lets the crash-recovery test make the worker
+                // panic (never in `cargo xtask build`).
+                run(cmd("trunk").args([
+                    "build",
+                    "index.html",
+                    "--release",
+                    "--offline",
+                    "--features",
+                    "test-hooks",
+                ]))?;
                 let server = serve_dir::Server::start(&root().join("dist"), 0)?;
                 let base = format!("http://127.0.0.1:{}/", server.port());
                 let shots = root().join("test-output");
