@@ -5,12 +5,13 @@
 //!   chromedriver), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
 //! - `build`: set up, then build the release page into `dist/` for static hosting.
-//! - `test`: everything CI checks (formatting, clippy, native tests, conformance and corpus
+//! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
-//! - `conformance [DIR]`, `corpus [DIR]`: the measurement tasks.
+//! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them.
 
+mod cel_spec;
 mod conformance;
 mod corpus;
 mod serve_dir;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         "test" => test(rest),
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
+        "cel-spec" => cel_spec::run(rest),
         "serve-dir" => serve_dir_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
@@ -65,6 +67,8 @@ const HELP: &str = "usage: cargo xtask <task>
   setup [--browser]     install the tools (and Chromium + chromedriver)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
+  cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
+                        configuration (default ../shared/cel-spec)
   bench                 time a full analysis of the largest corpus CRDs against parsing them
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 
@@ -357,6 +361,9 @@ fn test(args: &[String]) -> Result<bool, String> {
         conformance::run(&[])
     });
     check("corpus (against known failures)", &mut || corpus::run(&[]));
+    check("cel-spec (against known failures)", &mut || {
+        cel_spec::run(&[])
+    });
     if !quick {
         check(
             "wasm tests (engine in Node, app in headless Chromium)",

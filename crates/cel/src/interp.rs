@@ -67,12 +67,34 @@ pub type References = BTreeMap<i64, ReferenceInfo>;
 #[derive(Debug, Clone, Default)]
 pub struct Activation<'a> {
     vars: Vec<(String, Value<'a>)>,
+    time_zones: Option<&'a crate::tz::TimeZoneDb>,
+    time_zones_needed: std::cell::Cell<bool>,
 }
 
 impl<'a> Activation<'a> {
     /// No variables.
     pub fn new() -> Self {
-        Activation { vars: Vec::new() }
+        Activation::default()
+    }
+
+    /// The time-zone database named zones (`getHours('America/New_York')`) resolve in.
+    /// Without one, a named zone is `unknown time zone NAME` and
+    /// [`Activation::time_zones_needed`] turns true.
+    pub fn with_time_zones(&mut self, db: Option<&'a crate::tz::TimeZoneDb>) -> &mut Self {
+        self.time_zones = db;
+        self
+    }
+
+    /// The time-zone database, if any.
+    pub fn time_zones(&self) -> Option<&'a crate::tz::TimeZoneDb> {
+        self.time_zones
+    }
+
+    /// True once an evaluation with this activation asked for a named zone that only a
+    /// time-zone database could resolve, and none was given (the caller can load one and
+    /// evaluate again).
+    pub fn time_zones_needed(&self) -> bool {
+        self.time_zones_needed.get()
     }
 
     /// Binds (or rebinds) a variable.
@@ -244,6 +266,9 @@ struct AttrNode {
 #[derive(Debug, Clone)]
 enum AttrBase {
     Var(Rc<str>),
+    /// A variable written with a leading dot (`.y`): resolved in the activation only, never
+    /// as a comprehension variable (the checker keeps the dot when a local shadows the name).
+    Global(Rc<str>),
     Rel(Node),
     Cond(Box<(Node, AttrNode, AttrNode)>),
 }
@@ -395,14 +420,20 @@ impl Planner<'_> {
 
     #[inline(never)]
     fn plan_ident(&mut self, name: &str) -> Node {
+        let global = name.starts_with('.');
         let name = name.trim_start_matches('.');
-        if !self.is_local(name) {
+        if global || !self.is_local(name) {
             if let Some(t) = type_ident(name) {
                 return Node::Const(Value::type_value(t));
             }
         }
+        let base = if global {
+            AttrBase::Global(Rc::from(name))
+        } else {
+            AttrBase::Var(Rc::from(name))
+        };
         Node::Attr(Box::new(AttrNode {
-            base: AttrBase::Var(Rc::from(name)),
+            base,
             quals: Vec::new(),
             test_only: false,
         }))
@@ -1062,6 +1093,10 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     fn resolve_attr(&mut self, a: &'p AttrNode) -> R<'a> {
         let base = match &a.base {
             AttrBase::Var(name) => self.lookup(name)?,
+            AttrBase::Global(name) => match self.act.resolve(name) {
+                Some(v) => v.clone(),
+                None => Value::error(format!("no such attribute(s): {name}")),
+            },
             AttrBase::Rel(n) => self.eval(n)?,
             AttrBase::Cond(c) => {
                 let cond = self.eval(&c.0)?;
@@ -1308,7 +1343,12 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         return Ok(e);
                     }
                 }
-                stdlib_rt::call(&c.info, &args)
+                stdlib_rt::call_with_zones(
+                    &c.info,
+                    &args,
+                    self.act.time_zones,
+                    &self.act.time_zones_needed,
+                )
             }
         };
         let cost = self.call_cost(c, &args, &result, overload);
