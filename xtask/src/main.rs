@@ -9,12 +9,14 @@
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
 //! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
+//! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them.
 
 mod cel_spec;
 mod conformance;
 mod corpus;
 mod serve_dir;
+mod tzdb;
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
         "cel-spec" => cel_spec::run(rest),
+        "tzdb" => tzdb::run(rest),
         "serve-dir" => serve_dir_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
@@ -69,6 +72,7 @@ const HELP: &str = "usage: cargo xtask <task>
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
   cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
                         configuration (default ../shared/cel-spec)
+  tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 

@@ -459,7 +459,7 @@ fn target_errors(
     let Some(v) = versions.iter().find(|v| v.name == version) else {
         return Vec::new();
     };
-    let out = pipeline::run(obj, None, facts, versions, v, UnknownFields::Ignore);
+    let out = pipeline::run(obj, None, facts, versions, v, UnknownFields::Ignore, None);
     let mut reports: Vec<FieldErrorReport> = Vec::new();
     if let Some(e) = &out.decode_error {
         reports.push(FieldErrorReport {
