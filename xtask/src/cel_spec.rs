@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use cel_core::checker::{Env, EnvBuilder};
 use cel_core::decls::{EnvVersion, FunctionDecl, KubeVersion, OverloadDecl};
-use cel_core::interp::{Activation, CostTracker, Program};
+use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
 use cel_core::types::Type;
 use cel_core::tz::TimeZoneDb;
 use cel_core::value::{format_v, Duration, Value};
@@ -307,7 +307,8 @@ fn run_test(base: &Env, zones: &TimeZoneDb, test: &Json) -> Outcome {
         ));
     }
     let (program, checked_type) = if flag("disable_check") {
-        match Program::from_parsed(&parsed.expr) {
+        let container = test.get("container").and_then(Json::as_str).unwrap_or("");
+        match Program::new_in(&parsed.expr, None, PlanOptions::default(), container) {
             Ok(p) => (p, None),
             Err(e) => return Outcome::Fail(format!("program: {e}")),
         }

@@ -269,6 +269,11 @@ enum AttrBase {
     /// A variable written with a leading dot (`.y`): resolved in the activation only, never
     /// as a comprehension variable (the checker keeps the dot when a local shadows the name).
     Global(Rc<str>),
+    /// An unchecked (qualified) name, cel-go's `maybeAttribute`: candidate variables, most
+    /// specific first, each with the number of the attribute's qualifiers its name already
+    /// covers (`a.b.c` tries `a.b.c`, then `a.b` with `.c`, then `a` with `.b.c`; in a container
+    /// `x`, `x.a` before `a`). The first one bound wins.
+    Maybe(Rc<[(Rc<str>, usize)]>),
     Rel(Node),
     Cond(Box<(Node, AttrNode, AttrNode)>),
 }
@@ -362,6 +367,9 @@ struct Planner<'r> {
     refs: Option<&'r References>,
     locals: Vec<String>,
     optimize: bool,
+    /// The container unchecked names resolve in (cel-go's `Container`); checked expressions
+    /// come with their names resolved.
+    container: &'r str,
 }
 
 fn literal_value(l: &Literal) -> Value<'static> {
@@ -429,6 +437,8 @@ impl Planner<'_> {
         }
         let base = if global {
             AttrBase::Global(Rc::from(name))
+        } else if self.refs.is_none() && !self.container.is_empty() && !self.is_local(name) {
+            AttrBase::Maybe(self.candidates(&[name], 0))
         } else {
             AttrBase::Var(Rc::from(name))
         };
@@ -439,6 +449,30 @@ impl Planner<'_> {
         }))
     }
 
+    /// The candidate variables of an unchecked name made of `parts` (see [`AttrBase::Maybe`]),
+    /// `skip` qualifiers already covered by `parts[0]`.
+    fn candidates(&self, parts: &[&str], skip: usize) -> Rc<[(Rc<str>, usize)]> {
+        let mut out = Vec::new();
+        for k in (1..=parts.len()).rev() {
+            let name = parts.get(..k).unwrap_or(&[]).join(".");
+            let covered = skip + k - 1;
+            if self.container.is_empty() {
+                out.push((Rc::from(name.as_str()), covered));
+                continue;
+            }
+            let mut cont = self.container;
+            loop {
+                out.push((Rc::from(format!("{cont}.{name}").as_str()), covered));
+                match cont.rfind('.') {
+                    Some(i) => cont = cont.get(..i).unwrap_or(""),
+                    None => break,
+                }
+            }
+            out.push((Rc::from(name.as_str()), covered));
+        }
+        Rc::from(out)
+    }
+
     #[inline(never)]
     fn plan_select(&mut self, e: &Expr, s: &crate::ast::SelectExpr) -> Result<Node, PlanError> {
         if !s.test_only {
@@ -446,10 +480,53 @@ impl Planner<'_> {
                 if let Some(t) = type_ident(&q) {
                     return Ok(Node::Const(Value::type_value(t)));
                 }
+                // Unchecked `a.b.c`: the longest bound prefix (cel-go's maybe attributes).
+                if self.refs.is_none()
+                    && !matches!(&e.kind, ExprKind::Ident(n) if n.starts_with('.'))
+                {
+                    if let Some(node) = self.plan_maybe(e) {
+                        return Ok(node);
+                    }
+                }
             }
         }
         let op = self.plan(&s.operand)?;
         Ok(select_node(op, &s.field, s.test_only))
+    }
+
+    /// An unchecked select chain on a global name as a [`AttrBase::Maybe`] attribute.
+    fn plan_maybe(&self, e: &Expr) -> Option<Node> {
+        let mut fields = Vec::new();
+        let mut cur = e;
+        let root = loop {
+            match &cur.kind {
+                ExprKind::Select(s) if !s.test_only => {
+                    fields.push(s.field.as_str());
+                    cur = &s.operand;
+                }
+                ExprKind::Ident(n) => break n.as_str(),
+                _ => return None,
+            }
+        };
+        if root.starts_with('.') || self.is_local(root) {
+            return None;
+        }
+        fields.reverse();
+        let mut parts = vec![root];
+        parts.extend(fields.iter().copied());
+        let quals = fields
+            .iter()
+            .map(|f| Qual {
+                kind: QualKind::Const(Value::string(f)),
+                optional: false,
+                test_only: false,
+            })
+            .collect();
+        Some(Node::Attr(Box::new(AttrNode {
+            base: AttrBase::Maybe(self.candidates(&parts, 0)),
+            quals,
+            test_only: false,
+        })))
     }
 
     #[inline(never)]
@@ -913,10 +990,23 @@ impl Program {
         references: Option<&References>,
         options: PlanOptions,
     ) -> Result<Program, PlanError> {
+        Program::new_in(expr, references, options, "")
+    }
+
+    /// [`Program::new`] for an expression whose unchecked names resolve in a container
+    /// (cel-go's `cel.Container`; Kubernetes uses none): `y` in container `x` is `x.y` when
+    /// that is bound, else `y`; a dotted name binds its longest bound prefix.
+    pub fn new_in(
+        expr: &Expr,
+        references: Option<&References>,
+        options: PlanOptions,
+        container: &str,
+    ) -> Result<Program, PlanError> {
         let mut p = Planner {
             refs: references,
             locals: Vec::new(),
             optimize: options.optimize,
+            container,
         };
         Ok(Program {
             root: p.plan(expr)?,
@@ -1051,6 +1141,14 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     }
 
     fn lookup(&mut self, name: &str) -> R<'a> {
+        Ok(match self.try_lookup(name)? {
+            Some(v) => v,
+            None => Value::error(format!("no such attribute(s): {name}")),
+        })
+    }
+
+    /// A variable (comprehension variables first), or `None` when it is not bound.
+    fn try_lookup(&mut self, name: &str) -> Result<Option<Value<'a>>, CostLimitExceeded> {
         let mut cur = self.scope;
         while let Some(i) = cur {
             let Some(f) = self.frames.get(i) else {
@@ -1069,25 +1167,23 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         f.accu = Some(v);
                     }
                 }
-                return Ok(self
-                    .frames
-                    .get(i)
-                    .and_then(|f| f.accu.clone())
-                    .unwrap_or(Value::Null));
+                return Ok(Some(
+                    self.frames
+                        .get(i)
+                        .and_then(|f| f.accu.clone())
+                        .unwrap_or(Value::Null),
+                ));
             }
             if !f.compute_result {
                 if f.iter_var == name {
-                    return Ok(f.it1.clone());
+                    return Ok(Some(f.it1.clone()));
                 }
                 if f.iter_var2 == Some(name) {
-                    return Ok(f.it2.clone());
+                    return Ok(Some(f.it2.clone()));
                 }
             }
         }
-        match self.act.resolve(name) {
-            Some(v) => Ok(v.clone()),
-            None => Ok(Value::error(format!("no such attribute(s): {name}"))),
-        }
+        Ok(self.act.resolve(name).cloned())
     }
 
     fn resolve_attr(&mut self, a: &'p AttrNode) -> R<'a> {
@@ -1097,6 +1193,22 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 Some(v) => v.clone(),
                 None => Value::error(format!("no such attribute(s): {name}")),
             },
+            AttrBase::Maybe(cands) => {
+                for (name, covered) in cands.iter() {
+                    if let Some(v) = self.try_lookup(name)? {
+                        let rest = a.quals.get(*covered..).unwrap_or(&[]);
+                        if v.is_error() || rest.is_empty() {
+                            return Ok(v);
+                        }
+                        return self.apply_quals(v, rest);
+                    }
+                }
+                let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+                return Ok(Value::error(format!(
+                    "no such attribute(s): {}",
+                    names.join(", ")
+                )));
+            }
             AttrBase::Rel(n) => self.eval(n)?,
             AttrBase::Cond(c) => {
                 let cond = self.eval(&c.0)?;

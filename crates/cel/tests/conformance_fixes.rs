@@ -238,3 +238,43 @@ fn time_zone_bundle_round_trips() {
     // Links share their data: the bundle stays close to the raw TZif data.
     assert!(bundle.len() < 260_000, "{} bytes", bundle.len());
 }
+
+/// Unchecked (parse-only) names resolve as cel-go's maybe attributes
+/// (`interpreter/attributes.go` `maybeAttribute.AddQualifier`: the longest bound prefix
+/// first) in the container's candidate names (`common/containers` `ResolveCandidateNames`).
+#[test]
+fn unchecked_names_bind_the_longest_prefix_in_the_container() {
+    use cel_core::interp::{CostTracker, PlanOptions, Program};
+    let run = |expr: &str, container: &str, act: &Activation<'_>| -> String {
+        let parsed = cel_core::parse(expr).unwrap();
+        let p = Program::new_in(&parsed.expr, None, PlanOptions::default(), container).unwrap();
+        support::show(&p.eval(act, &mut CostTracker::kubernetes(None)).unwrap())
+    };
+    let mut act = Activation::new();
+    act.bind(
+        "a.b",
+        Value::map(vec![(Value::string("c"), Value::string("oops"))]),
+    );
+    act.bind("a.b.c", Value::string("yeah"));
+    act.bind("x.y", Value::Bool(true));
+    act.bind("y", Value::Bool(false));
+    act.bind("m", Value::map(vec![(Value::string("k"), Value::Int(1))]));
+    let cases = [
+        ("a.b.c", "", "'yeah'"),
+        ("a.b['c']", "", "'oops'"),
+        ("m.k", "", "1"),
+        ("has(m.k)", "", "true"),
+        ("y", "x", "true"),
+        ("y", "", "false"),
+        (".y", "x", "false"),
+        ("[1].exists(m, m == 1)", "x", "true"),
+        (
+            "z.w",
+            "x",
+            "error: no such attribute(s): x.z.w, z.w, x.z, z",
+        ),
+    ];
+    for (expr, container, want) in cases {
+        assert_eq!(run(expr, container, &act), want, "{expr} in {container:?}");
+    }
+}
