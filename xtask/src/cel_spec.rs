@@ -879,3 +879,63 @@ impl Drop for QuietPanics {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_compare_by_type_and_maps_without_order() {
+        let m = |want: Json, got: Value<'_>| value_matches(&want, &got).unwrap();
+        assert!(m(json!({"int64_value": "1"}), Value::Int(1)));
+        assert!(!m(json!({"int64_value": "1"}), Value::Uint(1)));
+        assert!(!m(json!({"uint64_value": "1"}), Value::Double(1.0)));
+        assert!(!m(json!({"double_value": 1.0}), Value::Int(1)));
+        assert!(m(json!({"double_value": "NaN"}), Value::Double(f64::NAN)));
+        assert!(!m(json!({"double_value": "0.0"}), Value::Double(-0.0)));
+        assert!(m(json!({"bytes_value": "AAE="}), Value::bytes(&[0, 1])));
+        let map = Value::map(vec![
+            (Value::string("a"), Value::Int(1)),
+            (Value::Bool(true), Value::Null),
+        ]);
+        assert!(m(
+            json!({"map_value": {"entries": [
+                {"key": {"bool_value": true}, "value": {"null_value": null}},
+                {"key": {"string_value": "a"}, "value": {"int64_value": "1"}}
+            ]}}),
+            map.clone()
+        ));
+        assert!(!m(
+            json!({"map_value": {"entries": [
+                {"key": {"string_value": "a"}, "value": {"int64_value": "1"}}
+            ]}}),
+            map
+        ));
+        assert!(m(
+            json!({"list_value": {"values": [{"int64_value": "1"}, {"string_value": "x"}]}}),
+            Value::list(vec![Value::Int(1), Value::string("x")])
+        ));
+        assert!(value_matches(&json!({"object_value": {"@type": "x/a.B"}}), &Value::Null).is_err());
+    }
+
+    #[test]
+    fn spec_types_and_durations() {
+        let t = |j: Json| spec_type(&j).map(|t| t.to_string());
+        assert_eq!(
+            t(
+                json!({"map_type": {"key_type": {"primitive": "STRING"}, "value_type": {"dyn": {}}}})
+            ),
+            Ok("map(string, dyn)".to_owned())
+        );
+        assert_eq!(
+            t(
+                json!({"abstract_type": {"name": "optional_type", "parameter_types": [{"primitive": "INT64"}]}})
+            ),
+            Ok("optional_type(int)".to_owned())
+        );
+        assert!(t(json!({"message_type": "a.B"})).is_err());
+        assert_eq!(proto_duration("123.321456789s"), Some(123_321_456_789));
+        assert_eq!(proto_duration("-1.5s"), Some(-1_500_000_000));
+    }
+}
