@@ -272,8 +272,9 @@ enum AttrBase {
     /// An unchecked (qualified) name, cel-go's `maybeAttribute`: candidate variables, most
     /// specific first, each with the number of the attribute's qualifiers its name already
     /// covers (`a.b.c` tries `a.b.c`, then `a.b` with `.c`, then `a` with `.b.c`; in a container
-    /// `x`, `x.a` before `a`). The first one bound wins.
-    Maybe(Rc<[(Rc<str>, usize)]>),
+    /// `x`, `x.a` before `a`). The first one bound wins. With a leading dot (`.a.b`) the
+    /// candidates ignore the container and comprehension variables (`true`).
+    Maybe(Rc<[(Rc<str>, usize)]>, bool),
     Rel(Node),
     Cond(Box<(Node, AttrNode, AttrNode)>),
 }
@@ -438,7 +439,7 @@ impl Planner<'_> {
         let base = if global {
             AttrBase::Global(Rc::from(name))
         } else if self.refs.is_none() && !self.container.is_empty() && !self.is_local(name) {
-            AttrBase::Maybe(self.candidates(&[name], 0))
+            AttrBase::Maybe(self.candidates(&[name], self.container), false)
         } else {
             AttrBase::Var(Rc::from(name))
         };
@@ -449,18 +450,18 @@ impl Planner<'_> {
         }))
     }
 
-    /// The candidate variables of an unchecked name made of `parts` (see [`AttrBase::Maybe`]),
-    /// `skip` qualifiers already covered by `parts[0]`.
-    fn candidates(&self, parts: &[&str], skip: usize) -> Rc<[(Rc<str>, usize)]> {
+    /// The candidate variables of an unchecked name made of `parts` in a container (see
+    /// [`AttrBase::Maybe`]).
+    fn candidates(&self, parts: &[&str], container: &str) -> Rc<[(Rc<str>, usize)]> {
         let mut out = Vec::new();
         for k in (1..=parts.len()).rev() {
             let name = parts.get(..k).unwrap_or(&[]).join(".");
-            let covered = skip + k - 1;
-            if self.container.is_empty() {
+            let covered = k - 1;
+            if container.is_empty() {
                 out.push((Rc::from(name.as_str()), covered));
                 continue;
             }
-            let mut cont = self.container;
+            let mut cont = container;
             loop {
                 out.push((Rc::from(format!("{cont}.{name}").as_str()), covered));
                 match cont.rfind('.') {
@@ -508,7 +509,9 @@ impl Planner<'_> {
                 _ => return None,
             }
         };
-        if root.starts_with('.') || self.is_local(root) {
+        let global = root.starts_with('.');
+        let root = root.trim_start_matches('.');
+        if !global && self.is_local(root) {
             return None;
         }
         fields.reverse();
@@ -523,7 +526,10 @@ impl Planner<'_> {
             })
             .collect();
         Some(Node::Attr(Box::new(AttrNode {
-            base: AttrBase::Maybe(self.candidates(&parts, 0)),
+            base: AttrBase::Maybe(
+                self.candidates(&parts, if global { "" } else { self.container }),
+                global,
+            ),
             quals,
             test_only: false,
         })))
@@ -1193,9 +1199,14 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 Some(v) => v.clone(),
                 None => Value::error(format!("no such attribute(s): {name}")),
             },
-            AttrBase::Maybe(cands) => {
+            AttrBase::Maybe(cands, global) => {
                 for (name, covered) in cands.iter() {
-                    if let Some(v) = self.try_lookup(name)? {
+                    let found = if *global {
+                        self.act.resolve(name).cloned()
+                    } else {
+                        self.try_lookup(name)?
+                    };
+                    if let Some(v) = found {
                         let rest = a.quals.get(*covered..).unwrap_or(&[]);
                         if v.is_error() || rest.is_empty() {
                             return Ok(v);

@@ -273,6 +273,10 @@ fn unchecked_names_bind_the_longest_prefix_in_the_container() {
             "x",
             "error: no such attribute(s): x.z.w, z.w, x.z, z",
         ),
+        // A leading dot: global names only, whatever the container or the loop variables.
+        (".a.b.c", "x", "'yeah'"),
+        ("['q'].exists(a, .a.b.c == 'yeah')", "", "true"),
+        ("['q'].exists(m, .m.k == 1)", "x", "true"),
     ];
     for (expr, container, want) in cases {
         assert_eq!(run(expr, container, &act), want, "{expr} in {container:?}");
