@@ -1749,6 +1749,7 @@ mod engine {
             r.cost_budget,
             ValidateOptions {
                 ratcheting: r.ratcheting,
+                time_zones: None,
             },
         );
         Ok(CelRun {

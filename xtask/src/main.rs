@@ -5,17 +5,20 @@
 //!   chromedriver), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
 //! - `build`: set up, then build the release page into `dist/` for static hosting.
-//! - `test`: everything CI checks (formatting, clippy, native tests, conformance and corpus
+//! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
-//! - `conformance [DIR]`, `corpus [DIR]`: the measurement tasks.
+//! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
+//! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them;
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
 
+mod cel_spec;
 mod conformance;
 mod corpus;
 mod serve_dir;
+mod tzdb;
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,8 @@ fn main() -> ExitCode {
         "test" => test(rest),
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
+        "cel-spec" => cel_spec::run(rest),
+        "tzdb" => tzdb::run(rest),
         "serve-dir" => serve_dir_task(rest),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" => {
@@ -68,6 +73,9 @@ const HELP: &str = "usage: cargo xtask <task>
   setup [--browser]     install the tools (and Chromium + chromedriver)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
+  cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
+                        configuration (default ../shared/cel-spec)
+  tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
@@ -270,6 +278,9 @@ fn build() -> Result<(), String> {
     step("build release page");
     bundle_editor()?;
     run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+    // CEL's time-zone database, beside the page: fetched only when an analysis reports
+    // `needsTimeZones` (a rule named a zone), so the first paint does not pay for it.
+    tzdb::run(&[root().join("dist/tzdb.bin").display().to_string()])?;
     println!("dist/ is ready for static hosting");
     Ok(())
 }
@@ -387,6 +398,9 @@ fn test(args: &[String]) -> Result<bool, String> {
         conformance::run(&[])
     });
     check("corpus (against known failures)", &mut || corpus::run(&[]));
+    check("cel-spec (against known failures)", &mut || {
+        cel_spec::run(&[])
+    });
     if !quick {
         check(
             "wasm tests (engine in Node, app in headless Chromium)",

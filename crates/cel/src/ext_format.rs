@@ -197,10 +197,23 @@ fn format_element(v: &Value<'_>) -> Result<String, String> {
         }
         Value::List(l) => format_list(l)?,
         Value::Map(_) => format_map(v)?,
-        Value::Double(d) => format!("{:.*}", DEFAULT_PRECISION, d),
+        // Go's `fmt.Sprintf("%.6f", d)`: `NaN`, `+Inf`, `-Inf` for the non-finite values
+        // (Rust would print `inf`), then quoted by `quoteForCEL`.
+        Value::Double(d) => go_fixed(*d, DEFAULT_PRECISION),
         other => return Err(format!("no formatting function for {}", other.type_name())),
     };
     Ok(quote_for_cel(v, raw))
+}
+
+/// Go's `%.<p>f` without a locale: non-finite values as Go prints them.
+fn go_fixed(d: f64, p: usize) -> String {
+    if d.is_nan() {
+        "NaN".into()
+    } else if d.is_infinite() {
+        if d > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else {
+        format!("{d:.p$}")
+    }
 }
 
 fn quote_for_cel(v: &Value<'_>, raw: String) -> String {

@@ -67,12 +67,34 @@ pub type References = BTreeMap<i64, ReferenceInfo>;
 #[derive(Debug, Clone, Default)]
 pub struct Activation<'a> {
     vars: Vec<(String, Value<'a>)>,
+    time_zones: Option<&'a crate::tz::TimeZoneDb>,
+    time_zones_needed: std::cell::Cell<bool>,
 }
 
 impl<'a> Activation<'a> {
     /// No variables.
     pub fn new() -> Self {
-        Activation { vars: Vec::new() }
+        Activation::default()
+    }
+
+    /// The time-zone database named zones (`getHours('America/New_York')`) resolve in.
+    /// Without one, a named zone is `unknown time zone NAME` and
+    /// [`Activation::time_zones_needed`] turns true.
+    pub fn with_time_zones(&mut self, db: Option<&'a crate::tz::TimeZoneDb>) -> &mut Self {
+        self.time_zones = db;
+        self
+    }
+
+    /// The time-zone database, if any.
+    pub fn time_zones(&self) -> Option<&'a crate::tz::TimeZoneDb> {
+        self.time_zones
+    }
+
+    /// True once an evaluation with this activation asked for a named zone that only a
+    /// time-zone database could resolve, and none was given (the caller can load one and
+    /// evaluate again).
+    pub fn time_zones_needed(&self) -> bool {
+        self.time_zones_needed.get()
     }
 
     /// Binds (or rebinds) a variable.
@@ -244,6 +266,15 @@ struct AttrNode {
 #[derive(Debug, Clone)]
 enum AttrBase {
     Var(Rc<str>),
+    /// A variable written with a leading dot (`.y`): resolved in the activation only, never
+    /// as a comprehension variable (the checker keeps the dot when a local shadows the name).
+    Global(Rc<str>),
+    /// An unchecked (qualified) name, cel-go's `maybeAttribute`: candidate variables, most
+    /// specific first, each with the number of the attribute's qualifiers its name already
+    /// covers (`a.b.c` tries `a.b.c`, then `a.b` with `.c`, then `a` with `.b.c`; in a container
+    /// `x`, `x.a` before `a`). The first one bound wins. With a leading dot (`.a.b`) the
+    /// candidates ignore the container and comprehension variables (`true`).
+    Maybe(Rc<[(Rc<str>, usize)]>, bool),
     Rel(Node),
     Cond(Box<(Node, AttrNode, AttrNode)>),
 }
@@ -337,6 +368,9 @@ struct Planner<'r> {
     refs: Option<&'r References>,
     locals: Vec<String>,
     optimize: bool,
+    /// The container unchecked names resolve in (cel-go's `Container`); checked expressions
+    /// come with their names resolved.
+    container: &'r str,
 }
 
 fn literal_value(l: &Literal) -> Value<'static> {
@@ -395,17 +429,49 @@ impl Planner<'_> {
 
     #[inline(never)]
     fn plan_ident(&mut self, name: &str) -> Node {
+        let global = name.starts_with('.');
         let name = name.trim_start_matches('.');
-        if !self.is_local(name) {
+        if global || !self.is_local(name) {
             if let Some(t) = type_ident(name) {
                 return Node::Const(Value::type_value(t));
             }
         }
+        let base = if global {
+            AttrBase::Global(Rc::from(name))
+        } else if self.refs.is_none() && !self.container.is_empty() && !self.is_local(name) {
+            AttrBase::Maybe(self.candidates(&[name], self.container), false)
+        } else {
+            AttrBase::Var(Rc::from(name))
+        };
         Node::Attr(Box::new(AttrNode {
-            base: AttrBase::Var(Rc::from(name)),
+            base,
             quals: Vec::new(),
             test_only: false,
         }))
+    }
+
+    /// The candidate variables of an unchecked name made of `parts` in a container (see
+    /// [`AttrBase::Maybe`]).
+    fn candidates(&self, parts: &[&str], container: &str) -> Rc<[(Rc<str>, usize)]> {
+        let mut out = Vec::new();
+        for k in (1..=parts.len()).rev() {
+            let name = parts.get(..k).unwrap_or(&[]).join(".");
+            let covered = k - 1;
+            if container.is_empty() {
+                out.push((Rc::from(name.as_str()), covered));
+                continue;
+            }
+            let mut cont = container;
+            loop {
+                out.push((Rc::from(format!("{cont}.{name}").as_str()), covered));
+                match cont.rfind('.') {
+                    Some(i) => cont = cont.get(..i).unwrap_or(""),
+                    None => break,
+                }
+            }
+            out.push((Rc::from(name.as_str()), covered));
+        }
+        Rc::from(out)
     }
 
     #[inline(never)]
@@ -415,10 +481,58 @@ impl Planner<'_> {
                 if let Some(t) = type_ident(&q) {
                     return Ok(Node::Const(Value::type_value(t)));
                 }
+                // Unchecked `a.b.c`: the longest bound prefix (cel-go's maybe attributes).
+                if self.refs.is_none()
+                    && !matches!(&e.kind, ExprKind::Ident(n) if n.starts_with('.'))
+                {
+                    if let Some(node) = self.plan_maybe(e) {
+                        return Ok(node);
+                    }
+                }
             }
         }
         let op = self.plan(&s.operand)?;
         Ok(select_node(op, &s.field, s.test_only))
+    }
+
+    /// An unchecked select chain on a global name as a [`AttrBase::Maybe`] attribute.
+    fn plan_maybe(&self, e: &Expr) -> Option<Node> {
+        let mut fields = Vec::new();
+        let mut cur = e;
+        let root = loop {
+            match &cur.kind {
+                ExprKind::Select(s) if !s.test_only => {
+                    fields.push(s.field.as_str());
+                    cur = &s.operand;
+                }
+                ExprKind::Ident(n) => break n.as_str(),
+                _ => return None,
+            }
+        };
+        let global = root.starts_with('.');
+        let root = root.trim_start_matches('.');
+        if !global && self.is_local(root) {
+            return None;
+        }
+        fields.reverse();
+        let mut parts = vec![root];
+        parts.extend(fields.iter().copied());
+        let quals = fields
+            .iter()
+            .map(|f| Qual {
+                kind: QualKind::Const(Value::string(f)),
+                optional: false,
+                test_only: false,
+            })
+            .collect();
+        Some(Node::Attr(Box::new(AttrNode {
+            base: AttrBase::Maybe(
+                self.candidates(&parts, if global { "" } else { self.container }),
+                global,
+            ),
+            quals,
+            test_only: false,
+        })))
     }
 
     #[inline(never)]
@@ -882,10 +996,23 @@ impl Program {
         references: Option<&References>,
         options: PlanOptions,
     ) -> Result<Program, PlanError> {
+        Program::new_in(expr, references, options, "")
+    }
+
+    /// [`Program::new`] for an expression whose unchecked names resolve in a container
+    /// (cel-go's `cel.Container`; Kubernetes uses none): `y` in container `x` is `x.y` when
+    /// that is bound, else `y`; a dotted name binds its longest bound prefix.
+    pub fn new_in(
+        expr: &Expr,
+        references: Option<&References>,
+        options: PlanOptions,
+        container: &str,
+    ) -> Result<Program, PlanError> {
         let mut p = Planner {
             refs: references,
             locals: Vec::new(),
             optimize: options.optimize,
+            container,
         };
         Ok(Program {
             root: p.plan(expr)?,
@@ -1020,6 +1147,14 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     }
 
     fn lookup(&mut self, name: &str) -> R<'a> {
+        Ok(match self.try_lookup(name)? {
+            Some(v) => v,
+            None => Value::error(format!("no such attribute(s): {name}")),
+        })
+    }
+
+    /// A variable (comprehension variables first), or `None` when it is not bound.
+    fn try_lookup(&mut self, name: &str) -> Result<Option<Value<'a>>, CostLimitExceeded> {
         let mut cur = self.scope;
         while let Some(i) = cur {
             let Some(f) = self.frames.get(i) else {
@@ -1038,30 +1173,53 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         f.accu = Some(v);
                     }
                 }
-                return Ok(self
-                    .frames
-                    .get(i)
-                    .and_then(|f| f.accu.clone())
-                    .unwrap_or(Value::Null));
+                return Ok(Some(
+                    self.frames
+                        .get(i)
+                        .and_then(|f| f.accu.clone())
+                        .unwrap_or(Value::Null),
+                ));
             }
             if !f.compute_result {
                 if f.iter_var == name {
-                    return Ok(f.it1.clone());
+                    return Ok(Some(f.it1.clone()));
                 }
                 if f.iter_var2 == Some(name) {
-                    return Ok(f.it2.clone());
+                    return Ok(Some(f.it2.clone()));
                 }
             }
         }
-        match self.act.resolve(name) {
-            Some(v) => Ok(v.clone()),
-            None => Ok(Value::error(format!("no such attribute(s): {name}"))),
-        }
+        Ok(self.act.resolve(name).cloned())
     }
 
     fn resolve_attr(&mut self, a: &'p AttrNode) -> R<'a> {
         let base = match &a.base {
             AttrBase::Var(name) => self.lookup(name)?,
+            AttrBase::Global(name) => match self.act.resolve(name) {
+                Some(v) => v.clone(),
+                None => Value::error(format!("no such attribute(s): {name}")),
+            },
+            AttrBase::Maybe(cands, global) => {
+                for (name, covered) in cands.iter() {
+                    let found = if *global {
+                        self.act.resolve(name).cloned()
+                    } else {
+                        self.try_lookup(name)?
+                    };
+                    if let Some(v) = found {
+                        let rest = a.quals.get(*covered..).unwrap_or(&[]);
+                        if v.is_error() || rest.is_empty() {
+                            return Ok(v);
+                        }
+                        return self.apply_quals(v, rest);
+                    }
+                }
+                let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+                return Ok(Value::error(format!(
+                    "no such attribute(s): {}",
+                    names.join(", ")
+                )));
+            }
             AttrBase::Rel(n) => self.eval(n)?,
             AttrBase::Cond(c) => {
                 let cond = self.eval(&c.0)?;
@@ -1308,7 +1466,12 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         return Ok(e);
                     }
                 }
-                stdlib_rt::call(&c.info, &args)
+                stdlib_rt::call_with_zones(
+                    &c.info,
+                    &args,
+                    self.act.time_zones,
+                    &self.act.time_zones_needed,
+                )
             }
         };
         let cost = self.call_cost(c, &args, &result, overload);

@@ -59,6 +59,7 @@ pub mod rt_time;
 pub mod source;
 pub mod stdlib_rt;
 pub mod types;
+pub mod tz;
 mod unescape;
 pub mod unstructured;
 pub mod value;

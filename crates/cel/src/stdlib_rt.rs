@@ -85,8 +85,26 @@ pub fn no_overload<'a>(function: &str, args: &[Value<'a>]) -> Value<'a> {
     ))
 }
 
+/// [`call`], with the time-zone database named zones resolve in; `needed` is set when a
+/// named zone was asked for and no database was given.
+pub fn call_with_zones<'a>(
+    info: &CallInfo,
+    args: &[Value<'a>],
+    zones: Option<&crate::tz::TimeZoneDb>,
+    needed: &std::cell::Cell<bool>,
+) -> Out<'a> {
+    match (info.function.as_str(), args) {
+        (
+            "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
+            | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
+            [_, _],
+        ) => time_accessor(&info.function, args, zones, needed),
+        _ => call(info, args),
+    }
+}
+
 /// Calls a function on evaluated arguments (receiver first), returning the result and the
-/// overload id that ran.
+/// overload id that ran. Named time zones need [`call_with_zones`].
 pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
     let f = info.function.as_str();
     match f {
@@ -133,7 +151,7 @@ pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
         "matches" => matches(info, args),
         "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
         | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds" => {
-            time_accessor(f, args)
+            time_accessor(f, args, None, &std::cell::Cell::new(false))
         }
         _ => match crate::ext_rt::call(info, args) {
             Some(r) => r,
@@ -917,7 +935,12 @@ fn matches<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
     }
 }
 
-fn time_accessor<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
+fn time_accessor<'a>(
+    f: &str,
+    args: &[Value<'a>],
+    zones: Option<&crate::tz::TimeZoneDb>,
+    needed: &std::cell::Cell<bool>,
+) -> Out<'a> {
     let (v, tz) = match args {
         [v] => (v, None),
         [v, tz] => (v, Some(tz)),
@@ -946,9 +969,14 @@ fn time_accessor<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
     };
     let offset = match tz {
         None => 0,
-        Some(Value::String(z)) => match rt_time::zone_offset(z.as_str()) {
-            Ok(o) => o,
-            Err(e) => return (err(e), None),
+        Some(Value::String(z)) => match crate::tz::resolve(z.as_str(), zones) {
+            Ok(zone) => zone.offset_at(t.secs),
+            Err(e) => {
+                if matches!(e, crate::tz::ZoneError::NeedsDatabase(_)) {
+                    needed.set(true);
+                }
+                return (err(e.message()), None);
+            }
         },
         Some(other) => return (Value::maybe_no_such_overload(other), None),
     };

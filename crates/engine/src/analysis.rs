@@ -360,6 +360,11 @@ pub struct ObjectReport {
     pub cel_errors: Vec<FieldErrorReport>,
     /// Runtime CEL cost spent on the object.
     pub cel_runtime_cost: u64,
+    /// A CEL rule named a time zone (`getHours('America/New_York')`) and the analysis had no
+    /// time-zone database: the rule failed with `unknown time zone NAME` (as a server without
+    /// tzdata would); give [`CompiledCrd::set_time_zones`] a database and analyse again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_time_zones: bool,
     /// Every rule evaluation on the object, in the order the server runs them.
     #[serde(default)]
     pub cel_results: Vec<CelRuleResult>,
@@ -424,6 +429,11 @@ pub struct Analysis {
     /// warnings, what removing each would mean ([`crate::versions`]).
     #[serde(default)]
     pub version_overview: Option<crate::versions::VersionOverview>,
+    /// Some object's CEL rule needed a named time zone and no database was given (see
+    /// [`ObjectReport::needs_time_zones`]): load the database (`TimeZoneDb::from_bundle`) and
+    /// analyse again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_time_zones: bool,
 }
 
 impl Analysis {
@@ -450,6 +460,8 @@ pub struct CompiledCrd {
     versions: Vec<VersionReport>,
     options: Options,
     version_overview: Option<crate::versions::VersionOverview>,
+    /// Named time zones for CEL (Go's tzdata); given by the caller, never read by the engine.
+    time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
 }
 
 /// The path to locate a field error at: its own, except for the scale subresource's errors,
@@ -804,7 +816,22 @@ impl CompiledCrd {
             versions,
             options: options.clone(),
             version_overview,
+            time_zones: None,
         }
+    }
+
+    /// Gives CEL a time-zone database for named zones (`getHours('America/New_York')`), as
+    /// Go's tzdata gives it to the server. Without one, such a rule fails with `unknown time
+    /// zone NAME` and the analysis reports [`Analysis::needs_time_zones`], so a shell can load
+    /// the database lazily (its bundle: [`cel_core::tz::TimeZoneDb::from_bundle`]) and analyse
+    /// again.
+    pub fn set_time_zones(&mut self, db: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>) {
+        self.time_zones = db;
+    }
+
+    /// The time-zone database given, if any.
+    pub fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb> {
+        self.time_zones.as_deref()
     }
 
     /// The typed model, when the text held a readable CRD.
@@ -878,6 +905,7 @@ impl CompiledCrd {
         Analysis {
             crd: self.report.clone(),
             versions: self.versions.clone(),
+            needs_time_zones: reports.iter().any(|r: &ObjectReport| r.needs_time_zones),
             objects: reports,
             findings,
             version_overview: self.version_overview.clone(),
@@ -938,7 +966,15 @@ impl CompiledCrd {
             FieldValidation::Warn => UnknownFields::Warn,
             FieldValidation::Ignore => UnknownFields::Ignore,
         };
-        let out = pipeline::run(&json, old, &self.facts, &self.compiled, version, mode);
+        let out = pipeline::run(
+            &json,
+            old,
+            &self.facts,
+            &self.compiled,
+            version,
+            mode,
+            self.time_zones.as_deref(),
+        );
         // Unknown fields, each at its place in the text.
         if mode != UnknownFields::Ignore {
             for p in &out.pruned_paths {
@@ -1048,6 +1084,7 @@ impl CompiledCrd {
         report.schema_errors = out.schema_errors.iter().map(to_report).collect();
         report.cel_errors = out.cel_errors.iter().map(to_report).collect();
         report.cel_runtime_cost = out.cel_runtime_cost;
+        report.needs_time_zones = out.time_zones_needed;
         report.cel_results = out.cel_results.clone();
         report.errors = out.errors().map(to_report).collect();
         report.accepted = out.decode_error.is_none() && report.errors.is_empty();
@@ -1308,7 +1345,16 @@ impl CompiledCrd {
 
 /// Compiles the CRD and analyses every object: the one-call form of the engine.
 pub fn analyze(request: &Request) -> Analysis {
-    let compiled = CompiledCrd::compile(&request.crd, &request.options);
+    analyze_with_time_zones(request, None)
+}
+
+/// [`analyze`] with a time-zone database for CEL's named zones.
+pub fn analyze_with_time_zones(
+    request: &Request,
+    time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
+) -> Analysis {
+    let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
+    compiled.set_time_zones(time_zones);
     compiled.analyze_objects(&request.objects, request.old_object.as_deref())
 }
 

@@ -454,13 +454,22 @@ fn coerce_converted(
 fn target_errors(
     obj: &Json,
     facts: &CrdFacts,
-    versions: &[CompiledVersion],
+    crd: &CompiledCrd,
     version: &str,
 ) -> Vec<FieldErrorReport> {
+    let versions = crd.compiled_versions();
     let Some(v) = versions.iter().find(|v| v.name == version) else {
         return Vec::new();
     };
-    let out = pipeline::run(obj, None, facts, versions, v, UnknownFields::Ignore);
+    let out = pipeline::run(
+        obj,
+        None,
+        facts,
+        versions,
+        v,
+        UnknownFields::Ignore,
+        crd.time_zones(),
+    );
     let mut reports: Vec<FieldErrorReport> = Vec::new();
     if let Some(e) = &out.decode_error {
         reports.push(FieldErrorReport {
@@ -524,7 +533,7 @@ pub fn convert(crd: &CompiledCrd, obj: &Json, version: &str) -> Result<Converted
         Ok(paths) => converted.pruned_paths = paths,
         Err(e) => converted.decode_error = Some(e),
     }
-    converted.target_errors = target_errors(&out, &facts, crd.compiled_versions(), version);
+    converted.target_errors = target_errors(&out, &facts, crd, version);
     converted.object = out;
     Ok(converted)
 }
@@ -605,12 +614,7 @@ pub fn check_conversion_response(
                 obj.decode_error = Some(e);
             }
         }
-        obj.target_errors = target_errors(
-            &obj.object,
-            &facts,
-            crd.compiled_versions(),
-            &call.target.version,
-        );
+        obj.target_errors = target_errors(&obj.object, &facts, crd, &call.target.version);
     }
     check.accepted = check.issues.is_empty();
     check

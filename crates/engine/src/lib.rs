@@ -51,9 +51,14 @@ pub mod validation;
 pub mod versions;
 pub mod yaml_events;
 
+/// CEL's time-zone database (named zones), given by the caller: see
+/// [`CompiledCrd::set_time_zones`].
+pub use cel_core::tz::TimeZoneDb;
+
 pub use analysis::{
-    analyze, rule_key, Analysis, CelOutcome, CelRuleReport, CelRuleResult, CompiledCrd, CrdReport,
-    FieldErrorReport, FieldValidation, ObjectReport, Options, Request, TableRow, VersionReport,
+    analyze, analyze_with_time_zones, rule_key, Analysis, CelOutcome, CelRuleReport, CelRuleResult,
+    CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport, Options, Request,
+    TableRow, VersionReport,
 };
 pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
 pub use path::FieldPath;

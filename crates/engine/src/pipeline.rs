@@ -90,6 +90,8 @@ pub enum UnknownFields {
 /// What the pipeline produced for one object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
+    /// A CEL rule named a time zone and no time-zone database was given.
+    pub time_zones_needed: bool,
     /// The decoding step failed (the server answers 400 with this text); nothing else ran.
     pub decode_error: Option<String>,
     /// Paths of unknown fields the decoding step dropped, in the server's order.
@@ -176,6 +178,7 @@ pub fn run(
     versions: &[CompiledVersion],
     version: &CompiledVersion,
     unknown_fields: UnknownFields,
+    time_zones: Option<&cel_core::tz::TimeZoneDb>,
 ) -> Outcome {
     let mut out = Outcome::default();
     let kind = &crd.kind;
@@ -323,8 +326,10 @@ pub fn run(
             RUNTIME_CEL_COST_BUDGET,
             ValidateOptions {
                 ratcheting: old.is_some(),
+                time_zones,
             },
         );
+        out.time_zones_needed = eval.time_zones_needed;
         out.cel_runtime_cost =
             u64::try_from(RUNTIME_CEL_COST_BUDGET.saturating_sub(eval.remaining_budget))
                 .unwrap_or(0);

