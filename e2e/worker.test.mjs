@@ -69,6 +69,8 @@ test('the engine runs in one Web Worker; typing quickly in both editors ends wit
   await editor('Object').waitFor();
   await settled();
   assert.match(await statusLine().textContent(), /^Accepted/);
+  // Playwright learns of workers asynchronously: wait until it has.
+  for (let i = 0; i < 50 && page.workers().length === 0; i++) await page.waitForTimeout(100);
   const workers = page.workers();
   assert.equal(workers.length, 1, 'one worker');
   assert.match(workers[0].url(), /worker\.js$/);
@@ -125,4 +127,50 @@ test('an engine crash names its input, restarts the worker and keeps every text'
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await alert.waitFor({ state: 'detached' });
   assert.equal(page.workers().length, 1, 'the crashed worker was replaced, not added to');
+});
+
+const ZONE_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "timestamp('2024-07-01T12:00:00Z').getHours('America/New_York') == 8"
+                  message: noon UTC is 8 in New York in July
+              properties:
+                cronSpec:
+                  type: string
+                image:
+                  type: string
+`;
+
+test('a rule naming a time zone: the worker fetches the zone database only then, and the rule sees the zone', async () => {
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  await page.goto(BASE_URL);
+  await editor('Object').waitFor();
+  await settled();
+  assert.ok(!requests.some((u) => u.endsWith('tzdb.bin')), 'not fetched for the example');
+  await page.evaluate((crd) => localStorage.setItem('crd-studio.crd', JSON.stringify(crd)), ZONE_CRD);
+  await page.goto(BASE_URL);
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.ok(requests.some((u) => u.endsWith('tzdb.bin')), 'fetched once a rule named a zone');
+  assert.equal(await problems().getByText(/unknown time zone/).count(), 0);
+  await page.evaluate(() => localStorage.clear());
 });

@@ -26,7 +26,16 @@ thread_local! {
     /// The job running now, for the panic hook.
     static RUNNING: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
     static RUNNING_STUDIO: RefCell<String> = const { RefCell::new(String::new()) };
+    /// Jobs whose analysis needed CEL's time-zone database, run again once it is loaded.
+    static WAITING_FOR_ZONES: RefCell<Vec<Job>> = const { RefCell::new(Vec::new()) };
+    /// Whether `worker.js` was asked for the database (asked once; a failed load then
+    /// lets the answers through with the "unknown time zone" errors).
+    static ZONES_ASKED: Cell<bool> = const { Cell::new(false) };
 }
+
+/// What [`worker_step`] returns when a job waits for CEL's time-zone database: `worker.js`
+/// then fetches `tzdb.bin` and hands it to [`worker_time_zones`].
+pub const NEED_TIME_ZONES: &str = "needTimeZones";
 
 #[wasm_bindgen]
 extern "C" {
@@ -84,12 +93,47 @@ pub fn worker_step() -> Option<String> {
             CRDS.with(|c| c.borrow_mut().remove(&studio));
             None
         }
-        ToWorker::Analyze(job) => {
+        ToWorker::Analyze(mut job) => {
+            // The job as it would run again (the CRD text stays in CRDS).
+            let crd = job.crd.take();
+            let again = job.clone();
+            job.crd = crd;
             let answer = run(job);
             RUNNING.with(|r| r.set(None));
+            let needs_zones = matches!(&answer.outcome,
+                Outcome::Reply(r) if r.analysis.needs_time_zones)
+                && !ENGINE.with(|e| e.borrow().has_time_zones());
+            if needs_zones && !ZONES_ASKED.with(|a| a.get()) {
+                WAITING_FOR_ZONES.with(|w| w.borrow_mut().push(again));
+                ZONES_ASKED.with(|a| a.set(true));
+                return Some(NEED_TIME_ZONES.to_owned());
+            }
+            if needs_zones && WAITING_FOR_ZONES.with(|w| !w.borrow().is_empty()) {
+                // The database is on its way: this job runs again when it arrives.
+                WAITING_FOR_ZONES.with(|w| w.borrow_mut().push(again));
+                return None;
+            }
             serde_json::to_string(&answer).ok()
         }
     }
+}
+
+/// CEL's time-zone database arrived (`None`: it could not be loaded): the jobs that waited
+/// for it are queued again.
+#[wasm_bindgen]
+pub fn worker_time_zones(bundle: Option<Vec<u8>>) {
+    let db = bundle.and_then(|b| crd_studio_engine::TimeZoneDb::from_bundle(&b).ok());
+    if let Some(db) = db {
+        ENGINE.with(|e| e.borrow_mut().set_time_zones(std::sync::Arc::new(db)));
+    }
+    let waiting = WAITING_FOR_ZONES.with(|w| std::mem::take(&mut *w.borrow_mut()));
+    INBOX.with(|i| {
+        let mut inbox = i.borrow_mut();
+        // Older than anything queued since: a newer job of the same studio replaces it.
+        for job in waiting {
+            inbox.push_front_unless_newer(job);
+        }
+    });
 }
 
 fn run(job: Job) -> FromWorker {

@@ -107,6 +107,9 @@ struct Compiled {
 #[derive(Default)]
 pub struct Engine {
     studios: HashMap<String, Compiled>,
+    /// CEL's time-zone database, once loaded (the worker fetches it when an analysis needs a
+    /// named zone).
+    time_zones: Option<std::sync::Arc<crd_studio_engine::TimeZoneDb>>,
 }
 
 impl Engine {
@@ -125,6 +128,20 @@ impl Engine {
         }
     }
 
+    /// Gives the engine CEL's time-zone database: every compiled CRD resolves named zones
+    /// from now on.
+    pub fn set_time_zones(&mut self, db: std::sync::Arc<crd_studio_engine::TimeZoneDb>) {
+        for c in self.studios.values_mut() {
+            c.compiled.set_time_zones(Some(db.clone()));
+        }
+        self.time_zones = Some(db);
+    }
+
+    /// Whether the time-zone database is loaded.
+    pub fn has_time_zones(&self) -> bool {
+        self.time_zones.is_some()
+    }
+
     /// Drops a studio's compiled CRD.
     pub fn forget(&mut self, studio: &str) {
         self.studios.remove(studio);
@@ -138,10 +155,15 @@ impl Engine {
     /// The studio's compiled CRD, compiled again only when the CRD text or the options differ
     /// from the previous request's.
     fn compiled(&mut self, studio: &str, request: &Request) -> &CompiledCrd {
-        let compile = || Compiled {
-            crd: request.crd.clone(),
-            options: request.options.clone(),
-            compiled: CompiledCrd::compile(&request.crd, &request.options),
+        let time_zones = self.time_zones.clone();
+        let compile = || {
+            let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
+            compiled.set_time_zones(time_zones.clone());
+            Compiled {
+                crd: request.crd.clone(),
+                options: request.options.clone(),
+                compiled,
+            }
         };
         let entry = self
             .studios

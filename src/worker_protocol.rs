@@ -218,6 +218,14 @@ impl Inbox {
         }
     }
 
+    /// Queues an older job again (one that waited): dropped when a job of the same studio is
+    /// queued already (that one is newer).
+    pub fn push_front_unless_newer(&mut self, job: Job) {
+        if self.queued_job(&job.studio).is_none() {
+            self.queue.push_front(ToWorker::Analyze(job));
+        }
+    }
+
     fn queued_job(&self, studio: &str) -> Option<usize> {
         self.queue
             .iter()
@@ -331,6 +339,16 @@ mod tests {
         inbox.push(mk("a", 4, Some("old")));
         inbox.push(mk("a", 5, Some("new")));
         assert_eq!(inbox.pop(), Some(mk("a", 5, Some("new"))));
+        // A job that waited goes first, unless its studio has a newer one queued.
+        inbox.push(mk("b", 2, None));
+        if let ToWorker::Analyze(j) = mk("a", 4, None) {
+            inbox.push_front_unless_newer(j);
+        }
+        if let ToWorker::Analyze(j) = mk("b", 1, None) {
+            inbox.push_front_unless_newer(j);
+        }
+        assert_eq!(inbox.pop(), Some(mk("a", 4, None)));
+        assert_eq!(inbox.pop(), Some(mk("b", 2, None)));
         // Forget drops the queued job.
         inbox.push(mk("a", 6, None));
         inbox.push(ToWorker::Forget {

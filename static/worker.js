@@ -19,9 +19,24 @@ function schedule() {
 tick.port1.onmessage = () => {
   scheduled = false;
   const answer = engine.worker_step();
-  if (typeof answer === 'string') self.postMessage(answer);
+  if (answer === 'needTimeZones') {
+    loadTimeZones();
+  } else if (typeof answer === 'string') {
+    self.postMessage(answer);
+  }
   if (engine.worker_pending()) schedule();
 };
+
+// CEL's time-zone database, fetched the first time a rule names a zone (beside this script).
+async function loadTimeZones() {
+  let bytes = null;
+  try {
+    const response = await fetch(new URL('tzdb.bin', self.location.href));
+    if (response.ok) bytes = new Uint8Array(await response.arrayBuffer());
+  } catch {}
+  engine.worker_time_zones(bytes);
+  schedule();
+}
 
 async function boot(message) {
   try {

@@ -267,10 +267,19 @@ fn npm_ci(folder: &str) -> Result<(), String> {
 }
 
 /// Bundles the CodeMirror editor from npm packages.
+/// Bundles the CodeMirror editor from npm packages and writes CEL's time-zone database to
+/// `static/generated/` (Trunk copies both into the page; the database is fetched by the
+/// worker only when an analysis reports `needsTimeZones`, so the first paint does not pay
+/// for it).
 fn bundle_editor() -> Result<(), String> {
     run(cmd("npm")
         .args(["run", "--silent", "build"])
-        .current_dir(root().join("web")))
+        .current_dir(root().join("web")))?;
+    tzdb::run(&[root()
+        .join("static/generated/tzdb.bin")
+        .display()
+        .to_string()])
+    .map(|_| ())
 }
 
 fn build() -> Result<(), String> {
@@ -278,9 +287,6 @@ fn build() -> Result<(), String> {
     step("build release page");
     bundle_editor()?;
     run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
-    // CEL's time-zone database, beside the page: fetched only when an analysis reports
-    // `needsTimeZones` (a rule named a zone), so the first paint does not pay for it.
-    tzdb::run(&[root().join("dist/tzdb.bin").display().to_string()])?;
     println!("dist/ is ready for static hosting");
     Ok(())
 }

