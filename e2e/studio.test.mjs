@@ -525,7 +525,9 @@ test('CEL cost: an over-budget rule shows the server error, its cost against the
   assert.equal(await fixed.locator('.rule-head .cost').innerText().then((t) => t.replace(/\s+/g, ' ')), `est. cost ${promised[1]} ${promised[2]}`);
   assert.equal(await fixed.locator('.rule-error').count(), 0);
   assert.equal(await cel.locator('.cost-banner').count(), 0);
-  // The bounds are in the CRD text (autosaved like any edit), at the nodes they bound.
+  // The bounds are in the CRD text (autosaved like any edit, shortly after it), at the nodes
+  // they bound.
+  await page.waitForFunction(() => (localStorage.getItem('crd-studio.crd') ?? '').includes('maxItems'));
   const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('crd-studio.crd')));
   assert.match(saved, /names:\n +maxItems: \d+\n +type: array\n +items:\n +maxLength: \d+\n +type: string\n/);
   await fixed.locator('.rule-head').scrollIntoViewIfNeeded();

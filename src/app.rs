@@ -230,6 +230,8 @@ pub fn App() -> Html {
     // keystroke should not pay), and at once when the page is hidden or closed.
     {
         let pending = use_mut_ref(|| None::<(Timeout, Rc<dyn Fn()>)>);
+        // The texts as loaded are not saved back (another tab may have saved newer ones).
+        let loaded = use_mut_ref(|| true);
         {
             let pending = pending.clone();
             use_effect_with(
@@ -239,6 +241,9 @@ pub fn App() -> Html {
                     texts.old_object.clone(),
                 ),
                 move |(crd, object, old)| {
+                    if std::mem::replace(&mut *loaded.borrow_mut(), false) {
+                        return;
+                    }
                     let (crd, object, old) = (crd.clone(), object.clone(), old.clone());
                     let write: Rc<dyn Fn()> = Rc::new(move || {
                         save(CRD_KEY, &crd.as_str());
@@ -255,7 +260,6 @@ pub fn App() -> Html {
                     };
                     // A change before the timer fired replaces the unsaved one.
                     *pending.borrow_mut() = Some((timer, write));
-                    || ()
                 },
             );
         }
