@@ -232,6 +232,8 @@ pub fn App() -> Html {
         let pending = use_mut_ref(|| None::<(Timeout, Rc<dyn Fn()>)>);
         // The texts as loaded are not saved back (another tab may have saved newer ones).
         let loaded = use_mut_ref(|| true);
+        // The texts as last saved (CRD, object, old object).
+        let saved = use_mut_ref(|| (None::<AttrValue>, None::<AttrValue>, None::<AttrValue>));
         {
             let pending = pending.clone();
             use_effect_with(
@@ -245,10 +247,22 @@ pub fn App() -> Html {
                         return;
                     }
                     let (crd, object, old) = (crd.clone(), object.clone(), old.clone());
+                    let saved = saved.clone();
+                    // Only the texts that changed since they were last saved are written:
+                    // storing a big CRD costs milliseconds of the page's time.
                     let write: Rc<dyn Fn()> = Rc::new(move || {
-                        save(CRD_KEY, &crd.as_str());
-                        save(OBJECT_KEY, &object.as_str());
-                        save(OLD_OBJECT_KEY, &old.as_str());
+                        let mut guard = saved.borrow_mut();
+                        let saved = &mut *guard;
+                        for (key, text, last) in [
+                            (CRD_KEY, &crd, &mut saved.0),
+                            (OBJECT_KEY, &object, &mut saved.1),
+                            (OLD_OBJECT_KEY, &old, &mut saved.2),
+                        ] {
+                            if last.as_ref() != Some(text) {
+                                save(key, &text.as_str());
+                                *last = Some(text.clone());
+                            }
+                        }
                     });
                     let timer = {
                         let pending = pending.clone();

@@ -59,10 +59,11 @@ struct LastWrite {
 /// What the inline editors remember between renders.
 #[derive(Default)]
 struct EditState {
-    /// The CRD text as of the newest prop or own rewrite.
-    crd: String,
+    /// The CRD text as of the newest prop or own rewrite (shared, not copied: CRDs can be
+    /// megabytes and this runs on every keystroke).
+    crd: AttrValue,
     /// The newest `crd` prop seen.
-    seen: String,
+    seen: AttrValue,
     last: Option<LastWrite>,
     /// A typed rule that could not be written yet: (id, text).
     pending: Option<(String, String)>,
@@ -78,9 +79,9 @@ fn write_rule(
     text: &str,
 ) -> Option<String> {
     let (range, plain) = match &state.last {
-        Some(l) if l.crd == state.crd && l.id == id => (l.range, l.plain),
+        Some(l) if l.crd == state.crd.as_str() && l.id == id => (l.range, l.plain),
         _ => {
-            let shown = shown.filter(|s| s.crd.as_str() == state.crd)?;
+            let shown = shown.filter(|s| s.crd == state.crd)?;
             let view = view?;
             let version = view.version?;
             let rule = view.rules.iter().find(|r| rule_id(version, &r.key) == id)?;
@@ -90,7 +91,7 @@ fn write_rule(
         }
     };
     let rewrite = rewrite_rule(&state.crd, range, text, plain)?;
-    state.crd = rewrite.text.clone();
+    state.crd = AttrValue::from(rewrite.text.clone());
     state.last = Some(LastWrite {
         crd: rewrite.text.clone(),
         id: id.to_owned(),
@@ -132,10 +133,13 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
     // reset) ends the inline edits: the editors show the rules as analysed again.
     {
         let mut state = edit.borrow_mut();
-        if state.seen != props.crd.as_str() {
-            state.seen = props.crd.to_string();
-            state.crd = props.crd.to_string();
-            let own = state.last.as_ref().is_some_and(|l| l.crd == state.crd);
+        if state.seen != props.crd {
+            state.seen = props.crd.clone();
+            state.crd = props.crd.clone();
+            let own = state
+                .last
+                .as_ref()
+                .is_some_and(|l| l.crd == state.crd.as_str());
             if !own {
                 state.last = None;
                 state.pending = None;

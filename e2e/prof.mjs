@@ -1,0 +1,28 @@
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+const b = await chromium.launch({executablePath:'/usr/bin/chromium', args:['--no-sandbox','--disable-gpu','--disable-quic','--no-first-run','--disable-background-networking','--disable-component-update','--disable-sync']});
+const p = await b.newPage();
+const crd = readFileSync('/work/shared/corpus/crds/argo-workflows/full-argoproj.io_workflows.yaml','utf8');
+const obj = readFileSync('/work/shared/corpus/objects/argo-workflows/examples__steps.yaml','utf8');
+await p.goto(process.env.BASE_URL);
+await p.evaluate(([c,o]) => { localStorage.setItem('crd-studio.crd', JSON.stringify(c)); localStorage.setItem('crd-studio.object', JSON.stringify(o)); }, [crd,obj]);
+await p.reload();
+await p.waitForFunction(() => /Accepted|Rejected/.test(document.querySelector('[role=status]')?.textContent||''), null, {timeout: 60000});
+await p.waitForTimeout(1000);
+const label = process.env.LABEL || 'CRD';
+await p.locator(`.cm-content[aria-label="${label}"]`).click();
+await p.keyboard.press('Control+Home');
+const cdp = await p.context().newCDPSession(p);
+await cdp.send('Profiler.enable');
+await cdp.send('Profiler.setSamplingInterval', {interval: 200});
+await cdp.send('Profiler.start');
+for (const k of 'zabcdefgh') { await p.keyboard.press(k); await p.waitForTimeout(1200); }
+const {profile} = await cdp.send('Profiler.stop');
+const byId = new Map(profile.nodes.map(n => [n.id, n]));
+const self = new Map();
+const dt = profile.timeDeltas; let total=0;
+profile.samples.forEach((id, i) => { const n = byId.get(id); const name = n.callFrame.functionName || `(anon ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber})`; self.set(name, (self.get(name)||0) + (dt[i]||0)); total += dt[i]||0; });
+const top = [...self.entries()].sort((a,b)=>b[1]-a[1]).slice(0,30);
+for (const [n,t] of top) console.log((t/1000).toFixed(1).padStart(8), 'ms', n);
+console.log('total', (total/1000).toFixed(0));
+await b.close();
