@@ -15,6 +15,7 @@ use crate::cel_view::CelPanel;
 use crate::conversion_view::ConversionPanel;
 use crate::editor::{CodeEditor, EditorControl};
 use crate::get_view::GetPanel;
+use crate::shared_text::SharedText;
 use crate::stored_panel::StoredPanel;
 use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
@@ -147,8 +148,9 @@ fn old_object_of(text: &str) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_owned())
 }
 
-/// What the page shows for one analysis, computed once when it arrives.
-#[derive(PartialEq)]
+/// What the page shows for one analysis, computed once when it arrives. Two are equal when
+/// they show the same analysis (`seq`): panels compare them on every render, and comparing
+/// the texts and the analysis itself would cost milliseconds per keystroke on a big CRD.
 pub(crate) struct Shown {
     /// Counts the analyses shown, so panels can tell a new one cheaply.
     pub(crate) seq: u64,
@@ -162,12 +164,16 @@ pub(crate) struct Shown {
     pub(crate) reply: Reply,
     /// The CRD text the analysis was made from.
     pub(crate) crd: AttrValue,
-    /// The object text the analysis was made from.
-    pub(crate) object: AttrValue,
+}
+
+impl PartialEq for Shown {
+    fn eq(&self, other: &Shown) -> bool {
+        self.seq == other.seq
+    }
 }
 
 impl Shown {
-    fn of(seq: u64, reply: Reply, crd: AttrValue, object: AttrValue) -> Shown {
+    fn of(seq: u64, reply: Reply, crd: AttrValue) -> Shown {
         let analysis = &reply.analysis;
         Shown {
             cel_badge: tab_badge(analysis),
@@ -179,7 +185,6 @@ impl Shown {
             old_marks: Rc::new(editor_diagnostics(analysis, Pane::OldObject)),
             reply,
             crd,
-            object,
         }
     }
 }
@@ -211,6 +216,8 @@ pub fn App() -> Html {
     });
     let query = use_state(load_query);
     let shown = use_state(|| None::<Rc<Shown>>);
+    // Numbers the analyses shown (Shown::seq).
+    let shown_seq = use_mut_ref(|| 0_u64);
     // Whether the newest analysis has run for more than SLOW_MS.
     let working = use_state(|| false);
     // The engine's crash message, until the next answer.
@@ -233,14 +240,14 @@ pub fn App() -> Html {
         // The texts as loaded are not saved back (another tab may have saved newer ones).
         let loaded = use_mut_ref(|| true);
         // The texts as last saved (CRD, object, old object).
-        let saved = use_mut_ref(|| (None::<AttrValue>, None::<AttrValue>, None::<AttrValue>));
+        let saved = use_mut_ref(|| (None::<SharedText>, None::<SharedText>, None::<SharedText>));
         {
             let pending = pending.clone();
             use_effect_with(
                 (
-                    texts.crd.clone(),
-                    texts.object.clone(),
-                    texts.old_object.clone(),
+                    SharedText(texts.crd.clone()),
+                    SharedText(texts.object.clone()),
+                    SharedText(texts.old_object.clone()),
                 ),
                 move |(crd, object, old)| {
                     if std::mem::replace(&mut *loaded.borrow_mut(), false) {
@@ -259,7 +266,7 @@ pub fn App() -> Html {
                             (OLD_OBJECT_KEY, &old, &mut saved.2),
                         ] {
                             if last.as_ref() != Some(text) {
-                                save(key, &text.as_str());
+                                save(key, &&**text);
                                 *last = Some(text.clone());
                             }
                         }
@@ -312,15 +319,16 @@ pub fn App() -> Html {
         let slow_timer = slow_timer.clone();
         use_effect_with(
             (
-                texts.crd.clone(),
-                texts.object.clone(),
-                texts.old_object.clone(),
+                SharedText(texts.crd.clone()),
+                SharedText(texts.object.clone()),
+                SharedText(texts.old_object.clone()),
                 *field_validation,
                 (*query).clone(),
             ),
             move |(crd, object, old, mode, query)| {
+                // The CRD text goes separately: the channel sends it only when the worker does
+                // not hold it yet.
                 let job = Job {
-                    crd: Some(crd.to_string()),
                     objects: vec![object.to_string()],
                     old_object: old_object_of(old),
                     options: Options {
@@ -333,7 +341,9 @@ pub fn App() -> Html {
                     },
                     ..Job::default()
                 };
-                let texts = (crd.clone(), object.clone());
+                let crd_text = crd.to_rc();
+                let analysed_crd = crd.0.clone();
+                let analysed_object = object.0.clone();
                 // After 100 ms without an answer the status says the engine is working and
                 // the results are dimmed (never emptied).
                 if slow_timer.borrow().is_none() {
@@ -343,6 +353,7 @@ pub fn App() -> Html {
                 }
                 let listener: Rc<dyn Fn(WorkerEvent)> = {
                     let shown = shown.clone();
+                    let shown_seq = shown_seq.clone();
                     let working = working.clone();
                     let crash = crash.clone();
                     let slow_timer = slow_timer.clone();
@@ -351,14 +362,18 @@ pub fn App() -> Html {
                         working.set(false);
                         match event {
                             WorkerEvent::Reply(reply) => {
-                                let seq = shown.as_ref().map_or(1, |s| s.seq + 1);
-                                let (crd, object) = texts.clone();
-                                shown.set(Some(Rc::new(Shown::of(seq, *reply, crd, object))));
+                                let seq = {
+                                    let mut n = shown_seq.borrow_mut();
+                                    *n += 1;
+                                    *n
+                                };
+                                let crd = analysed_crd.clone();
+                                shown.set(Some(Rc::new(Shown::of(seq, *reply, crd))));
                                 crash.set(None);
                             }
                             WorkerEvent::Crashed { own, message, .. } => {
                                 let what = if own {
-                                    let (crd, object) = &texts;
+                                    let (crd, object) = (&analysed_crd, &analysed_object);
                                     format!(
                                         "while analysing the CRD text ({} lines) and the \
                                          Object text ({} lines) as they were at your last edit",
@@ -376,7 +391,7 @@ pub fn App() -> Html {
                         }
                     })
                 };
-                worker_client::submit(STUDIO, job, listener);
+                worker_client::submit(STUDIO, job, crd_text, listener);
                 || ()
             },
         );

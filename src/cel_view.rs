@@ -28,7 +28,7 @@ use crate::cel_model::{
 use crate::view_model::FocusTarget;
 
 /// Properties of [`CelPanel`].
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct CelPanelProps {
     /// The newest analysis shown.
     pub shown: Option<Rc<Shown>>,
@@ -40,6 +40,18 @@ pub struct CelPanelProps {
     pub on_jump: Callback<FocusTarget>,
     /// Replaces the CRD text (an edited rule).
     pub on_rewrite: Callback<String>,
+}
+
+impl PartialEq for CelPanelProps {
+    fn eq(&self, other: &CelPanelProps) -> bool {
+        // The CRD text compares by identity first (see crate::shared_text).
+        self.shown == other.shown
+            && crate::shared_text::SharedText(self.crd.clone())
+                == crate::shared_text::SharedText(other.crd.clone())
+            && self.hidden == other.hidden
+            && self.on_jump == other.on_jump
+            && self.on_rewrite == other.on_rewrite
+    }
 }
 
 /// A rule's identity across analyses: its version and key.
@@ -133,7 +145,9 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
     // reset) ends the inline edits: the editors show the rules as analysed again.
     {
         let mut state = edit.borrow_mut();
-        if state.seen != props.crd {
+        if crate::shared_text::SharedText(state.seen.clone())
+            != crate::shared_text::SharedText(props.crd.clone())
+        {
             state.seen = props.crd.clone();
             state.crd = props.crd.clone();
             let own = state

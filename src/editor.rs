@@ -120,8 +120,9 @@ fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Properties of [`CodeEditor`].
-#[derive(Properties, PartialEq)]
+/// Properties of [`CodeEditor`]. The text compares by identity first (see
+/// [`crate::shared_text`]).
+#[derive(Properties)]
 pub struct CodeEditorProps {
     /// The accessible name (`aria-label`) of the editable element.
     pub label: AttrValue,
@@ -136,6 +137,18 @@ pub struct CodeEditorProps {
     pub on_change: Callback<String>,
     /// Lets the parent focus the editor at a position.
     pub control: EditorControl,
+}
+
+impl PartialEq for CodeEditorProps {
+    fn eq(&self, other: &CodeEditorProps) -> bool {
+        self.label == other.label
+            && crate::shared_text::SharedText(self.text.clone())
+                == crate::shared_text::SharedText(other.text.clone())
+            && self.generation == other.generation
+            && self.diagnostics == other.diagnostics
+            && self.on_change == other.on_change
+            && self.control == other.control
+    }
 }
 
 /// A YAML editor: CodeMirror when the bundle is loaded, else a textarea.

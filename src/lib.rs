@@ -28,6 +28,8 @@ pub mod editor;
 #[cfg(target_arch = "wasm32")]
 mod get_view;
 #[cfg(target_arch = "wasm32")]
+pub mod shared_text;
+#[cfg(target_arch = "wasm32")]
 mod stored_panel;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

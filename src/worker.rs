@@ -96,9 +96,9 @@ pub fn worker_step() -> Option<String> {
         ToWorker::Analyze(mut job) => {
             // The job as it would run again (the CRD text stays in CRDS).
             let crd = job.crd.take();
-            let again = job.clone();
+            let again = (*job).clone();
             job.crd = crd;
-            let answer = run(job);
+            let answer = run(*job);
             RUNNING.with(|r| r.set(None));
             let needs_zones = matches!(&answer.outcome,
                 Outcome::Reply(r) if r.analysis.needs_time_zones)

@@ -139,7 +139,7 @@ pub fn warm_up() {
 
 fn post(worker: &Worker, mut job: Job) {
     let crd = job.crd.take();
-    let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(job)) else {
+    let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
         return;
     };
     let message = js_sys::Array::new();
@@ -150,8 +150,8 @@ fn post(worker: &Worker, mut job: Job) {
     }
 }
 
-/// Sends a studio's job (its `crd` holding the full CRD text); `listener` hears the answers.
-pub fn submit(studio: &str, job: Job, listener: Listener) {
+/// Sends a studio's job with its CRD text; `listener` hears the answers.
+pub fn submit(studio: &str, job: Job, crd: Rc<str>, listener: Listener) {
     CLIENT.with(|c| {
         let mut client = c.borrow_mut();
         let Some(worker) = ensure_worker(&mut client) else {
@@ -165,7 +165,7 @@ pub fn submit(studio: &str, job: Job, listener: Listener) {
                 listener: listener.clone(),
             });
         entry.listener = listener;
-        if let Some(job) = entry.channel.submit(job) {
+        if let Some(job) = entry.channel.submit(job, crd) {
             post(&worker, job);
         }
     });

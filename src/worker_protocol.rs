@@ -19,6 +19,7 @@
 //! Everything here is plain data and pure logic, tested natively.
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use crd_studio_engine::Options;
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ pub struct Job {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ToWorker {
     /// Analyse.
-    Analyze(Job),
+    Analyze(Box<Job>),
     /// The studio is gone: drop its compiled CRD.
     Forget {
         /// The studio.
@@ -89,9 +90,10 @@ pub struct Channel {
     studio: String,
     last_seq: u64,
     in_flight: Option<u64>,
-    pending: Option<Job>,
-    /// The CRD text the worker holds for this studio (what the last posted job left there).
-    worker_crd: Option<String>,
+    pending: Option<(Job, Rc<str>)>,
+    /// The CRD text the worker holds for this studio (what the last posted job left there),
+    /// shared with the page: the same allocation is recognised without comparing megabytes.
+    worker_crd: Option<Rc<str>>,
     /// Jobs replaced before they were posted.
     coalesced: u64,
 }
@@ -119,28 +121,31 @@ impl Channel {
         &self.studio
     }
 
-    /// A new request: the job to post now, or `None` when one is in flight (this one then
-    /// waits, replacing any older waiting one). `job.crd` must hold the full text; the posted
-    /// job carries it only when the worker does not already hold it.
-    pub fn submit(&mut self, mut job: Job) -> Option<Job> {
+    /// A new request with its CRD text: the job to post now, or `None` when one is in flight
+    /// (this one then waits, replacing any older waiting one). The posted job carries the CRD
+    /// text only when the worker does not already hold it.
+    pub fn submit(&mut self, mut job: Job, crd: Rc<str>) -> Option<Job> {
         self.last_seq += 1;
         job.seq = self.last_seq;
         job.studio = self.studio.clone();
         if self.in_flight.is_some() {
-            if self.pending.replace(job).is_some() {
+            if self.pending.replace((job, crd)).is_some() {
                 self.coalesced += 1;
             }
             return None;
         }
-        Some(self.post(job))
+        Some(self.post(job, crd))
     }
 
-    fn post(&mut self, mut job: Job) -> Job {
+    fn post(&mut self, mut job: Job, crd: Rc<str>) -> Job {
         self.in_flight = Some(job.seq);
-        if job.crd.is_some() && job.crd == self.worker_crd {
-            job.crd = None;
-        } else if job.crd.is_some() {
-            self.worker_crd = job.crd.clone();
+        let held = self
+            .worker_crd
+            .as_ref()
+            .is_some_and(|w| Rc::ptr_eq(w, &crd) || **w == *crd);
+        job.crd = (!held).then(|| crd.to_string());
+        if !held {
+            self.worker_crd = Some(crd);
         }
         job
     }
@@ -152,7 +157,7 @@ impl Channel {
         }
         let show = seq == self.last_seq;
         let post = match (self.in_flight, self.pending.take()) {
-            (None, Some(job)) => Some(self.post(job)),
+            (None, Some((job, crd))) => Some(self.post(job, crd)),
             (_, pending) => {
                 self.pending = pending;
                 None
@@ -222,7 +227,7 @@ impl Inbox {
     /// queued already (that one is newer).
     pub fn push_front_unless_newer(&mut self, job: Job) {
         if self.queued_job(&job.studio).is_none() {
-            self.queue.push_front(ToWorker::Analyze(job));
+            self.queue.push_front(ToWorker::Analyze(Box::new(job)));
         }
     }
 
@@ -252,23 +257,26 @@ impl Inbox {
 mod tests {
     use super::*;
 
-    fn job(crd: &str, object: &str) -> Job {
+    fn job(object: &str) -> Job {
         Job {
-            crd: Some(crd.to_owned()),
             objects: vec![object.to_owned()],
             ..Job::default()
         }
     }
 
+    fn text(s: &str) -> Rc<str> {
+        Rc::from(s)
+    }
+
     #[test]
     fn one_job_in_flight_and_only_the_newest_waits() {
         let mut c = Channel::new("main");
-        let first = c.submit(job("crd", "a")).expect("posted at once");
+        let first = c.submit(job("a"), text("crd")).expect("posted at once");
         assert_eq!((first.studio.as_str(), first.seq), ("main", 1));
         assert_eq!(first.crd.as_deref(), Some("crd"));
         // Two edits while the first runs: the second replaces the first.
-        assert_eq!(c.submit(job("crd", "ab")), None);
-        assert_eq!(c.submit(job("crd", "abc")), None);
+        assert_eq!(c.submit(job("ab"), text("crd")), None);
+        assert_eq!(c.submit(job("abc"), text("crd")), None);
         assert_eq!(c.coalesced(), 1);
         // The reply to 1 is superseded (3 is newest): dropped, and 3 is posted.
         let d = c.on_reply(1);
@@ -287,8 +295,8 @@ mod tests {
     #[test]
     fn a_stray_reply_changes_nothing() {
         let mut c = Channel::new("s");
-        c.submit(job("crd", "a"));
-        c.submit(job("crd", "b"));
+        c.submit(job("a"), text("crd"));
+        c.submit(job("b"), text("crd"));
         // A reply for a job this channel never had in flight.
         let d = c.on_reply(7);
         assert!(!d.show);
@@ -299,18 +307,18 @@ mod tests {
     #[test]
     fn the_crd_text_is_sent_when_it_changes_and_after_a_restart() {
         let mut c = Channel::new("s");
-        let j = c.submit(job("v1", "o")).expect("posted");
+        let j = c.submit(job("o"), text("v1")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v1"));
         c.on_reply(j.seq);
-        let j = c.submit(job("v2", "o")).expect("posted");
+        let j = c.submit(job("o"), text("v2")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v2"));
         c.on_reply(j.seq);
-        let j = c.submit(job("v2", "o2")).expect("posted");
+        let j = c.submit(job("o2"), text("v2")).expect("posted");
         assert_eq!(j.crd, None);
         // The worker crashed and was restarted.
         c.reset();
         assert!(!c.busy());
-        let j = c.submit(job("v2", "o3")).expect("posted");
+        let j = c.submit(job("o3"), text("v2")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v2"));
         assert!(j.seq > 3, "numbers keep increasing across restarts");
     }
@@ -319,12 +327,12 @@ mod tests {
     fn the_inbox_runs_only_the_newest_job_of_each_studio() {
         let mut inbox = Inbox::default();
         let mk = |studio: &str, seq: u64, crd: Option<&str>| {
-            ToWorker::Analyze(Job {
+            ToWorker::Analyze(Box::new(Job {
                 studio: studio.to_owned(),
                 seq,
                 crd: crd.map(str::to_owned),
                 ..Job::default()
-            })
+            }))
         };
         inbox.push(mk("a", 1, Some("crd-a")));
         inbox.push(mk("b", 1, Some("crd-b")));
@@ -342,10 +350,10 @@ mod tests {
         // A job that waited goes first, unless its studio has a newer one queued.
         inbox.push(mk("b", 2, None));
         if let ToWorker::Analyze(j) = mk("a", 4, None) {
-            inbox.push_front_unless_newer(j);
+            inbox.push_front_unless_newer(*j);
         }
         if let ToWorker::Analyze(j) = mk("b", 1, None) {
-            inbox.push_front_unless_newer(j);
+            inbox.push_front_unless_newer(*j);
         }
         assert_eq!(inbox.pop(), Some(mk("a", 4, None)));
         assert_eq!(inbox.pop(), Some(mk("b", 2, None)));
@@ -365,7 +373,10 @@ mod tests {
 
     #[test]
     fn messages_round_trip_as_json() {
-        let m = ToWorker::Analyze(job("c", "o"));
+        let m = ToWorker::Analyze(Box::new(Job {
+            crd: Some("c".to_owned()),
+            ..job("o")
+        }));
         let text = serde_json::to_string(&m).expect("serializes");
         assert!(text.starts_with(r#"{"type":"analyze","#), "{text}");
         assert_eq!(serde_json::from_str::<ToWorker>(&text).ok(), Some(m));
