@@ -5,7 +5,7 @@ const p = await b.newPage();
 const crd = readFileSync('/work/shared/corpus/crds/argo-workflows/full-argoproj.io_workflows.yaml','utf8');
 const obj = readFileSync('/work/shared/corpus/objects/argo-workflows/examples__steps.yaml','utf8');
 await p.goto(process.env.BASE_URL);
-await p.evaluate(([c,o]) => { localStorage.setItem('crd-studio.crd', JSON.stringify(c)); localStorage.setItem('crd-studio.object', JSON.stringify(o)); }, [crd,obj]);
+if (!process.env.CRONTAB) await p.evaluate(([c,o]) => { localStorage.setItem('crd-studio.crd', JSON.stringify(c)); localStorage.setItem('crd-studio.object', JSON.stringify(o)); }, [crd,obj]);
 await p.reload();
 await p.waitForFunction(() => /Accepted|Rejected/.test(document.querySelector('[role=status]')?.textContent||''), null, {timeout: 60000});
 await p.waitForTimeout(1000);

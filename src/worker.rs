@@ -136,6 +136,13 @@ pub fn worker_time_zones(bundle: Option<Vec<u8>>) {
     });
 }
 
+/// Runs one job (in the worker; in the page only when no worker can start there).
+pub(crate) fn run_job(job: Job) -> FromWorker {
+    let answer = run(job);
+    RUNNING.with(|r| r.set(None));
+    answer
+}
+
 fn run(job: Job) -> FromWorker {
     let Job {
         studio,

@@ -6,6 +6,10 @@
 //! wasm module (the page's own script and wasm URLs, read from the preload links Trunk writes)
 //! and calls `crate::worker`.
 //!
+//! Where no worker can start (a page opened from `file://`, the wasm test runner's page), the
+//! jobs run in the page through the worker's own code (`crate::worker::run_job`), with a
+//! console warning; everything else is the same.
+//!
 //! When the engine panics (or the worker dies), every studio gets [`Event::Crashed`] naming
 //! the job that caused it, the next job starts a fresh worker, and the studios' channels
 //! are reset: nothing the user typed lives in the worker, so nothing is lost.
@@ -46,6 +50,9 @@ struct Studio {
 
 struct Client {
     worker: Option<Worker>,
+    /// The worker could not be started here (a page opened from `file://`, the wasm test
+    /// runner): jobs run in the page instead, through the worker's own code.
+    in_page: bool,
     studios: HashMap<String, Studio>,
     // Kept alive as long as the worker.
     _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
@@ -55,6 +62,7 @@ struct Client {
 thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client {
         worker: None,
+        in_page: false,
         studios: HashMap::new(),
         _on_message: None,
         _on_error: None,
@@ -98,10 +106,17 @@ fn ensure_worker(client: &mut Client) -> Option<Worker> {
     if let Some(w) = &client.worker {
         return Some(w.clone());
     }
+    if client.in_page {
+        return None;
+    }
     let worker = match start_worker() {
         Ok(w) => w,
         Err(e) => {
-            gloo::console::error!("could not start the engine's worker", e);
+            gloo::console::warn!(
+                "the engine's worker cannot start here; analysing in the page instead",
+                e
+            );
+            client.in_page = true;
             return None;
         }
     };
@@ -137,6 +152,18 @@ pub fn warm_up() {
     });
 }
 
+/// Runs a job in the page when there is no worker (the same code the worker runs), answering
+/// in a later task as the worker would.
+fn run_in_page(job: Job) {
+    gloo::timers::callback::Timeout::new(0, move || {
+        let answer = crate::worker::run_job(job);
+        if let Ok(text) = serde_json::to_string(&answer) {
+            on_answer(&text);
+        }
+    })
+    .forget();
+}
+
 fn post(worker: &Worker, mut job: Job) {
     let crd = job.crd.take();
     let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
@@ -154,9 +181,7 @@ fn post(worker: &Worker, mut job: Job) {
 pub fn submit(studio: &str, job: Job, crd: Rc<str>, listener: Listener) {
     CLIENT.with(|c| {
         let mut client = c.borrow_mut();
-        let Some(worker) = ensure_worker(&mut client) else {
-            return;
-        };
+        let worker = ensure_worker(&mut client);
         let entry = client
             .studios
             .entry(studio.to_owned())
@@ -166,7 +191,10 @@ pub fn submit(studio: &str, job: Job, crd: Rc<str>, listener: Listener) {
             });
         entry.listener = listener;
         if let Some(job) = entry.channel.submit(job, crd) {
-            post(&worker, job);
+            match &worker {
+                Some(w) => post(w, job),
+                None => run_in_page(job),
+            }
         }
     });
 }
@@ -209,8 +237,10 @@ fn on_answer(text: &str) {
         let worker = client.worker.clone();
         let entry = client.studios.get_mut(&studio)?;
         let delivery = entry.channel.on_reply(seq);
-        if let (Some(job), Some(worker)) = (delivery.post, worker) {
-            post(&worker, job);
+        match (delivery.post, worker) {
+            (Some(job), Some(worker)) => post(&worker, job),
+            (Some(job), None) => run_in_page(job),
+            (None, _) => {}
         }
         Some((delivery.show, entry.listener.clone()))
     });

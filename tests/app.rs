@@ -56,6 +56,26 @@ async fn wait_for(root: &Element, what: &str, cond: impl Fn(&Element) -> bool) {
     panic!("timed out waiting for {what}; page: {}", root.inner_html());
 }
 
+/// The text autosaved under `key` once it contains `needle` (autosave follows the last edit
+/// after a short pause).
+async fn saved_with(key: &str, needle: &str) -> String {
+    let read = || {
+        gloo::utils::window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(key).ok().flatten())
+            .unwrap_or_default()
+    };
+    for _ in 0..100 {
+        if read().contains(needle) {
+            break;
+        }
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+    }
+    read()
+}
+
 fn textarea(root: &Element, label: &str) -> HtmlTextAreaElement {
     query(root, &format!("textarea[aria-label=\"{label}\"]"))
         .unwrap_or_else(|| panic!("no textarea {label}: {}", root.inner_html()))
@@ -107,12 +127,7 @@ async fn yaml_syntax_error_appears_in_problems_and_focuses_on_click() {
     );
     assert!(text(&root, "[role=status]").starts_with("Rejected · "));
     // Autosaved.
-    let saved = gloo::utils::window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(crd_studio_web::OBJECT_KEY).ok().flatten())
-        .unwrap_or_default();
+    let saved = saved_with(crd_studio_web::OBJECT_KEY, "oops").await;
     assert!(saved.contains("oops"), "{saved}");
 
     // Clicking the problem focuses the Object editor at line 7, column 31.
@@ -263,12 +278,7 @@ async fn cel_tab_lists_the_rules_and_an_edited_rule_is_written_into_the_crd() {
     // The CRD editor shows the new rule, written plain as before, and it is autosaved.
     let crd = textarea(&root, "CRD").value();
     assert!(crd.contains("- rule: self.size() > 20\n"), "{crd}");
-    let saved = gloo::utils::window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(crd_studio_web::CRD_KEY).ok().flatten())
-        .unwrap_or_default();
+    let saved = saved_with(crd_studio_web::CRD_KEY, "self.size() > 20").await;
     assert!(saved.contains("self.size() > 20"), "{saved}");
 
     // A rule that cannot stay plain is double-quoted.
