@@ -43,6 +43,10 @@ pub const WEBHOOK_RESPONSE_KEY: &str = "crd-studio.webhook-response";
 pub const MAPPINGS_KEY: &str = "crd-studio.mappings";
 /// Quiet time after the last edit before the texts are saved.
 const AUTOSAVE_MS: u32 = 300;
+/// The same when a text is over [`BIG_TEXT`] bytes.
+const AUTOSAVE_BIG_MS: u32 = 2_000;
+/// A text whose saving takes the page long enough to be felt while typing.
+const BIG_TEXT: usize = 1 << 20;
 /// How long an analysis may run before the status line says the engine is working.
 const SLOW_MS: u32 = 100;
 /// This studio's name in the worker protocol (embedded studios have their own).
@@ -253,6 +257,10 @@ pub fn App() -> Html {
                     if std::mem::replace(&mut *loaded.borrow_mut(), false) {
                         return;
                     }
+                    // Storing megabytes blocks the page for tens of milliseconds: while such a
+                    // text is being typed, wait for a longer pause.
+                    let big = [crd, object, old].iter().any(|t| t.len() > BIG_TEXT);
+                    let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
                     let (crd, object, old) = (crd.clone(), object.clone(), old.clone());
                     let saved = saved.clone();
                     // Only the texts that changed since they were last saved are written:
@@ -273,7 +281,7 @@ pub fn App() -> Html {
                     });
                     let timer = {
                         let pending = pending.clone();
-                        Timeout::new(AUTOSAVE_MS, move || {
+                        Timeout::new(delay, move || {
                             if let Some((_, write)) = pending.borrow_mut().take() {
                                 write();
                             }
