@@ -136,19 +136,22 @@ impl Engine {
     }
 
     /// The studio's compiled CRD, compiled again only when the CRD text or the options differ
-    /// from the previous request's.
+    /// from the previous request's, then from the previous compile
+    /// ([`CompiledCrd::recompile`]: an edit that leaves the CRD's content as it was reuses
+    /// its schema work).
     fn compiled(&mut self, studio: &str, request: &Request) -> &CompiledCrd {
-        let compile = || Compiled {
-            crd: request.crd.clone(),
-            options: request.options.clone(),
-            compiled: CompiledCrd::compile(&request.crd, &request.options),
-        };
         let entry = self
             .studios
             .entry(studio.to_owned())
-            .or_insert_with(compile);
+            .or_insert_with(|| Compiled {
+                crd: request.crd.clone(),
+                options: request.options.clone(),
+                compiled: CompiledCrd::compile(&request.crd, &request.options),
+            });
         if entry.crd != request.crd || entry.options != request.options {
-            *entry = compile();
+            entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
+            entry.crd = request.crd.clone();
+            entry.options = request.options.clone();
         }
         &entry.compiled
     }

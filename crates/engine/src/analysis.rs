@@ -454,6 +454,10 @@ pub struct CompiledCrd {
     memo: Option<Rc<ContentMemo>>,
     /// Whether [`CompiledCrd::recompile`] reused the previous compile's content work.
     reused: bool,
+    /// The CRD text, for [`document::reparse`] on the next edit.
+    text: Rc<str>,
+    /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
+    reparsed: bool,
 }
 
 /// Everything [`CompiledCrd::compile`] derives from the content of the CRD (its v1 JSON
@@ -509,8 +513,7 @@ fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
         }
         (J::Object(x), J::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .zip(y)
                     .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
         }
@@ -676,9 +679,7 @@ fn version_reports(
                 .or(c.spec.validation.as_ref())
                 .and_then(|s| s.open_api_v3_schema.as_deref());
             let (rules, steps) = schema
-                .map(|s| {
-                    rules_view::version_rules_with_steps(&input, &by_path, s, i, &schema_path)
-                })
+                .map(|s| rules_view::version_rules_with_steps(&input, &by_path, s, i, &schema_path))
                 .unwrap_or_default();
             let report = VersionReport {
                 name: v.name.clone(),
@@ -701,27 +702,34 @@ fn version_reports(
 impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings.
     pub fn compile(text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, None)
+        CompiledCrd::compile_with(text, options, None, None)
     }
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
-    /// as [`CompiledCrd::compile`] (every finding, span and report), reusing what depends only
-    /// on the CRD's content when the edit left it as it was. The CRD's content is its v1
+    /// as [`CompiledCrd::compile`] (every finding, span and report). The text is parsed again
+    /// only from the first top-level entry the edit touched to the last
+    /// ([`document::reparse`], when that certainly gives the full parse's tree), and what
+    /// depends only on the CRD's content is reused when the edit left it as it was. The CRD's content is its v1
     /// JSON without unknown top-level fields, compared to the bit with the previous one, and
     /// the Kubernetes version; what is reused from it (the internal CRD, CRD validation's
     /// errors and compiled rules, the compiled versions, the cost analyses, the version
     /// overview) never holds a position, and everything positional (findings' spans, rule
     /// positions, cost edits, printer columns) is computed again in the new text.
     pub fn recompile(&self, text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, self.memo.as_ref())
+        let parsed = document::reparse(&self.parsed, &self.text, text, SourceId::Crd);
+        let reparsed = parsed.is_some();
+        let mut out = CompiledCrd::compile_with(text, options, self.memo.as_ref(), parsed);
+        out.reparsed = reparsed;
+        out
     }
 
     fn compile_with(
         text: &str,
         options: &Options,
         previous: Option<&Rc<ContentMemo>>,
+        parsed: Option<ParsedText>,
     ) -> CompiledCrd {
-        let parsed = document::parse(text, SourceId::Crd);
+        let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
         let mut findings = parsed.findings.clone();
         let mut model = None;
         let mut internal: Option<Rc<InternalCrd>> = None;
@@ -759,8 +767,7 @@ impl CompiledCrd {
             let v1 = root.to_json();
             // The previous compile's content, when this text has the same.
             let same = previous.filter(|m| {
-                m.kubernetes_version == options.kubernetes_version
-                    && same_crd_content(&m.v1, &v1)
+                m.kubernetes_version == options.kubernetes_version && same_crd_content(&m.v1, &v1)
             });
             reused = same;
             let (icrd, problems) = match same {
@@ -976,6 +983,8 @@ impl CompiledCrd {
             version_overview,
             memo,
             reused: reused.is_some(),
+            text: Rc::from(text),
+            reparsed: false,
         }
     }
 
@@ -983,6 +992,12 @@ impl CompiledCrd {
     /// that depends only on the CRD's content (for tests and benchmarks).
     pub fn content_reused(&self) -> bool {
         self.reused
+    }
+
+    /// Whether this compile ([`CompiledCrd::recompile`]) parsed only the top-level entries
+    /// the edit changed ([`document::reparse`]; for tests and benchmarks).
+    pub fn reparsed(&self) -> bool {
+        self.reparsed
     }
 
     /// The typed model, when the text held a readable CRD.

@@ -32,9 +32,23 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// Asserts that `incremental` (from `recompile`) is what a fresh compile of `text` gives.
-fn assert_same(incremental: &CompiledCrd, text: &str, options: &Options, objects: &[String], what: &str) {
+fn assert_same(
+    incremental: &CompiledCrd,
+    text: &str,
+    options: &Options,
+    objects: &[String],
+    what: &str,
+) {
     let fresh = CompiledCrd::compile(text, options);
-    assert_eq!(incremental.findings(), fresh.findings(), "findings differ: {what}");
+    let (a, b) = (incremental.parsed(), fresh.parsed());
+    assert_eq!(a.documents, b.documents, "parse differs: {what}");
+    assert_eq!(a.findings, b.findings, "parse findings differ: {what}");
+    assert_eq!(a.lines, b.lines, "line index differs: {what}");
+    assert_eq!(
+        incremental.findings(),
+        fresh.findings(),
+        "findings differ: {what}"
+    );
     assert_eq!(
         incremental.analyze_objects(&[], None),
         fresh.analyze_objects(&[], None),
@@ -68,7 +82,10 @@ fn line_starts(text: &str) -> Vec<usize> {
 
 /// A position right after one of the occurrences of `needle` (or a random place).
 fn after(text: &str, needle: &str, rng: &mut Rng) -> usize {
-    let hits: Vec<usize> = text.match_indices(needle).map(|(i, _)| i + needle.len()).collect();
+    let hits: Vec<usize> = text
+        .match_indices(needle)
+        .map(|(i, _)| i + needle.len())
+        .collect();
     if hits.is_empty() {
         boundary(text, rng.below(text.len() + 1))
     } else {
@@ -76,7 +93,9 @@ fn after(text: &str, needle: &str, rng: &mut Rng) -> usize {
     }
 }
 
-const CHARS: &[&str] = &["a", "Z", "0", " ", ":", "\n", "-", "#", "\"", "'", "{", "é", "\t", "  "];
+const CHARS: &[&str] = &[
+    "a", "Z", "0", " ", ":", "\n", "-", "#", "\"", "'", "{", "é", "\t", "  ",
+];
 
 /// One random edit: (description, new text). Each sequence of keystrokes is applied one at a
 /// time by the caller.
@@ -131,7 +150,10 @@ fn random_edit(text: &str, rng: &mut Rng) -> Vec<(String, String)> {
         }
         7 => {
             let at = after(text, "description: ", rng);
-            vec![(format!("edit a description at {at}"), edit(at, 0, "Edited "))]
+            vec![(
+                format!("edit a description at {at}"),
+                edit(at, 0, "Edited "),
+            )]
         }
         8 => {
             let at = after(text, "\n", rng);
@@ -139,11 +161,16 @@ fn random_edit(text: &str, rng: &mut Rng) -> Vec<(String, String)> {
         }
         _ => {
             // Typing an unknown top-level field at the first line, one key at a time.
+            // (After a first `---` line, when the text starts with one, half of the time.)
             let field = "zabc: 1\n";
+            let at = if text.starts_with("---\n") && rng.below(2) == 0 {
+                4
+            } else {
+                0
+            };
             (1..=field.len())
                 .map(|n| {
-                    let mut t = field[..n].to_owned();
-                    t.push_str(text);
+                    let t = format!("{}{}{}", &text[..at], &field[..n], &text[at..]);
                     (format!("type {:?} at the top", &field[..n]), t)
                 })
                 .collect()
@@ -167,9 +194,10 @@ fn corpus() -> Option<Vec<(String, String, Option<String>)>> {
         };
         let object = index["objects"].as_array().and_then(|objects| {
             objects.iter().find_map(|o| {
-                let matches = o["crds"].as_array()?.iter().any(|c| {
-                    c["group"] == crd["group"] && c["kind"] == crd["kind"]
-                });
+                let matches = o["crds"]
+                    .as_array()?
+                    .iter()
+                    .any(|c| c["group"] == crd["group"] && c["kind"] == crd["kind"]);
                 if !matches {
                     return None;
                 }
@@ -200,6 +228,7 @@ fn random_edits_of_corpus_crds_recompile_as_a_fresh_compile() {
     let mut checked = 0;
     let mut keystrokes = 0;
     let mut reused = 0;
+    let mut reparsed = 0;
     for (file, original, object) in crds.iter().filter(|(_, t, _)| t.len() <= max_len) {
         let objects: Vec<String> = object.iter().cloned().collect();
         let mut text = original.clone();
@@ -208,7 +237,14 @@ fn random_edits_of_corpus_crds_recompile_as_a_fresh_compile() {
             for (what, next) in random_edit(&text, &mut rng) {
                 let incremental = compiled.recompile(&next, &options);
                 reused += usize::from(incremental.content_reused());
-                assert_same(&incremental, &next, &options, &objects, &format!("{file}: {what}"));
+                reparsed += usize::from(incremental.reparsed());
+                assert_same(
+                    &incremental,
+                    &next,
+                    &options,
+                    &objects,
+                    &format!("{file}: {what}"),
+                );
                 compiled = incremental;
                 text = next;
                 keystrokes += 1;
@@ -216,14 +252,22 @@ fn random_edits_of_corpus_crds_recompile_as_a_fresh_compile() {
             // Now and then, back to the original text.
             if rng.below(4) == 0 {
                 compiled = compiled.recompile(original, &options);
-                assert_same(&compiled, original, &options, &objects, &format!("{file}: back"));
+                assert_same(
+                    &compiled,
+                    original,
+                    &options,
+                    &objects,
+                    &format!("{file}: back"),
+                );
                 text = original.clone();
             }
         }
         checked += 1;
     }
-    println!("{checked} CRDs, {keystrokes} edits, {reused} recompiles reused the content");
-    assert!(checked > 0 && reused > 0);
+    println!(
+        "{checked} CRDs, {keystrokes} edits: {reparsed} parsed only the changed entries, {reused} reused the content"
+    );
+    assert!(checked > 0 && reused > 0 && reparsed > 0);
 }
 
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -283,7 +327,9 @@ fn edge_cases_recompile_as_a_fresh_compile() {
         anchored.clone(),
         format!("{anchored}x: *s\n"),
         anchored.replace("storage: true", "storage: *s"),
-        anchored.replace("&s true", "&s false").replace("storage: true", "storage: *s"),
+        anchored
+            .replace("&s true", "&s false")
+            .replace("storage: true", "storage: *s"),
     ]);
     // Duplicate keys at the root (the last one wins in the content, the finding moves).
     chain(&[
@@ -304,7 +350,13 @@ fn edge_cases_recompile_as_a_fresh_compile() {
     ]);
     // CRLF line ends, a BOM.
     let crlf = base.replace('\n', "\r\n");
-    chain(&[base.clone(), crlf.clone(), format!("\r\n{crlf}"), format!("\u{feff}{base}"), base.clone()]);
+    chain(&[
+        base.clone(),
+        crlf.clone(),
+        format!("\r\n{crlf}"),
+        format!("\u{feff}{base}"),
+        base.clone(),
+    ]);
     // -0.0 and 0.0 are the same number to `==` but not to the server's messages.
     chain(&[
         base.clone(),
@@ -315,7 +367,10 @@ fn edge_cases_recompile_as_a_fresh_compile() {
     // Positions move inside the schema while the content stays the same.
     chain(&[
         base.clone(),
-        base.replace("            x-kubernetes-validations:\n", "\n            x-kubernetes-validations:\n"),
+        base.replace(
+            "            x-kubernetes-validations:\n",
+            "\n            x-kubernetes-validations:\n",
+        ),
         base.replace("- rule: self.size < 10", "- rule:   self.size < 10"),
         base.replace("- rule: self.size < 10", "- rule: \"self.size < 10\""),
         base.replace("too big", "too  big"),
@@ -339,5 +394,115 @@ fn edge_cases_recompile_as_a_fresh_compile() {
         assert_same(&again, &text, &o, &[], &format!("{o:?}"));
     }
     // Not a CRD, then a CRD again.
-    chain(&[base.clone(), "a: b\n".to_owned(), "".to_owned(), base.clone()]);
+    chain(&[
+        base.clone(),
+        "a: b\n".to_owned(),
+        "".to_owned(),
+        base.clone(),
+    ]);
+}
+
+/// `document::reparse` gives what `document::parse` gives, or nothing, after many random
+/// edits of texts full of constructs that span lines (block scalars with every chomping, flow
+/// collections and quoted scalars over several lines, plain continuations, comments at column
+/// 0, complex keys) and of the syntax that ties entries together (anchors, aliases, merge
+/// keys, document markers, directives, tabs, CRLF).
+#[test]
+fn reparse_equals_a_full_parse() {
+    use crd_studio_engine::document::{parse, reparse};
+    use crd_studio_engine::SourceId;
+    let texts = [
+        "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
+        "a: &x {p: 1}\nb: *x\nc:\n  <<: *x\n  q: 2\nd: |\n  text\n",
+        "---\napiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n  t: [a,\n    b]\n",
+        "apiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n    two\n  t: 'q'\nstatus: {}\n",
+    ];
+    let pieces = [
+        "\n",
+        " ",
+        "  ",
+        ":",
+        ": ",
+        "-",
+        "- ",
+        "|",
+        "|+",
+        ">-",
+        "#",
+        "'",
+        "\"",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&a",
+        "*a",
+        "<<: ",
+        "---\n",
+        "...\n",
+        "%YAML 1.1\n",
+        "\t",
+        "? ",
+        "x",
+        "zabc: 1\n",
+        "\r\n",
+        "\u{feff}",
+        "é",
+    ];
+    let mut rng = Rng(0xdead_beef_0bad_cafe);
+    let mut reparsed = 0;
+    let mut steps = 0;
+    for base in texts {
+        for _ in 0..200 {
+            let mut text = base.to_owned();
+            let mut parsed = parse(&text, SourceId::Crd);
+            for _ in 0..25 {
+                let at = boundary(&text, rng.below(text.len() + 1));
+                let next = match rng.below(3) {
+                    0 => {
+                        let end = boundary(&text, at + rng.below(4)).max(at);
+                        format!("{}{}", &text[..at], &text[end..])
+                    }
+                    1 => {
+                        // At a line start, more often than chance.
+                        let at = if rng.below(2) == 0 {
+                            let starts = line_starts(&text);
+                            starts.get(rng.below(starts.len())).copied().unwrap_or(0)
+                        } else {
+                            at
+                        };
+                        let p = pieces[rng.below(pieces.len())];
+                        format!("{}{p}{}", &text[..at], &text[at..])
+                    }
+                    _ => {
+                        let end = boundary(&text, at + 1).max(at);
+                        let p = pieces[rng.below(pieces.len())];
+                        format!("{}{p}{}", &text[..at], &text[end..])
+                    }
+                };
+                let full = parse(&next, SourceId::Crd);
+                if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
+                    let what = format!("{text:?} → {next:?}");
+                    assert_eq!(r.documents, full.documents, "{what}");
+                    assert_eq!(r.findings, full.findings, "{what}");
+                    assert_eq!(r.lines, full.lines, "{what}");
+                    reparsed += 1;
+                    parsed = r;
+                } else {
+                    parsed = full;
+                }
+                text = next;
+                steps += 1;
+                // Back to the base text now and then, so that most edits start from a text
+                // that parses.
+                if !parsed.findings.is_empty() && rng.below(2) == 0 {
+                    text = base.to_owned();
+                    parsed = parse(&text, SourceId::Crd);
+                }
+            }
+        }
+    }
+    println!("{steps} edits, {reparsed} re-parsed in part");
+    assert!(reparsed > 0);
 }
