@@ -71,8 +71,12 @@ pub struct CelRuleSite<'a> {
 /// must we, or a schema with many rules is converted once per rule.
 #[derive(Default)]
 pub struct ScopeCache {
-    entries: std::cell::RefCell<Vec<(usize, bool, std::rc::Rc<dyn std::any::Any>)>>,
+    entries: std::cell::RefCell<Vec<ScopeEntry>>,
 }
+
+/// One scope root of a [`ScopeCache`]: its address, whether it is a resource root, and what
+/// the compiler derived from it.
+type ScopeEntry = (usize, bool, std::rc::Rc<dyn std::any::Any>);
 
 impl std::fmt::Debug for ScopeCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
