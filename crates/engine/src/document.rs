@@ -377,15 +377,22 @@ pub fn reparse(
     if marker(old_part) || marker(new_part) {
         return None;
     }
-    let part = parse(new_part, source);
+    // Parsing most of the text in part costs more than parsing all of it.
+    if new_part.len() > new.len() / 2 {
+        return None;
+    }
+    let mut part = parse(new_part, source);
     if part.aliased || !part.findings.is_empty() {
         return None;
     }
-    let [part_doc] = part.documents.as_slice() else {
+    let [part_doc] = part.documents.as_mut_slice() else {
         return None;
     };
-    let part_root = part_doc.root.as_ref().filter(|_| !part_doc.failed)?;
-    let Value::Map(part_entries) = &part_root.value else {
+    let part_failed = part_doc.failed;
+    let part_doc_span = part_doc.span;
+    let part_root = part_doc.root.as_mut().filter(|_| !part_failed)?;
+    let part_root_span = part_root.span;
+    let Value::Map(part_entries) = std::mem::replace(&mut part_root.value, Value::Null) else {
         return None;
     };
     if part_entries.iter().any(|e| e.key_span.start.column != 1) {
@@ -397,8 +404,7 @@ pub fn reparse(
     let line_delta = lines_of(new_part) - lines_of(old_part);
     let mut out_entries: Vec<Entry> = Vec::with_capacity(entries.len() + part_entries.len());
     out_entries.extend(entries.get(..a)?.iter().cloned());
-    for e in part_entries {
-        let mut e = e.clone();
+    for mut e in part_entries {
         shift_entry(&mut e, old_start as isize, line_before as isize);
         out_entries.push(e);
     }
@@ -416,14 +422,14 @@ pub fn reparse(
     let shift_part = |p: Pos| shift_pos(p, old_start as isize, line_before as isize);
     let (root_start, doc_start) = if a == 0 {
         (
-            shift_part(part_root.span.start),
-            shift_part(part_doc.span.start),
+            shift_part(part_root_span.start),
+            shift_part(part_doc_span.start),
         )
     } else {
         (root.span.start, doc.span.start)
     };
     let root_end = if b == starts.len() {
-        shift_part(part_root.span.end)
+        shift_part(part_root_span.end)
     } else {
         shift_pos(root.span.end, delta, line_delta)
     };
