@@ -331,18 +331,39 @@ pub fn reparse(
     }
     // The changed bytes: old_text[prefix..old_len - suffix] became new[prefix..new_len - suffix].
     let (ob, nb) = (old_text.as_bytes(), new.as_bytes());
-    let mut prefix = ob.iter().zip(nb).take_while(|(a, b)| a == b).count();
+    // (Whole blocks first: a byte-by-byte walk of megabytes costs more than the rest.)
+    const BLOCK: usize = 64;
+    let blocks = ob
+        .chunks(BLOCK)
+        .zip(nb.chunks(BLOCK))
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut prefix = blocks * BLOCK;
+    prefix = prefix.min(ob.len()).min(nb.len());
+    prefix += ob
+        .get(prefix..)?
+        .iter()
+        .zip(nb.get(prefix..)?)
+        .take_while(|(a, b)| a == b)
+        .count();
     while !old_text.is_char_boundary(prefix) {
         prefix -= 1;
     }
     let max_suffix = ob.len().min(nb.len()) - prefix;
-    let suffix = ob
-        .iter()
-        .rev()
-        .zip(nb.iter().rev())
-        .take(max_suffix)
+    let blocks = ob
+        .rchunks(BLOCK)
+        .zip(nb.rchunks(BLOCK))
         .take_while(|(a, b)| a == b)
         .count();
+    let tail = (blocks * BLOCK).min(ob.len()).min(nb.len());
+    let suffix = (tail
+        + ob.get(..ob.len() - tail)?
+            .iter()
+            .rev()
+            .zip(nb.get(..nb.len() - tail)?.iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count())
+    .min(max_suffix);
     let changed_end = ob.len() - suffix;
     // Entries a..b (b exclusive) are parsed again: from the last entry that starts before the
     // change (an insertion at an entry's start may continue the entry before it) to the first
@@ -363,6 +384,10 @@ pub fn reparse(
     }
     let old_part = old_text.get(old_start..old_end)?;
     let new_part = new.get(old_start..new_end)?;
+    // Parsing most of the text in part costs more than parsing all of it.
+    if new_part.len() > new.len() / 2 {
+        return None;
+    }
     // No document markers or directives in the text parsed again, but for a `---` line that
     // starts the text (the same bytes start both texts then, and the part is parsed from them).
     let marker = |t: &str| {
@@ -375,10 +400,6 @@ pub fn reparse(
             .any(|l| l.starts_with("---") || l.starts_with("...") || l.starts_with('%'))
     };
     if marker(old_part) || marker(new_part) {
-        return None;
-    }
-    // Parsing most of the text in part costs more than parsing all of it.
-    if new_part.len() > new.len() / 2 {
         return None;
     }
     let mut part = parse(new_part, source);
