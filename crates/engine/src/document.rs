@@ -309,7 +309,9 @@ pub fn reparse(
         || old.source != source
         || new.len() > MAX_REQUEST_BYTES
         || new.contains('\r')
+        || old_text.contains('\r')
         || new.contains('\u{feff}')
+        || old_text.contains('\u{feff}')
     {
         return None;
     }

@@ -450,55 +450,57 @@ fn reparse_equals_a_full_parse() {
         "\u{feff}",
         "é",
     ];
-    let mut rng = Rng(0xdead_beef_0bad_cafe);
     let mut reparsed = 0;
     let mut steps = 0;
-    for base in texts {
-        for _ in 0..200 {
-            let mut text = base.to_owned();
-            let mut parsed = parse(&text, SourceId::Crd);
-            for _ in 0..25 {
-                let at = boundary(&text, rng.below(text.len() + 1));
-                let next = match rng.below(3) {
-                    0 => {
-                        let end = boundary(&text, at + rng.below(4)).max(at);
-                        format!("{}{}", &text[..at], &text[end..])
+    for seed in [0xdead_beef_0bad_cafe, 0x1111, 0x2222_3333, 0x4444_5555_6666] {
+        let mut rng = Rng(seed);
+        for base in texts {
+            for _ in 0..200 {
+                let mut text = base.to_owned();
+                let mut parsed = parse(&text, SourceId::Crd);
+                for _ in 0..25 {
+                    let at = boundary(&text, rng.below(text.len() + 1));
+                    let next = match rng.below(3) {
+                        0 => {
+                            let end = boundary(&text, at + rng.below(4)).max(at);
+                            format!("{}{}", &text[..at], &text[end..])
+                        }
+                        1 => {
+                            // At a line start, more often than chance.
+                            let at = if rng.below(2) == 0 {
+                                let starts = line_starts(&text);
+                                starts.get(rng.below(starts.len())).copied().unwrap_or(0)
+                            } else {
+                                at
+                            };
+                            let p = pieces[rng.below(pieces.len())];
+                            format!("{}{p}{}", &text[..at], &text[at..])
+                        }
+                        _ => {
+                            let end = boundary(&text, at + 1).max(at);
+                            let p = pieces[rng.below(pieces.len())];
+                            format!("{}{p}{}", &text[..at], &text[end..])
+                        }
+                    };
+                    let full = parse(&next, SourceId::Crd);
+                    if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
+                        let what = format!("{text:?} → {next:?}");
+                        assert_eq!(r.documents, full.documents, "{what}");
+                        assert_eq!(r.findings, full.findings, "{what}");
+                        assert_eq!(r.lines, full.lines, "{what}");
+                        reparsed += 1;
+                        parsed = r;
+                    } else {
+                        parsed = full;
                     }
-                    1 => {
-                        // At a line start, more often than chance.
-                        let at = if rng.below(2) == 0 {
-                            let starts = line_starts(&text);
-                            starts.get(rng.below(starts.len())).copied().unwrap_or(0)
-                        } else {
-                            at
-                        };
-                        let p = pieces[rng.below(pieces.len())];
-                        format!("{}{p}{}", &text[..at], &text[at..])
+                    text = next;
+                    steps += 1;
+                    // Back to the base text now and then, so that most edits start from a text
+                    // that parses.
+                    if !parsed.findings.is_empty() && rng.below(2) == 0 {
+                        text = base.to_owned();
+                        parsed = parse(&text, SourceId::Crd);
                     }
-                    _ => {
-                        let end = boundary(&text, at + 1).max(at);
-                        let p = pieces[rng.below(pieces.len())];
-                        format!("{}{p}{}", &text[..at], &text[end..])
-                    }
-                };
-                let full = parse(&next, SourceId::Crd);
-                if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
-                    let what = format!("{text:?} → {next:?}");
-                    assert_eq!(r.documents, full.documents, "{what}");
-                    assert_eq!(r.findings, full.findings, "{what}");
-                    assert_eq!(r.lines, full.lines, "{what}");
-                    reparsed += 1;
-                    parsed = r;
-                } else {
-                    parsed = full;
-                }
-                text = next;
-                steps += 1;
-                // Back to the base text now and then, so that most edits start from a text
-                // that parses.
-                if !parsed.findings.is_empty() && rng.below(2) == 0 {
-                    text = base.to_owned();
-                    parsed = parse(&text, SourceId::Crd);
                 }
             }
         }
