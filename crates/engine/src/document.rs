@@ -322,6 +322,10 @@ pub fn reparse(
     let Value::Map(entries) = &root.value else {
         return None;
     };
+    // A block mapping starts at its first key (a flow mapping at its `{`).
+    if entries.first().map(|e| e.key_span.start) != Some(root.span.start) {
+        return None;
+    }
     // Where each top-level entry starts: its key, at column 0 (the first one at 0).
     let mut starts = Vec::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
@@ -418,7 +422,9 @@ pub fn reparse(
     let Value::Map(part_entries) = std::mem::replace(&mut part_root.value, Value::Null) else {
         return None;
     };
-    if part_entries.iter().any(|e| e.key_span.start.column != 1) {
+    if part_entries.first().map(|e| e.key_span.start) != Some(part_root_span.start)
+        || part_entries.iter().any(|e| e.key_span.start.column != 1)
+    {
         return None;
     }
     // Lines before the re-parsed text, and how many lines it gained.

@@ -413,6 +413,8 @@ fn reparse_equals_a_full_parse() {
     use crd_studio_engine::SourceId;
     let texts = [
         "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
+        "{\na: 1,\nb: 2,\nc: [3,\n4],\nd: 5\n}\n",
+        "a:\n- x\n- z\nb: \"q\n  r\"\nc: 'it''s'\nd: |2\n   indented\ne: 1\n",
         "a: &x {p: 1}\nb: *x\nc:\n  <<: *x\n  q: 2\nd: |\n  text\n",
         "---\napiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n  t: [a,\n    b]\n",
         "apiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n    two\n  t: 'q'\nstatus: {}\n",
