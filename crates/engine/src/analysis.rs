@@ -440,7 +440,7 @@ impl Analysis {
 pub struct CompiledCrd {
     /// The table convertor of each compiled version (same order).
     tables: Vec<crate::table::Convertor>,
-    parsed: ParsedText,
+    parsed: Rc<ParsedText>,
     model: Option<Crd>,
     internal: Option<Rc<InternalCrd>>,
     facts: CrdFacts,
@@ -454,8 +454,9 @@ pub struct CompiledCrd {
     memo: Option<Rc<ContentMemo>>,
     /// Whether [`CompiledCrd::recompile`] reused the previous compile's content work.
     reused: bool,
-    /// The CRD text, for [`document::reparse`] on the next edit.
-    text: Rc<str>,
+    /// The last CRD text whose parse [`document::reparse`] can start from (this one, or the
+    /// previous base when this text's parse has findings), and that parse.
+    parse_base: Option<(Rc<str>, Rc<ParsedText>)>,
     /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
     reparsed: bool,
 }
@@ -702,7 +703,7 @@ fn version_reports(
 impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings.
     pub fn compile(text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, None, None)
+        CompiledCrd::compile_with(text, options, None, None, None)
     }
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
@@ -716,9 +717,18 @@ impl CompiledCrd {
     /// overview) never holds a position, and everything positional (findings' spans, rule
     /// positions, cost edits, printer columns) is computed again in the new text.
     pub fn recompile(&self, text: &str, options: &Options) -> CompiledCrd {
-        let parsed = document::reparse(&self.parsed, &self.text, text, SourceId::Crd);
+        let parsed = self
+            .parse_base
+            .as_ref()
+            .and_then(|(base, parsed)| document::reparse(parsed, base, text, SourceId::Crd));
         let reparsed = parsed.is_some();
-        let mut out = CompiledCrd::compile_with(text, options, self.memo.as_ref(), parsed);
+        let mut out = CompiledCrd::compile_with(
+            text,
+            options,
+            self.memo.as_ref(),
+            parsed,
+            self.parse_base.as_ref(),
+        );
         out.reparsed = reparsed;
         out
     }
@@ -728,6 +738,7 @@ impl CompiledCrd {
         options: &Options,
         previous: Option<&Rc<ContentMemo>>,
         parsed: Option<ParsedText>,
+        parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
     ) -> CompiledCrd {
         let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
         let mut findings = parsed.findings.clone();
@@ -969,6 +980,14 @@ impl CompiledCrd {
             })),
             _ => previous.cloned(),
         };
+        // A text with parse findings (a keystroke in the middle of a word) keeps the previous
+        // base, so that the next edit is parsed in part again.
+        let parsed = Rc::new(parsed);
+        let parse_base = if parsed.findings.is_empty() && !parsed.aliased {
+            Some((Rc::from(text), parsed.clone()))
+        } else {
+            parse_base.cloned()
+        };
         CompiledCrd {
             tables,
             parsed,
@@ -983,7 +1002,7 @@ impl CompiledCrd {
             version_overview,
             memo,
             reused: reused.is_some(),
-            text: Rc::from(text),
+            parse_base,
             reparsed: false,
         }
     }
