@@ -153,10 +153,12 @@ impl Engine {
     }
 
     /// The studio's compiled CRD, compiled again only when the CRD text or the options differ
-    /// from the previous request's.
+    /// from the previous request's, then from the previous compile
+    /// ([`CompiledCrd::recompile`]: an edit that leaves the CRD's content as it was reuses
+    /// its schema work).
     fn compiled(&mut self, studio: &str, request: &Request) -> &CompiledCrd {
         let time_zones = self.time_zones.clone();
-        let compile = || {
+        let entry = self.studios.entry(studio.to_owned()).or_insert_with(|| {
             let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
             compiled.set_time_zones(time_zones.clone());
             Compiled {
@@ -164,13 +166,12 @@ impl Engine {
                 options: request.options.clone(),
                 compiled,
             }
-        };
-        let entry = self
-            .studios
-            .entry(studio.to_owned())
-            .or_insert_with(compile);
+        });
         if entry.crd != request.crd || entry.options != request.options {
-            *entry = compile();
+            entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
+            entry.compiled.set_time_zones(time_zones);
+            entry.crd = request.crd.clone();
+            entry.options = request.options.clone();
         }
         &entry.compiled
     }

@@ -450,11 +450,11 @@ impl Analysis {
 pub struct CompiledCrd {
     /// The table convertor of each compiled version (same order).
     tables: Vec<crate::table::Convertor>,
-    parsed: ParsedText,
+    parsed: Rc<ParsedText>,
     model: Option<Crd>,
-    internal: Option<InternalCrd>,
+    internal: Option<Rc<InternalCrd>>,
     facts: CrdFacts,
-    compiled: Vec<CompiledVersion>,
+    compiled: Rc<Vec<CompiledVersion>>,
     findings: Vec<Finding>,
     report: CrdReport,
     versions: Vec<VersionReport>,
@@ -462,6 +462,93 @@ pub struct CompiledCrd {
     version_overview: Option<crate::versions::VersionOverview>,
     /// Named time zones for CEL (Go's tzdata); given by the caller, never read by the engine.
     time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
+    /// What the compile derived from the CRD's content alone, for [`CompiledCrd::recompile`].
+    memo: Option<Rc<ContentMemo>>,
+    /// Whether [`CompiledCrd::recompile`] reused the previous compile's content work.
+    reused: bool,
+    /// The last CRD text whose parse [`document::reparse`] can start from (this one, or the
+    /// previous base when this text's parse has findings), and that parse.
+    parse_base: Option<(Rc<str>, Rc<ParsedText>)>,
+    /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
+    reparsed: bool,
+}
+
+/// Everything [`CompiledCrd::compile`] derives from the content of the CRD (its v1 JSON
+/// without unknown top-level fields) and the Kubernetes version alone, never from positions
+/// in the text: kept so that [`CompiledCrd::recompile`] reuses it when an edit leaves that
+/// content as it was.
+#[derive(Debug)]
+struct ContentMemo {
+    /// The CRD document's v1 JSON.
+    v1: serde_json::Value,
+    /// [`Options::kubernetes_version`].
+    kubernetes_version: String,
+    /// How many of `problems` are [`apiext::internal::root_key_problems`] of `v1`.
+    root_problems: usize,
+    /// `from_v1_json(v1)`'s problems.
+    problems: Vec<apiext::DecodeProblem>,
+    /// CRD validation's errors.
+    errors: Vec<FieldError>,
+    /// The rule compiler's results during CRD validation.
+    cel_records: crate::cel::rules_view::CompileRecords,
+    /// The version reports as [`version_reports`] builds them (rules placed in the text of
+    /// that compile; no columns, no cost), and each rule's steps.
+    versions: Vec<VersionReport>,
+    rule_steps: Vec<crate::cel::rules_view::RuleSteps>,
+    /// The cost analyses of the versions' schemas.
+    costs: crate::cel::cost_explain::SchemaCosts,
+    /// The version overview.
+    version_overview: Option<crate::versions::VersionOverview>,
+    /// The internal CRD.
+    internal: Rc<InternalCrd>,
+    /// The compiled versions.
+    compiled: Rc<Vec<CompiledVersion>>,
+}
+
+/// Whether two JSON values are the same, to the bit (an `f64` is compared by its bits, so
+/// `0.0` and `-0.0` differ; object keys in order).
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Null, J::Null) => true,
+        (J::Bool(x), J::Bool(y)) => x == y,
+        (J::Number(x), J::Number(y)) => {
+            x.is_u64() == y.is_u64()
+                && x.is_i64() == y.is_i64()
+                && x.is_f64() == y.is_f64()
+                && x.as_u64() == y.as_u64()
+                && x.as_i64() == y.as_i64()
+                && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+        }
+        (J::String(x), J::String(y)) => x == y,
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
+        }
+        _ => false,
+    }
+}
+
+/// Whether two v1 CRD documents have the same content for [`apiext::from_v1_json`]: both
+/// objects, with the same known top-level fields ([`apiext::internal::V1_ROOT_KEYS`]). Only
+/// the unknown top-level fields may differ; they give `from_v1_json`'s first problems and
+/// nothing else.
+fn same_crd_content(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return false;
+    };
+    apiext::internal::V1_ROOT_KEYS
+        .iter()
+        .all(|k| match (a.get(*k), b.get(*k)) {
+            (None, None) => true,
+            (Some(x), Some(y)) => same_json(x, y),
+            _ => false,
+        })
 }
 
 /// The path to locate a field error at: its own, except for the scale subresource's errors,
@@ -580,7 +667,7 @@ fn version_reports(
     parsed: &ParsedText,
     errors: &[FieldError],
     records: &crate::cel::rules_view::CompileRecords,
-) -> Vec<VersionReport> {
+) -> (Vec<VersionReport>, Vec<crate::cel::rules_view::RuleSteps>) {
     use crate::cel::rules_view;
     let input = rules_view::RulesInput {
         text,
@@ -604,10 +691,10 @@ fn version_reports(
                 .as_ref()
                 .or(c.spec.validation.as_ref())
                 .and_then(|s| s.open_api_v3_schema.as_deref());
-            let rules = schema
-                .map(|s| rules_view::version_rules(&input, &by_path, s, i, &schema_path))
+            let (rules, steps) = schema
+                .map(|s| rules_view::version_rules_with_steps(&input, &by_path, s, i, &schema_path))
                 .unwrap_or_default();
-            VersionReport {
+            let report = VersionReport {
                 name: v.name.clone(),
                 served: v.served,
                 storage: v.storage,
@@ -619,22 +706,65 @@ fn version_reports(
                 schema_path,
                 rules,
                 cost: None,
-            }
+            };
+            (report, steps)
         })
-        .collect()
+        .unzip()
 }
 
 impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings.
     pub fn compile(text: &str, options: &Options) -> CompiledCrd {
-        let parsed = document::parse(text, SourceId::Crd);
+        CompiledCrd::compile_with(text, options, None, None, None)
+    }
+
+    /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
+    /// as [`CompiledCrd::compile`] (every finding, span and report). The text is parsed again
+    /// only from the first top-level entry the edit touched to the last
+    /// ([`document::reparse`], when that certainly gives the full parse's tree), and what
+    /// depends only on the CRD's content is reused when the edit left it as it was. The CRD's content is its v1
+    /// JSON without unknown top-level fields, compared to the bit with the previous one, and
+    /// the Kubernetes version; what is reused from it (the internal CRD, CRD validation's
+    /// errors and compiled rules, the compiled versions, the cost analyses, the version
+    /// overview) never holds a position, and everything positional (findings' spans, rule
+    /// positions, cost edits, printer columns) is computed again in the new text.
+    pub fn recompile(&self, text: &str, options: &Options) -> CompiledCrd {
+        let parsed = self
+            .parse_base
+            .as_ref()
+            .and_then(|(base, parsed)| document::reparse(parsed, base, text, SourceId::Crd));
+        let reparsed = parsed.is_some();
+        let mut out = CompiledCrd::compile_with(
+            text,
+            options,
+            self.memo.as_ref(),
+            parsed,
+            self.parse_base.as_ref(),
+        );
+        out.reparsed = reparsed;
+        // The time-zone database is the caller's input, kept across edits.
+        out.time_zones = self.time_zones.clone();
+        out
+    }
+
+    fn compile_with(
+        text: &str,
+        options: &Options,
+        previous: Option<&Rc<ContentMemo>>,
+        parsed: Option<ParsedText>,
+        parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
+    ) -> CompiledCrd {
+        let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
         let mut findings = parsed.findings.clone();
         let mut model = None;
-        let mut internal = None;
+        let mut internal: Option<Rc<InternalCrd>> = None;
         let mut seen = false;
         let mut errors: Vec<FieldError> = Vec::new();
-        let mut compiled = Vec::new();
+        let mut compiled = Rc::new(Vec::new());
         let mut cel_records = crate::cel::rules_view::CompileRecords::new();
+        let mut v1_json = None;
+        let mut problems_memo = (0, Vec::new());
+        let mut reused: Option<&Rc<ContentMemo>> = None;
         for (doc, root) in parsed.values() {
             if seen {
                 findings.push(
@@ -660,7 +790,24 @@ impl CompiledCrd {
                 continue;
             }
             let v1 = root.to_json();
-            let (icrd, problems) = apiext::from_v1_json(&v1);
+            // The previous compile's content, when this text has the same.
+            let same = previous.filter(|m| {
+                m.kubernetes_version == options.kubernetes_version && same_crd_content(&m.v1, &v1)
+            });
+            reused = same;
+            let (icrd, problems) = match same {
+                Some(m) => {
+                    // `from_v1_json`'s problems: the unknown top-level fields of this text,
+                    // then those of the (same) known fields.
+                    let mut problems = apiext::internal::root_key_problems(&v1);
+                    problems.extend(m.problems.iter().skip(m.root_problems).cloned());
+                    (m.internal.clone(), problems)
+                }
+                None => {
+                    let (icrd, problems) = apiext::from_v1_json(&v1);
+                    (Rc::new(icrd), problems)
+                }
+            };
             for p in &problems {
                 let path = FieldPath::parse(&p.path);
                 let hit = locate(root, &path);
@@ -685,27 +832,38 @@ impl CompiledCrd {
                 }
                 findings.push(f);
             }
-            // Defaults are validated with their schemas' CEL rules, too.
-            let default_rules = crate::cel::validator::DefaultsRules::new();
-            let defaults = apiext::defaults::DefaultsValidation {
-                cel: Some(&default_rules),
-                ..apiext::defaults::DefaultsValidation::without_cel()
-            };
-            // Validation converts each schema to its structural form once; the versions are
-            // compiled with the same forms.
-            let cache = apiext::StructuralCache::new();
-            let cel = crate::cel::RuleCompiler::new(&options.kubernetes_version);
-            // The compile results are kept for the rules of the version reports.
-            let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
-            errors = apiext::validate_create_with_cache(
-                &icrd,
-                apiext::Hooks {
-                    cel: Some(&recorder),
-                    defaults: Some(&defaults),
-                },
-                &cache,
-            );
-            cel_records = recorder.into_records();
+            problems_memo = (apiext::internal::root_key_problems(&v1).len(), problems);
+            match same {
+                Some(m) => {
+                    errors = m.errors.clone();
+                    cel_records = m.cel_records.clone();
+                    compiled = m.compiled.clone();
+                }
+                None => {
+                    // Defaults are validated with their schemas' CEL rules, too.
+                    let default_rules = crate::cel::validator::DefaultsRules::new();
+                    let defaults = apiext::defaults::DefaultsValidation {
+                        cel: Some(&default_rules),
+                        ..apiext::defaults::DefaultsValidation::without_cel()
+                    };
+                    // Validation converts each schema to its structural form once; the
+                    // versions are compiled with the same forms.
+                    let cache = apiext::StructuralCache::new();
+                    let cel = crate::cel::RuleCompiler::new(&options.kubernetes_version);
+                    // The compile results are kept for the rules of the version reports.
+                    let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
+                    errors = apiext::validate_create_with_cache(
+                        &icrd,
+                        apiext::Hooks {
+                            cel: Some(&recorder),
+                            defaults: Some(&defaults),
+                        },
+                        &cache,
+                    );
+                    cel_records = recorder.into_records();
+                    compiled = Rc::new(compile_versions(&icrd, options, &cache));
+                }
+            }
             for e in &errors {
                 let v1_path = apiext::v1_path(&e.field, Some(&v1));
                 let mut f = locate_error(
@@ -738,9 +896,8 @@ impl CompiledCrd {
                     span: root.span,
                 }));
             }
-            compiled = compile_versions(&icrd, options, &cache);
-            drop(cache);
             internal = Some(icrd);
+            v1_json = Some(v1);
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
             findings.push(Finding::error(
@@ -759,24 +916,36 @@ impl CompiledCrd {
                 generate_names: options.generate_names,
             })
             .unwrap_or_default();
-        let mut versions = internal
-            .as_ref()
-            .map(|c| version_reports(c, text, &parsed, &errors, &cel_records))
-            .unwrap_or_default();
+        let root = parsed.values().next().map(|(_, r)| r);
+        // The version reports with their rules, and the rules' CEL cost analyses.
+        let (base_versions, rule_steps, costs) = match (internal.as_deref(), reused) {
+            (Some(_), Some(m)) => {
+                let mut versions = m.versions.clone();
+                for (i, (v, steps)) in versions.iter_mut().zip(&m.rule_steps).enumerate() {
+                    crate::cel::rules_view::place_rules(text, root, i, &mut v.rules, steps);
+                }
+                (versions, m.rule_steps.clone(), m.costs.clone())
+            }
+            (Some(c), None) => {
+                let (versions, steps) = version_reports(c, text, &parsed, &errors, &cel_records);
+                let costs = crate::cel::cost_explain::schema_costs(
+                    &versions,
+                    c,
+                    &options.kubernetes_version,
+                );
+                (versions, steps, costs)
+            }
+            (None, _) => Default::default(),
+        };
+        let mut versions = base_versions.clone();
         // The CEL cost reports (costs, what drives them, bounds that fix them).
-        if let Some(c) = &internal {
-            crate::cel::cost_explain::attach_cost_reports(
-                &mut versions,
-                c,
-                text,
-                parsed.values().next().map(|(_, r)| r),
-                &options.kubernetes_version,
-            );
+        if internal.is_some() {
+            crate::cel::cost_explain::place_cost_reports(&mut versions, &costs, text, root);
         }
         // Printer columns: each version's table convertor, its columns in the version reports,
         // and findings for the columns that cannot work.
         let tables = table_columns(
-            internal.as_ref(),
+            internal.as_deref(),
             &compiled,
             &parsed,
             &mut versions,
@@ -800,10 +969,39 @@ impl CompiledCrd {
                 })
                 .collect(),
         };
-        let version_overview = internal.as_ref().and_then(|c| {
-            let (_, root) = parsed.values().next()?;
-            Some(crate::versions::overview(&root.to_json(), c))
-        });
+        let version_overview = match reused {
+            Some(m) => m.version_overview.clone(),
+            None => internal
+                .as_deref()
+                .zip(v1_json.as_ref())
+                .map(|(c, v1)| crate::versions::overview(v1, c)),
+        };
+        // A text without a CRD keeps the previous content work, for the next edit.
+        let memo = match (v1_json, internal.clone()) {
+            (Some(v1), Some(internal)) => Some(Rc::new(ContentMemo {
+                v1,
+                kubernetes_version: options.kubernetes_version.clone(),
+                root_problems: problems_memo.0,
+                problems: problems_memo.1,
+                errors,
+                cel_records,
+                versions: base_versions,
+                rule_steps,
+                costs,
+                version_overview: version_overview.clone(),
+                internal,
+                compiled: compiled.clone(),
+            })),
+            _ => previous.cloned(),
+        };
+        // A text with parse findings (a keystroke in the middle of a word) keeps the previous
+        // base, so that the next edit is parsed in part again.
+        let parsed = Rc::new(parsed);
+        let parse_base = if parsed.findings.is_empty() && !parsed.aliased {
+            Some((Rc::from(text), parsed.clone()))
+        } else {
+            parse_base.cloned()
+        };
         CompiledCrd {
             tables,
             parsed,
@@ -817,6 +1015,10 @@ impl CompiledCrd {
             options: options.clone(),
             version_overview,
             time_zones: None,
+            memo,
+            reused: reused.is_some(),
+            parse_base,
+            reparsed: false,
         }
     }
 
@@ -834,6 +1036,18 @@ impl CompiledCrd {
         self.time_zones.as_deref()
     }
 
+    /// Whether this compile ([`CompiledCrd::recompile`]) reused the work of the previous one
+    /// that depends only on the CRD's content (for tests and benchmarks).
+    pub fn content_reused(&self) -> bool {
+        self.reused
+    }
+
+    /// Whether this compile ([`CompiledCrd::recompile`]) parsed only the top-level entries
+    /// the edit changed ([`document::reparse`]; for tests and benchmarks).
+    pub fn reparsed(&self) -> bool {
+        self.reparsed
+    }
+
     /// The typed model, when the text held a readable CRD.
     pub fn model(&self) -> Option<&Crd> {
         self.model.as_ref()
@@ -841,7 +1055,7 @@ impl CompiledCrd {
 
     /// The CRD as the server holds it internally (after v1 defaulting and conversion).
     pub fn internal(&self) -> Option<&InternalCrd> {
-        self.internal.as_ref()
+        self.internal.as_deref()
     }
 
     /// The compiled versions.

@@ -41,7 +41,7 @@ impl Span {
 }
 
 /// Maps line/column pairs and byte offsets of one text onto [`Pos`] values.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
     /// Byte offset at which each line starts; `line_starts[0] == 0`.
     line_starts: Vec<usize>,
@@ -71,6 +71,38 @@ impl LineIndex {
             line_starts,
             len: text.len(),
         }
+    }
+
+    /// The 1-based line that starts at byte `offset`, when a line starts there.
+    pub fn line_of_offset(&self, offset: usize) -> Option<usize> {
+        self.line_starts.binary_search(&offset).ok().map(|i| i + 1)
+    }
+
+    /// The index of a text whose bytes `start..old_end` (both line starts, or `old_end` the
+    /// end) were replaced by a text indexed by `part` (from a line start), making it `new_len`
+    /// bytes long: what [`LineIndex::new`] gives for the new text when neither text has `\r`.
+    pub fn spliced(
+        &self,
+        start: usize,
+        old_end: usize,
+        part: &LineIndex,
+        new_len: usize,
+    ) -> Option<LineIndex> {
+        let delta = new_len as isize - self.len as isize;
+        let before = self.line_starts.partition_point(|&s| s <= start);
+        let after = self.line_starts.partition_point(|&s| s <= old_end);
+        let mut line_starts = Vec::with_capacity(self.line_starts.len() + part.line_starts.len());
+        // Up to `start`; the part's own (its first is `start`); then the old ones after
+        // `old_end` (`old_end` itself is the part's last when the part ends a line).
+        line_starts.extend(self.line_starts.get(..before)?);
+        line_starts.extend(part.line_starts.iter().skip(1).map(|s| s + start));
+        for s in self.line_starts.get(after..)? {
+            line_starts.push(s.checked_add_signed(delta)?);
+        }
+        Some(LineIndex {
+            line_starts,
+            len: new_len,
+        })
     }
 
     /// Number of lines (a text without any line break has one).

@@ -74,7 +74,8 @@ pub struct ScopeCache {
     entries: std::cell::RefCell<Vec<ScopeEntry>>,
 }
 
-/// A scope root's address, whether it is a resource root, and what was derived from it.
+/// One scope root of a [`ScopeCache`]: its address, whether it is a resource root, and what
+/// the compiler derived from it.
 type ScopeEntry = (usize, bool, std::rc::Rc<dyn std::any::Any>);
 
 impl std::fmt::Debug for ScopeCache {

@@ -1270,11 +1270,7 @@ impl Reader {
             });
             return InternalCrd::default();
         };
-        self.check_keys(
-            root,
-            "",
-            &["apiVersion", "kind", "metadata", "spec", "status"],
-        );
+        self.check_keys(root, "", V1_ROOT_KEYS);
         let metadata = self.metadata(root.get("metadata"));
         let status = self.status(root.get("status"));
         let mut spec = CrdSpec::default();
@@ -1369,6 +1365,24 @@ pub fn from_v1_json(v: &Json) -> (InternalCrd, Vec<DecodeProblem>) {
     convert_v1_to_internal(&mut crd.spec);
     (crd, r.problems)
 }
+
+/// The problems [`from_v1_json`] reports first for `v`, a JSON object: its unknown top-level
+/// fields (the check of the root's keys, done before anything else is read). The rest of its
+/// problems depend only on the known top-level fields (`apiVersion`, `kind`, `metadata`,
+/// `spec`, `status`), as does the CRD it returns.
+pub fn root_key_problems(v: &Json) -> Vec<DecodeProblem> {
+    let mut r = Reader {
+        shape: Shape::V1,
+        problems: Vec::new(),
+    };
+    if let Json::Object(root) = v {
+        r.check_keys(root, "", V1_ROOT_KEYS);
+    }
+    r.problems
+}
+
+/// The top-level fields of a v1 CRD.
+pub const V1_ROOT_KEYS: &[&str] = &["apiVersion", "kind", "metadata", "spec", "status"];
 
 /// `SetObjectDefaults_CustomResourceDefinition` (on the v1 form; the service port default is
 /// applied while reading).

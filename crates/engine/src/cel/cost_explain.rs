@@ -403,15 +403,34 @@ pub fn attach_cost_reports(
     root: Option<&Node>,
     kubernetes_version: &str,
 ) {
+    let costs = schema_costs(versions, crd, kubernetes_version);
+    place_cost_reports(versions, &costs, text, root);
+}
+
+/// The text-free part of [`attach_cost_reports`]: each version's cost analysis (`None` for a
+/// version without a schema), from the CRD and its version reports' rules. It depends only on
+/// the CRD's content and the rules' costs, never on positions, so it can be kept while the
+/// CRD's content stays the same.
+#[derive(Clone, Debug, Default)]
+pub struct SchemaCosts(Vec<Option<Option<Analysis>>>);
+
+/// The [`SchemaCosts`] of the versions of `crd` (`versions` are their reports, with rules).
+pub fn schema_costs(
+    versions: &[VersionReport],
+    crd: &InternalCrd,
+    kubernetes_version: &str,
+) -> SchemaCosts {
     let compiler = RuleCompiler::new(kubernetes_version);
     let mut done: Vec<(*const JsonSchemaProps, Option<Analysis>)> = Vec::new();
-    for (i, (report, v)) in versions.iter_mut().zip(&crd.spec.versions).enumerate() {
+    let mut out = Vec::new();
+    for (report, v) in versions.iter().zip(&crd.spec.versions) {
         let Some(schema) = v
             .schema
             .as_ref()
             .or(crd.spec.validation.as_ref())
             .and_then(|s| s.open_api_v3_schema.as_deref())
         else {
+            out.push(None);
             continue;
         };
         let key: *const JsonSchemaProps = schema;
@@ -423,7 +442,21 @@ pub fn attach_cost_reports(
                 a
             }
         };
-        let Some(analysis) = analysis else {
+        out.push(Some(analysis));
+    }
+    SchemaCosts(out)
+}
+
+/// The positional part of [`attach_cost_reports`]: each version's [`CostReport`] rendered
+/// from its analysis in `costs`, placed in the CRD text `text` whose root is `root`.
+pub fn place_cost_reports(
+    versions: &mut [VersionReport],
+    costs: &SchemaCosts,
+    text: &str,
+    root: Option<&Node>,
+) {
+    for (i, (report, analysis)) in versions.iter_mut().zip(&costs.0).enumerate() {
+        let Some(Some(analysis)) = analysis else {
             continue;
         };
         let text_node = root
@@ -438,7 +471,7 @@ pub fn attach_cost_reports(
             schema_node: text_node,
             crd_prefix: format!("spec.versions[{i}].schema.openAPIV3Schema"),
         };
-        report.cost = Some(render(&analysis, &place));
+        report.cost = Some(render(analysis, &place));
     }
 }
 

@@ -103,15 +103,36 @@ pub fn version_rules(
     version_index: usize,
     schema_path: &str,
 ) -> Vec<CelRuleReport> {
-    let mut out = Vec::new();
-    let version_node = input
-        .root
-        .and_then(|r| r.get("spec"))
+    version_rules_with_steps(input, errors, schema, version_index, schema_path).0
+}
+
+/// The schema node of version `version_index` in the CRD text
+/// (`spec.versions[i].schema.openAPIV3Schema`).
+fn version_schema_node(root: Option<&Node>, version_index: usize) -> Option<&Node> {
+    root.and_then(|r| r.get("spec"))
         .and_then(|s| s.get("versions"))
         .and_then(Node::as_seq)
         .and_then(|vs| vs.get(version_index))
         .and_then(|v| v.get("schema"))
-        .and_then(|s| s.get("openAPIV3Schema"));
+        .and_then(|s| s.get("openAPIV3Schema"))
+}
+
+/// Where each rule of [`version_rules_with_steps`] is: its node's steps from the schema root
+/// and its index among the node's rules.
+pub type RuleSteps = Vec<(Vec<CelStep>, usize)>;
+
+/// [`version_rules`], and each rule's [`RuleSteps`] entry (same order), so that the rules'
+/// places in another text can be found again ([`place_rules`]).
+pub fn version_rules_with_steps(
+    input: &RulesInput<'_>,
+    errors: &HashMap<String, Vec<&FieldError>>,
+    schema: &JsonSchemaProps,
+    version_index: usize,
+    schema_path: &str,
+) -> (Vec<CelRuleReport>, RuleSteps) {
+    let mut out = Vec::new();
+    let mut places = Vec::new();
+    let version_node = version_schema_node(input.root, version_index);
     // Pre-order with an explicit stack: (node, steps from the root, its node in the text, its
     // schema cardinality).
     type Entry<'s> = (
@@ -172,6 +193,7 @@ pub fn version_rules(
                 message_expression_max_cost: cost.and_then(|c| c.message_expression_max_cost),
                 key,
             });
+            places.push((steps.clone(), j));
         }
         // Children pushed in reverse so they pop in order.
         let child = |name: &str| text_node.and_then(|n| n.get(name));
@@ -197,7 +219,42 @@ pub fn version_rules(
             stack.push((prop, s, props.and_then(|p| p.get(name)), child_card));
         }
     }
-    out
+    (out, places)
+}
+
+/// Sets the text positions (`line`, `column`, `text_range`) of `rules`, the rules of version
+/// `version_index` listed with their [`RuleSteps`] by [`version_rules_with_steps`], in the CRD
+/// text `text` whose root is `root`: the same walk of the text as [`version_rules_with_steps`]
+/// (`properties` → name, `items`, `additionalProperties`, then
+/// `x-kubernetes-validations[j].rule`), so the positions are those it would find.
+pub fn place_rules(
+    text: &str,
+    root: Option<&Node>,
+    version_index: usize,
+    rules: &mut [CelRuleReport],
+    steps: &RuleSteps,
+) {
+    let version_node = version_schema_node(root, version_index);
+    for (rule, (steps, j)) in rules.iter_mut().zip(steps) {
+        let mut node = version_node;
+        for step in steps {
+            node = match step {
+                CelStep::Property(name) => node
+                    .and_then(|n| n.get("properties"))
+                    .and_then(|p| p.get(name)),
+                CelStep::Items => node.and_then(|n| n.get("items")),
+                CelStep::AdditionalProperties => node.and_then(|n| n.get("additionalProperties")),
+            };
+        }
+        let scalar = node
+            .and_then(|n| n.get("x-kubernetes-validations"))
+            .and_then(Node::as_seq)
+            .and_then(|rs| rs.get(*j))
+            .and_then(|r| r.get("rule"));
+        rule.line = scalar.map(|s| s.span.start.line);
+        rule.column = scalar.map(|s| s.span.start.column);
+        rule.text_range = scalar.map(|s| scalar_range(text, s));
+    }
 }
 
 /// The internal path of a schema node (`spec.validation.openAPIV3Schema.properties[spec]`).

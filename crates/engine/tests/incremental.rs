@@ -1,0 +1,512 @@
+//! `CompiledCrd::recompile` equals a fresh `CompiledCrd::compile` after random edits of real
+//! corpus CRDs (fixed-seed PRNG), and in hand-written edge cases.
+
+use std::path::{Path, PathBuf};
+
+use crd_studio_engine::{CompiledCrd, Options};
+
+/// xorshift64*: a fixed-seed PRNG, so every run makes the same edits.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// Asserts that `incremental` (from `recompile`) is what a fresh compile of `text` gives.
+fn assert_same(
+    incremental: &CompiledCrd,
+    text: &str,
+    options: &Options,
+    objects: &[String],
+    what: &str,
+) {
+    let fresh = CompiledCrd::compile(text, options);
+    let (a, b) = (incremental.parsed(), fresh.parsed());
+    assert_eq!(a.documents, b.documents, "parse differs: {what}");
+    assert_eq!(a.findings, b.findings, "parse findings differ: {what}");
+    assert_eq!(a.lines, b.lines, "line index differs: {what}");
+    assert_eq!(
+        incremental.findings(),
+        fresh.findings(),
+        "findings differ: {what}"
+    );
+    assert_eq!(
+        incremental.analyze_objects(&[], None),
+        fresh.analyze_objects(&[], None),
+        "analysis differs: {what}"
+    );
+    if !objects.is_empty() {
+        assert_eq!(
+            incremental.analyze_objects(objects, None),
+            fresh.analyze_objects(objects, None),
+            "analysis with the object differs: {what}"
+        );
+    }
+}
+
+/// The nearest char boundary at or before `i`.
+fn boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Byte offsets of the starts of lines.
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .filter(|&i| i < text.len())
+        .collect()
+}
+
+/// A position right after one of the occurrences of `needle` (or a random place).
+fn after(text: &str, needle: &str, rng: &mut Rng) -> usize {
+    let hits: Vec<usize> = text
+        .match_indices(needle)
+        .map(|(i, _)| i + needle.len())
+        .collect();
+    if hits.is_empty() {
+        boundary(text, rng.below(text.len() + 1))
+    } else {
+        hits[rng.below(hits.len())]
+    }
+}
+
+const CHARS: &[&str] = &[
+    "a", "Z", "0", " ", ":", "\n", "-", "#", "\"", "'", "{", "é", "\t", "  ",
+];
+
+/// One random edit: (description, new text). Each sequence of keystrokes is applied one at a
+/// time by the caller.
+fn random_edit(text: &str, rng: &mut Rng) -> Vec<(String, String)> {
+    let edit = |at: usize, del: usize, ins: &str| {
+        let at = boundary(text, at);
+        let end = boundary(text, at + del).max(at);
+        let mut t = String::with_capacity(text.len() + ins.len());
+        t.push_str(&text[..at]);
+        t.push_str(ins);
+        t.push_str(&text[end..]);
+        t
+    };
+    let starts = line_starts(text);
+    let line = |rng: &mut Rng| starts.get(rng.below(starts.len())).copied().unwrap_or(0);
+    match rng.below(10) {
+        0 => {
+            let c = CHARS[rng.below(CHARS.len())];
+            let at = rng.below(text.len() + 1);
+            vec![(format!("insert {c:?} at {at}"), edit(at, 0, c))]
+        }
+        1 => {
+            let at = rng.below(text.len());
+            vec![(format!("delete a char at {at}"), edit(at, 1, ""))]
+        }
+        2 => {
+            let at = rng.below(text.len());
+            let c = CHARS[rng.below(CHARS.len())];
+            vec![(format!("replace a char at {at} by {c:?}"), edit(at, 1, c))]
+        }
+        3 => {
+            // A blank line or a comment line: the content stays the same, positions move.
+            let at = line(rng);
+            let ins = if rng.below(2) == 0 { "\n" } else { "# note\n" };
+            vec![(format!("insert line {ins:?} at {at}"), edit(at, 0, ins))]
+        }
+        4 => {
+            let at = line(rng);
+            let len = text[at..].find('\n').map_or(text.len() - at, |n| n + 1);
+            vec![(format!("delete the line at {at}"), edit(at, len, ""))]
+        }
+        5 => {
+            let at = line(rng);
+            let len = text[at..].find('\n').map_or(text.len() - at, |n| n + 1);
+            let dup = text[at..at + len].to_owned();
+            vec![(format!("duplicate the line at {at}"), edit(at, 0, &dup))]
+        }
+        6 => {
+            let at = after(text, "rule: ", rng);
+            let ins = [" ", "x", "!", "self.", ")"][rng.below(5)];
+            vec![(format!("edit a rule at {at}: {ins:?}"), edit(at, 0, ins))]
+        }
+        7 => {
+            let at = after(text, "description: ", rng);
+            vec![(
+                format!("edit a description at {at}"),
+                edit(at, 0, "Edited "),
+            )]
+        }
+        8 => {
+            let at = after(text, "\n", rng);
+            vec![(format!("indent the line at {at}"), edit(at, 0, "  "))]
+        }
+        _ => {
+            // Typing an unknown top-level field at the first line, one key at a time.
+            // (After a first `---` line, when the text starts with one, half of the time.)
+            let field = "zabc: 1\n";
+            let at = if text.starts_with("---\n") && rng.below(2) == 0 {
+                4
+            } else {
+                0
+            };
+            (1..=field.len())
+                .map(|n| {
+                    let t = format!("{}{}{}", &text[..at], &field[..n], &text[at..]);
+                    (format!("type {:?} at the top", &field[..n]), t)
+                })
+                .collect()
+        }
+    }
+}
+
+/// The CRD files of the corpus, smallest first, and for each the text of one object of its
+/// kind, when the corpus has one.
+fn corpus() -> Option<Vec<(String, String, Option<String>)>> {
+    let dir = corpus_dir();
+    let index = std::fs::read_to_string(dir.join("index.json")).ok()?;
+    let index: serde_json::Value = serde_json::from_str(&index).ok()?;
+    let mut out = Vec::new();
+    for crd in index["crds"].as_array()? {
+        let Some(file) = crd["file"].as_str() else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(dir.join(file)) else {
+            continue;
+        };
+        let object = index["objects"].as_array().and_then(|objects| {
+            objects.iter().find_map(|o| {
+                let matches = o["crds"]
+                    .as_array()?
+                    .iter()
+                    .any(|c| c["group"] == crd["group"] && c["kind"] == crd["kind"]);
+                if !matches {
+                    return None;
+                }
+                std::fs::read_to_string(dir.join(o["file"].as_str()?)).ok()
+            })
+        });
+        out.push((file.to_owned(), text, object));
+    }
+    out.sort_by_key(|(_, t, _)| t.len());
+    Some(out)
+}
+
+#[test]
+fn random_edits_of_corpus_crds_recompile_as_a_fresh_compile() {
+    let Some(crds) = corpus() else {
+        println!("skipped: {} not found", corpus_dir().display());
+        return;
+    };
+    let options = Options::default();
+    // Debug builds are slow: a deterministic sample (every CRD up to a size, fewer edits);
+    // release builds (`cargo test --release`) check every CRD.
+    let (max_len, edits) = if cfg!(debug_assertions) {
+        (400_000, 6)
+    } else {
+        (usize::MAX, 12)
+    };
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut checked = 0;
+    let mut keystrokes = 0;
+    let mut reused = 0;
+    let mut reparsed = 0;
+    for (file, original, object) in crds.iter().filter(|(_, t, _)| t.len() <= max_len) {
+        let objects: Vec<String> = object.iter().cloned().collect();
+        let mut text = original.clone();
+        let mut compiled = CompiledCrd::compile(&text, &options);
+        for _ in 0..edits {
+            for (what, next) in random_edit(&text, &mut rng) {
+                let incremental = compiled.recompile(&next, &options);
+                reused += usize::from(incremental.content_reused());
+                reparsed += usize::from(incremental.reparsed());
+                assert_same(
+                    &incremental,
+                    &next,
+                    &options,
+                    &objects,
+                    &format!("{file}: {what}"),
+                );
+                compiled = incremental;
+                text = next;
+                keystrokes += 1;
+            }
+            // Now and then, back to the original text.
+            if rng.below(4) == 0 {
+                compiled = compiled.recompile(original, &options);
+                assert_same(
+                    &compiled,
+                    original,
+                    &options,
+                    &objects,
+                    &format!("{file}: back"),
+                );
+                text = original.clone();
+            }
+        }
+        checked += 1;
+    }
+    println!(
+        "{checked} CRDs, {keystrokes} edits: {reparsed} parsed only the changed entries, {reused} reused the content"
+    );
+    assert!(checked > 0 && reused > 0 && reparsed > 0);
+}
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.size < 10
+              message: too big
+            - rule: self.items.all(i, i.size() < 3)
+            properties:
+              size: {type: integer, minimum: -0.0}
+              items: {type: array, items: {type: string}}
+";
+
+/// Recompiles through each text in turn, checking each against a fresh compile.
+fn chain(texts: &[String]) {
+    let options = Options::default();
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 12, items: [abcd]}\n".to_owned();
+    let objects = [object];
+    let mut compiled = CompiledCrd::compile(&texts[0], &options);
+    for (i, t) in texts.iter().enumerate().skip(1) {
+        compiled = compiled.recompile(t, &options);
+        assert_same(&compiled, t, &options, &objects, &format!("step {i}: {t}"));
+    }
+}
+
+#[test]
+fn edge_cases_recompile_as_a_fresh_compile() {
+    let base = CRD.to_owned();
+    // An unknown top-level field, typed and removed.
+    chain(&[
+        base.clone(),
+        format!("z: 1\n{base}"),
+        format!("zz: 1\n{base}"),
+        base.clone(),
+    ]);
+    // Aliases across top-level entries: the schema's content comes from an anchor elsewhere.
+    let anchored = base.replace("    served: true\n", "    served: &s true\n");
+    chain(&[
+        anchored.clone(),
+        format!("{anchored}x: *s\n"),
+        anchored.replace("storage: true", "storage: *s"),
+        anchored
+            .replace("&s true", "&s false")
+            .replace("storage: true", "storage: *s"),
+    ]);
+    // Duplicate keys at the root (the last one wins in the content, the finding moves).
+    chain(&[
+        base.clone(),
+        format!("{base}kind: CustomResourceDefinition\n"),
+        format!("kind: CustomResourceDefinition\n{base}"),
+        format!("{base}spec: {{}}\n"),
+        base.clone(),
+    ]);
+    // Edits that change the document count.
+    chain(&[
+        base.clone(),
+        format!("{base}---\n{base}"),
+        format!("---\n{base}"),
+        format!("{{}}\n---\n{base}"),
+        format!("{base}---\n"),
+        base.clone(),
+    ]);
+    // CRLF line ends, a BOM.
+    let crlf = base.replace('\n', "\r\n");
+    chain(&[
+        base.clone(),
+        crlf.clone(),
+        format!("\r\n{crlf}"),
+        format!("\u{feff}{base}"),
+        base.clone(),
+    ]);
+    // -0.0 and 0.0 are the same number to `==` but not to the server's messages.
+    chain(&[
+        base.clone(),
+        base.replace("minimum: -0.0", "minimum: 0.0"),
+        base.replace("minimum: -0.0", "minimum: 0"),
+        base.clone(),
+    ]);
+    // Positions move inside the schema while the content stays the same.
+    chain(&[
+        base.clone(),
+        base.replace(
+            "            x-kubernetes-validations:\n",
+            "\n            x-kubernetes-validations:\n",
+        ),
+        base.replace("- rule: self.size < 10", "- rule:   self.size < 10"),
+        base.replace("- rule: self.size < 10", "- rule: \"self.size < 10\""),
+        base.replace("too big", "too  big"),
+        base.clone(),
+    ]);
+    // Kubernetes version and field validation change between compiles.
+    let options = Options::default();
+    let compiled = CompiledCrd::compile(&format!("z: 1\n{base}"), &options);
+    for o in [
+        Options {
+            kubernetes_version: "1.30".to_owned(),
+            ..Options::default()
+        },
+        Options {
+            field_validation: crd_studio_engine::FieldValidation::Warn,
+            ..Options::default()
+        },
+    ] {
+        let text = format!("zz: 1\n{base}");
+        let again = compiled.recompile(&text, &o);
+        assert_same(&again, &text, &o, &[], &format!("{o:?}"));
+    }
+    // Not a CRD, then a CRD again.
+    chain(&[
+        base.clone(),
+        "a: b\n".to_owned(),
+        "".to_owned(),
+        base.clone(),
+    ]);
+}
+
+/// `document::reparse` gives what `document::parse` gives, or nothing, after many random
+/// edits of texts full of constructs that span lines (block scalars with every chomping, flow
+/// collections and quoted scalars over several lines, plain continuations, comments at column
+/// 0, complex keys) and of the syntax that ties entries together (anchors, aliases, merge
+/// keys, document markers, directives, tabs, CRLF).
+#[test]
+fn reparse_equals_a_full_parse() {
+    use crd_studio_engine::document::{parse, reparse};
+    use crd_studio_engine::SourceId;
+    let texts = [
+        "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
+        "{\na: 1,\nb: 2,\nc: [3,\n4],\nd: 5\n}\n",
+        "a:\n- x\n- z\nb: \"q\n  r\"\nc: 'it''s'\nd: |2\n   indented\ne: 1\n",
+        "a: &x {p: 1}\nb: *x\nc:\n  <<: *x\n  q: 2\nd: |\n  text\n",
+        "---\napiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n  t: [a,\n    b]\n",
+        "apiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n    two\n  t: 'q'\nstatus: {}\n",
+    ];
+    let pieces = [
+        "\n",
+        " ",
+        "  ",
+        ":",
+        ": ",
+        "-",
+        "- ",
+        "|",
+        "|+",
+        ">-",
+        "#",
+        "'",
+        "\"",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&a",
+        "*a",
+        "<<: ",
+        "---\n",
+        "...\n",
+        "%YAML 1.1\n",
+        "\t",
+        "? ",
+        "x",
+        "zabc: 1\n",
+        "\r\n",
+        "\u{feff}",
+        "é",
+    ];
+    let mut reparsed = 0;
+    let mut steps = 0;
+    for seed in [0xdead_beef_0bad_cafe, 0x1111, 0x2222_3333, 0x4444_5555_6666] {
+        let mut rng = Rng(seed);
+        for base in texts {
+            for _ in 0..200 {
+                let mut text = base.to_owned();
+                let mut parsed = parse(&text, SourceId::Crd);
+                for _ in 0..25 {
+                    let at = boundary(&text, rng.below(text.len() + 1));
+                    let next = match rng.below(3) {
+                        0 => {
+                            let end = boundary(&text, at + rng.below(4)).max(at);
+                            format!("{}{}", &text[..at], &text[end..])
+                        }
+                        1 => {
+                            // At a line start, more often than chance.
+                            let at = if rng.below(2) == 0 {
+                                let starts = line_starts(&text);
+                                starts.get(rng.below(starts.len())).copied().unwrap_or(0)
+                            } else {
+                                at
+                            };
+                            let p = pieces[rng.below(pieces.len())];
+                            format!("{}{p}{}", &text[..at], &text[at..])
+                        }
+                        _ => {
+                            let end = boundary(&text, at + 1).max(at);
+                            let p = pieces[rng.below(pieces.len())];
+                            format!("{}{p}{}", &text[..at], &text[end..])
+                        }
+                    };
+                    let full = parse(&next, SourceId::Crd);
+                    if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
+                        let what = format!("{text:?} → {next:?}");
+                        assert_eq!(r.documents, full.documents, "{what}");
+                        assert_eq!(r.findings, full.findings, "{what}");
+                        assert_eq!(r.lines, full.lines, "{what}");
+                        reparsed += 1;
+                        parsed = r;
+                    } else {
+                        parsed = full;
+                    }
+                    text = next;
+                    steps += 1;
+                    // Back to the base text now and then, so that most edits start from a text
+                    // that parses.
+                    if !parsed.findings.is_empty() && rng.below(2) == 0 {
+                        text = base.to_owned();
+                        parsed = parse(&text, SourceId::Crd);
+                    }
+                }
+            }
+        }
+    }
+    println!("{steps} edits, {reparsed} re-parsed in part");
+    assert!(reparsed > 0);
+}
