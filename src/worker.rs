@@ -2,10 +2,10 @@
 //! module in a dedicated worker.
 //!
 //! `worker.js` hands each message to [`worker_receive`] (which queues it in an
-//! [`Inbox`], coalescing a studio's older job away) and then calls [`worker_step`] in its own
-//! task until the inbox is empty, posting each answer back to the page. Running one job per
-//! task lets messages that arrived during a long analysis reach the inbox before the next job
-//! is chosen, so only the newest job of each studio runs.
+//! [`Inbox`], coalescing a studio's older job away) and calls [`worker_step`] at once when
+//! idle, posting each answer back to the page. After each job it waits one task before
+//! choosing the next, so messages that arrived during a long analysis reach the inbox first
+//! and only the newest job of each studio runs.
 //!
 //! A panic (an engine bug) is reported to the page by the panic hook, naming the studio and
 //! job, before the module traps; the page then restarts the worker.

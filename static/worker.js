@@ -1,8 +1,9 @@
 // The engine's Web Worker (a module worker). It loads the page's own wasm module (the URLs
 // come in the first message, `{type: 'boot', js, wasm}`), then hands every message to the
-// engine's queue (`worker_receive`) and runs one queued job per task (`worker_step`), posting
-// each answer back. One job per task lets messages that arrived during a long analysis reach
-// the queue first, so the engine runs only the newest job of each studio (see
+// engine's queue (`worker_receive`) and runs the queued jobs (`worker_step`), posting each
+// answer back. A message that finds the worker idle is answered at once; after each job the
+// worker waits one task, so that messages which arrived during a long analysis reach the
+// queue before the next job is chosen and only the newest job of each studio runs (see
 // src/worker.rs and src/worker_protocol.rs).
 let engine = null;
 const early = [];
@@ -16,15 +17,28 @@ function schedule() {
   }
 }
 
-tick.port1.onmessage = () => {
-  scheduled = false;
+// A message while idle is answered at once; while a run is settling, it waits for the tick.
+function receive(m) {
+  engine.worker_receive(m[0], m[1]);
+  if (!scheduled) runOne();
+}
+
+// Runs the next queued job and posts its answer, then lets the messages that arrived during
+// it reach the queue (one task later) before another job is chosen.
+function runOne() {
   const answer = engine.worker_step();
   if (answer === 'needTimeZones') {
     loadTimeZones();
   } else if (typeof answer === 'string') {
     self.postMessage(answer);
   }
-  if (engine.worker_pending()) schedule();
+  scheduled = true;
+  tick.port2.postMessage(null);
+}
+
+tick.port1.onmessage = () => {
+  scheduled = false;
+  if (engine.worker_pending()) runOne();
 };
 
 // CEL's time-zone database, fetched the first time a rule names a zone (beside this script).
@@ -61,7 +75,6 @@ self.onmessage = (event) => {
   } else if (!engine) {
     early.push(m);
   } else {
-    engine.worker_receive(m[0], m[1]);
-    schedule();
+    receive(m);
   }
 };
