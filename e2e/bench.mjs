@@ -9,10 +9,9 @@
 // keydown to the next animation frame after the region changed: p50, p95, max), main-thread
 // long tasks while typing (count, longest), cold load → first findings, and the memory after
 // loading. A benchmark, not a test: it prints figures and never fails on them.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './browser.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CORPUS = resolve(process.env.CORPUS ?? '../../shared/corpus');
@@ -156,22 +155,8 @@ function row(name, r) {
   );
 }
 
-const profile = mkdtempSync(join(tmpdir(), 'crd-studio-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--enable-precise-memory-info',
-  ],
-});
+const browser = await launch('crd-studio-bench-', { args: ['--enable-precise-memory-info'] });
+const context = browser.context;
 try {
   console.log(`browser benchmark: ${KEYS} keystrokes per case, ms`);
   console.log(`${'case'.padEnd(44)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'max'.padStart(7)} ${'long'.padStart(5)} ${'longest'.padStart(7)} ${'load'.padStart(7)}`);
@@ -222,6 +207,5 @@ try {
     }
   }
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await browser.close();
 }

@@ -6,36 +6,22 @@
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test worker.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './browser.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
 const TIMEOUT = 20_000;
 
-let profile;
+let browser;
 let context;
 let page;
 const pageErrors = [];
 
 before(async () => {
-  profile = mkdtempSync(join(tmpdir(), 'crd-studio-e2e-worker-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launch('crd-studio-e2e-worker-');
+  context = browser.context;
   context.setDefaultTimeout(TIMEOUT);
   page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e}`));
@@ -43,8 +29,7 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
 });
 
 async function screenshot(name) {
