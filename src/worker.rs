@@ -159,16 +159,13 @@ fn run(job: Job) -> FromWorker {
             s.clone_from(&studio);
         }
     });
-    let crd = CRDS.with(|c| {
-        let mut c = c.borrow_mut();
-        match crd {
-            Some(text) => {
-                c.insert(studio.clone(), text.clone());
-                text
-            }
-            None => c.get(&studio).cloned().unwrap_or_default(),
-        }
-    });
+    // The studio's CRD text is moved out of CRDS for the analysis and back after it: no
+    // copy, and no comparison when the job carried none (the text is the previous one).
+    let crd_unchanged = crd.is_none();
+    let crd = match crd {
+        Some(text) => text,
+        None => CRDS.with(|c| c.borrow_mut().remove(&studio).unwrap_or_default()),
+    };
     #[cfg(feature = "test-hooks")]
     if crd.contains("crd-studio-test: panic") {
         panic!("deliberate panic (test-hooks build): the CRD text asks for one");
@@ -179,7 +176,11 @@ fn run(job: Job) -> FromWorker {
         old_object,
         options,
     };
-    let reply = ENGINE.with(|e| e.borrow_mut().answer(&studio, &request, &query));
+    let reply = ENGINE.with(|e| {
+        e.borrow_mut()
+            .answer_known(&studio, &request, &query, crd_unchanged)
+    });
+    CRDS.with(|c| c.borrow_mut().insert(studio.clone(), request.crd));
     FromWorker {
         studio,
         seq,

@@ -115,7 +115,20 @@ pub struct Engine {
 impl Engine {
     /// Analyses `request` for `studio` and answers the preview tabs' `query`.
     pub fn answer(&mut self, studio: &str, request: &Request, query: &PreviewQuery) -> Reply {
-        let compiled = self.compiled(studio, request);
+        self.answer_known(studio, request, query, false)
+    }
+
+    /// Like [`Engine::answer`], told whether `request.crd` is known to be the text of the
+    /// studio's previous request (the job did not carry a new one): then the texts are not
+    /// compared (megabytes, byte by byte, on every object keystroke).
+    pub fn answer_known(
+        &mut self,
+        studio: &str,
+        request: &Request,
+        query: &PreviewQuery,
+        crd_unchanged: bool,
+    ) -> Reply {
+        let compiled = self.compiled(studio, request, crd_unchanged);
         let analysis = compiled.analyze_objects(&request.objects, request.old_object.as_deref());
         let pruned_locations = locate_pruned(request, &analysis);
         let value_locations = locate_values(request, &analysis);
@@ -152,11 +165,12 @@ impl Engine {
         self.studios.len()
     }
 
-    /// The studio's compiled CRD, compiled again only when the CRD text or the options differ
+    /// The studio's compiled CRD (`crd_unchanged`: the caller knows the text is the previous
+    /// request's), compiled again only when the CRD text or the options differ
     /// from the previous request's, then from the previous compile
     /// ([`CompiledCrd::recompile`]: an edit that leaves the CRD's content as it was reuses
     /// its schema work).
-    fn compiled(&mut self, studio: &str, request: &Request) -> &CompiledCrd {
+    fn compiled(&mut self, studio: &str, request: &Request, crd_unchanged: bool) -> &CompiledCrd {
         let time_zones = self.time_zones.clone();
         let entry = self.studios.entry(studio.to_owned()).or_insert_with(|| {
             let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
@@ -167,7 +181,7 @@ impl Engine {
                 compiled,
             }
         });
-        if entry.crd != request.crd || entry.options != request.options {
+        if (!crd_unchanged && entry.crd != request.crd) || entry.options != request.options {
             entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
             entry.compiled.set_time_zones(time_zones);
             entry.crd = request.crd.clone();
@@ -413,6 +427,30 @@ mod tests {
         assert_eq!(
             engine.studios.get("a").map(|c| c.crd.as_str()),
             Some("kind: [")
+        );
+    }
+
+    /// A job without a new CRD text reuses the compiled CRD without comparing texts, and
+    /// answers as a full request does; options still count.
+    #[test]
+    fn a_known_unchanged_crd_is_not_compared_but_options_are() {
+        let mut engine = Engine::default();
+        let q = PreviewQuery::default();
+        let mut request = Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            ..Request::default()
+        };
+        engine.answer("s", &request, &q);
+        request.objects = vec![format!("{EXAMPLE_OBJECT}extra: 1\n")];
+        assert_eq!(
+            engine.answer_known("s", &request, &q, true).analysis,
+            crd_studio_engine::analyze(&request)
+        );
+        request.options.field_validation = crd_studio_engine::FieldValidation::Ignore;
+        assert_eq!(
+            engine.answer_known("s", &request, &q, true).analysis,
+            crd_studio_engine::analyze(&request)
         );
     }
 
