@@ -24,7 +24,7 @@ thread_local! {
     /// Each studio's CRD text as last received (jobs carry it only when it changed).
     static CRDS: RefCell<std::collections::HashMap<String, String>> = RefCell::default();
     /// The job running now, for the panic hook.
-    static RUNNING: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+    static RUNNING: Cell<Option<u64>> = const { Cell::new(None) };
     static RUNNING_STUDIO: RefCell<String> = const { RefCell::new(String::new()) };
     /// Jobs whose analysis needed CEL's time-zone database, run again once it is loaded.
     static WAITING_FOR_ZONES: RefCell<Vec<Job>> = const { RefCell::new(Vec::new()) };
@@ -47,7 +47,7 @@ extern "C" {
 #[wasm_bindgen]
 pub fn worker_start() {
     std::panic::set_hook(Box::new(|info| {
-        let seq = RUNNING.with(|r| r.get()).map_or(0, |(seq, _)| seq);
+        let seq = RUNNING.with(|r| r.get()).unwrap_or(0);
         let studio = RUNNING_STUDIO
             .with(|s| s.try_borrow().map(|s| s.clone()))
             .unwrap_or_default();
@@ -153,7 +153,7 @@ fn run(job: Job) -> FromWorker {
         options,
         query,
     } = job;
-    RUNNING.with(|r| r.set(Some((seq, 0))));
+    RUNNING.with(|r| r.set(Some(seq)));
     RUNNING_STUDIO.with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
             s.clone_from(&studio);

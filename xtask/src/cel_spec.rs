@@ -210,25 +210,11 @@ fn test_ids<'a>(rel: &str, doc: &'a Json) -> Vec<(String, &'a Json)> {
         let sname = section.get("name").and_then(Json::as_str).unwrap_or("");
         for test in arr(section.get("test")) {
             let tname = test.get("name").and_then(Json::as_str).unwrap_or("");
-            let name = escape_name(&format!("{sname}/{tname}"));
+            let name = crate::conformance::escape_name(&format!("{sname}/{tname}"));
             let n = seen.entry(name.clone()).or_insert(0);
             *n += 1;
             let name = if *n > 1 { format!("{name} #{n}") } else { name };
             out.push((format!("{rel} :: {name}"), test));
-        }
-    }
-    out
-}
-
-fn escape_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
         }
     }
     out

@@ -256,7 +256,8 @@ fn case_ids<'a>(rel: &str, cases: &'a [Value]) -> Vec<(String, &'a Value)> {
         .collect()
 }
 
-fn escape_name(name: &str) -> String {
+/// A case name as the known-failures lists write it (`\\`, `\n`, `\r`, `\t` escaped).
+pub(crate) fn escape_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         match c {
