@@ -1,7 +1,7 @@
 // The browser benchmark (`cargo xtask bench --browser`): the release page in headless Chromium
 // beside a bare textarea page that only echoes (the physical limit), in the same run.
 //
-//   BASE_URL=http://127.0.0.1:PORT/ CORPUS=../../shared/corpus node bench.mjs
+//   BASE_URL=http://127.0.0.1:PORT/ CORPUS=../../shared/corpus [BENCH_ONLY=crontab] node bench.mjs
 //
 // For each case it types one character at a time into an editor, each keystroke changing the
 // findings (the name of an unknown top-level field), and waits for the Problems region to show
@@ -17,6 +17,9 @@ const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CORPUS = resolve(process.env.CORPUS ?? '../../shared/corpus');
 const KEYS = Number(process.env.BENCH_KEYS ?? 30);
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
+// BENCH_ONLY=crontab (or echo, argo) runs only the cases whose name holds it (and the echo page).
+const ONLY = (process.env.BENCH_ONLY ?? '').toLowerCase();
+const wanted = (name) => !ONLY || name.toLowerCase().includes(ONLY);
 
 /** The echo page: a textarea whose every input is copied into a "Problems" region. */
 const ECHO = `<!DOCTYPE html><html><body>
@@ -29,6 +32,23 @@ ta.addEventListener('input', () => {
   const m = /^([a-z]+):/m.exec(ta.value);
   out.textContent = 'unknown field "' + (m ? m[1] : '') + '"';
 });
+</script></body></html>`;
+
+/**
+ * The worker echo page: the same textarea, but each input goes to a Web Worker that only sends
+ * the name back, and the region is updated when the answer arrives. The physical limit of any
+ * page whose findings come from a worker (the studio's design), measured beside the echo page.
+ */
+const WORKER_ECHO = `<!DOCTYPE html><html><body>
+<textarea aria-label="Object" rows="20" cols="80"></textarea>
+<section role="region" aria-label="Problems"><p id="out"></p></section>
+<script>
+const ta = document.querySelector('textarea');
+const out = document.getElementById('out');
+const source = 'onmessage = (e) => { const m = /^([a-z]+):/m.exec(e.data); postMessage(m ? m[1] : ""); };';
+const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+worker.onmessage = (e) => { out.textContent = 'unknown field "' + e.data + '"'; };
+ta.addEventListener('input', () => worker.postMessage(ta.value));
 </script></body></html>`;
 
 /** Installed in the page before its scripts: the probes the benchmark reads. */
@@ -115,7 +135,7 @@ async function loadStudio(context, texts) {
   const page = await context.newPage();
   await page.addInitScript(probes);
   await page.goto(BASE_URL);
-  if (texts) {
+  if (texts && wanted('argo')) {
     await page.evaluate((t) => {
       localStorage.setItem('crd-studio.crd', JSON.stringify(t.crd));
       localStorage.setItem('crd-studio.object', JSON.stringify(t.object));
@@ -171,8 +191,18 @@ try {
     row('echo page (textarea, same browser)', { ...r, load: NaN });
     await page.close();
   }
-  // The CronTab example.
+  // The same through a Web Worker: the limit for findings computed off the main thread.
   {
+    const page = await context.newPage();
+    await page.addInitScript(probes);
+    await page.setContent(WORKER_ECHO);
+    await page.evaluate(probes);
+    const r = await typeCase(page, 'echo');
+    row('worker echo page (textarea + Web Worker)', { ...r, load: NaN });
+    await page.close();
+  }
+  // The CronTab example.
+  if (wanted('CronTab')) {
     const { page, load } = await loadStudio(context, null);
     const r = await typeCase(page, 'Object');
     row('CronTab, typing in the object', { ...r, load });
@@ -187,7 +217,7 @@ try {
   } catch {
     console.log(`argo cases skipped: ${crdPath} not found`);
   }
-  if (texts) {
+  if (texts && wanted('argo')) {
     {
       const { page, load } = await loadStudio(context, texts);
       const mem = await memory(page);

@@ -1,6 +1,7 @@
 //! The studio page: the CRD, Object and Old object editors, the status line, the field
 //! validation selector, and the Problems / Stored object / CEL rules panels.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crd_studio_engine::{FieldValidation, Options, Severity};
@@ -52,61 +53,38 @@ const SLOW_MS: u32 = 100;
 /// This studio's name in the worker protocol (embedded studios have their own).
 const STUDIO: &str = "main";
 
-/// The texts being edited.
-#[derive(Clone, PartialEq)]
+/// The texts being edited, as they are now. The editors own what the user types and report
+/// each edit here without a re-render of the page (a keystroke costs the page only the job it
+/// posts); the app's own replacements bump [`Generations`] so the editors reload.
+#[derive(Clone, Default)]
 struct Texts {
     crd: AttrValue,
     object: AttrValue,
     /// Empty when there is no old object.
     old_object: AttrValue,
-    /// Bumped when the app replaces the CRD and object texts (the editors then reload them).
-    generation: u32,
-    /// Bumped when the app replaces the CRD text (the example, a rule edited in the CEL
-    /// panel): the CRD editor reloads it.
-    crd_generation: u32,
-    /// The same for the old object text.
-    old_generation: u32,
 }
 
-enum Edit {
+/// Bumped when the app replaces a text (the example, a rule edited in the CEL panel, the
+/// old object copied or cleared): the editor showing it reloads it.
+#[derive(Clone, Copy, Default, PartialEq)]
+struct Generations {
+    object: u32,
+    crd: u32,
+    old: u32,
+}
+
+/// What the callbacks read between renders: the texts and the settings as they are now.
+struct Live {
+    texts: Texts,
+    mode: FieldValidation,
+    query: PreviewQuery,
+}
+
+/// A text the app puts in place of the user's.
+enum Replace {
     Crd(String),
-    /// Sets the CRD text from the app (a rule edited in the CEL panel).
-    ReplaceCrd(String),
-    Object(String),
-    OldObject(String),
-    /// Sets the old object text from the app (copy of the object, or cleared).
-    ReplaceOldObject(AttrValue),
-    ResetExample,
-}
-
-impl Reducible for Texts {
-    type Action = Edit;
-
-    fn reduce(self: Rc<Self>, action: Edit) -> Rc<Self> {
-        let mut next = (*self).clone();
-        match action {
-            Edit::Crd(text) => next.crd = text.into(),
-            Edit::ReplaceCrd(text) => {
-                next.crd = text.into();
-                next.crd_generation += 1;
-            }
-            Edit::Object(text) => next.object = text.into(),
-            Edit::OldObject(text) => next.old_object = text.into(),
-            Edit::ReplaceOldObject(text) => {
-                next.old_object = text;
-                next.old_generation += 1;
-            }
-            Edit::ResetExample => {
-                next.crd = AttrValue::Static(EXAMPLE_CRD);
-                next.object = AttrValue::Static(EXAMPLE_OBJECT);
-                next.old_object = AttrValue::Static("");
-                next.generation += 1;
-                next.crd_generation += 1;
-                next.old_generation += 1;
-            }
-        }
-        Rc::new(next)
-    }
+    OldObject(AttrValue),
+    Example,
 }
 
 fn load_texts() -> Texts {
@@ -115,9 +93,6 @@ fn load_texts() -> Texts {
         crd: load(CRD_KEY).unwrap_or(AttrValue::Static(EXAMPLE_CRD)),
         object: load(OBJECT_KEY).unwrap_or(AttrValue::Static(EXAMPLE_OBJECT)),
         old_object: load(OLD_OBJECT_KEY).unwrap_or_default(),
-        generation: 0,
-        crd_generation: 0,
-        old_generation: 0,
     }
 }
 
@@ -211,22 +186,169 @@ fn field_validation_name(mode: FieldValidation) -> &'static str {
     }
 }
 
+/// Saves the texts shortly after the last edit (a big CRD costs milliseconds to store, which
+/// a keystroke should not pay), and at once when the page is hidden or closed. Only the texts
+/// that changed since they were last saved are written; the texts as loaded are not saved
+/// back (another tab may have saved newer ones).
+#[derive(Clone, Default)]
+struct Autosave {
+    /// The timer and the texts it will save.
+    pending: Rc<RefCell<Option<(Timeout, Texts)>>>,
+    /// The texts as last saved (CRD, object, old object).
+    saved: Rc<RefCell<[Option<SharedText>; 3]>>,
+}
+
+impl Autosave {
+    /// Saves `texts` after a quiet time (longer while a text is big); a later call replaces
+    /// the unsaved texts.
+    fn schedule(&self, texts: Texts) {
+        // Storing megabytes blocks the page for tens of milliseconds: while such a text is
+        // being typed, wait for a longer pause.
+        let big = [&texts.crd, &texts.object, &texts.old_object]
+            .iter()
+            .any(|t| t.len() > BIG_TEXT);
+        let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
+        let me = self.clone();
+        let timer = Timeout::new(delay, move || me.flush());
+        *self.pending.borrow_mut() = Some((timer, texts));
+    }
+
+    /// Saves the unsaved texts now.
+    fn flush(&self) {
+        let Some((_, texts)) = self.pending.borrow_mut().take() else {
+            return;
+        };
+        let mut saved = self.saved.borrow_mut();
+        let all = [
+            (CRD_KEY, texts.crd),
+            (OBJECT_KEY, texts.object),
+            (OLD_OBJECT_KEY, texts.old_object),
+        ];
+        for ((key, text), last) in all.into_iter().zip(saved.iter_mut()) {
+            let text = SharedText(text);
+            if last.as_ref() != Some(&text) {
+                save(key, &text.0.as_str());
+                *last = Some(text);
+            }
+        }
+    }
+}
+
+/// Posts analysis jobs to the worker and shows their answers. Its channel keeps one job in
+/// flight and lets only the newest waiting one run next; only the newest job's answer is
+/// shown, with the texts of that job.
+#[derive(Clone)]
+struct Analyser {
+    shown: UseStateHandle<Option<Rc<Shown>>>,
+    /// Numbers the analyses shown (Shown::seq).
+    shown_seq: Rc<RefCell<u64>>,
+    /// Whether the newest analysis has run for more than SLOW_MS.
+    working: UseStateHandle<bool>,
+    /// The engine's crash message, until the next answer.
+    crash: UseStateHandle<Option<String>>,
+    slow_timer: Rc<RefCell<Option<Timeout>>>,
+}
+
+impl Analyser {
+    /// Analyses the texts and settings as they are now.
+    fn run(&self, live: &Live) {
+        let texts = &live.texts;
+        // The CRD text goes separately: the channel sends it only when the worker does not
+        // hold it yet.
+        let job = Job {
+            objects: vec![texts.object.to_string()],
+            old_object: old_object_of(&texts.old_object),
+            options: Options {
+                field_validation: live.mode,
+                ..Options::default()
+            },
+            query: PreviewQuery {
+                now: browser_now(),
+                ..live.query.clone()
+            },
+            ..Job::default()
+        };
+        let crd_text = SharedText(texts.crd.clone()).to_rc();
+        let analysed_crd = texts.crd.clone();
+        let analysed_object = texts.object.clone();
+        // After 100 ms without an answer the status says the engine is working and the
+        // results are dimmed (never emptied).
+        if self.slow_timer.borrow().is_none() {
+            let working = self.working.clone();
+            *self.slow_timer.borrow_mut() = Some(Timeout::new(SLOW_MS, move || working.set(true)));
+        }
+        let me = self.clone();
+        let listener: Rc<dyn Fn(WorkerEvent)> = Rc::new(move |event: WorkerEvent| {
+            me.slow_timer.borrow_mut().take();
+            me.working.set(false);
+            match event {
+                WorkerEvent::Reply(reply) => {
+                    let seq = {
+                        let mut n = me.shown_seq.borrow_mut();
+                        *n += 1;
+                        *n
+                    };
+                    let crd = analysed_crd.clone();
+                    me.shown.set(Some(Rc::new(Shown::of(seq, *reply, crd))));
+                    me.crash.set(None);
+                }
+                WorkerEvent::Crashed { own, message, .. } => {
+                    let what = if own {
+                        let (crd, object) = (&analysed_crd, &analysed_object);
+                        format!(
+                            "while analysing the CRD text ({} lines) and the Object text ({} \
+                             lines) as they were at your last edit",
+                            crd.lines().count(),
+                            object.lines().count()
+                        )
+                    } else {
+                        "while analysing another studio on this page".to_owned()
+                    };
+                    me.crash.set(Some(format!(
+                        "The engine crashed {what}: {message}. It has been restarted and your \
+                         texts are kept; edit a text to analyse again."
+                    )));
+                }
+            }
+        });
+        worker_client::submit(STUDIO, job, crd_text, listener);
+    }
+}
+
 /// The whole studio page.
 #[component]
 pub fn App() -> Html {
-    let texts = use_reducer(load_texts);
     let field_validation = use_state(|| {
         LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY).unwrap_or_default()
     });
     let query = use_state(load_query);
+    let live = {
+        let (mode, query) = (*field_validation, (*query).clone());
+        use_mut_ref(move || Live {
+            texts: load_texts(),
+            mode,
+            query,
+        })
+    };
+    let generations = use_mut_ref(Generations::default);
+    let rerender = use_force_update();
+    let old_in_use = use_state_eq(|| old_object_of(&live.borrow().texts.old_object).is_some());
     let shown = use_state(|| None::<Rc<Shown>>);
-    // Numbers the analyses shown (Shown::seq).
-    let shown_seq = use_mut_ref(|| 0_u64);
-    // Whether the newest analysis has run for more than SLOW_MS.
-    let working = use_state(|| false);
-    // The engine's crash message, until the next answer.
-    let crash = use_state(|| None::<String>);
-    let slow_timer = use_mut_ref(|| None::<Timeout>);
+    // Both are set from callbacks holding the first render's handles, which compare with the
+    // current value (use_state_eq), so an unchanged value does not re-render.
+    let working = use_state_eq(|| false);
+    let crash = use_state_eq(|| None::<String>);
+    let analyser = {
+        let (shown, working, crash) = (shown.clone(), working.clone(), crash.clone());
+        use_memo((), move |_| Analyser {
+            shown,
+            shown_seq: Rc::default(),
+            working,
+            crash,
+            slow_timer: Rc::default(),
+        })
+    };
+    let autosave = use_memo((), |_| Autosave::default());
     use_effect_with((), |_| {
         worker_client::warm_up();
         || ()
@@ -237,67 +359,11 @@ pub fn App() -> Html {
     let object_control = use_memo((), |_| EditorControl::default());
     let old_control = use_memo((), |_| EditorControl::default());
 
-    // Autosave shortly after the last change (a big CRD costs milliseconds to store, which a
-    // keystroke should not pay), and at once when the page is hidden or closed.
+    // Unsaved texts are saved at once when the page is hidden or closed.
     {
-        let pending = use_mut_ref(|| None::<(Timeout, Rc<dyn Fn()>)>);
-        // The texts as loaded are not saved back (another tab may have saved newer ones).
-        let loaded = use_mut_ref(|| true);
-        // The texts as last saved (CRD, object, old object).
-        let saved = use_mut_ref(|| (None::<SharedText>, None::<SharedText>, None::<SharedText>));
-        {
-            let pending = pending.clone();
-            use_effect_with(
-                (
-                    SharedText(texts.crd.clone()),
-                    SharedText(texts.object.clone()),
-                    SharedText(texts.old_object.clone()),
-                ),
-                move |(crd, object, old)| {
-                    if std::mem::replace(&mut *loaded.borrow_mut(), false) {
-                        return;
-                    }
-                    // Storing megabytes blocks the page for tens of milliseconds: while such a
-                    // text is being typed, wait for a longer pause.
-                    let big = [crd, object, old].iter().any(|t| t.len() > BIG_TEXT);
-                    let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
-                    let (crd, object, old) = (crd.clone(), object.clone(), old.clone());
-                    let saved = saved.clone();
-                    // Only the texts that changed since they were last saved are written:
-                    // storing a big CRD costs milliseconds of the page's time.
-                    let write: Rc<dyn Fn()> = Rc::new(move || {
-                        let mut guard = saved.borrow_mut();
-                        let saved = &mut *guard;
-                        for (key, text, last) in [
-                            (CRD_KEY, &crd, &mut saved.0),
-                            (OBJECT_KEY, &object, &mut saved.1),
-                            (OLD_OBJECT_KEY, &old, &mut saved.2),
-                        ] {
-                            if last.as_ref() != Some(text) {
-                                save(key, &&**text);
-                                *last = Some(text.clone());
-                            }
-                        }
-                    });
-                    let timer = {
-                        let pending = pending.clone();
-                        Timeout::new(delay, move || {
-                            if let Some((_, write)) = pending.borrow_mut().take() {
-                                write();
-                            }
-                        })
-                    };
-                    // A change before the timer fired replaces the unsaved one.
-                    *pending.borrow_mut() = Some((timer, write));
-                },
-            );
-        }
+        let autosave = autosave.clone();
         use_effect_with((), move |_| {
-            let flush = Closure::<dyn FnMut()>::new(move || {
-                if let Some((_, write)) = pending.borrow_mut().take() {
-                    write();
-                }
-            });
+            let flush = Closure::<dyn FnMut()>::new(move || autosave.flush());
             let window = gloo::utils::window();
             let _ =
                 window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
@@ -316,114 +382,95 @@ pub fn App() -> Html {
         save(WEBHOOK_RESPONSE_KEY, &q.webhook_response);
         save(MAPPINGS_KEY, &q.mappings);
     });
-
-    // Analyse on every change, in the worker. Its channel keeps one job in flight and lets
-    // only the newest waiting one run next; only the newest job's answer is shown. The texts
-    // of that job are what the answer is shown with.
+    // A settings change (and the first render) analyses again.
     {
-        let shown = shown.clone();
-        let working = working.clone();
-        let crash = crash.clone();
-        let slow_timer = slow_timer.clone();
+        let live = live.clone();
+        let analyser = analyser.clone();
         use_effect_with(
-            (
-                SharedText(texts.crd.clone()),
-                SharedText(texts.object.clone()),
-                SharedText(texts.old_object.clone()),
-                *field_validation,
-                (*query).clone(),
-            ),
-            move |(crd, object, old, mode, query)| {
-                // The CRD text goes separately: the channel sends it only when the worker does
-                // not hold it yet.
-                let job = Job {
-                    objects: vec![object.to_string()],
-                    old_object: old_object_of(old),
-                    options: Options {
-                        field_validation: *mode,
-                        ..Options::default()
-                    },
-                    query: PreviewQuery {
-                        now: browser_now(),
-                        ..query.clone()
-                    },
-                    ..Job::default()
-                };
-                let crd_text = crd.to_rc();
-                let analysed_crd = crd.0.clone();
-                let analysed_object = object.0.clone();
-                // After 100 ms without an answer the status says the engine is working and
-                // the results are dimmed (never emptied).
-                if slow_timer.borrow().is_none() {
-                    let working = working.clone();
-                    *slow_timer.borrow_mut() =
-                        Some(Timeout::new(SLOW_MS, move || working.set(true)));
+            (*field_validation, (*query).clone()),
+            move |(mode, query)| {
+                {
+                    let mut live = live.borrow_mut();
+                    live.mode = *mode;
+                    live.query = query.clone();
                 }
-                let listener: Rc<dyn Fn(WorkerEvent)> = {
-                    let shown = shown.clone();
-                    let shown_seq = shown_seq.clone();
-                    let working = working.clone();
-                    let crash = crash.clone();
-                    let slow_timer = slow_timer.clone();
-                    Rc::new(move |event: WorkerEvent| {
-                        slow_timer.borrow_mut().take();
-                        working.set(false);
-                        match event {
-                            WorkerEvent::Reply(reply) => {
-                                let seq = {
-                                    let mut n = shown_seq.borrow_mut();
-                                    *n += 1;
-                                    *n
-                                };
-                                let crd = analysed_crd.clone();
-                                shown.set(Some(Rc::new(Shown::of(seq, *reply, crd))));
-                                crash.set(None);
-                            }
-                            WorkerEvent::Crashed { own, message, .. } => {
-                                let what = if own {
-                                    let (crd, object) = (&analysed_crd, &analysed_object);
-                                    format!(
-                                        "while analysing the CRD text ({} lines) and the \
-                                         Object text ({} lines) as they were at your last edit",
-                                        crd.lines().count(),
-                                        object.lines().count()
-                                    )
-                                } else {
-                                    "while analysing another studio on this page".to_owned()
-                                };
-                                crash.set(Some(format!(
-                                    "The engine crashed {what}: {message}. It has been restarted \
-                                     and your texts are kept; edit a text to analyse again."
-                                )));
-                            }
-                        }
-                    })
-                };
-                worker_client::submit(STUDIO, job, crd_text, listener);
-                || ()
+                analyser.run(&live.borrow());
             },
         );
     }
 
-    let on_crd = {
-        let texts = texts.dispatcher();
-        Callback::from(move |text: String| texts.dispatch(Edit::Crd(text)))
+    // An edit in an editor: the job is posted at once, from the editor's change handler, and
+    // the page does not re-render (only the answer does); saving waits for a pause.
+    let edit = |pane: Pane| {
+        let live = live.clone();
+        let analyser = analyser.clone();
+        let autosave = autosave.clone();
+        let old_in_use = old_in_use.clone();
+        Callback::from(move |text: String| {
+            let mut state = live.borrow_mut();
+            let slot = match pane {
+                Pane::Crd => &mut state.texts.crd,
+                Pane::Object => &mut state.texts.object,
+                Pane::OldObject => &mut state.texts.old_object,
+            };
+            *slot = AttrValue::from(text);
+            analyser.run(&state);
+            autosave.schedule(state.texts.clone());
+            if pane == Pane::OldObject {
+                old_in_use.set(old_object_of(&state.texts.old_object).is_some());
+            }
+        })
+    };
+    let on_crd = edit(Pane::Crd);
+    let on_object = edit(Pane::Object);
+    let on_old_object = edit(Pane::OldObject);
+    // The app puts a text in place of the user's: the editor reloads it.
+    let replace = {
+        let live = live.clone();
+        let generations = generations.clone();
+        let analyser = analyser.clone();
+        let autosave = autosave.clone();
+        let old_in_use = old_in_use.clone();
+        let rerender = rerender.clone();
+        Rc::new(move |what: Replace| {
+            {
+                let mut state = live.borrow_mut();
+                let mut g = generations.borrow_mut();
+                match what {
+                    Replace::Crd(text) => {
+                        state.texts.crd = text.into();
+                        g.crd += 1;
+                    }
+                    Replace::OldObject(text) => {
+                        state.texts.old_object = text;
+                        g.old += 1;
+                    }
+                    Replace::Example => {
+                        state.texts = Texts {
+                            crd: AttrValue::Static(EXAMPLE_CRD),
+                            object: AttrValue::Static(EXAMPLE_OBJECT),
+                            old_object: AttrValue::Static(""),
+                        };
+                        g.object += 1;
+                        g.crd += 1;
+                        g.old += 1;
+                    }
+                }
+            }
+            let state = live.borrow();
+            analyser.run(&state);
+            autosave.schedule(state.texts.clone());
+            old_in_use.set(old_object_of(&state.texts.old_object).is_some());
+            rerender.force_update();
+        })
     };
     let on_rewrite_crd = {
-        let texts = texts.dispatcher();
-        Callback::from(move |text: String| texts.dispatch(Edit::ReplaceCrd(text)))
-    };
-    let on_object = {
-        let texts = texts.dispatcher();
-        Callback::from(move |text: String| texts.dispatch(Edit::Object(text)))
-    };
-    let on_old_object = {
-        let texts = texts.dispatcher();
-        Callback::from(move |text: String| texts.dispatch(Edit::OldObject(text)))
+        let replace = replace.clone();
+        Callback::from(move |text: String| replace(Replace::Crd(text)))
     };
     let on_reset = {
-        let texts = texts.dispatcher();
-        Callback::from(move |_: MouseEvent| texts.dispatch(Edit::ResetExample))
+        let replace = replace.clone();
+        Callback::from(move |_: MouseEvent| replace(Replace::Example))
     };
     let on_field_validation = {
         let field_validation = field_validation.clone();
@@ -442,18 +489,18 @@ pub fn App() -> Html {
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
     };
     let on_copy_object = {
-        let texts_handle = texts.clone();
+        let replace = replace.clone();
+        let live = live.clone();
         let old_open = old_open.clone();
         Callback::from(move |_: MouseEvent| {
-            texts_handle.dispatch(Edit::ReplaceOldObject(texts_handle.object.clone()));
+            let object = live.borrow().texts.object.clone();
+            replace(Replace::OldObject(object));
             old_open.set(true);
         })
     };
     let on_clear_old = {
-        let texts = texts.dispatcher();
-        Callback::from(move |_: MouseEvent| {
-            texts.dispatch(Edit::ReplaceOldObject(AttrValue::Static("")))
-        })
+        let replace = replace.clone();
+        Callback::from(move |_: MouseEvent| replace(Replace::OldObject(AttrValue::Static(""))))
     };
     // Puts the cursor in an editor; the old object editor is opened first when collapsed
     // (it exists only while open, so the focus waits for the next render).
@@ -526,7 +573,9 @@ pub fn App() -> Html {
         None => html! { <p class="status" role="status">{ "Analysing…" }</p> },
     };
     let mode_name = field_validation_name(*field_validation);
-    let old_in_use = old_object_of(&texts.old_object).is_some();
+    let old_in_use = *old_in_use;
+    let texts = live.borrow().texts.clone();
+    let generations = *generations.borrow();
     let old_state = if old_in_use {
         html! { <span class="pill update" title="The Object is analysed as an update of this old object">{ "update" }</span> }
     } else {
@@ -570,7 +619,7 @@ pub fn App() -> Html {
                     <CodeEditor
                         label={Pane::Crd.label()}
                         text={texts.crd.clone()}
-                        generation={texts.crd_generation}
+                        generation={generations.crd}
                         diagnostics={crd_marks}
                         on_change={on_crd}
                         control={(*crd_control).clone()}
@@ -582,7 +631,7 @@ pub fn App() -> Html {
                         <CodeEditor
                             label={Pane::Object.label()}
                             text={texts.object.clone()}
-                            generation={texts.generation}
+                            generation={generations.object}
                             diagnostics={object_marks}
                             on_change={on_object}
                             control={(*object_control).clone()}
@@ -616,7 +665,7 @@ pub fn App() -> Html {
                                 <CodeEditor
                                     label={Pane::OldObject.label()}
                                     text={texts.old_object.clone()}
-                                    generation={texts.old_generation}
+                                    generation={generations.old}
                                     diagnostics={old_marks}
                                     on_change={on_old_object}
                                     control={(*old_control).clone()}

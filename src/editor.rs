@@ -64,7 +64,14 @@ enum Backend {
 
 /// A handle the parent keeps to drive an editor it rendered (focus it at a position).
 #[derive(Clone, Default)]
-pub struct EditorControl(Rc<RefCell<Option<Backend>>>);
+pub struct EditorControl(Rc<RefCell<Control>>);
+
+/// The editor behind an [`EditorControl`], and the diagnostics waiting for the next frame.
+#[derive(Default)]
+struct Control {
+    backend: Option<Backend>,
+    pending: Option<Rc<Vec<EditorDiagnostic>>>,
+}
 
 impl PartialEq for EditorControl {
     fn eq(&self, other: &Self) -> bool {
@@ -75,7 +82,7 @@ impl PartialEq for EditorControl {
 impl EditorControl {
     /// Puts the cursor at 1-based `line` and 1-based UTF-16 `column` and focuses the editor.
     pub fn focus_at(&self, line: usize, utf16_column: usize) {
-        match &*self.0.borrow() {
+        match &self.0.borrow().backend {
             Some(Backend::CodeMirror { api, handle, .. }) => log_js_error(
                 "focusAt",
                 api.focus_at(handle, clamp_u32(line), clamp_u32(utf16_column)),
@@ -89,8 +96,34 @@ impl EditorControl {
         }
     }
 
+    /// Shows `diagnostics` at the next animation frame. Marking text makes CodeMirror redraw
+    /// the line and put the selection back, which forces a layout: done in the frame, that
+    /// layout is the frame's own, and the answer that brought the diagnostics is handled
+    /// (and the Problems list updated) without waiting for it. Only the newest diagnostics
+    /// of a frame are applied.
+    fn show_diagnostics(&self, diagnostics: Rc<Vec<EditorDiagnostic>>) {
+        let first = self.0.borrow_mut().pending.replace(diagnostics).is_none();
+        if first {
+            let me = self.clone();
+            let callback = Closure::once_into_js(move || me.apply_pending());
+            if gloo::utils::window()
+                .request_animation_frame(callback.unchecked_ref())
+                .is_err()
+            {
+                self.apply_pending();
+            }
+        }
+    }
+
+    fn apply_pending(&self) {
+        let pending = self.0.borrow_mut().pending.take();
+        if let Some(diagnostics) = pending {
+            self.set_diagnostics(&diagnostics);
+        }
+    }
+
     fn set_diagnostics(&self, diagnostics: &[EditorDiagnostic]) {
-        if let Some(Backend::CodeMirror { api, handle, .. }) = &*self.0.borrow() {
+        if let Some(Backend::CodeMirror { api, handle, .. }) = &self.0.borrow().backend {
             let json = serde_json::to_string(diagnostics).unwrap_or_else(|_| "[]".to_owned());
             match js_sys::JSON::parse(&json) {
                 Ok(diags) => log_js_error("setDiagnostics", api.set_diagnostics(handle, &diags)),
@@ -100,7 +133,7 @@ impl EditorControl {
     }
 
     fn set_text(&self, text: &str) {
-        match &*self.0.borrow() {
+        match &self.0.borrow().backend {
             Some(Backend::CodeMirror { api, handle, .. }) => {
                 log_js_error("setDoc", api.set_doc(handle, text))
             }
@@ -110,7 +143,7 @@ impl EditorControl {
     }
 
     fn destroy(&self) {
-        if let Some(Backend::CodeMirror { api, handle, .. }) = self.0.borrow_mut().take() {
+        if let Some(Backend::CodeMirror { api, handle, .. }) = self.0.borrow_mut().backend.take() {
             log_js_error("destroy", api.destroy(&handle));
         }
     }
@@ -178,14 +211,14 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
                     _ => Err(JsValue::from_str("no CrdEditor API or no host element")),
                 };
                 match created {
-                    Ok(backend) => *control.0.borrow_mut() = Some(backend),
+                    Ok(backend) => control.0.borrow_mut().backend = Some(backend),
                     Err(e) => {
                         console::error!("CodeMirror editor unavailable, using a textarea", e);
                         code_mirror.set(false);
                     }
                 }
             } else if let Some(ta) = textarea.cast::<HtmlTextAreaElement>() {
-                *control.0.borrow_mut() = Some(Backend::TextArea(ta));
+                control.0.borrow_mut().backend = Some(Backend::TextArea(ta));
             }
             move || control.destroy()
         });
@@ -198,7 +231,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
     {
         let control = props.control.clone();
         use_effect_with(props.diagnostics.clone(), move |d| {
-            control.set_diagnostics(d)
+            control.show_diagnostics(d.clone())
         });
     }
 

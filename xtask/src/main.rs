@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         "cel-spec" => cel_spec::run(rest),
         "tzdb" => tzdb::run(rest),
         "serve-dir" => serve_dir_task(rest),
+        "e2e" => setup(true).and_then(|_| e2e(rest)),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
@@ -81,6 +82,8 @@ const HELP: &str = "usage: cargo xtask <task>
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
                         dist/ unless DIST names a built page)
+  e2e [FILE...]         build the test page and run the end-to-end tests (all, or the named
+                        e2e/*.test.mjs files)
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 
 /// The workspace root.
@@ -323,6 +326,33 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
+/// The end-to-end tests: builds the release page with the test hooks, serves it, and runs the
+/// `e2e/*.test.mjs` files (or the ones named) in headless Chromium.
+fn e2e(files: &[String]) -> Result<bool, String> {
+    bundle_editor()?;
+    // The test build: `test-hooks` lets the crash-recovery test make the worker panic (never
+    // in `cargo xtask build`).
+    run(cmd("trunk").args([
+        "build",
+        "index.html",
+        "--release",
+        "--offline",
+        "--features",
+        "test-hooks",
+    ]))?;
+    let server = serve_dir::Server::start(&root().join("dist"), 0)?;
+    let base = format!("http://127.0.0.1:{}/", server.port());
+    let shots = root().join("test-output");
+    let _ = std::fs::create_dir_all(&shots);
+    run(cmd("node")
+        .args(["--test", "--test-concurrency=1"])
+        .args(files)
+        .current_dir(root().join("e2e"))
+        .env("BASE_URL", &base)
+        .env("SCREENSHOT_DIR", &shots))
+    .map(|_| true)
+}
+
 fn serve_dir_task(args: &[String]) -> Result<bool, String> {
     let dir = args
         .first()
@@ -426,29 +456,7 @@ fn test(args: &[String]) -> Result<bool, String> {
         );
         check(
             "end-to-end (release page in headless Chromium)",
-            &mut || {
-                bundle_editor()?;
-                // The test build: `test-hooks` lets the crash-recovery test make the worker
-                // panic (never in `cargo xtask build`).
-                run(cmd("trunk").args([
-                    "build",
-                    "index.html",
-                    "--release",
-                    "--offline",
-                    "--features",
-                    "test-hooks",
-                ]))?;
-                let server = serve_dir::Server::start(&root().join("dist"), 0)?;
-                let base = format!("http://127.0.0.1:{}/", server.port());
-                let shots = root().join("test-output");
-                let _ = std::fs::create_dir_all(&shots);
-                run(cmd("node")
-                    .args(["--test", "--test-concurrency=1"])
-                    .current_dir(root().join("e2e"))
-                    .env("BASE_URL", &base)
-                    .env("SCREENSHOT_DIR", &shots))
-                .map(|_| true)
-            },
+            &mut || e2e(&[]),
         );
     }
     println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
