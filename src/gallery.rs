@@ -49,6 +49,11 @@ pub struct Expect {
     pub webhook_response_accepted: Option<bool>,
     /// For an example with a field selector: the names of the objects it lists, in order.
     pub selected: &'static [&'static str],
+    /// The fields the server prunes from the first object, as field paths (checked when not
+    /// empty).
+    pub pruned: &'static [&'static str],
+    /// The fields the server's defaults set in the first object (checked when not empty).
+    pub defaulted: &'static [&'static str],
     /// Whether the CEL tab offers a one-click fix for a cost over the limit (bounds to add),
     /// with which the server accepts the CRD.
     pub cost_fix: bool,
@@ -142,6 +147,8 @@ const BASE: Example = Example {
         findings: &[],
         webhook_response_accepted: None,
         selected: &[],
+        pruned: &[],
+        defaulted: &[],
         cost_fix: false,
     },
 };
@@ -235,6 +242,13 @@ const DEFAULTING_PRUNING: Example = Example {
             warning("object.unknown-field", "unknown field \"spec.compress\""),
             warning("object.unknown-field", "unknown field \"notes\""),
         ],
+        pruned: &["notes", "spec.compress", "spec.target.encryption"],
+        defaulted: &[
+            "spec.retention.keepLast",
+            "spec.schedule",
+            "spec.suspend",
+            "spec.target.region",
+        ],
         ..BASE.expect
     },
     ..BASE
@@ -261,6 +275,8 @@ const LIST_TYPES: Example = Example {
                 r#"spec.hostnames[2]: Duplicate value: "example.com""#,
             ),
         ],
+        // The keys collide only once `protocol` is defaulted.
+        defaulted: &["spec.ports[0].protocol", "spec.ports[3].protocol"],
         ..BASE.expect
     },
     ..BASE
@@ -462,6 +478,7 @@ mod tests {
     use crate::cel_model::{apply_edits, cel_view};
     use crate::view_model::{object_rejected, problem_rows, status};
     use crate::worker_boundary::{answer_with, Reply};
+    use crd_studio_engine::CelOutcome;
 
     /// The clock the page would pass (any fixed instant).
     const NOW: &str = "2026-01-01T00:00:00Z";
@@ -501,6 +518,19 @@ mod tests {
         let check = webhook.and_then(|w| w.check.as_ref());
         if check.map(|c| c.accepted) != x.webhook_response_accepted {
             out.push(format!("webhook response check: {check:?}"));
+        }
+        let first = a.objects.first();
+        let pruned: Vec<&str> = first
+            .map(|o| o.pruned_paths.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        if !x.pruned.is_empty() && pruned != x.pruned {
+            out.push(format!("pruned: {pruned:?}"));
+        }
+        let defaulted: Vec<&str> = first
+            .map(|o| o.defaulted_paths.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        if !x.defaulted.is_empty() && defaulted != x.defaulted {
+            out.push(format!("defaulted: {defaulted:?}"));
         }
         if !e.field_selector.is_empty() {
             let names: Vec<&str> = match &reply.previews.field_selector {
@@ -608,6 +638,17 @@ mod tests {
                 "{}",
                 e.slug
             );
+            // Every object is read and served, and no rule fails to evaluate (a rule that
+            // errors at run time would be a mistake in the example, not what it shows).
+            for o in &a.objects {
+                assert_eq!(o.object_error, None, "{}", e.slug);
+                assert!(
+                    o.cel_results.iter().all(|r| r.outcome != CelOutcome::Error),
+                    "{}: {:?}",
+                    e.slug,
+                    o.cel_results
+                );
+            }
             // The tables of accepted CRDs are printed.
             if e.expect.crd_accepted {
                 assert!(reply.previews.kubectl_get.is_some(), "{}", e.slug);
