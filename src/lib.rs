@@ -7,10 +7,11 @@
 //! shows the findings.
 //!
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
-//! [`cel_model`], [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
-//! `cargo test` checks them natively.
+//! [`cel_model`], [`gallery`] (the curated examples), [`worker_protocol`] and
+//! [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
 
 pub mod cel_model;
+pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
 pub mod view_model;

@@ -8,68 +8,13 @@ use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, Sou
 use serde::Serialize;
 
 /// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit, with
-/// three `x-kubernetes-validations` rules (one of them a transition rule) for the CEL view.
-pub const EXAMPLE_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  # The name is <plural>.<group>.
-  name: crontabs.stable.example.com
-spec:
-  group: stable.example.com
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              x-kubernetes-validations:
-                - rule: "!has(self.replicas) || self.replicas <= 10"
-                  message: replicas must be at most 10
-              properties:
-                cronSpec:
-                  type: string
-                  x-kubernetes-validations:
-                    - rule: self.size() > 0
-                image:
-                  type: string
-                  x-kubernetes-validations:
-                    - rule: self == oldSelf
-                      message: image is immutable
-                replicas:
-                  type: integer
-      additionalPrinterColumns:
-        - name: Spec
-          type: string
-          jsonPath: .spec.cronSpec
-        - name: Image
-          type: string
-          priority: 1
-          jsonPath: .spec.image
-        - name: Age
-          type: date
-          jsonPath: .metadata.creationTimestamp
-  scope: Namespaced
-  names:
-    plural: crontabs
-    singular: crontab
-    kind: CronTab
-    shortNames:
-      - ct
-"#;
+/// three `x-kubernetes-validations` rules (one of them a transition rule) for the CEL view:
+/// the gallery's first example ([`crate::gallery::CRONTAB`], `examples/crontab/crd.yaml`).
+pub const EXAMPLE_CRD: &str = crate::gallery::CRONTAB.crd;
 
-/// A CronTab object for [`EXAMPLE_CRD`], shown on a first visit.
-pub const EXAMPLE_OBJECT: &str = r#"apiVersion: stable.example.com/v1
-kind: CronTab
-metadata:
-  name: my-new-cron-object
-spec:
-  cronSpec: "* * * * */5"
-  image: my-awesome-cron-image
-"#;
+/// A CronTab object for [`EXAMPLE_CRD`], shown on a first visit
+/// (`examples/crontab/object.yaml`).
+pub const EXAMPLE_OBJECT: &str = crate::gallery::CRONTAB.object;
 
 /// One of the editors on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
