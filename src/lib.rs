@@ -14,6 +14,7 @@ pub mod cel_model;
 pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
+pub mod studio_state;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;

@@ -1,0 +1,218 @@
+//! A studio's whole state as one value, and the share-link format that carries it.
+//!
+//! A share link, an example of the gallery and an embedded playground all put a
+//! [`StudioState`] into a studio: the texts (CRD, objects, old object, the Conversion tab's
+//! texts) and the settings (field validation, Kubernetes version, the selected version and
+//! tab). A link holds it in the URL fragment (never sent to a server):
+//!
+//! ```text
+//! index.html#s1.<base64url of the raw-deflated JSON of the state>
+//! ```
+//!
+//! `s1.` names the format's version: a later format gets a new prefix and [`decode`] keeps
+//! reading the old ones, so a link made by an older build still opens. Fields a build does
+//! not know are ignored, and missing ones take their defaults.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use crd_studio_engine::FieldValidation;
+use serde::{Deserialize, Serialize};
+
+/// Everything a studio shows that the user chose or typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StudioState {
+    /// The CRD text.
+    pub crd: String,
+    /// The Object text (one or more YAML documents).
+    pub object: String,
+    /// The old object text (blank: the create path).
+    pub old_object: String,
+    /// The field validation mode.
+    pub field_validation: FieldValidation,
+    /// The Kubernetes minor version to model (blank: the engine's default).
+    pub kubernetes_version: String,
+    /// The CRD version selected in the Stored object tab (blank: the stored one).
+    pub version: String,
+    /// The open tab: `problems`, `stored`, `cel`, `get` or `conversion` (blank: problems).
+    pub tab: String,
+    /// The kubectl get tab's `--field-selector`.
+    pub field_selector: String,
+    /// The Conversion tab's target version.
+    pub conversion_target: String,
+    /// The Conversion tab's webhook response text.
+    pub webhook_response: String,
+    /// The Conversion tab's authored mappings.
+    pub mappings: String,
+}
+
+/// The prefix of the current link format.
+pub const PREFIX_V1: &str = "s1.";
+
+/// The longest link fragment the Share button makes (characters). Browsers carry far longer
+/// URLs (Chromium 2 MB), but mail and chat clients, and some browsers' address bars, cut
+/// links much shorter; 64 Ki characters holds a 60 KB CRD several times over (texts compress
+/// about 5 to 10 times).
+pub const MAX_LINK_CHARS: usize = 65_536;
+
+/// The largest state a link may expand to (bytes of JSON). A hostile link cannot make the
+/// page inflate more than this.
+pub const MAX_STATE_BYTES: usize = 16 << 20;
+
+/// Why a link fragment could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShareError {
+    /// The fragment does not start with a known format prefix.
+    UnknownFormat,
+    /// The fragment is not valid base64url.
+    NotBase64,
+    /// The compressed data is broken or expands past [`MAX_STATE_BYTES`].
+    BadData,
+    /// The data is not a studio state.
+    NotAState(String),
+}
+
+impl std::fmt::Display for ShareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShareError::UnknownFormat => {
+                write!(f, "this link was not made by CRD Studio (or by a newer version)")
+            }
+            ShareError::NotBase64 => write!(f, "the link is damaged (it is not base64url)"),
+            ShareError::BadData => write!(
+                f,
+                "the link is damaged or cut short (its data does not decompress)"
+            ),
+            ShareError::NotAState(e) => write!(f, "the link's data is not a studio state: {e}"),
+        }
+    }
+}
+
+/// The link fragment (without `#`) for `state`, in the current format.
+pub fn encode(state: &StudioState) -> String {
+    let json = serde_json::to_vec(state).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    format!("{PREFIX_V1}{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// Whether a fragment (without `#`) looks like a share link, of any known format.
+pub fn is_link(fragment: &str) -> bool {
+    fragment.starts_with(PREFIX_V1)
+}
+
+/// The state a link fragment (with or without `#`) holds.
+pub fn decode(fragment: &str) -> Result<StudioState, ShareError> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    let data = fragment
+        .strip_prefix(PREFIX_V1)
+        .ok_or(ShareError::UnknownFormat)?;
+    // Links pasted from mail sometimes keep a trailing newline or gain padding.
+    let data = data.trim().trim_end_matches('=');
+    let packed = URL_SAFE_NO_PAD
+        .decode(data)
+        .map_err(|_| ShareError::NotBase64)?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
+        .map_err(|_| ShareError::BadData)?;
+    serde_json::from_slice(&json).map_err(|e| ShareError::NotAState(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StudioState {
+        StudioState {
+            crd: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n".into(),
+            object: "apiVersion: stable.example.com/v1\nkind: CronTab\n# ünïcödé ✓\n".into(),
+            old_object: "x: 1\n".into(),
+            field_validation: FieldValidation::Warn,
+            kubernetes_version: "1.33".into(),
+            version: "v1".into(),
+            tab: "cel".into(),
+            field_selector: "spec.a=b".into(),
+            conversion_target: "v2".into(),
+            webhook_response: "{}".into(),
+            mappings: "a: b".into(),
+        }
+    }
+
+    #[test]
+    fn round_trip_keeps_every_field() {
+        let state = sample();
+        let link = encode(&state);
+        assert!(link.starts_with("s1."));
+        assert!(link[3..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        assert_eq!(decode(&link), Ok(state.clone()));
+        assert_eq!(decode(&format!("#{link}")), Ok(state));
+    }
+
+    /// A link made by the first build that had share links: it must always open.
+    #[test]
+    fn a_link_from_an_older_build_still_opens() {
+        let link = include_str!("../tests/fixtures/share-link-v1.txt").trim();
+        let state = decode(link).expect("the fixed v1 link opens");
+        assert!(state.crd.contains("kind: CustomResourceDefinition"));
+        assert!(state.crd.contains("crontabs.stable.example.com"));
+        assert!(state.object.contains("kind: CronTab"));
+        assert_eq!(state.field_validation, FieldValidation::Warn);
+        assert_eq!(state.tab, "cel");
+        assert_eq!(state.field_selector, "spec.replicas=1");
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_missing_ones_default() {
+        let json = br#"{"crd":"a","future":"ignored"}"#;
+        let link = format!(
+            "s1.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(json, 6))
+        );
+        let state = decode(&link).unwrap();
+        assert_eq!(state.crd, "a");
+        assert_eq!(state.object, "");
+        assert_eq!(state.field_validation, FieldValidation::Strict);
+    }
+
+    #[test]
+    fn broken_links_say_why() {
+        assert_eq!(decode("x1.abc"), Err(ShareError::UnknownFormat));
+        assert_eq!(decode("s1.a*b"), Err(ShareError::NotBase64));
+        assert_eq!(decode("s1.AAAA"), Err(ShareError::BadData));
+        let cut = &encode(&sample())[..20];
+        assert!(decode(cut).is_err());
+        let not_state = format!(
+            "s1.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(b"[1,2]", 6))
+        );
+        assert!(matches!(decode(&not_state), Err(ShareError::NotAState(_))));
+    }
+
+    #[test]
+    fn a_link_cannot_expand_past_the_limit() {
+        // 17 MiB of one byte compresses to a few kilobytes.
+        let json = format!("{{\"crd\":\"{}\"}}", "a".repeat(MAX_STATE_BYTES + (1 << 20)));
+        let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+        assert!(packed.len() < 100_000);
+        let link = format!("s1.{}", URL_SAFE_NO_PAD.encode(packed));
+        assert_eq!(decode(&link), Err(ShareError::BadData));
+    }
+
+    #[test]
+    fn a_60_kb_crd_fits_in_a_link() {
+        let mut crd = String::from("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n");
+        let mut i = 0;
+        while crd.len() < 60_000 {
+            crd.push_str(&format!(
+                "          field{i}:\n            type: string\n            description: The {i}th field, with a description as real CRDs have.\n            maxLength: {}\n",
+                i * 7 % 253
+            ));
+            i += 1;
+        }
+        let link = encode(&StudioState {
+            crd,
+            ..StudioState::default()
+        });
+        assert!(link.len() < MAX_LINK_CHARS, "{} characters", link.len());
+    }
+}
