@@ -15,9 +15,9 @@ use crate::cel_model::tab_badge;
 use crate::cel_view::CelPanel;
 use crate::conversion_view::ConversionPanel;
 use crate::editor::{CodeEditor, EditorControl};
+use crate::editor_text::EditorText;
 use crate::gallery;
 use crate::get_view::GetPanel;
-use crate::shared_text::SharedText;
 use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
 use crate::view_model::{
@@ -63,10 +63,10 @@ pub const BACKUP_KEY: &str = "crd-studio.backup";
 /// posts); the app's own replacements bump [`Generations`] so the editors reload.
 #[derive(Clone, Default)]
 struct Texts {
-    crd: AttrValue,
-    object: AttrValue,
+    crd: EditorText,
+    object: EditorText,
     /// Empty when there is no old object.
-    old_object: AttrValue,
+    old_object: EditorText,
 }
 
 /// Bumped when the app replaces a text (the example, a rule edited in the CEL panel, the
@@ -92,17 +92,21 @@ struct Live {
 /// A text the app puts in place of the user's.
 enum Replace {
     Crd(String),
-    OldObject(AttrValue),
+    OldObject(EditorText),
     /// Every text and setting (an example, restored work).
     State(Box<StudioState>),
 }
 
 fn load_texts() -> Texts {
-    let load = |key: &str| LocalStorage::get::<String>(key).ok().map(AttrValue::from);
+    let load = |key: &str| LocalStorage::get::<String>(key).ok();
     Texts {
-        crd: load(CRD_KEY).unwrap_or(AttrValue::Static(EXAMPLE_CRD)),
-        object: load(OBJECT_KEY).unwrap_or(AttrValue::Static(EXAMPLE_OBJECT)),
-        old_object: load(OLD_OBJECT_KEY).unwrap_or_default(),
+        crd: EditorText::from_rust(
+            load(CRD_KEY).map_or(AttrValue::Static(EXAMPLE_CRD), AttrValue::from),
+        ),
+        object: EditorText::from_rust(
+            load(OBJECT_KEY).map_or(AttrValue::Static(EXAMPLE_OBJECT), AttrValue::from),
+        ),
+        old_object: EditorText::from_rust(load(OLD_OBJECT_KEY).unwrap_or_default()),
     }
 }
 
@@ -133,8 +137,24 @@ fn save(key: &str, value: &impl serde::Serialize) {
 }
 
 /// The old object to send: `None` (the create path) when its text is blank.
-fn old_object_of(text: &str) -> Option<String> {
-    (!text.trim().is_empty()).then(|| text.to_owned())
+fn old_object_of(text: &EditorText) -> Option<String> {
+    (!text.is_blank()).then(|| text.rust().to_string())
+}
+
+/// Saves an editor text: a Rust string as usual; the editor's own JavaScript string with
+/// `JSON.stringify`, so a big CRD is not copied into wasm to be saved.
+fn save_text(key: &str, text: &EditorText) {
+    if let Some(rust) = text.rust_if_ready() {
+        save(key, &rust.as_str());
+        return;
+    }
+    let stored = js_sys::JSON::stringify(&text.js())
+        .ok()
+        .zip(gloo::utils::window().local_storage().ok().flatten())
+        .map(|(json, storage)| storage.set_item(key, &String::from(json)));
+    if !matches!(stored, Some(Ok(()))) {
+        gloo::console::warn!(format!("could not save {key}"));
+    }
 }
 
 /// An observer of the studio's size, and the callback it calls.
@@ -247,7 +267,7 @@ pub(crate) struct Shown {
     cel_badge: (usize, bool),
     pub(crate) reply: Reply,
     /// The CRD text the analysis was made from.
-    pub(crate) crd: AttrValue,
+    pub(crate) crd: EditorText,
 }
 
 impl PartialEq for Shown {
@@ -257,7 +277,7 @@ impl PartialEq for Shown {
 }
 
 impl Shown {
-    fn of(seq: u64, reply: Reply, crd: AttrValue) -> Shown {
+    fn of(seq: u64, reply: Reply, crd: EditorText) -> Shown {
         let analysis = &reply.analysis;
         Shown {
             cel_badge: tab_badge(analysis),
@@ -300,7 +320,7 @@ struct Autosave {
     /// The timer and the texts it will save.
     pending: Rc<RefCell<Option<(Timeout, Texts)>>>,
     /// The texts as last saved (CRD, object, old object).
-    saved: Rc<RefCell<[Option<SharedText>; 3]>>,
+    saved: Rc<RefCell<[Option<EditorText>; 3]>>,
 }
 
 impl Autosave {
@@ -311,7 +331,7 @@ impl Autosave {
         // being typed, wait for a longer pause.
         let big = [&texts.crd, &texts.object, &texts.old_object]
             .iter()
-            .any(|t| t.len() > BIG_TEXT);
+            .any(|t| t.rough_len() > BIG_TEXT);
         let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
         let me = self.clone();
         let timer = Timeout::new(delay, move || me.flush());
@@ -330,9 +350,8 @@ impl Autosave {
             (OLD_OBJECT_KEY, texts.old_object),
         ];
         for ((key, text), last) in all.into_iter().zip(saved.iter_mut()) {
-            let text = SharedText(text);
             if last.as_ref() != Some(&text) {
-                save(key, &text.0.as_str());
+                save_text(key, &text);
                 *last = Some(text);
             }
         }
@@ -363,7 +382,7 @@ impl Analyser {
         // The CRD text goes separately: the channel sends it only when the worker does not
         // hold it yet.
         let job = Job {
-            objects: vec![texts.object.to_string()],
+            objects: vec![texts.object.rust().to_string()],
             old_object: old_object_of(&texts.old_object),
             options: {
                 let mut options = Options {
@@ -381,7 +400,7 @@ impl Analyser {
             },
             ..Job::default()
         };
-        let crd_text = SharedText(texts.crd.clone()).to_rc();
+        let crd_text = texts.crd.clone();
         let analysed_crd = texts.crd.clone();
         let analysed_object = texts.object.clone();
         // After 100 ms without an answer the status says the engine is working and the
@@ -407,7 +426,7 @@ impl Analyser {
                 }
                 WorkerEvent::Crashed { own, message, .. } => {
                     let what = if own {
-                        let (crd, object) = (&analysed_crd, &analysed_object);
+                        let (crd, object) = (analysed_crd.rust(), analysed_object.rust());
                         format!(
                             "while analysing the CRD text ({} lines) and the Object text ({} \
                              lines) as they were at your last edit",
@@ -588,9 +607,9 @@ fn saved_state() -> StudioState {
     let texts = load_texts();
     let query = load_query();
     StudioState {
-        crd: texts.crd.to_string(),
-        object: texts.object.to_string(),
-        old_object: texts.old_object.to_string(),
+        crd: texts.crd.rust().to_string(),
+        object: texts.object.rust().to_string(),
+        old_object: texts.old_object.rust().to_string(),
         field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
             .unwrap_or_default(),
         field_selector: query.field_selector,
@@ -667,9 +686,9 @@ pub fn Studio(props: &StudioProps) -> Html {
         use_mut_ref(move || Live {
             texts: match &initial {
                 Some(state) => Texts {
-                    crd: state.crd.clone().into(),
-                    object: state.object.clone().into(),
-                    old_object: state.old_object.clone().into(),
+                    crd: EditorText::from_rust(state.crd.clone()),
+                    object: EditorText::from_rust(state.object.clone()),
+                    old_object: EditorText::from_rust(state.old_object.clone()),
                 },
                 None => load_texts(),
             },
@@ -803,14 +822,14 @@ pub fn Studio(props: &StudioProps) -> Html {
         let analyser = analyser.clone();
         let autosave = autosave.clone();
         let old_in_use = old_in_use.clone();
-        Callback::from(move |text: String| {
+        Callback::from(move |text: EditorText| {
             let mut state = live.borrow_mut();
             let slot = match pane {
                 Pane::Crd => &mut state.texts.crd,
                 Pane::Object => &mut state.texts.object,
                 Pane::OldObject => &mut state.texts.old_object,
             };
-            *slot = AttrValue::from(text);
+            *slot = text;
             analyser.run(&state);
             if !embed {
                 autosave.schedule(state.texts.clone());
@@ -839,7 +858,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 let mut g = generations.borrow_mut();
                 match what {
                     Replace::Crd(text) => {
-                        state.texts.crd = text.into();
+                        state.texts.crd = EditorText::from_rust(text);
                         g.crd += 1;
                     }
                     Replace::OldObject(text) => {
@@ -848,9 +867,9 @@ pub fn Studio(props: &StudioProps) -> Html {
                     }
                     Replace::State(next) => {
                         state.texts = Texts {
-                            crd: next.crd.clone().into(),
-                            object: next.object.clone().into(),
-                            old_object: next.old_object.clone().into(),
+                            crd: EditorText::from_rust(next.crd.clone()),
+                            object: EditorText::from_rust(next.object.clone()),
+                            old_object: EditorText::from_rust(next.old_object.clone()),
                         };
                         state.mode = next.field_validation;
                         state.query = query_of(&next);
@@ -885,9 +904,9 @@ pub fn Studio(props: &StudioProps) -> Html {
         Rc::new(move || {
             let live = live.borrow();
             StudioState {
-                crd: live.texts.crd.to_string(),
-                object: live.texts.object.to_string(),
-                old_object: live.texts.old_object.to_string(),
+                crd: live.texts.crd.rust().to_string(),
+                object: live.texts.object.rust().to_string(),
+                old_object: live.texts.old_object.rust().to_string(),
                 field_validation: live.mode,
                 kubernetes_version: live.kubernetes_version.clone(),
                 version: live.version.to_string(),
@@ -1027,7 +1046,7 @@ pub fn Studio(props: &StudioProps) -> Html {
     };
     let on_clear_old = {
         let replace = replace.clone();
-        Callback::from(move |_: MouseEvent| replace(Replace::OldObject(AttrValue::Static(""))))
+        Callback::from(move |_: MouseEvent| replace(Replace::OldObject(EditorText::default())))
     };
     // Puts the cursor in an editor; the old object editor is opened first when collapsed
     // (it exists only while open, so the focus waits for the next render).

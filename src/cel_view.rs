@@ -25,6 +25,7 @@ use crate::cel_model::{
     scalar_style, BoundView, CelView, CostTotal, DriverView, Edit, Evaluation, Explanation,
     FixView, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
 };
+use crate::editor_text::EditorText;
 use crate::view_model::FocusTarget;
 
 /// Properties of [`CelPanel`].
@@ -33,7 +34,7 @@ pub struct CelPanelProps {
     /// The newest analysis shown.
     pub shown: Option<Rc<Shown>>,
     /// The CRD text now in the editor (newer than the analysis while the user types).
-    pub crd: AttrValue,
+    pub crd: EditorText,
     /// Whether another tab is showing (nothing is computed then).
     pub hidden: bool,
     /// Puts the cursor in an editor (the rule in the CRD, a value in the Object).
@@ -44,10 +45,9 @@ pub struct CelPanelProps {
 
 impl PartialEq for CelPanelProps {
     fn eq(&self, other: &CelPanelProps) -> bool {
-        // The CRD text compares by identity first (see crate::shared_text).
+        // The CRD text compares by identity (see crate::editor_text).
         self.shown == other.shown
-            && crate::shared_text::SharedText(self.crd.clone())
-                == crate::shared_text::SharedText(other.crd.clone())
+            && self.crd == other.crd
             && self.hidden == other.hidden
             && self.on_jump == other.on_jump
             && self.on_rewrite == other.on_rewrite
@@ -73,9 +73,9 @@ struct LastWrite {
 struct EditState {
     /// The CRD text as of the newest prop or own rewrite (shared, not copied: CRDs can be
     /// megabytes and this runs on every keystroke).
-    crd: AttrValue,
+    crd: EditorText,
     /// The newest `crd` prop seen.
-    seen: AttrValue,
+    seen: EditorText,
     last: Option<LastWrite>,
     /// A typed rule that could not be written yet: (id, text).
     pending: Option<(String, String)>,
@@ -91,19 +91,20 @@ fn write_rule(
     text: &str,
 ) -> Option<String> {
     let (range, plain) = match &state.last {
-        Some(l) if l.crd == state.crd.as_str() && l.id == id => (l.range, l.plain),
+        Some(l) if l.crd == state.crd.rust().as_str() && l.id == id => (l.range, l.plain),
         _ => {
-            let shown = shown.filter(|s| s.crd == state.crd)?;
+            let shown = shown.filter(|s| s.crd.same_text(&state.crd))?;
             let view = view?;
             let version = view.version?;
             let rule = view.rules.iter().find(|r| rule_id(version, &r.key) == id)?;
             let range = rule.report.text_range?;
-            let written = shown.crd.get(range.0..range.1)?;
+            let analysed = shown.crd.rust();
+            let written = analysed.get(range.0..range.1)?;
             (range, scalar_style(written) == ScalarStyle::Plain)
         }
     };
-    let rewrite = rewrite_rule(&state.crd, range, text, plain)?;
-    state.crd = AttrValue::from(rewrite.text.clone());
+    let rewrite = rewrite_rule(&state.crd.rust(), range, text, plain)?;
+    state.crd = EditorText::from_rust(rewrite.text.clone());
     state.last = Some(LastWrite {
         crd: rewrite.text.clone(),
         id: id.to_owned(),
@@ -133,7 +134,7 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
                     cel_view(
                         &s.reply.analysis,
                         *version,
-                        &s.crd,
+                        &s.crd.rust(),
                         &s.reply.value_locations,
                     )
                 })
@@ -145,15 +146,16 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
     // reset) ends the inline edits: the editors show the rules as analysed again.
     {
         let mut state = edit.borrow_mut();
-        if crate::shared_text::SharedText(state.seen.clone())
-            != crate::shared_text::SharedText(props.crd.clone())
-        {
+        if state.seen != props.crd {
             state.seen = props.crd.clone();
             state.crd = props.crd.clone();
+            // Own rewrites come back as Rust strings; a typed text (JavaScript's) is never
+            // one of them, and is not copied to find out.
             let own = state
                 .last
                 .as_ref()
-                .is_some_and(|l| l.crd == state.crd.as_str());
+                .zip(state.crd.rust_if_ready())
+                .is_some_and(|(l, crd)| l.crd == crd.as_str());
             if !own {
                 state.last = None;
                 state.pending = None;
@@ -238,20 +240,20 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
             let can_apply = props
                 .shown
                 .as_ref()
-                .is_some_and(|s| s.crd.as_str() == props.crd.as_str());
+                .is_some_and(|s| s.crd.same_text(&props.crd));
             let on_apply = {
                 let shown = props.shown.clone();
                 let crd = props.crd.clone();
                 let on_rewrite = props.on_rewrite.clone();
                 Callback::from(move |edits: Vec<Edit>| {
-                    let Some(s) = shown.as_ref().filter(|s| s.crd.as_str() == crd.as_str()) else {
+                    let Some(s) = shown.as_ref().filter(|s| s.crd.same_text(&crd)) else {
                         return;
                     };
                     let edits: Vec<(usize, usize, &str)> = edits
                         .iter()
                         .map(|e| (e.start, e.end, e.text.as_str()))
                         .collect();
-                    if let Some(text) = apply_edits(&s.crd, &edits) {
+                    if let Some(text) = apply_edits(&s.crd.rust(), &edits) {
                         on_rewrite.emit(text);
                     }
                 })

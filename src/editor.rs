@@ -6,11 +6,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::console;
+use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::editor_text::EditorText;
 use crate::view_model::{utf16_offset, EditorDiagnostic};
 
 #[wasm_bindgen]
@@ -33,7 +35,7 @@ extern "C" {
     fn focus_at(this: &CrdEditorApi, handle: &JsValue, line: u32, col: u32) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = setDoc)]
-    fn set_doc(this: &CrdEditorApi, handle: &JsValue, text: &str) -> Result<(), JsValue>;
+    fn set_doc(this: &CrdEditorApi, handle: &JsValue, text: &JsString) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch)]
     fn destroy(this: &CrdEditorApi, handle: &JsValue) -> Result<(), JsValue>;
@@ -57,7 +59,7 @@ enum Backend {
         api: CrdEditorApi,
         handle: JsValue,
         // Called by JavaScript on every edit; lives as long as the editor.
-        _on_change: Closure<dyn FnMut(String)>,
+        _on_change: Closure<dyn FnMut(JsString)>,
     },
     TextArea(HtmlTextAreaElement),
 }
@@ -132,12 +134,12 @@ impl EditorControl {
         }
     }
 
-    fn set_text(&self, text: &str) {
+    fn set_text(&self, text: &EditorText) {
         match &self.0.borrow().backend {
             Some(Backend::CodeMirror { api, handle, .. }) => {
-                log_js_error("setDoc", api.set_doc(handle, text))
+                log_js_error("setDoc", api.set_doc(handle, &text.js()))
             }
-            Some(Backend::TextArea(ta)) => ta.set_value(text),
+            Some(Backend::TextArea(ta)) => ta.set_value(&text.rust()),
             None => {}
         }
     }
@@ -153,21 +155,22 @@ fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Properties of [`CodeEditor`]. The text compares by identity first (see
-/// [`crate::shared_text`]).
+/// Properties of [`CodeEditor`]. The text compares by identity (see
+/// [`crate::editor_text`]).
 #[derive(Properties)]
 pub struct CodeEditorProps {
     /// The accessible name (`aria-label`) of the editable element.
     pub label: AttrValue,
     /// The text. The editor shows it when it is created and whenever `generation` changes;
     /// in between, the editor owns the text and reports edits through `on_change`.
-    pub text: AttrValue,
+    pub text: EditorText,
     /// Bumped by the parent when it replaces the text (e.g. "Reset example").
     pub generation: u32,
     /// Inline markers.
     pub diagnostics: Rc<Vec<EditorDiagnostic>>,
-    /// Called with the whole text after every edit by the user.
-    pub on_change: Callback<String>,
+    /// Called with the whole text after every edit by the user (the editor's own string,
+    /// not copied into wasm).
+    pub on_change: Callback<EditorText>,
     /// Lets the parent focus the editor at a position.
     pub control: EditorControl,
     /// The text cannot be edited (it can still be read, selected and copied).
@@ -178,8 +181,7 @@ pub struct CodeEditorProps {
 impl PartialEq for CodeEditorProps {
     fn eq(&self, other: &CodeEditorProps) -> bool {
         self.label == other.label
-            && crate::shared_text::SharedText(self.text.clone())
-                == crate::shared_text::SharedText(other.text.clone())
+            && self.text == other.text
             && self.generation == other.generation
             && self.diagnostics == other.diagnostics
             && self.on_change == other.on_change
@@ -248,7 +250,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
             Callback::from(move |e: InputEvent| {
                 let ta: HtmlTextAreaElement = e.target_unchecked_into();
                 let cb = on_change.borrow().clone();
-                cb.emit(ta.value());
+                cb.emit(EditorText::from_rust(ta.value()));
             })
         };
         html! {
@@ -260,7 +262,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
                 autocomplete="off"
                 wrap="off"
                 readonly={props.read_only}
-                value={props.text.clone()}
+                value={props.text.rust()}
                 {oninput}
             />
         }
@@ -271,16 +273,16 @@ fn create_code_mirror(
     api: CrdEditorApi,
     parent: &Element,
     label: &str,
-    text: &str,
+    text: &EditorText,
     read_only: bool,
-    on_change: Rc<RefCell<Callback<String>>>,
+    on_change: Rc<RefCell<Callback<EditorText>>>,
 ) -> Result<Backend, JsValue> {
-    let closure = Closure::<dyn FnMut(String)>::new(move |text: String| {
+    let closure = Closure::<dyn FnMut(JsString)>::new(move |text: JsString| {
         let cb = on_change.borrow().clone();
-        cb.emit(text);
+        cb.emit(EditorText::from_js(text));
     });
     let options = js_sys::Object::new();
-    js_sys::Reflect::set(&options, &"doc".into(), &JsValue::from_str(text))?;
+    js_sys::Reflect::set(&options, &"doc".into(), &text.js())?;
     js_sys::Reflect::set(&options, &"label".into(), &JsValue::from_str(label))?;
     js_sys::Reflect::set(&options, &"onChange".into(), closure.as_ref())?;
     js_sys::Reflect::set(&options, &"readOnly".into(), &JsValue::from_bool(read_only))?;

@@ -28,9 +28,9 @@ mod conversion_view;
 #[cfg(target_arch = "wasm32")]
 pub mod editor;
 #[cfg(target_arch = "wasm32")]
-mod get_view;
+pub mod editor_text;
 #[cfg(target_arch = "wasm32")]
-pub mod shared_text;
+mod get_view;
 #[cfg(target_arch = "wasm32")]
 mod stored_panel;
 #[cfg(target_arch = "wasm32")]

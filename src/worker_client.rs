@@ -22,8 +22,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::editor_text::EditorText;
 use crate::worker_boundary::Reply;
-use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, ToWorker};
+use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, Outgoing, ToWorker};
 
 /// What a studio hears from the worker.
 pub enum Event {
@@ -44,7 +45,7 @@ pub enum Event {
 type Listener = Rc<dyn Fn(Event)>;
 
 struct Studio {
-    channel: Channel,
+    channel: Channel<EditorText>,
     listener: Listener,
 }
 
@@ -154,7 +155,9 @@ pub fn warm_up() {
 
 /// Runs a job in the page when there is no worker (the same code the worker runs), answering
 /// in a later task as the worker would.
-fn run_in_page(job: Job) {
+fn run_in_page(out: Outgoing<EditorText>) {
+    let Outgoing { mut job, crd } = out;
+    job.crd = crd.map(|c| c.rust().to_string());
     gloo::timers::callback::Timeout::new(0, move || {
         let answer = crate::worker::run_job(job);
         if let Ok(text) = serde_json::to_string(&answer) {
@@ -164,21 +167,22 @@ fn run_in_page(job: Job) {
     .forget();
 }
 
-fn post(worker: &Worker, mut job: Job) {
-    let crd = job.crd.take();
+fn post(worker: &Worker, out: Outgoing<EditorText>) {
+    let Outgoing { job, crd } = out;
     let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
         return;
     };
     let message = js_sys::Array::new();
     message.push(&JsValue::from_str(&meta));
-    message.push(&crd.map_or(JsValue::NULL, |c| JsValue::from_str(&c)));
+    // The CRD text goes as the editor's own string: never copied into this wasm and back.
+    message.push(&crd.map_or(JsValue::NULL, |c| c.js().into()));
     if let Err(e) = worker.post_message(&message) {
         gloo::console::error!("could not post to the engine's worker", e);
     }
 }
 
 /// Sends a studio's job with its CRD text; `listener` hears the answers.
-pub fn submit(studio: &str, job: Job, crd: Rc<str>, listener: Listener) {
+pub fn submit(studio: &str, job: Job, crd: EditorText, listener: Listener) {
     CLIENT.with(|c| {
         let mut client = c.borrow_mut();
         let worker = ensure_worker(&mut client);

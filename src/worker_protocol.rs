@@ -84,35 +84,71 @@ pub struct FromWorker {
     pub outcome: Outcome,
 }
 
+/// A CRD text as the page holds it. The page keeps the CRD editor's own JavaScript string
+/// (a keystroke in a 2.8 MB CRD then never copies it into wasm and back); tests use
+/// `Rc<str>`.
+pub trait CrdText: Clone {
+    /// Whether two texts are equal. Implementations look at identity first: the same
+    /// allocation is recognised without comparing megabytes.
+    fn same(&self, other: &Self) -> bool;
+}
+
+impl CrdText for Rc<str> {
+    fn same(&self, other: &Rc<str>) -> bool {
+        Rc::ptr_eq(self, other) || **self == **other
+    }
+}
+
+/// A job to post, and the CRD text to send beside it when the worker does not hold it yet
+/// (the job's own `crd` stays `None`: the text travels as a separate string).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outgoing<C> {
+    /// The job.
+    pub job: Job,
+    /// The CRD text to send with it, if the worker does not hold it.
+    pub crd: Option<C>,
+}
+
+impl<C> std::ops::Deref for Outgoing<C> {
+    type Target = Job;
+
+    fn deref(&self) -> &Job {
+        &self.job
+    }
+}
+
 /// The page's side of one studio's conversation with the worker.
-#[derive(Clone, Debug, Default)]
-pub struct Channel {
+#[derive(Clone, Debug)]
+pub struct Channel<C = Rc<str>> {
     studio: String,
     last_seq: u64,
     in_flight: Option<u64>,
-    pending: Option<(Job, Rc<str>)>,
-    /// The CRD text the worker holds for this studio (what the last posted job left there),
-    /// shared with the page: the same allocation is recognised without comparing megabytes.
-    worker_crd: Option<Rc<str>>,
+    pending: Option<(Job, C)>,
+    /// The CRD text the worker holds for this studio (what the last posted job left there).
+    worker_crd: Option<C>,
     /// Jobs replaced before they were posted.
     coalesced: u64,
 }
 
 /// What the page does with a reply ([`Channel::on_reply`]).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Delivery {
+#[derive(Debug, PartialEq)]
+pub struct Delivery<C = Rc<str>> {
     /// Show the reply: it answers the newest request.
     pub show: bool,
     /// Post this job now (the pending one).
-    pub post: Option<Job>,
+    pub post: Option<Outgoing<C>>,
 }
 
-impl Channel {
+impl<C: CrdText> Channel<C> {
     /// A channel for `studio`.
-    pub fn new(studio: impl Into<String>) -> Channel {
+    pub fn new(studio: impl Into<String>) -> Channel<C> {
         Channel {
             studio: studio.into(),
-            ..Channel::default()
+            last_seq: 0,
+            in_flight: None,
+            pending: None,
+            worker_crd: None,
+            coalesced: 0,
         }
     }
 
@@ -124,7 +160,7 @@ impl Channel {
     /// A new request with its CRD text: the job to post now, or `None` when one is in flight
     /// (this one then waits, replacing any older waiting one). The posted job carries the CRD
     /// text only when the worker does not already hold it.
-    pub fn submit(&mut self, mut job: Job, crd: Rc<str>) -> Option<Job> {
+    pub fn submit(&mut self, mut job: Job, crd: C) -> Option<Outgoing<C>> {
         self.last_seq += 1;
         job.seq = self.last_seq;
         job.studio = self.studio.clone();
@@ -137,21 +173,19 @@ impl Channel {
         Some(self.post(job, crd))
     }
 
-    fn post(&mut self, mut job: Job, crd: Rc<str>) -> Job {
+    fn post(&mut self, mut job: Job, crd: C) -> Outgoing<C> {
         self.in_flight = Some(job.seq);
-        let held = self
-            .worker_crd
-            .as_ref()
-            .is_some_and(|w| Rc::ptr_eq(w, &crd) || **w == *crd);
-        job.crd = (!held).then(|| crd.to_string());
+        job.crd = None;
+        let held = self.worker_crd.as_ref().is_some_and(|w| w.same(&crd));
+        let send = (!held).then(|| crd.clone());
         if !held {
             self.worker_crd = Some(crd);
         }
-        job
+        Outgoing { job, crd: send }
     }
 
     /// A reply to job `seq` arrived.
-    pub fn on_reply(&mut self, seq: u64) -> Delivery {
+    pub fn on_reply(&mut self, seq: u64) -> Delivery<C> {
         if self.in_flight == Some(seq) {
             self.in_flight = None;
         }
@@ -270,7 +304,7 @@ mod tests {
 
     #[test]
     fn one_job_in_flight_and_only_the_newest_waits() {
-        let mut c = Channel::new("main");
+        let mut c: Channel = Channel::new("main");
         let first = c.submit(job("a"), text("crd")).expect("posted at once");
         assert_eq!((first.studio.as_str(), first.seq), ("main", 1));
         assert_eq!(first.crd.as_deref(), Some("crd"));
@@ -294,7 +328,7 @@ mod tests {
 
     #[test]
     fn a_stray_reply_changes_nothing() {
-        let mut c = Channel::new("s");
+        let mut c: Channel = Channel::new("s");
         c.submit(job("a"), text("crd"));
         c.submit(job("b"), text("crd"));
         // A reply for a job this channel never had in flight.
@@ -306,7 +340,7 @@ mod tests {
 
     #[test]
     fn the_crd_text_is_sent_when_it_changes_and_after_a_restart() {
-        let mut c = Channel::new("s");
+        let mut c: Channel = Channel::new("s");
         let j = c.submit(job("o"), text("v1")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v1"));
         c.on_reply(j.seq);
