@@ -4,7 +4,8 @@
 //!   Cargo.lock version, Node.js, npm packages with wasm-opt; with `--browser` Chromium and
 //!   chromedriver), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
-//! - `build`: set up, then build the release page into `dist/` for static hosting.
+//! - `build`: set up, then build the release page into `dist/` for static hosting, with the
+//!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
 //! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
@@ -17,6 +18,7 @@
 mod cel_spec;
 mod conformance;
 mod corpus;
+mod embed_dist;
 mod serve_dir;
 mod tzdb;
 
@@ -285,11 +287,20 @@ fn bundle_editor() -> Result<(), String> {
     .map(|_| ())
 }
 
+/// `trunk build` of the release page into `dist/` (with `extra` arguments), then the embed
+/// script's manifest beside it.
+fn trunk_build(extra: &[&str]) -> Result<(), String> {
+    run(cmd("trunk")
+        .args(["build", "index.html", "--release", "--offline"])
+        .args(extra))?;
+    embed_dist::write(&root().join("dist"))
+}
+
 fn build() -> Result<(), String> {
     setup(false)?;
     step("build release page");
     bundle_editor()?;
-    run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+    trunk_build(&[])?;
     println!("dist/ is ready for static hosting");
     Ok(())
 }
@@ -298,7 +309,10 @@ fn serve() -> Result<bool, String> {
     setup(false)?;
     step("serve");
     bundle_editor()?;
+    // trunk serve rebuilds dist/ on every change, without the embed manifest: the embed
+    // script then reads the file names from index.html.
     println!("serving the studio on http://127.0.0.1:8080 (Ctrl-C stops)");
+    println!("the embed demo page: http://127.0.0.1:8080/demo/");
     run(cmd("trunk").args(["serve", "index.html", "--release", "--offline"]))?;
     Ok(true)
 }
@@ -312,7 +326,7 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
         None => {
             step("build release page");
             bundle_editor()?;
-            run(cmd("trunk").args(["build", "index.html", "--release", "--offline"]))?;
+            trunk_build(&[])?;
             root().join("dist")
         }
     };
@@ -332,14 +346,7 @@ fn e2e(files: &[String]) -> Result<bool, String> {
     bundle_editor()?;
     // The test build: `test-hooks` lets the crash-recovery test make the worker panic (never
     // in `cargo xtask build`).
-    run(cmd("trunk").args([
-        "build",
-        "index.html",
-        "--release",
-        "--offline",
-        "--features",
-        "test-hooks",
-    ]))?;
+    trunk_build(&["--features", "test-hooks"])?;
     let server = serve_dir::Server::start(&root().join("dist"), 0)?;
     let base = format!("http://127.0.0.1:{}/", server.port());
     let shots = root().join("test-output");
