@@ -14,7 +14,8 @@
 //
 // The element's text is the CRD, then a line that is exactly `---`, then the object(s): the
 // FIRST such line (after the text's first non-blank line) splits the CRD from the objects, and
-// every later `---` separates objects. Without one, the whole text is the CRD.
+// every later `---` separates objects. Without one, the whole text is the CRD. Blank lines
+// around the text, trailing blanks and the indentation common to all lines are dropped.
 //
 // How it works:
 // - Every file is found relative to this script's own URL (import.meta.url), never the page's:
@@ -156,10 +157,18 @@ export function splitTexts(text) {
   const lines = dedent(text).split('\n');
   const start = lines.length && lines[0] === '---' ? 1 : 0;
   const at = lines.findIndex((l, i) => i >= start && l === '---');
-  if (at < 0) return { crd: lines.join('\n') + '\n', object: '' };
-  const crd = lines.slice(0, at).join('\n');
+  const crd = lines.slice(0, at < 0 ? lines.length : at).join('\n');
+  if (at < 0) return { crd: crd ? crd + '\n' : '', object: '' };
   const object = lines.slice(at + 1).join('\n');
   return { crd: crd ? crd + '\n' : '', object: object ? object + '\n' : '' };
+}
+
+/** Until mounted, the element's own text shows through a slot, preformatted. */
+function placeholder() {
+  const pre = document.createElement('pre');
+  pre.className = 'placeholder';
+  pre.append(document.createElement('slot'));
+  return pre;
 }
 
 let embeds = 0;
@@ -188,11 +197,7 @@ class CrdStudioElement extends HTMLElement {
       const shadow = this.attachShadow({ mode: 'open' });
       const host = document.createElement('style');
       host.textContent = HOST_CSS;
-      // Until mounted, the element's own text shows through the slot, preformatted.
-      const placeholder = document.createElement('pre');
-      placeholder.className = 'placeholder';
-      placeholder.append(document.createElement('slot'));
-      shadow.append(host, placeholder);
+      shadow.append(host, placeholder());
     }
     this.dataset.state = 'waiting';
     if (observer) observer.observe(this);
@@ -249,7 +254,9 @@ class CrdStudioElement extends HTMLElement {
       note.className = 'embed-note error';
       note.setAttribute('role', 'alert');
       note.textContent = `The playground could not start (${error?.message ?? error}); the text is shown as it is.`;
-      this.shadowRoot.prepend(note);
+      const shadow = this.shadowRoot;
+      if (!shadow.querySelector('.placeholder')) shadow.replaceChildren(placeholder());
+      shadow.prepend(note);
     }
   }
 }
