@@ -51,7 +51,9 @@ pub fn mount_embed(
     options_json: &str,
 ) -> EmbedHandle {
     let options = serde_json::from_str::<EmbedOptions>(options_json).unwrap_or_else(|e| {
-        gloo::console::warn!(format!("<crd-studio>: unreadable options ({e}); using the defaults"));
+        gloo::console::warn!(format!(
+            "<crd-studio>: unreadable options ({e}); using the defaults"
+        ));
         EmbedOptions::default()
     });
     let (state, notes) = initial_state(crd, object, &options);

@@ -53,7 +53,11 @@ pub fn initial_state(
             String::new()
         }
     };
-    let field_validation = match options.field_validation.trim().to_ascii_lowercase().as_str()
+    let field_validation = match options
+        .field_validation
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
     {
         "" | "strict" => FieldValidation::Strict,
         "warn" => FieldValidation::Warn,
@@ -91,7 +95,8 @@ pub fn initial_state(
 /// `MAJOR.MINOR`, digits only.
 fn is_minor_version(v: &str) -> bool {
     let mut parts = v.split('.');
-    let digits = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let digits =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
 }
 
@@ -122,11 +127,17 @@ mod tests {
         let (s, notes) = initial_state(String::new(), String::new(), &options("{}"));
         assert_eq!(s, StudioState::default());
         assert!(notes.is_empty());
-        let o = options(r#"{"tab":"yaml","fieldValidation":"loose","kubernetesVersion":"latest","unknown":1}"#);
+        let o = options(
+            r#"{"tab":"yaml","fieldValidation":"loose","kubernetesVersion":"latest","unknown":1}"#,
+        );
         let (s, notes) = initial_state(String::new(), String::new(), &o);
         assert_eq!(s, StudioState::default());
         assert_eq!(notes.len(), 3, "{notes:?}");
-        let (s, _) = initial_state(String::new(), String::new(), &options(r#"{"tab":"kubectl get"}"#));
+        let (s, _) = initial_state(
+            String::new(),
+            String::new(),
+            &options(r#"{"tab":"kubectl get"}"#),
+        );
         assert_eq!(s.tab, "get");
     }
 }

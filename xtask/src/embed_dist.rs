@@ -68,8 +68,7 @@ pub fn write(dist: &Path) -> Result<(), String> {
     println!("embed payload (what a page with <crd-studio> elements downloads):");
     let (mut raw, mut gz) = (0, 0);
     for name in ["crd-studio-embed.js", MANIFEST, js, wasm, css, "editor.js"] {
-        let bytes =
-            std::fs::read(dist.join(name)).map_err(|e| format!("reading {name}: {e}"))?;
+        let bytes = std::fs::read(dist.join(name)).map_err(|e| format!("reading {name}: {e}"))?;
         let g = gzip_size(&bytes);
         println!("  {name:<44} {:>9} bytes {:>9} gzip", bytes.len(), g);
         raw += bytes.len();
@@ -93,7 +92,8 @@ mod tests {
 
     #[test]
     fn the_manifest_names_the_hashed_files() {
-        let dir = std::env::temp_dir().join(format!("crd-studio-embed-dist-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("crd-studio-embed-dist-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         for name in [
