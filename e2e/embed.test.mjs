@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { launch } from './browser.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
@@ -22,6 +23,10 @@ let context;
 let page;
 const requests = [];
 const errors = [];
+/** Each response's URL and its body gzipped (-9) size, as a static host would serve it. */
+const downloads = [];
+/** The payload budget: what a page with embeds downloads, gzipped. */
+const BUDGET_GZIP = 1_200_000;
 
 before(async () => {
   browser = await launch('crd-studio-e2e-embed-');
@@ -30,6 +35,11 @@ before(async () => {
   page = context.pages()[0] ?? (await context.newPage());
   // The page's requests and its worker's.
   page.on('request', (r) => requests.push(r.url()));
+  page.on('response', async (r) => {
+    try {
+      downloads.push({ url: r.url(), gzip: gzipSync(await r.body(), { level: 9 }).length });
+    } catch {}
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
@@ -66,9 +76,15 @@ async function screenshot(name, target = page) {
   if (SCREENSHOT_DIR) await target.screenshot({ path: join(SCREENSHOT_DIR, name) });
 }
 
-test('embeds are created lazily: only the ones near the viewport are mounted', async () => {
+test('embeds are created lazily: only the ones near the viewport are mounted', async (t) => {
   await page.goto(DEMO_URL);
   await page.waitForFunction(() => document.querySelector('crd-studio')?.dataset.state === 'ready');
+  // Load -> first findings: the first playground's verdict, from navigation start.
+  await page.waitForFunction(() => {
+    const s = document.querySelector('crd-studio').shadowRoot.querySelector('[role="status"]');
+    return s && /^(Accepted|Rejected)/.test(s.textContent);
+  });
+  t.diagnostic(`demo page load -> first findings: ${Math.round(await page.evaluate(() => performance.now()))} ms`);
   assert.ok((await embed(0).getByRole('status').count()) === 1, 'the first embed is mounted');
   const initial = await states();
   assert.equal(initial.length, 4, 'the demo page has four playgrounds');
@@ -81,7 +97,7 @@ test('embeds are created lazily: only the ones near the viewport are mounted', a
   await page.waitForFunction(() => document.querySelectorAll('crd-studio')[2].dataset.state === 'ready');
 });
 
-test('each embed shows its own verdict; one wasm download, one worker, no other origin', async () => {
+test('each embed shows its own verdict; one wasm download, one worker, no other origin', async (t) => {
   assert.match(await verdict(0), /^Accepted/, 'CronTab');
   assert.match(await verdict(1), /^Rejected/, 'the read-only CRD with a bad CronTab');
   assert.match(await verdict(2), /^Accepted/, 'defaulting and pruning under Warn');
@@ -98,6 +114,11 @@ test('each embed shows its own verdict; one wasm download, one worker, no other 
   assert.equal(page.workers().length, 1, 'one engine worker for all embeds');
   const foreign = requests.filter((u) => !u.startsWith(ORIGIN + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
   assert.deepEqual(foreign, [], 'no request leaves the origin');
+  // What the page downloaded with its four playgrounds, gzipped (the page itself included).
+  const total = downloads.reduce((n, d) => n + d.gzip, 0);
+  for (const d of downloads) t.diagnostic(`${d.url.slice(ORIGIN.length)}: ${d.gzip} bytes gzipped`);
+  t.diagnostic(`demo page with four playgrounds: ${downloads.length} responses, ${total} bytes gzipped`);
+  assert.ok(total <= BUDGET_GZIP, `within the ${BUDGET_GZIP} byte budget: ${total}`);
   assert.deepEqual(errors, []);
 });
 

@@ -116,18 +116,20 @@ let runtime = null;
 function loadRuntime() {
   runtime ??= (async () => {
     const files = await findAssets();
-    const [css] = await Promise.all([
+    // The module's `main` must not render the full studio into this page.
+    globalThis.__crdStudioEmbed = true;
+    // Everything at once: the wasm streams in (and compiles) while the rest arrives.
+    const wasm = fetch(asset(files.wasm));
+    const [css, , glue] = await Promise.all([
       fetch(asset(files.css)).then((r) => {
         if (!r.ok) throw new Error(`${files.css}: HTTP ${r.status}`);
         return r.text();
       }),
       // A classic script that sets window.CrdEditor; it runs as well as a module.
       window.CrdEditor ? null : import(asset(files.editor)),
+      import(asset(files.js)),
     ]);
-    // The module's `main` must not render the full studio into this page.
-    globalThis.__crdStudioEmbed = true;
-    const glue = await import(asset(files.js));
-    await glue.default({ module_or_path: asset(files.wasm) });
+    await glue.default({ module_or_path: wasm });
     glue.configure_assets(asset(files.worker), asset(files.js));
     const studio = new CSSStyleSheet();
     studio.replaceSync(shadowCss(css));
