@@ -8,16 +8,18 @@ use crd_studio_engine::{FieldValidation, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use crate::cel_model::tab_badge;
 use crate::cel_view::CelPanel;
 use crate::conversion_view::ConversionPanel;
 use crate::editor::{CodeEditor, EditorControl};
+use crate::gallery;
 use crate::get_view::GetPanel;
 use crate::shared_text::SharedText;
 use crate::stored_panel::StoredPanel;
+use crate::studio_state::{self, StudioState};
 use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
@@ -50,8 +52,11 @@ const AUTOSAVE_BIG_MS: u32 = 2_000;
 const BIG_TEXT: usize = 1 << 20;
 /// How long an analysis may run before the status line says the engine is working.
 const SLOW_MS: u32 = 100;
-/// This studio's name in the worker protocol (embedded studios have their own).
-const STUDIO: &str = "main";
+/// The page's studio's name in the worker protocol (embedded studios have their own).
+const MAIN_STUDIO: &str = "main";
+/// localStorage key of the work a link, an example or a restore put aside (a
+/// [`StudioState`] as JSON), restorable in one click.
+pub const BACKUP_KEY: &str = "crd-studio.backup";
 
 /// The texts being edited, as they are now. The editors own what the user types and report
 /// each edit here without a re-render of the page (a keystroke costs the page only the job it
@@ -78,13 +83,16 @@ struct Live {
     texts: Texts,
     mode: FieldValidation,
     query: PreviewQuery,
+    /// The Kubernetes minor version to model (blank: the engine's default).
+    kubernetes_version: String,
 }
 
 /// A text the app puts in place of the user's.
 enum Replace {
     Crd(String),
     OldObject(AttrValue),
-    Example,
+    /// Every text and setting (an example, restored work).
+    State(Box<StudioState>),
 }
 
 fn load_texts() -> Texts {
@@ -125,6 +133,101 @@ fn save(key: &str, value: &impl serde::Serialize) {
 /// The old object to send: `None` (the create path) when its text is blank.
 fn old_object_of(text: &str) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_owned())
+}
+
+/// An observer of the studio's size, and the callback it calls.
+type HeightReporter = (web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>);
+
+/// Posts the studio's height to the page around its iframe whenever it changes.
+fn report_height(root: &NodeRef, name: &AttrValue) -> Option<HeightReporter> {
+    let window = gloo::utils::window();
+    let parent = window.parent().ok()??;
+    if parent == window {
+        return None;
+    }
+    let element = root.cast::<web_sys::Element>()?;
+    let name = name.to_string();
+    let target = element.clone();
+    let closure = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| {
+        let height = target.scroll_height().max(0);
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"crd-studio:height".into());
+        let _ = js_sys::Reflect::set(&message, &"name".into(), &JsValue::from_str(&name));
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &JsValue::from(height));
+        let _ = parent.post_message(&message, "*");
+    });
+    let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
+    observer.observe(&element);
+    Some((observer, closure))
+}
+
+/// The texts of a state as one YAML file (the CRD, then the objects; `kubectl apply -f`
+/// takes it as it is), as a download address.
+fn download_text(state: &StudioState) -> String {
+    let mut text =
+        String::from("# CRD Studio: the CRD (crd.yaml), then the objects (object.yaml)\n");
+    text.push_str(state.crd.trim_end());
+    text.push_str("\n---\n");
+    text.push_str(state.object.trim_end());
+    text.push('\n');
+    if !state.old_object.trim().is_empty() {
+        text.push_str("---\n# The old object (old-object.yaml):\n");
+        text.push_str(state.old_object.trim_end());
+        text.push('\n');
+    }
+    let parts = js_sys::Array::of1(&JsValue::from_str(&text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/yaml");
+    web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+        .and_then(|blob| web_sys::Url::create_object_url_with_blob(&blob))
+        .unwrap_or_default()
+}
+
+/// Copies a share link to the clipboard and says how it went.
+fn copy_to_clipboard(
+    link: &str,
+    message: &UseStateHandle<Option<(String, Option<String>)>>,
+    chars: usize,
+) {
+    let fallback = "The link is in the address bar: copy it from there (the browser did not \
+                    let the page write to the clipboard)."
+        .to_owned();
+    let navigator = gloo::utils::window().navigator();
+    let write = js_sys::Reflect::get(&navigator, &"clipboard".into())
+        .ok()
+        .filter(JsValue::is_object)
+        .and_then(|clipboard| {
+            let f = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
+            let f = f.dyn_into::<js_sys::Function>().ok()?;
+            f.call1(&clipboard, &JsValue::from_str(link))
+                .ok()?
+                .dyn_into::<js_sys::Promise>()
+                .ok()
+        });
+    let Some(promise) = write else {
+        message.set(Some((fallback, None)));
+        return;
+    };
+    let done = {
+        let message = message.clone();
+        Closure::once(move |_: JsValue| {
+            message.set(Some((
+                format!(
+                    "Link copied to the clipboard ({chars} characters). It is in the address \
+                     bar too."
+                ),
+                None,
+            )))
+        })
+    };
+    let failed = {
+        let message = message.clone();
+        Closure::once(move |_: JsValue| message.set(Some((fallback, None))))
+    };
+    let _ = promise.then2(&done, &failed);
+    // Each runs at most once, when the clipboard answers.
+    done.forget();
+    failed.forget();
 }
 
 /// What the page shows for one analysis, computed once when it arrives. Two are equal when
@@ -239,6 +342,8 @@ impl Autosave {
 /// shown, with the texts of that job.
 #[derive(Clone)]
 struct Analyser {
+    /// The studio's name in the worker protocol.
+    studio: AttrValue,
     shown: UseStateHandle<Option<Rc<Shown>>>,
     /// Numbers the analyses shown (Shown::seq).
     shown_seq: Rc<RefCell<u64>>,
@@ -258,9 +363,15 @@ impl Analyser {
         let job = Job {
             objects: vec![texts.object.to_string()],
             old_object: old_object_of(&texts.old_object),
-            options: Options {
-                field_validation: live.mode,
-                ..Options::default()
+            options: {
+                let mut options = Options {
+                    field_validation: live.mode,
+                    ..Options::default()
+                };
+                if !live.kubernetes_version.is_empty() {
+                    options.kubernetes_version = live.kubernetes_version.clone();
+                }
+                options
             },
             query: PreviewQuery {
                 now: browser_now(),
@@ -311,23 +422,261 @@ impl Analyser {
                 }
             }
         });
-        worker_client::submit(STUDIO, job, crd_text, listener);
+        worker_client::submit(&self.studio, job, crd_text, listener);
     }
 }
 
-/// The whole studio page.
+/// What a page or an embed gives a [`Studio`].
+#[derive(Properties, PartialEq, Clone)]
+pub struct StudioProps {
+    /// The studio's name in the worker protocol (each studio of a page has its own).
+    #[prop_or(AttrValue::Static(MAIN_STUDIO))]
+    pub name: AttrValue,
+    /// The state to open with (a share link, an embed); `None`: the autosaved texts, or the
+    /// first-visit example.
+    #[prop_or_default]
+    pub initial: Option<Rc<StudioState>>,
+    /// Embedded in another page: compact (no page header), never reads or writes the
+    /// autosave, links to the full studio.
+    #[prop_or_default]
+    pub embed: bool,
+    /// The CRD editor is read-only.
+    #[prop_or_default]
+    pub lock_crd: bool,
+    /// The address of the full studio (`index.html`), for "Open in CRD Studio".
+    #[prop_or_default]
+    pub open_url: AttrValue,
+    /// A message to show above the editors when the studio opens (a link that could not be
+    /// read, a link that replaced the autosaved work).
+    #[prop_or_default]
+    pub notice: Option<Notice>,
+}
+
+/// A message above the editors, optionally with a button bringing back the work a link or
+/// an example put aside.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// What happened, in plain words.
+    pub text: String,
+    /// Whether the work put aside can be restored (shows a "Restore" button).
+    pub restorable: bool,
+}
+
+/// The studio page (`index.html`): reads the address. `?embed` shows the compact studio of
+/// an iframe (with `lock=crd` and `tab=…`); a fragment holding a share link opens that state.
 #[component]
 pub fn App() -> Html {
-    let field_validation = use_state(|| {
-        LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY).unwrap_or_default()
-    });
-    let query = use_state(load_query);
+    let props = use_memo((), |_| props_from_location());
+    use_effect_with((), |_| register_service_worker());
+    html! { <Studio ..(*props).clone() /> }
+}
+
+/// Registers the service worker that keeps the studio working offline (`sw.js`, written into
+/// dist/ by `cargo xtask build`). Where there is none (Trunk's dev server) or the browser
+/// refuses, the page works as before, online.
+fn register_service_worker() {
+    let window = gloo::utils::window();
+    if !window.is_secure_context() {
+        return;
+    }
+    let navigator = window.navigator();
+    let Ok(container) = js_sys::Reflect::get(&navigator, &"serviceWorker".into()) else {
+        return;
+    };
+    let Some(register) = js_sys::Reflect::get(&container, &"register".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    else {
+        return;
+    };
+    let options = js_sys::Object::new();
+    // Always ask the server for a newer sw.js (a new build), never the HTTP cache.
+    let _ = js_sys::Reflect::set(&options, &"updateViaCache".into(), &"none".into());
+    if let Ok(promise) = register
+        .call2(&container, &"sw.js".into(), &options)
+        .and_then(|p| p.dyn_into::<js_sys::Promise>())
+    {
+        let ignore = Closure::once(|_: JsValue| ());
+        let _ = promise.catch(&ignore);
+        ignore.forget();
+    }
+}
+
+/// The [`StudioProps`] the page's address asks for.
+fn props_from_location() -> StudioProps {
+    let location = gloo::utils::window().location();
+    let search = location.search().unwrap_or_default();
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
+    let param = |name: &str| params.as_ref().and_then(|p| p.get(name));
+    let embed = params.as_ref().is_some_and(|p| p.has("embed"));
+    let hash = location.hash().unwrap_or_default();
+    let fragment = hash.strip_prefix('#').unwrap_or(&hash);
+    let open_url = location.pathname().map(AttrValue::from).unwrap_or_default();
+    let mut props = StudioProps {
+        name: AttrValue::Static(MAIN_STUDIO),
+        initial: None,
+        embed,
+        lock_crd: param("lock").is_some_and(|l| l.split(',').any(|p| p == "crd")),
+        open_url,
+        notice: None,
+    };
+    let tab = param("tab");
+    if studio_state::is_link(fragment) {
+        match studio_state::decode(fragment) {
+            Ok(mut state) => {
+                if let Some(tab) = tab {
+                    state.tab = tab;
+                }
+                if !embed {
+                    props.notice = open_link(&state);
+                    // The link is now the autosaved work: a reload keeps it (and any edit).
+                    let _ = gloo::utils::window().history().and_then(|h| {
+                        h.replace_state_with_url(
+                            &JsValue::NULL,
+                            "",
+                            Some(&format!("{}{search}", props.open_url)),
+                        )
+                    });
+                }
+                props.initial = Some(Rc::new(state));
+            }
+            Err(e) => {
+                props.notice = Some(Notice {
+                    text: format!("This link could not be opened: {e}."),
+                    restorable: false,
+                });
+            }
+        }
+    } else if embed {
+        let mut state = example_state();
+        if let Some(tab) = tab {
+            state.tab = tab;
+        }
+        props.initial = Some(Rc::new(state));
+    }
+    props
+}
+
+/// Opens a share link in the full studio: the autosaved work is put aside (restorable), and
+/// the link's state becomes the autosaved one.
+fn open_link(state: &StudioState) -> Option<Notice> {
+    let mine = saved_state();
+    if mine.crd == state.crd && mine.object == state.object && mine.old_object == state.old_object {
+        return None;
+    }
+    save(BACKUP_KEY, &mine);
+    store_state(state);
+    Some(Notice {
+        text: "You opened a shared link. Your own work is kept:".to_owned(),
+        restorable: true,
+    })
+}
+
+/// The first-visit example as a state.
+fn example_state() -> StudioState {
+    StudioState {
+        crd: EXAMPLE_CRD.to_owned(),
+        object: EXAMPLE_OBJECT.to_owned(),
+        ..StudioState::default()
+    }
+}
+
+/// The autosaved work as a state.
+fn saved_state() -> StudioState {
+    let texts = load_texts();
+    let query = load_query();
+    StudioState {
+        crd: texts.crd.to_string(),
+        object: texts.object.to_string(),
+        old_object: texts.old_object.to_string(),
+        field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
+            .unwrap_or_default(),
+        field_selector: query.field_selector,
+        conversion_target: query.target,
+        webhook_response: query.webhook_response,
+        mappings: query.mappings,
+        ..StudioState::default()
+    }
+}
+
+/// Makes `state` the autosaved work.
+fn store_state(state: &StudioState) {
+    save(CRD_KEY, &state.crd);
+    save(OBJECT_KEY, &state.object);
+    save(OLD_OBJECT_KEY, &state.old_object);
+    save(FIELD_VALIDATION_KEY, &state.field_validation);
+    save(FIELD_SELECTOR_KEY, &state.field_selector);
+    save(CONVERSION_TARGET_KEY, &state.conversion_target);
+    save(WEBHOOK_RESPONSE_KEY, &state.webhook_response);
+    save(MAPPINGS_KEY, &state.mappings);
+}
+
+/// The tab a state names (unknown names: Problems).
+fn tab_of(name: &str) -> BottomTab {
+    match name {
+        "stored" => BottomTab::Stored,
+        "cel" => BottomTab::Cel,
+        "get" => BottomTab::Get,
+        "conversion" => BottomTab::Conversion,
+        _ => BottomTab::Problems,
+    }
+}
+
+/// A tab's name in a state.
+fn tab_name(tab: BottomTab) -> &'static str {
+    match tab {
+        BottomTab::Problems => "problems",
+        BottomTab::Stored => "stored",
+        BottomTab::Cel => "cel",
+        BottomTab::Get => "get",
+        BottomTab::Conversion => "conversion",
+    }
+}
+
+/// The settings part of a state as the preview query.
+fn query_of(state: &StudioState) -> PreviewQuery {
+    PreviewQuery {
+        field_selector: state.field_selector.clone(),
+        target: state.conversion_target.clone(),
+        webhook_response: state.webhook_response.clone(),
+        mappings: state.mappings.clone(),
+        now: String::new(),
+    }
+}
+
+/// A studio: the editors, the status line and the result tabs, for the page or an embed.
+#[component]
+pub fn Studio(props: &StudioProps) -> Html {
+    let initial = props.initial.clone();
+    let field_validation = {
+        let initial = initial.clone();
+        use_state(move || match &initial {
+            Some(state) => state.field_validation,
+            None => LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY).unwrap_or_default(),
+        })
+    };
+    let query = {
+        let initial = initial.clone();
+        use_state(move || initial.as_deref().map_or_else(load_query, query_of))
+    };
     let live = {
         let (mode, query) = (*field_validation, (*query).clone());
+        let initial = initial.clone();
         use_mut_ref(move || Live {
-            texts: load_texts(),
+            texts: match &initial {
+                Some(state) => Texts {
+                    crd: state.crd.clone().into(),
+                    object: state.object.clone().into(),
+                    old_object: state.old_object.clone().into(),
+                },
+                None => load_texts(),
+            },
             mode,
             query,
+            kubernetes_version: initial
+                .as_ref()
+                .map(|s| s.kubernetes_version.clone())
+                .unwrap_or_default(),
         })
     };
     let generations = use_mut_ref(Generations::default);
@@ -340,7 +689,9 @@ pub fn App() -> Html {
     let crash = use_state_eq(|| None::<String>);
     let analyser = {
         let (shown, working, crash) = (shown.clone(), working.clone(), crash.clone());
+        let studio = props.name.clone();
         use_memo((), move |_| Analyser {
+            studio,
             shown,
             shown_seq: Rc::default(),
             working,
@@ -354,7 +705,40 @@ pub fn App() -> Html {
         || ()
     });
     let old_open = use_state(|| false);
-    let bottom = use_state(|| BottomTab::Problems);
+    let bottom = {
+        let initial = initial.clone();
+        use_state(move || {
+            initial
+                .as_deref()
+                .map_or(BottomTab::Problems, |s| tab_of(&s.tab))
+        })
+    };
+    let embed = props.embed;
+    let notice = {
+        let first = props.notice.clone();
+        use_state(move || first)
+    };
+    let root = use_node_ref();
+    // An embed in an iframe tells the page around it its height, so the page can size the
+    // frame: `{type: "crd-studio:height", name, height}` (CSS pixels) on every change.
+    {
+        let root = root.clone();
+        let name = props.name.clone();
+        use_effect_with(embed, move |&embed| {
+            let observer = if embed {
+                report_height(&root, &name)
+            } else {
+                None
+            };
+            move || {
+                if let Some((observer, _closure)) = observer {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    // What the Share button last said (for screen readers too).
+    let share_message = use_state(|| None::<(String, Option<String>)>);
     let crd_control = use_memo((), |_| EditorControl::default());
     let object_control = use_memo((), |_| EditorControl::default());
     let old_control = use_memo((), |_| EditorControl::default());
@@ -375,12 +759,19 @@ pub fn App() -> Html {
             || ()
         });
     }
-    use_effect_with(*field_validation, |mode| save(FIELD_VALIDATION_KEY, mode));
-    use_effect_with((*query).clone(), |q| {
-        save(FIELD_SELECTOR_KEY, &q.field_selector);
-        save(CONVERSION_TARGET_KEY, &q.target);
-        save(WEBHOOK_RESPONSE_KEY, &q.webhook_response);
-        save(MAPPINGS_KEY, &q.mappings);
+    // An embed never writes the autosave.
+    use_effect_with(*field_validation, move |mode| {
+        if !embed {
+            save(FIELD_VALIDATION_KEY, mode)
+        }
+    });
+    use_effect_with((*query).clone(), move |q| {
+        if !embed {
+            save(FIELD_SELECTOR_KEY, &q.field_selector);
+            save(CONVERSION_TARGET_KEY, &q.target);
+            save(WEBHOOK_RESPONSE_KEY, &q.webhook_response);
+            save(MAPPINGS_KEY, &q.mappings);
+        }
     });
     // A settings change (and the first render) analyses again.
     {
@@ -415,7 +806,9 @@ pub fn App() -> Html {
             };
             *slot = AttrValue::from(text);
             analyser.run(&state);
-            autosave.schedule(state.texts.clone());
+            if !embed {
+                autosave.schedule(state.texts.clone());
+            }
             if pane == Pane::OldObject {
                 old_in_use.set(old_object_of(&state.texts.old_object).is_some());
             }
@@ -432,6 +825,8 @@ pub fn App() -> Html {
         let autosave = autosave.clone();
         let old_in_use = old_in_use.clone();
         let rerender = rerender.clone();
+        let (field_validation, query, bottom) =
+            (field_validation.clone(), query.clone(), bottom.clone());
         Rc::new(move |what: Replace| {
             {
                 let mut state = live.borrow_mut();
@@ -445,12 +840,18 @@ pub fn App() -> Html {
                         state.texts.old_object = text;
                         g.old += 1;
                     }
-                    Replace::Example => {
+                    Replace::State(next) => {
                         state.texts = Texts {
-                            crd: AttrValue::Static(EXAMPLE_CRD),
-                            object: AttrValue::Static(EXAMPLE_OBJECT),
-                            old_object: AttrValue::Static(""),
+                            crd: next.crd.clone().into(),
+                            object: next.object.clone().into(),
+                            old_object: next.old_object.clone().into(),
                         };
+                        state.mode = next.field_validation;
+                        state.query = query_of(&next);
+                        state.kubernetes_version = next.kubernetes_version.clone();
+                        field_validation.set(next.field_validation);
+                        query.set(query_of(&next));
+                        bottom.set(tab_of(&next.tab));
                         g.object += 1;
                         g.crd += 1;
                         g.old += 1;
@@ -459,7 +860,9 @@ pub fn App() -> Html {
             }
             let state = live.borrow();
             analyser.run(&state);
-            autosave.schedule(state.texts.clone());
+            if !embed {
+                autosave.schedule(state.texts.clone());
+            }
             old_in_use.set(old_object_of(&state.texts.old_object).is_some());
             rerender.force_update();
         })
@@ -468,9 +871,126 @@ pub fn App() -> Html {
         let replace = replace.clone();
         Callback::from(move |text: String| replace(Replace::Crd(text)))
     };
-    let on_reset = {
+    // The state as it is now (for Share, and to put aside before a replacement).
+    let current = {
+        let live = live.clone();
+        let bottom = bottom.clone();
+        Rc::new(move || {
+            let live = live.borrow();
+            StudioState {
+                crd: live.texts.crd.to_string(),
+                object: live.texts.object.to_string(),
+                old_object: live.texts.old_object.to_string(),
+                field_validation: live.mode,
+                kubernetes_version: live.kubernetes_version.clone(),
+                version: String::new(),
+                tab: tab_name(*bottom).to_owned(),
+                field_selector: live.query.field_selector.clone(),
+                conversion_target: live.query.target.clone(),
+                webhook_response: live.query.webhook_response.clone(),
+                mappings: live.query.mappings.clone(),
+            }
+        })
+    };
+    // Replaces everything, putting the current work aside (restorable in one click).
+    let load = {
         let replace = replace.clone();
-        Callback::from(move |_: MouseEvent| replace(Replace::Example))
+        let current = current.clone();
+        let notice = notice.clone();
+        Rc::new(move |next: StudioState, what: String| {
+            save(BACKUP_KEY, &current());
+            replace(Replace::State(Box::new(next)));
+            notice.set(Some(Notice {
+                text: format!("{what} Your previous work is kept:"),
+                restorable: true,
+            }));
+        })
+    };
+    let on_reset = {
+        let load = load.clone();
+        let current = current.clone();
+        // The texts only: the settings and the open tab stay.
+        Callback::from(move |_: MouseEvent| {
+            let example = example_state();
+            let next = StudioState {
+                crd: example.crd,
+                object: example.object,
+                old_object: example.old_object,
+                ..current()
+            };
+            load(next, "The CronTab example is back.".to_owned())
+        })
+    };
+    let on_example = {
+        let load = load.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let chosen = gallery::by_slug(&select.value());
+            select.set_value("");
+            if let Some(example) = chosen {
+                load(
+                    example.state(),
+                    format!("Loaded the example “{}”.", example.title),
+                );
+            }
+        })
+    };
+    // Swaps the current work with the work put aside.
+    let on_restore = {
+        let replace = replace.clone();
+        let current = current.clone();
+        let notice = notice.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Ok(aside) = LocalStorage::get::<StudioState>(BACKUP_KEY) else {
+                notice.set(Some(Notice {
+                    text: "There is no work put aside to restore.".to_owned(),
+                    restorable: false,
+                }));
+                return;
+            };
+            save(BACKUP_KEY, &current());
+            replace(Replace::State(Box::new(aside)));
+            notice.set(Some(Notice {
+                text: "Your previous work is back. What it replaced is kept too:".to_owned(),
+                restorable: true,
+            }));
+        })
+    };
+    let on_dismiss = {
+        let notice = notice.clone();
+        Callback::from(move |_: MouseEvent| notice.set(None))
+    };
+    let on_share = {
+        let current = current.clone();
+        let share_message = share_message.clone();
+        Callback::from(move |_: MouseEvent| {
+            let state = current();
+            let fragment = studio_state::encode(&state);
+            if fragment.len() > studio_state::MAX_LINK_CHARS {
+                share_message.set(Some((
+                    format!(
+                        "Too big for a link ({} characters after compression; links stop at {}). Download the texts instead:",
+                        fragment.len(),
+                        studio_state::MAX_LINK_CHARS
+                    ),
+                    Some(download_text(&state)),
+                )));
+                return;
+            }
+            let location = gloo::utils::window().location();
+            let base = format!(
+                "{}{}{}",
+                location.origin().unwrap_or_default(),
+                location.pathname().unwrap_or_default(),
+                location.search().unwrap_or_default()
+            );
+            let link = format!("{base}#{fragment}");
+            // The address bar shows the link too (no reload, no new history entry).
+            let _ = gloo::utils::window()
+                .history()
+                .and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&link)));
+            copy_to_clipboard(&link, &share_message, fragment.len());
+        })
     };
     let on_field_validation = {
         let field_validation = field_validation.clone();
@@ -594,8 +1114,194 @@ pub fn App() -> Html {
         "count"
     };
 
+    let editors = html! {
+        <main class="editors">
+
+            <section class="pane" aria-labelledby="crd-title">
+                <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span></h2>
+                <CodeEditor
+                    label={Pane::Crd.label()}
+                    text={texts.crd.clone()}
+                    generation={generations.crd}
+                    diagnostics={crd_marks}
+                    on_change={on_crd}
+                    control={(*crd_control).clone()}
+                    read_only={props.lock_crd}
+                />
+            </section>
+            <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
+                <section class="pane" aria-labelledby="object-title">
+                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
+                    <CodeEditor
+                        label={Pane::Object.label()}
+                        text={texts.object.clone()}
+                        generation={generations.object}
+                        diagnostics={object_marks}
+                        on_change={on_object}
+                        control={(*object_control).clone()}
+                    />
+                </section>
+                <section class={classes!("pane", "old-pane", (!*old_open).then_some("collapsed"))} aria-labelledby="old-title">
+                    <h2>
+                        <button type="button" id="old-title" class="disclosure"
+                            aria-expanded={if *old_open { "true" } else { "false" }}
+                            aria-controls="old-object-body"
+                            onclick={on_toggle_old}>
+                            <span class="chevron" aria-hidden="true">{ if *old_open { "▾" } else { "▸" } }</span>
+                            { "Old object" }
+                        </button>
+                        <span class="file">{ "old-object.yaml" }</span>
+                        { old_state }
+                        <span class="spacer"></span>
+                        <button type="button" class="small" onclick={on_copy_object}
+                            title="Use the current Object as the old object, then edit the Object to see the update">
+                            { "Copy from Object" }
+                        </button>
+                        if old_in_use {
+                            <button type="button" class="small" onclick={on_clear_old}
+                                title="Empty the old object: back to the create path">
+                                { "Clear" }
+                            </button>
+                        }
+                    </h2>
+                    if *old_open {
+                        <div id="old-object-body" class="old-body">
+                            <CodeEditor
+                                label={Pane::OldObject.label()}
+                                text={texts.old_object.clone()}
+                                generation={generations.old}
+                                diagnostics={old_marks}
+                                on_change={on_old_object}
+                                control={(*old_control).clone()}
+                            />
+                        </div>
+                    }
+                </section>
+            </div>
+        </main>
+    };
+    let bottom_area = html! {
+        <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
+            <div class="tabs" role="tablist" aria-label="Results">
+                <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
+                    aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Problems)}>
+                    { "Problems" }<span class={count_class}>{ counts.errors + counts.warnings + counts.infos }</span>
+                </button>
+                <button type="button" role="tab" id="tab-stored" aria-controls="panel-stored"
+                    aria-selected={if *bottom == BottomTab::Stored { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Stored)}>
+                    { "Stored object" }
+                </button>
+                <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
+                    aria-label="CEL rules" title="The x-kubernetes-validations rules and what they do on the objects"
+                    aria-selected={if *bottom == BottomTab::Cel { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Cel)}>
+                    { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
+                </button>
+                <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
+                    title="What kubectl get prints, field selectors, versions and /scale"
+                    aria-selected={if *bottom == BottomTab::Get { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Get)}>
+                    { "kubectl get" }
+                </button>
+                <button type="button" role="tab" id="tab-conversion" aria-controls="panel-conversion"
+                    title="The conversion strategy, the webhook's ConversionReview and authored mappings"
+                    aria-selected={if *bottom == BottomTab::Conversion { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Conversion)}>
+                    { "Conversion" }
+                </button>
+            </div>
+            <ProblemsPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Problems}
+                on_select={on_problem}
+            />
+            <StoredPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Stored}
+                on_jump={focus.clone()}
+            />
+            <CelPanel
+                shown={(*shown).clone()}
+                crd={texts.crd.clone()}
+                hidden={*bottom != BottomTab::Cel}
+                on_jump={focus}
+                on_rewrite={on_rewrite_crd}
+            />
+            <GetPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Get}
+                selector={AttrValue::from(query.field_selector.clone())}
+                {on_selector}
+            />
+            <ConversionPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Conversion}
+                query={(*query).clone()}
+                {on_query}
+            />
+        </section>
+    };
+    let crash_alert = (*crash)
+        .clone()
+        .map(|message| html! { <p class="crash" role="alert">{ message }</p> });
+    let open_in_studio = {
+        let current = current.clone();
+        let open_url = props.open_url.clone();
+        Callback::from(move |e: MouseEvent| {
+            // The link carries the state as it is when clicked.
+            // Yew delegates events: the anchor is the target's closest `a`, not the current
+            // target.
+            let anchor = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest("a").ok().flatten());
+            if let Some(a) = anchor {
+                let href = format!("{}#{}", open_url, studio_state::encode(&current()));
+                let _ = a.set_attribute("href", &href);
+            }
+        })
+    };
+    let notice_bar = (*notice).clone().map(|n| {
+        html! {
+            <div class="notice" aria-live="polite">
+                <span>{ n.text }</span>
+                if n.restorable {
+                    <button type="button" class="small" onclick={on_restore}>{ "Restore my previous work" }</button>
+                }
+                <button type="button" class="small quiet" aria-label="Dismiss this message" onclick={on_dismiss}>{ "Dismiss" }</button>
+            </div>
+        }
+    });
+    let share_feedback = (*share_message).clone().map(|(text, download)| {
+        html! {
+            <p class="share-message" aria-live="polite">
+                { text }
+                if let Some(href) = download {
+                    { " " }
+                    <a href={href} download="crd-studio-texts.yaml">{ "Download the texts (crd-studio-texts.yaml)" }</a>
+                }
+            </p>
+        }
+    });
+    if embed {
+        return html! {
+            <div class="studio embed" ref={root}>
+                <header class="topbar">
+                    { status_line }
+                    <a class="open-studio" href={props.open_url.clone()} target="_blank" rel="noopener" onclick={open_in_studio}>
+                        { "Open in CRD Studio" }
+                    </a>
+                </header>
+                { crash_alert }
+                { editors }
+                { bottom_area }
+            </div>
+        };
+    }
     html! {
-        <div class="studio">
+        <div class="studio" ref={root}>
             <header class="topbar">
                 <h1>{ "CRD Studio" }</h1>
                 { status_line }
@@ -608,134 +1314,24 @@ pub fn App() -> Html {
                         }) }
                     </select>
                 </label>
+                <label class="option" title="Load a curated example (your work is put aside, restorable)">
+                    <span class="visually-hidden">{ "Examples" }</span>
+                    <select aria-label="Examples" onchange={on_example}>
+                        <option value="" selected=true>{ "Examples…" }</option>
+                        { for gallery::all().iter().map(|ex| html! {
+                            <option value={ex.slug} title={ex.summary}>{ ex.title }</option>
+                        }) }
+                    </select>
+                </label>
+                <button type="button" class="share" onclick={on_share}
+                    title="Put everything into a link (in the address bar) and copy it">{ "Share" }</button>
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
             </header>
-            if let Some(message) = (*crash).clone() {
-                <p class="crash" role="alert">{ message }</p>
-            }
-            <main class="editors">
-                <section class="pane" aria-labelledby="crd-title">
-                    <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span></h2>
-                    <CodeEditor
-                        label={Pane::Crd.label()}
-                        text={texts.crd.clone()}
-                        generation={generations.crd}
-                        diagnostics={crd_marks}
-                        on_change={on_crd}
-                        control={(*crd_control).clone()}
-                    />
-                </section>
-                <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
-                    <section class="pane" aria-labelledby="object-title">
-                        <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
-                        <CodeEditor
-                            label={Pane::Object.label()}
-                            text={texts.object.clone()}
-                            generation={generations.object}
-                            diagnostics={object_marks}
-                            on_change={on_object}
-                            control={(*object_control).clone()}
-                        />
-                    </section>
-                    <section class={classes!("pane", "old-pane", (!*old_open).then_some("collapsed"))} aria-labelledby="old-title">
-                        <h2>
-                            <button type="button" id="old-title" class="disclosure"
-                                aria-expanded={if *old_open { "true" } else { "false" }}
-                                aria-controls="old-object-body"
-                                onclick={on_toggle_old}>
-                                <span class="chevron" aria-hidden="true">{ if *old_open { "▾" } else { "▸" } }</span>
-                                { "Old object" }
-                            </button>
-                            <span class="file">{ "old-object.yaml" }</span>
-                            { old_state }
-                            <span class="spacer"></span>
-                            <button type="button" class="small" onclick={on_copy_object}
-                                title="Use the current Object as the old object, then edit the Object to see the update">
-                                { "Copy from Object" }
-                            </button>
-                            if old_in_use {
-                                <button type="button" class="small" onclick={on_clear_old}
-                                    title="Empty the old object: back to the create path">
-                                    { "Clear" }
-                                </button>
-                            }
-                        </h2>
-                        if *old_open {
-                            <div id="old-object-body" class="old-body">
-                                <CodeEditor
-                                    label={Pane::OldObject.label()}
-                                    text={texts.old_object.clone()}
-                                    generation={generations.old}
-                                    diagnostics={old_marks}
-                                    on_change={on_old_object}
-                                    control={(*old_control).clone()}
-                                />
-                            </div>
-                        }
-                    </section>
-                </div>
-            </main>
-            <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
-                <div class="tabs" role="tablist" aria-label="Results">
-                    <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
-                        aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
-                        onclick={on_tab(BottomTab::Problems)}>
-                        { "Problems" }<span class={count_class}>{ counts.errors + counts.warnings + counts.infos }</span>
-                    </button>
-                    <button type="button" role="tab" id="tab-stored" aria-controls="panel-stored"
-                        aria-selected={if *bottom == BottomTab::Stored { "true" } else { "false" }}
-                        onclick={on_tab(BottomTab::Stored)}>
-                        { "Stored object" }
-                    </button>
-                    <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
-                        aria-label="CEL rules" title="The x-kubernetes-validations rules and what they do on the objects"
-                        aria-selected={if *bottom == BottomTab::Cel { "true" } else { "false" }}
-                        onclick={on_tab(BottomTab::Cel)}>
-                        { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
-                    </button>
-                    <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
-                        title="What kubectl get prints, field selectors, versions and /scale"
-                        aria-selected={if *bottom == BottomTab::Get { "true" } else { "false" }}
-                        onclick={on_tab(BottomTab::Get)}>
-                        { "kubectl get" }
-                    </button>
-                    <button type="button" role="tab" id="tab-conversion" aria-controls="panel-conversion"
-                        title="The conversion strategy, the webhook's ConversionReview and authored mappings"
-                        aria-selected={if *bottom == BottomTab::Conversion { "true" } else { "false" }}
-                        onclick={on_tab(BottomTab::Conversion)}>
-                        { "Conversion" }
-                    </button>
-                </div>
-                <ProblemsPanel
-                    shown={(*shown).clone()}
-                    hidden={*bottom != BottomTab::Problems}
-                    on_select={on_problem}
-                />
-                <StoredPanel
-                    shown={(*shown).clone()}
-                    hidden={*bottom != BottomTab::Stored}
-                    on_jump={focus.clone()}
-                />
-                <CelPanel
-                    shown={(*shown).clone()}
-                    crd={texts.crd.clone()}
-                    hidden={*bottom != BottomTab::Cel}
-                    on_jump={focus}
-                    on_rewrite={on_rewrite_crd}
-                />
-                <GetPanel
-                    shown={(*shown).clone()}
-                    hidden={*bottom != BottomTab::Get}
-                    selector={AttrValue::from(query.field_selector.clone())}
-                    {on_selector}
-                />
-                <ConversionPanel
-                    shown={(*shown).clone()}
-                    hidden={*bottom != BottomTab::Conversion}
-                    query={(*query).clone()}
-                    {on_query}
-                />
-            </section>
+            { share_feedback }
+            { notice_bar }
+            { crash_alert }
+            { editors }
+            { bottom_area }
         </div>
     }
 }

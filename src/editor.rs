@@ -170,6 +170,9 @@ pub struct CodeEditorProps {
     pub on_change: Callback<String>,
     /// Lets the parent focus the editor at a position.
     pub control: EditorControl,
+    /// The text cannot be edited (it can still be read, selected and copied).
+    #[prop_or_default]
+    pub read_only: bool,
 }
 
 impl PartialEq for CodeEditorProps {
@@ -181,6 +184,7 @@ impl PartialEq for CodeEditorProps {
             && self.diagnostics == other.diagnostics
             && self.on_change == other.on_change
             && self.control == other.control
+            && self.read_only == other.read_only
     }
 }
 
@@ -199,6 +203,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
         let textarea = textarea.clone();
         let control = props.control.clone();
         let label = props.label.clone();
+        let read_only = props.read_only;
         let text = props.text.clone();
         let on_change = on_change.clone();
         let code_mirror = code_mirror.clone();
@@ -206,7 +211,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
             if use_code_mirror {
                 let created = match (editor_api(), host.cast::<Element>()) {
                     (Some(api), Some(parent)) => {
-                        create_code_mirror(api, &parent, &label, &text, on_change)
+                        create_code_mirror(api, &parent, &label, &text, read_only, on_change)
                     }
                     _ => Err(JsValue::from_str("no CrdEditor API or no host element")),
                 };
@@ -254,6 +259,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
                 spellcheck="false"
                 autocomplete="off"
                 wrap="off"
+                readonly={props.read_only}
                 value={props.text.clone()}
                 {oninput}
             />
@@ -266,6 +272,7 @@ fn create_code_mirror(
     parent: &Element,
     label: &str,
     text: &str,
+    read_only: bool,
     on_change: Rc<RefCell<Callback<String>>>,
 ) -> Result<Backend, JsValue> {
     let closure = Closure::<dyn FnMut(String)>::new(move |text: String| {
@@ -276,6 +283,7 @@ fn create_code_mirror(
     js_sys::Reflect::set(&options, &"doc".into(), &JsValue::from_str(text))?;
     js_sys::Reflect::set(&options, &"label".into(), &JsValue::from_str(label))?;
     js_sys::Reflect::set(&options, &"onChange".into(), closure.as_ref())?;
+    js_sys::Reflect::set(&options, &"readOnly".into(), &JsValue::from_bool(read_only))?;
     let handle = api.create(parent, &options)?;
     Ok(Backend::CodeMirror {
         api,

@@ -12,12 +12,13 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
-use yew::AppHandle;
+use yew::{AppHandle, AttrValue};
 
+use crate::app::{Studio, StudioProps};
 use crate::embed_options::{initial_state, EmbedOptions};
 
-/// The component an embed mounts.
-type Mounted = crate::App;
+/// The component an embed mounts: the studio, compact.
+type Mounted = Studio;
 
 /// A mounted playground. `destroy()` unmounts it and lets the worker drop its compiled CRD
 /// (the script calls it when the element leaves the page).
@@ -60,8 +61,15 @@ pub fn mount_embed(
     for note in notes {
         gloo::console::warn!(format!("<crd-studio>: {note}"));
     }
-    let _ = (Rc::new(state), &name);
-    let app = yew::Renderer::<Mounted>::with_root(root).render();
+    let props = StudioProps {
+        name: AttrValue::from(name.clone()),
+        initial: Some(Rc::new(state)),
+        embed: true,
+        lock_crd: options.lock_crd,
+        open_url: AttrValue::from(options.open_url),
+        notice: None,
+    };
+    let app = yew::Renderer::<Mounted>::with_root_and_props(root, props).render();
     EmbedHandle {
         app: Some(app),
         name,

@@ -17,6 +17,7 @@
 
 use crd_studio_engine::{FieldValidation, Options, Request, Severity};
 
+use crate::studio_state::StudioState;
 use crate::worker_boundary::PreviewQuery;
 
 /// A finding an example must produce: a Problems row (a finding, or a warning the server
@@ -100,6 +101,21 @@ pub struct Example {
 }
 
 impl Example {
+    /// The example as a studio state (what the Examples control loads).
+    pub fn state(&self) -> StudioState {
+        StudioState {
+            crd: self.crd.to_owned(),
+            object: self.object.to_owned(),
+            old_object: self.old_object.to_owned(),
+            field_validation: self.field_validation,
+            tab: self.tab.to_owned(),
+            field_selector: self.field_selector.to_owned(),
+            conversion_target: self.conversion_target.to_owned(),
+            webhook_response: self.webhook_response.to_owned(),
+            ..StudioState::default()
+        }
+    }
+
     /// The analysis request the studio makes for this example (as the page builds its job:
     /// the CRD, the object text, the old object when not blank, the field validation).
     pub fn request(&self) -> Request {

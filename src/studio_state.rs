@@ -76,7 +76,10 @@ impl std::fmt::Display for ShareError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ShareError::UnknownFormat => {
-                write!(f, "this link was not made by CRD Studio (or by a newer version)")
+                write!(
+                    f,
+                    "this link was not made by CRD Studio (or by a newer version)"
+                )
             }
             ShareError::NotBase64 => write!(f, "the link is damaged (it is not base64url)"),
             ShareError::BadData => write!(
@@ -191,7 +194,10 @@ mod tests {
     #[test]
     fn a_link_cannot_expand_past_the_limit() {
         // 17 MiB of one byte compresses to a few kilobytes.
-        let json = format!("{{\"crd\":\"{}\"}}", "a".repeat(MAX_STATE_BYTES + (1 << 20)));
+        let json = format!(
+            "{{\"crd\":\"{}\"}}",
+            "a".repeat(MAX_STATE_BYTES + (1 << 20))
+        );
         let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
         assert!(packed.len() < 100_000);
         let link = format!("s1.{}", URL_SAFE_NO_PAD.encode(packed));

@@ -3,7 +3,7 @@
 // 1-based lines and 1-based UTF-16 columns, which is what the engine reports (`utf16Column`)
 // and what JavaScript strings count.
 //
-//   const h = CrdEditor.create(parent, { doc, label, onChange })  // onChange(text) on user edits
+//   const h = CrdEditor.create(parent, { doc, label, onChange, readOnly })  // onChange(text) on user edits
 //   CrdEditor.setDiagnostics(h, [{ fromLine, fromCol, toLine, toCol, severity, message, source }])
 //   CrdEditor.focusAt(h, line, utf16Col)
 //   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
@@ -70,7 +70,11 @@ function create(parent, options = {}) {
     yaml(),
     lintGutter(),
     theme,
-    EditorView.contentAttributes.of({ 'aria-label': options.label ?? 'Editor' }),
+    EditorView.contentAttributes.of({
+      'aria-label': options.label ?? 'Editor',
+      ...(options.readOnly ? { 'aria-readonly': 'true' } : {}),
+    }),
+    EditorState.readOnly.of(Boolean(options.readOnly)),
     EditorView.updateListener.of((update) => {
       if (!update.docChanged || typeof handle.onChange !== 'function') return;
       if (update.transactions.every((tr) => tr.annotation(external))) return;

@@ -18,6 +18,7 @@
 mod cel_spec;
 mod conformance;
 mod corpus;
+mod dist;
 mod embed_dist;
 mod serve_dir;
 mod tzdb;
@@ -287,22 +288,23 @@ fn bundle_editor() -> Result<(), String> {
     .map(|_| ())
 }
 
-/// `trunk build` of the release page into `dist/` (with `extra` arguments), then the embed
-/// script's manifest beside it.
-fn trunk_build(extra: &[&str]) -> Result<(), String> {
-    run(cmd("trunk")
-        .args(["build", "index.html", "--release", "--offline"])
-        .args(extra))?;
-    embed_dist::write(&root().join("dist"))
-}
-
 fn build() -> Result<(), String> {
     setup(false)?;
     step("build release page");
-    bundle_editor()?;
-    trunk_build(&[])?;
-    println!("dist/ is ready for static hosting");
+    build_dist(&[])?;
+    println!("dist/ is ready for static hosting: copy it to any path of any static host");
     Ok(())
+}
+
+/// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, then
+/// the embed script's manifest and the service worker, which caches it too).
+fn build_dist(extra: &[&str]) -> Result<(), String> {
+    bundle_editor()?;
+    run(cmd("trunk")
+        .args(["build", "index.html", "--release", "--offline"])
+        .args(extra))?;
+    embed_dist::write(&root().join("dist"))?;
+    dist::finish(&root().join("dist"), &root().join("static/sw.js"))
 }
 
 fn serve() -> Result<bool, String> {
@@ -313,7 +315,15 @@ fn serve() -> Result<bool, String> {
     // script then reads the file names from index.html.
     println!("serving the studio on http://127.0.0.1:8080 (Ctrl-C stops)");
     println!("the embed demo page: http://127.0.0.1:8080/demo/");
-    run(cmd("trunk").args(["serve", "index.html", "--release", "--offline"]))?;
+    // Served at the root: Trunk's dev server mounts the build at its public URL.
+    run(cmd("trunk").args([
+        "serve",
+        "index.html",
+        "--release",
+        "--offline",
+        "--public-url",
+        "/",
+    ]))?;
     Ok(true)
 }
 
@@ -325,8 +335,7 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
         Some(dir) => PathBuf::from(dir),
         None => {
             step("build release page");
-            bundle_editor()?;
-            trunk_build(&[])?;
+            build_dist(&[])?;
             root().join("dist")
         }
     };
@@ -343,10 +352,9 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
 /// The end-to-end tests: builds the release page with the test hooks, serves it, and runs the
 /// `e2e/*.test.mjs` files (or the ones named) in headless Chromium.
 fn e2e(files: &[String]) -> Result<bool, String> {
-    bundle_editor()?;
     // The test build: `test-hooks` lets the crash-recovery test make the worker panic (never
     // in `cargo xtask build`).
-    trunk_build(&["--features", "test-hooks"])?;
+    build_dist(&["--features", "test-hooks"])?;
     let server = serve_dir::Server::start(&root().join("dist"), 0)?;
     let base = format!("http://127.0.0.1:{}/", server.port());
     let shots = root().join("test-output");
@@ -356,6 +364,7 @@ fn e2e(files: &[String]) -> Result<bool, String> {
         .args(files)
         .current_dir(root().join("e2e"))
         .env("BASE_URL", &base)
+        .env("DIST_DIR", root().join("dist"))
         .env("SCREENSHOT_DIR", &shots))
     .map(|_| true)
 }
