@@ -85,15 +85,16 @@ const HOST_CSS = `
   font-size: 11px;
   font-weight: normal;
 }
+/* The old object's header wraps whole words rather than breaking "Old object" in two. */
+.studio.embed .old-pane h2 { flex-wrap: wrap; row-gap: 4px; }
+.studio.embed .old-pane h2 > * { white-space: nowrap; }
 /* A narrow playground: the verdict wraps instead of being cut, the result tabs scroll
-   sideways, the old object's header wraps, and each problem puts its message on a line of
-   its own. */
+   sideways, and each problem puts its message on a line of its own. */
 @container (max-width: 640px) {
   .studio.embed .topbar { flex-wrap: wrap; row-gap: 6px; }
   .studio.embed .topbar .status { flex: 1 1 100%; white-space: normal; }
   .studio.embed .tabs { overflow-x: auto; scrollbar-width: thin; }
   .studio.embed .tabs [role="tab"] { flex: none; white-space: nowrap; }
-  .studio.embed .old-pane h2 { flex-wrap: wrap; row-gap: 4px; }
   .studio.embed .problem-button { grid-template-columns: auto minmax(0, 1fr); row-gap: 2px; }
   .studio.embed .problem-button .field:empty { display: none; }
   .studio.embed .problem-button .field,
