@@ -240,3 +240,32 @@ test('the main page downloads its wasm once (the worker gets the compiled module
   });
   assert.equal(wasmFetches(), 1, `${requests.filter((u) => u.endsWith('.wasm'))}`);
 });
+
+test('a removed embed is unmounted; the others keep working', async () => {
+  await page.goto(DEMO_URL);
+  for (const i of [0, 1]) await verdict(i);
+  await page.evaluate(() => document.querySelectorAll('crd-studio')[1].remove());
+  await page.waitForTimeout(100);
+  assert.equal(await page.locator('crd-studio').count(), 3);
+  await editorOf(0, 'Object').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('gone: 1\n');
+  await embed(0).getByText('unknown field "gone"').first().waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test('"Open in CRD Studio" opens the full studio with the embed\'s texts as they are', async () => {
+  // The texts as edited in the previous test.
+  const [studio] = await Promise.all([
+    context.waitForEvent('page'),
+    embed(0).getByRole('link', { name: 'Open in CRD Studio' }).click(),
+  ]);
+  await studio.waitForLoadState();
+  // The studio beside the script (it then keeps the link's state as its own work).
+  assert.ok(studio.url().startsWith(new URL('index.html', BASE_URL).href), studio.url());
+  const object = studio.locator('.cm-content[aria-label="Object"]');
+  await object.waitFor();
+  assert.match(await object.textContent(), /gone: 1/);
+  assert.match(await studio.locator('.cm-content[aria-label="CRD"]').textContent(), /crontabs\.stable\.example\.com/);
+  await studio.close();
+});
