@@ -242,6 +242,7 @@ test('the main page downloads its wasm once (the worker gets the compiled module
 });
 
 test('a removed embed is unmounted; the others keep working', async () => {
+  errors.length = 0;
   await page.goto(DEMO_URL);
   for (const i of [0, 1]) await verdict(i);
   await page.evaluate(() => document.querySelectorAll('crd-studio')[1].remove());

@@ -85,6 +85,10 @@ const HOST_CSS = `
   font-size: 11px;
   font-weight: normal;
 }
+/* Nothing moves for readers who ask for less motion. */
+@media (prefers-reduced-motion: reduce) {
+  * { transition: none !important; animation: none !important; }
+}
 /* The old object's header wraps whole words rather than breaking "Old object" in two. */
 .studio.embed .old-pane h2 { flex-wrap: wrap; row-gap: 4px; }
 .studio.embed .old-pane h2 > * { white-space: nowrap; }
@@ -161,9 +165,7 @@ function loadRuntime() {
     glue.configure_assets(asset(files.worker), asset(files.js));
     const studio = new CSSStyleSheet();
     studio.replaceSync(shadowCss(css));
-    const host = new CSSStyleSheet();
-    host.replaceSync(HOST_CSS);
-    return { glue, sheets: [studio, host] };
+    return { glue, sheets: [studio, hostSheet()] };
   })();
   return runtime;
 }
@@ -191,6 +193,17 @@ export function splitTexts(text) {
   if (at < 0) return { crd: crd ? crd + '\n' : '', object: '' };
   const object = lines.slice(at + 1).join('\n');
   return { crd: crd ? crd + '\n' : '', object: object ? object + '\n' : '' };
+}
+
+let hostSheetOnce = null;
+
+/** The element's own stylesheet, one for all elements (no <style> element: CSP-friendly). */
+function hostSheet() {
+  if (!hostSheetOnce) {
+    hostSheetOnce = new CSSStyleSheet();
+    hostSheetOnce.replaceSync(HOST_CSS);
+  }
+  return hostSheetOnce;
 }
 
 /** Until mounted, the element's own text shows through a slot, preformatted. */
@@ -225,9 +238,8 @@ class CrdStudioElement extends HTMLElement {
     if (this.handle || this.dataset.state === 'loading') return;
     if (!this.shadowRoot) {
       const shadow = this.attachShadow({ mode: 'open' });
-      const host = document.createElement('style');
-      host.textContent = HOST_CSS;
-      shadow.append(host, placeholder());
+      shadow.adoptedStyleSheets = [hostSheet()];
+      shadow.append(placeholder());
     }
     this.dataset.state = 'waiting';
     if (observer) observer.observe(this);
@@ -241,8 +253,8 @@ class CrdStudioElement extends HTMLElement {
       if (!this.isConnected && this.handle) {
         this.handle.destroy();
         this.handle = null;
-        this.shadowRoot.replaceChildren();
-        this.shadowRoot.adoptedStyleSheets = [];
+        this.shadowRoot.adoptedStyleSheets = [hostSheet()];
+        this.shadowRoot.replaceChildren(placeholder());
         delete this.dataset.state;
       }
     });
