@@ -262,3 +262,28 @@ addEventListener('message', (e) => { if (e.data && e.data.type === 'crd-studio:h
     for (const u of urls) assert.ok(u.startsWith(server.origin) || u.startsWith('data:') || u.startsWith('blob:'), `request left the origin: ${u}`);
   });
 });
+
+test('a share link keeps the version selected in the Stored object tab', async () => {
+  await withBrowser('crd-studio-version-', async (context) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    const page = await context.newPage();
+    await page.goto(studioUrl);
+    await verdict(page);
+    await page.getByRole('combobox', { name: 'Examples' }).selectOption('multi-version');
+    const stored = page.getByRole('region', { name: 'Stored object' });
+    const served = stored.getByRole('button', { name: /^Served as / }).first();
+    await served.waitFor();
+    const name = await served.textContent();
+    await served.click();
+    assert.equal(await served.getAttribute('aria-pressed'), 'true');
+    await page.getByRole('button', { name: 'Share' }).click();
+    await page.locator('.share-message').filter({ hasText: 'Link copied' }).waitFor();
+    const link = page.url();
+    const other = await context.newPage();
+    await other.goto(link);
+    await verdict(other);
+    const again = other.getByRole('region', { name: 'Stored object' }).getByRole('button', { name });
+    await again.waitFor();
+    assert.equal(await again.getAttribute('aria-pressed'), 'true');
+  });
+});

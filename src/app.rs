@@ -85,6 +85,8 @@ struct Live {
     query: PreviewQuery,
     /// The Kubernetes minor version to model (blank: the engine's default).
     kubernetes_version: String,
+    /// The version selected in the Stored object tab (blank: the stored object).
+    version: AttrValue,
 }
 
 /// A text the app puts in place of the user's.
@@ -677,6 +679,10 @@ pub fn Studio(props: &StudioProps) -> Html {
                 .as_ref()
                 .map(|s| s.kubernetes_version.clone())
                 .unwrap_or_default(),
+            version: initial
+                .as_ref()
+                .map(|s| AttrValue::from(s.version.clone()))
+                .unwrap_or_default(),
         })
     };
     let generations = use_mut_ref(Generations::default);
@@ -849,6 +855,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         state.mode = next.field_validation;
                         state.query = query_of(&next);
                         state.kubernetes_version = next.kubernetes_version.clone();
+                        state.version = next.version.clone().into();
                         field_validation.set(next.field_validation);
                         query.set(query_of(&next));
                         bottom.set(tab_of(&next.tab));
@@ -883,7 +890,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 old_object: live.texts.old_object.to_string(),
                 field_validation: live.mode,
                 kubernetes_version: live.kubernetes_version.clone(),
-                version: String::new(),
+                version: live.version.to_string(),
                 tab: tab_name(*bottom).to_owned(),
                 field_selector: live.query.field_selector.clone(),
                 conversion_target: live.query.target.clone(),
@@ -1095,6 +1102,15 @@ pub fn Studio(props: &StudioProps) -> Html {
     let mode_name = field_validation_name(*field_validation);
     let old_in_use = *old_in_use;
     let texts = live.borrow().texts.clone();
+    let selected_version = live.borrow().version.clone();
+    let on_version = {
+        let live = live.clone();
+        let rerender = rerender.clone();
+        Callback::from(move |version: AttrValue| {
+            live.borrow_mut().version = version;
+            rerender.force_update();
+        })
+    };
     let generations = *generations.borrow();
     let old_state = if old_in_use {
         html! { <span class="pill update" title="The Object is analysed as an update of this old object">{ "update" }</span> }
@@ -1221,6 +1237,8 @@ pub fn Studio(props: &StudioProps) -> Html {
                 shown={(*shown).clone()}
                 hidden={*bottom != BottomTab::Stored}
                 on_jump={focus.clone()}
+                version={selected_version}
+                {on_version}
             />
             <CelPanel
                 shown={(*shown).clone()}

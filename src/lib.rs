@@ -45,4 +45,7 @@ pub mod worker;
 pub mod worker_client;
 
 #[cfg(target_arch = "wasm32")]
-pub use app::{App, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY, OLD_OBJECT_KEY};
+pub use app::{
+    App, Notice, Studio, StudioProps, BACKUP_KEY, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY,
+    OLD_OBJECT_KEY,
+};

@@ -8,8 +8,8 @@ use yew::prelude::*;
 
 use crate::app::Shown;
 use crate::stored_view::{
-    clamp_tab, object_choices, object_view, object_warnings, version_tabs, LineMark, ObjectView,
-    VersionTab, VersionTabInfo, YamlLine,
+    object_choices, object_view, object_warnings, version_tabs, LineMark, ObjectView, VersionTab,
+    VersionTabInfo, YamlLine,
 };
 use crate::view_model::{object_rejected, FocusTarget};
 
@@ -22,6 +22,13 @@ pub struct StoredPanelProps {
     pub hidden: bool,
     /// Puts the cursor in an editor (a pruned field's place in the Object editor).
     pub on_jump: Callback<FocusTarget>,
+    /// The version selected (its name; blank: the stored object). A name the object is not
+    /// served in shows the stored object.
+    #[prop_or_default]
+    pub version: AttrValue,
+    /// Called with the version the user selects (blank: the stored object).
+    #[prop_or_default]
+    pub on_version: Callback<AttrValue>,
 }
 
 /// What the panel shows for the selected document and tab.
@@ -30,6 +37,8 @@ struct Computed {
     choices: Vec<(usize, String)>,
     selected: usize,
     tabs: Vec<VersionTabInfo>,
+    /// The version each tab selects (blank: the stored object), in the order of `tabs`.
+    tab_versions: Vec<AttrValue>,
     tab: VersionTab,
     view: ObjectView,
     operation: String,
@@ -38,12 +47,24 @@ struct Computed {
     warnings: Vec<String>,
 }
 
-fn compute(shown: &Shown, selected: usize, tab: VersionTab) -> Option<Computed> {
+fn compute(shown: &Shown, selected: usize, version: &str) -> Option<Computed> {
     let analysis = &shown.reply.analysis;
     let choices = object_choices(analysis);
     let selected = selected.min(choices.len().checked_sub(1)?);
     let report = analysis.objects.get(choices.get(selected)?.report)?;
-    let tab = clamp_tab(report, tab);
+    let tab = report
+        .served_as
+        .iter()
+        .position(|s| !version.is_empty() && s.version == version)
+        .map_or(VersionTab::Stored, VersionTab::Served);
+    let tab_versions = std::iter::once(AttrValue::Static(""))
+        .chain(
+            report
+                .served_as
+                .iter()
+                .map(|s| AttrValue::from(s.version.clone())),
+        )
+        .collect();
     Some(Computed {
         choices: choices
             .iter()
@@ -52,6 +73,7 @@ fn compute(shown: &Shown, selected: usize, tab: VersionTab) -> Option<Computed> 
             .collect(),
         selected,
         tabs: version_tabs(analysis, report),
+        tab_versions,
         tab,
         view: object_view(report, tab, &shown.reply.pruned_locations),
         operation: report.operation.clone(),
@@ -65,18 +87,17 @@ fn compute(shown: &Shown, selected: usize, tab: VersionTab) -> Option<Computed> 
 #[component]
 pub fn StoredPanel(props: &StoredPanelProps) -> Html {
     let selected = use_state(|| 0_usize);
-    let tab = use_state(|| VersionTab::Stored);
     let flash = use_state(|| None::<usize>);
     let computed = {
         let shown = props.shown.clone();
         let seq = shown.as_ref().map(|s| s.seq);
         use_memo(
-            (seq, *selected, *tab, props.hidden),
-            move |(_, selected, tab, hidden)| {
+            (seq, *selected, props.version.clone(), props.hidden),
+            move |(_, selected, version, hidden)| {
                 if *hidden {
                     return None;
                 }
-                shown.and_then(|s| compute(&s, *selected, *tab))
+                shown.and_then(|s| compute(&s, *selected, version))
             },
         )
     };
@@ -113,12 +134,12 @@ pub fn StoredPanel(props: &StoredPanelProps) -> Html {
             };
             let tabs = html! {
                 <div class="version-tabs" role="group" aria-label="Version">
-                    { for c.tabs.iter().map(|t| {
+                    { for c.tabs.iter().zip(&c.tab_versions).map(|(t, version)| {
                         let onclick = {
-                            let tab = tab.clone();
+                            let on_version = props.on_version.clone();
                             let flash = flash.clone();
-                            let which = t.tab;
-                            Callback::from(move |_: MouseEvent| { tab.set(which); flash.set(None); })
+                            let version = version.clone();
+                            Callback::from(move |_: MouseEvent| { on_version.emit(version.clone()); flash.set(None); })
                         };
                         html! {
                             <button type="button" class="seg" title={t.title.clone()}
