@@ -6,11 +6,15 @@
 //! in [`worker_protocol`]; [`worker_boundary`] is the only place that calls the engine), and
 //! shows the findings.
 //!
+//! The same module is the playground that `static/crd-studio-embed.js` mounts into the
+//! `<crd-studio>` elements of a docs page (`embed`, with [`embed_options`]).
+//!
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
-//! [`cel_model`], [`gallery`] (the curated examples), [`worker_protocol`] and
+//! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`worker_protocol`] and
 //! [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
 
 pub mod cel_model;
+pub mod embed_options;
 pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
@@ -29,6 +33,8 @@ mod conversion_view;
 pub mod editor;
 #[cfg(target_arch = "wasm32")]
 pub mod editor_text;
+#[cfg(target_arch = "wasm32")]
+pub mod embed;
 #[cfg(target_arch = "wasm32")]
 mod get_view;
 #[cfg(target_arch = "wasm32")]

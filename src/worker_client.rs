@@ -2,9 +2,11 @@
 //!
 //! [`submit`] hands a studio's job to its [`Channel`] (at most one job in flight per studio,
 //! the newest waiting) and posts what the channel lets through; answers come back to the
-//! studio's callback. The worker is `static/worker.js`, a module worker that loads this same
-//! wasm module (the page's own script and wasm URLs, read from the preload links Trunk writes)
-//! and calls `crate::worker`.
+//! studio's callback. The worker is `static/worker.js`, a module worker that imports this
+//! module's JS glue (its URL read from the preload link Trunk writes, or given by
+//! [`configure_assets`]) and instantiates the page's own compiled `WebAssembly.Module`, sent
+//! in the boot message (the wasm is downloaded and compiled once per page), then calls
+//! `crate::worker`.
 //!
 //! Where no worker can start (a page opened from `file://`, the wasm test runner's page), the
 //! jobs run in the page through the worker's own code (`crate::worker::run_job`), with a
@@ -70,6 +72,33 @@ thread_local! {
     });
 }
 
+/// Where the worker's script and the wasm-bindgen JS glue are, when the page said so
+/// ([`configure_assets`]); otherwise they are found from the page itself.
+#[derive(Clone)]
+struct Assets {
+    worker: String,
+    js: String,
+}
+
+thread_local! {
+    static ASSETS: RefCell<Option<Assets>> = const { RefCell::new(None) };
+}
+
+/// Names the engine worker's script (`worker.js`) and this module's wasm-bindgen JS glue, as
+/// absolute URLs. The embed script (`crd-studio-embed.js`) calls it before mounting a studio:
+/// on a docs page there is no Trunk preload link to read them from, and `worker.js` is
+/// beside the script, not beside the page. Without it, `worker.js` is looked up relative to
+/// the page and the glue from the `modulepreload` link Trunk writes into `index.html`.
+#[wasm_bindgen]
+pub fn configure_assets(worker_url: String, js_url: String) {
+    ASSETS.with(|a| {
+        *a.borrow_mut() = Some(Assets {
+            worker: worker_url,
+            js: js_url,
+        })
+    });
+}
+
 /// The `href` of the first element matching `selector`.
 fn link_href(selector: &str) -> Option<String> {
     let document = gloo::utils::document();
@@ -82,22 +111,40 @@ fn link_href(selector: &str) -> Option<String> {
     })
 }
 
-fn start_worker() -> Result<Worker, JsValue> {
+/// The worker script and JS glue: as configured, or read from the page Trunk wrote.
+fn assets() -> Result<Assets, JsValue> {
+    if let Some(assets) = ASSETS.with(|a| a.borrow().clone()) {
+        return Ok(assets);
+    }
     let document = gloo::utils::document();
     let base = document.base_uri()?.unwrap_or_default();
-    let script = web_sys::Url::new_with_base("worker.js", &base)?.href();
+    let worker = web_sys::Url::new_with_base("worker.js", &base)?.href();
+    let js = link_href("link[rel=modulepreload][href*='crd-studio-web']")
+        .ok_or_else(|| JsValue::from_str("the page has no module preload link for its script"))?;
+    Ok(Assets { worker, js })
+}
+
+/// Starts the worker and sends it the boot message: the JS glue's URL and this module's
+/// compiled `WebAssembly.Module` (a module crosses to a dedicated worker without being
+/// downloaded or compiled again; the worker only instantiates it). The wasm URL goes along
+/// for a glue that cannot say which module it loaded.
+fn start_worker() -> Result<Worker, JsValue> {
+    let assets = assets()?;
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     options.set_name("crd-studio-engine");
-    let worker = Worker::new_with_options(&script, &options)?;
-    let js = link_href("link[rel=modulepreload][href*='crd-studio-web']")
-        .ok_or_else(|| JsValue::from_str("the page has no module preload link for its script"))?;
-    let wasm = link_href("link[rel=preload][href$='.wasm']")
-        .ok_or_else(|| JsValue::from_str("the page has no preload link for its wasm"))?;
+    let worker = Worker::new_with_options(&assets.worker, &options)?;
     let boot = js_sys::Object::new();
     js_sys::Reflect::set(&boot, &"type".into(), &"boot".into())?;
-    js_sys::Reflect::set(&boot, &"js".into(), &js.into())?;
-    js_sys::Reflect::set(&boot, &"wasm".into(), &wasm.into())?;
+    js_sys::Reflect::set(&boot, &"js".into(), &assets.js.into())?;
+    let module = wasm_bindgen::module();
+    if module.is_instance_of::<js_sys::WebAssembly::Module>() {
+        js_sys::Reflect::set(&boot, &"module".into(), &module)?;
+    } else {
+        let wasm = link_href("link[rel=preload][href$='.wasm']")
+            .ok_or_else(|| JsValue::from_str("the page has no preload link for its wasm"))?;
+        js_sys::Reflect::set(&boot, &"wasm".into(), &wasm.into())?;
+    }
     worker.post_message(&boot)?;
     Ok(worker)
 }

@@ -1,5 +1,7 @@
-// The engine's Web Worker (a module worker). It loads the page's own wasm module (the URLs
-// come in the first message, `{type: 'boot', js, wasm}`), then hands every message to the
+// The engine's Web Worker (a module worker). It runs the page's own wasm module: the first
+// message, `{type: 'boot', js, module}`, names the wasm-bindgen JS glue to import and carries
+// the page's compiled `WebAssembly.Module` (so the wasm is downloaded and compiled once per
+// page; `{js, wasm}` with the wasm's URL also works), then hands every message to the
 // engine's queue (`worker_receive`) and runs the queued jobs (`worker_step`), posting each
 // answer back. A message that finds the worker idle is answered at once; after each job the
 // worker waits one task, so that messages which arrived during a long analysis reach the
@@ -55,7 +57,7 @@ async function loadTimeZones() {
 async function boot(message) {
   try {
     const module = await import(message.js);
-    const exports = await module.default({ module_or_path: message.wasm });
+    const exports = await module.default({ module_or_path: message.module ?? message.wasm });
     // For the browser benchmark's memory figure.
     self.__engineMemory = exports && exports.memory;
     module.worker_start();

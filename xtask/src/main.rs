@@ -4,7 +4,8 @@
 //!   Cargo.lock version, Node.js, npm packages with wasm-opt; with `--browser` Chromium and
 //!   chromedriver), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
-//! - `build`: set up, then build the release page into `dist/` for static hosting.
+//! - `build`: set up, then build the release page into `dist/` for static hosting, with the
+//!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
 //! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
 //!   tests on the release page).
@@ -18,6 +19,7 @@ mod cel_spec;
 mod conformance;
 mod corpus;
 mod dist;
+mod embed_dist;
 mod serve_dir;
 mod tzdb;
 
@@ -295,12 +297,13 @@ fn build() -> Result<(), String> {
 }
 
 /// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, then
-/// the service worker).
+/// the embed script's manifest and the service worker, which caches it too).
 fn build_dist(extra: &[&str]) -> Result<(), String> {
     bundle_editor()?;
     run(cmd("trunk")
         .args(["build", "index.html", "--release", "--offline"])
         .args(extra))?;
+    embed_dist::write(&root().join("dist"))?;
     dist::finish(&root().join("dist"), &root().join("static/sw.js"))
 }
 
@@ -308,7 +311,10 @@ fn serve() -> Result<bool, String> {
     setup(false)?;
     step("serve");
     bundle_editor()?;
+    // trunk serve rebuilds dist/ on every change, without the embed manifest: the embed
+    // script then reads the file names from index.html.
     println!("serving the studio on http://127.0.0.1:8080 (Ctrl-C stops)");
+    println!("the embed demo page: http://127.0.0.1:8080/demo/");
     // Served at the root: Trunk's dev server mounts the build at its public URL.
     run(cmd("trunk").args([
         "serve",

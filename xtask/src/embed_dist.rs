@@ -1,0 +1,120 @@
+//! The embed script's manifest: `dist/crd-studio-embed.json` names the files Trunk built with
+//! hashed names (the wasm-bindgen JS glue, the wasm, the CSS), so `crd-studio-embed.js`, which
+//! a docs page loads by a fixed name, finds them beside itself. [`write`] runs after every
+//! `trunk build` that produces `dist/` (build, e2e, bench --browser); `trunk serve` rebuilds
+//! `dist/` without it, and the script then reads the same names from `index.html`.
+//!
+//! It also prints what a page with embeds downloads (script, manifest, glue, wasm, CSS,
+//! CodeMirror bundle), raw and gzipped, against the 1.2 MB gzip budget.
+
+use std::path::Path;
+
+/// The manifest's file name, beside the script in `dist/`.
+pub const MANIFEST: &str = "crd-studio-embed.json";
+
+/// What a page with embeds may download in total, gzipped (the budget).
+const BUDGET_GZIP: usize = 1_200_000;
+
+/// The one file of `names` that starts with `prefix` and ends with `suffix`.
+fn one<'a>(names: &'a [String], prefix: &str, suffix: &str, what: &str) -> Result<&'a str, String> {
+    let found: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(prefix) && n.ends_with(suffix))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.as_str()),
+        [] => Err(format!("dist/ has no {what} ({prefix}*{suffix})")),
+        many => Err(format!("dist/ has several {what}s: {many:?}")),
+    }
+}
+
+/// A JSON string literal (the names are plain file names, but quote them properly).
+fn json_string(s: &str) -> String {
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+/// Gzip's size of `bytes` at level 9: the deflate stream plus gzip's 18-byte frame.
+fn gzip_size(bytes: &[u8]) -> usize {
+    miniz_oxide::deflate::compress_to_vec(bytes, 9).len() + 18
+}
+
+/// Writes `crd-studio-embed.json` into `dist` (a Trunk build of `index.html`) and prints the
+/// embed payload.
+pub fn write(dist: &Path) -> Result<(), String> {
+    let mut names: Vec<String> = std::fs::read_dir(dist)
+        .map_err(|e| format!("reading {}: {e}", dist.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let js = one(&names, "crd-studio-web-", ".js", "wasm-bindgen script")?;
+    let wasm = one(&names, "crd-studio-web-", "_bg.wasm", "wasm module")?;
+    let css = one(&names, "style", ".css", "stylesheet")?;
+    for fixed in ["crd-studio-embed.js", "editor.js", "worker.js"] {
+        if !names.iter().any(|n| n == fixed) {
+            return Err(format!("dist/ has no {fixed} (index.html copies it)"));
+        }
+    }
+    let manifest = format!(
+        "{{\"js\":{},\"wasm\":{},\"css\":{},\"editor\":\"editor.js\",\"worker\":\"worker.js\"}}\n",
+        json_string(js),
+        json_string(wasm),
+        json_string(css)
+    );
+    std::fs::write(dist.join(MANIFEST), &manifest)
+        .map_err(|e| format!("writing {MANIFEST}: {e}"))?;
+
+    println!("embed payload (what a page with <crd-studio> elements downloads):");
+    let (mut raw, mut gz) = (0, 0);
+    for name in ["crd-studio-embed.js", MANIFEST, js, wasm, css, "editor.js"] {
+        let bytes = std::fs::read(dist.join(name)).map_err(|e| format!("reading {name}: {e}"))?;
+        let g = gzip_size(&bytes);
+        println!("  {name:<44} {:>9} bytes {:>9} gzip", bytes.len(), g);
+        raw += bytes.len();
+        gz += g;
+    }
+    println!(
+        "  {:<44} {raw:>9} bytes {gz:>9} gzip ({:.0}% of the {} KB budget)",
+        "total",
+        gz as f64 * 100.0 / BUDGET_GZIP as f64,
+        BUDGET_GZIP / 1000
+    );
+    if gz > BUDGET_GZIP {
+        println!("  warning: over the budget");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_names_the_hashed_files() {
+        let dir =
+            std::env::temp_dir().join(format!("crd-studio-embed-dist-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "index.html",
+            "crd-studio-web-1a2b.js",
+            "crd-studio-web-1a2b_bg.wasm",
+            "style-3c4d.css",
+            "crd-studio-embed.js",
+            "editor.js",
+            "worker.js",
+        ] {
+            std::fs::write(dir.join(name), name).unwrap();
+        }
+        write(&dir).unwrap();
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(manifest["js"], "crd-studio-web-1a2b.js");
+        assert_eq!(manifest["wasm"], "crd-studio-web-1a2b_bg.wasm");
+        assert_eq!(manifest["css"], "style-3c4d.css");
+        std::fs::remove_file(dir.join("worker.js")).unwrap();
+        assert!(write(&dir).unwrap_err().contains("worker.js"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
