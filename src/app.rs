@@ -471,6 +471,10 @@ pub struct StudioProps {
     /// read, a link that replaced the autosaved work).
     #[prop_or_default]
     pub notice: Option<Notice>,
+    /// Tell the parent frame the studio's height (`crd-studio:height` messages): the
+    /// studio fills an iframe of its own.
+    #[prop_or_default]
+    pub report_height: bool,
 }
 
 /// A message above the editors, optionally with a button bringing back the work a link or
@@ -540,6 +544,7 @@ fn props_from_location() -> StudioProps {
         lock_crd: param("lock").is_some_and(|l| l.split(',').any(|p| p == "crd")),
         open_url,
         notice: None,
+        report_height: embed,
     };
     let tab = param("tab");
     if studio_state::is_link(fragment) {
@@ -749,8 +754,8 @@ pub fn Studio(props: &StudioProps) -> Html {
     {
         let root = root.clone();
         let name = props.name.clone();
-        use_effect_with(embed, move |&embed| {
-            let observer = if embed {
+        use_effect_with(props.report_height, move |&report| {
+            let observer = if report {
                 report_height(&root, &name)
             } else {
                 None
@@ -772,6 +777,10 @@ pub fn Studio(props: &StudioProps) -> Html {
     {
         let autosave = autosave.clone();
         use_effect_with((), move |_| {
+            // An embed has nothing to save.
+            if embed {
+                return;
+            }
             let flush = Closure::<dyn FnMut()>::new(move || autosave.flush());
             let window = gloo::utils::window();
             let _ =
@@ -781,7 +790,6 @@ pub fn Studio(props: &StudioProps) -> Html {
                 flush.as_ref().unchecked_ref(),
             );
             flush.forget();
-            || ()
         });
     }
     // An embed never writes the autosave.

@@ -68,6 +68,8 @@ pub fn mount_embed(
         lock_crd: options.lock_crd,
         open_url: AttrValue::from(options.open_url),
         notice: None,
+        // The page around a drop-in embed sizes it itself.
+        report_height: false,
     };
     let app = yew::Renderer::<Mounted>::with_root_and_props(root, props).render();
     EmbedHandle {

@@ -72,38 +72,6 @@ const HOST_CSS = `
   color: #656d76;
 }
 .embed-note.error { color: #cf222e; background: #ffebe9; }
-/* A read-only CRD says so in its header. */
-.studio.embed .pane:has(.cm-content[aria-readonly="true"], textarea[readonly]) > h2::after {
-  content: "read-only";
-  align-self: center;
-  white-space: nowrap;
-  margin-left: auto;
-  padding: 0 6px;
-  border: 1px solid var(--border, #d0d7de);
-  border-radius: 10px;
-  color: var(--muted, #656d76);
-  font-size: 11px;
-  font-weight: normal;
-}
-/* Nothing moves for readers who ask for less motion. */
-@media (prefers-reduced-motion: reduce) {
-  * { transition: none !important; animation: none !important; }
-}
-/* The old object's header wraps whole words rather than breaking "Old object" in two. */
-.studio.embed .old-pane h2 { flex-wrap: wrap; row-gap: 4px; }
-.studio.embed .old-pane h2 > * { white-space: nowrap; }
-/* A narrow playground: the verdict wraps instead of being cut, the result tabs scroll
-   sideways, and each problem puts its message on a line of its own. */
-@container (max-width: 640px) {
-  .studio.embed .topbar { flex-wrap: wrap; row-gap: 6px; }
-  .studio.embed .topbar .status { flex: 1 1 100%; white-space: normal; }
-  .studio.embed .tabs { overflow-x: auto; scrollbar-width: thin; }
-  .studio.embed .tabs [role="tab"] { flex: none; white-space: nowrap; }
-  .studio.embed .problem-button { grid-template-columns: auto minmax(0, 1fr); row-gap: 2px; }
-  .studio.embed .problem-button .field:empty { display: none; }
-  .studio.embed .problem-button .field,
-  .studio.embed .problem-button .message { grid-column: 1 / -1; }
-}
 `;
 
 /**
