@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::rt_time::go_quote;
+use gostd::strconv::quote as go_quote;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Pre {

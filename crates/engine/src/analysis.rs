@@ -1248,9 +1248,9 @@ impl CompiledCrd {
                     "studio.generated-name",
                     format!(
                         "the server names the object from generateName {}: the prefix{} plus 5 random characters; this analysis validates it as {} (the real name will differ)",
-                        crate::field_error::go_quote(prefix),
+                        gostd::strconv::quote(prefix),
                         if prefix.len() > 58 { " (cut to 58 bytes)" } else { "" },
-                        crate::field_error::go_quote(generated)
+                        gostd::strconv::quote(generated)
                     ),
                 )
                 .at(loc(hit.span)),
@@ -1266,7 +1266,7 @@ impl CompiledCrd {
                     format!(
                         "{} is cluster-scoped: the server clears metadata.namespace ({}) before validation and stores the object without one",
                         self.facts.kind,
-                        crate::field_error::go_quote(ns)
+                        gostd::strconv::quote(ns)
                     ),
                 )
                 .at(loc(hit.span)),
@@ -1533,7 +1533,7 @@ impl CompiledCrd {
             .options
             .now
             .as_deref()
-            .and_then(|n| crate::objectmeta::gotime::parse_rfc3339(n).ok());
+            .and_then(|n| crate::objectmeta::time::parse_rfc3339(n).ok());
         match convertor.convert_to_table(stored, false, now) {
             Ok(table) => TableRow {
                 version: version.to_owned(),

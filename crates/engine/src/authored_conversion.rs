@@ -371,7 +371,7 @@ fn double_json(f: f64) -> Result<Json, String> {
     if !f.is_finite() {
         return Err(format!(
             "{} cannot be written as JSON",
-            cel_core::stdlib_rt::format_double_g(f)
+            gostd::strconv::format_float_g(f)
         ));
     }
     // Go writes them as integers (below 1e21), which read back as int64 when they fit.
@@ -397,8 +397,8 @@ pub fn cel_to_json(v: &Value<'_>) -> Result<Option<Json>, String> {
             Value::Uint(u) => Json::from(*u),
             Value::Double(f) => double_json(*f)?,
             Value::String(s) => Json::String(s.as_str().to_owned()),
-            Value::Bytes(b) => Json::String(cel_core::stdlib_rt::base64_std_encode(b)),
-            Value::Timestamp(t) => Json::String(cel_core::rt_time::format_rfc3339_nano(t)),
+            Value::Bytes(b) => Json::String(gostd::base64::encode(b)),
+            Value::Timestamp(t) => Json::String(gostd::time::format_rfc3339_nano(t)),
             Value::Duration(d) => Json::String(cel_core::rt_time::duration_to_cel_string(d.0)),
             Value::List(l) => {
                 let mut out = Vec::with_capacity(l.len());

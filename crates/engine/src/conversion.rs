@@ -218,7 +218,7 @@ pub fn check_versions(
         return Err(format!(
             "{} is unstructured and is not suitable for converting to {}",
             from.text(),
-            crate::field_error::go_quote(&target.text())
+            gostd::strconv::quote(&target.text())
         ));
     }
     let to = target.clone();
@@ -519,7 +519,7 @@ pub fn convert(crd: &CompiledCrd, obj: &Json, version: &str) -> Result<Converted
         Strategy::Unknown { name } => {
             return Err(format!(
                 "unknown conversion strategy {} for CRD {}",
-                crate::field_error::go_quote(&name),
+                gostd::strconv::quote(&name),
                 internal.metadata.name
             ))
         }
@@ -563,7 +563,7 @@ pub fn conversion_review(
         Strategy::Unknown { name } => {
             return Err(format!(
                 "unknown conversion strategy {} for CRD {}",
-                crate::field_error::go_quote(&name),
+                gostd::strconv::quote(&name),
                 internal.metadata.name
             ))
         }

@@ -6,9 +6,9 @@
 //! can run on what is there.
 
 use crate::document::{Node, Value};
-use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
 use crate::position::Span;
+use gostd::strconv::quote as go_quote;
 
 /// The only API version of CRDs the server still serves.
 pub const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";

@@ -15,9 +15,9 @@ use crate::yaml_events::{
     Error as YamlError, ErrorKind, Event, EventData, Mark, Parser, ScalarStyle,
 };
 
-use crate::field_error::go_quote;
 use crate::finding::{Finding, Location, SourceId};
 use crate::position::{LineIndex, Pos, Span};
+use gostd::strconv::quote as go_quote;
 
 /// The largest request body the API server accepts (`MaxRequestBodyBytes`, 3 MiB).
 pub const MAX_REQUEST_BYTES: usize = 3 * 1024 * 1024;
@@ -1158,36 +1158,7 @@ fn format_float_key(f: f64) -> String {
     if f32v.is_infinite() {
         return if f32v > 0.0 { ".inf" } else { "-.inf" }.to_owned();
     }
-    // Shortest representation that round-trips through f32, in Go's %g layout.
-    let s = format!("{f32v:e}");
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let neg = mantissa.starts_with('-');
-    let body = if !(-4..6).contains(&exp) {
-        let mut m = String::new();
-        let mut chars = digits.chars();
-        if let Some(first) = chars.next() {
-            m.push(first);
-        }
-        let rest: String = chars.collect();
-        if !rest.is_empty() {
-            m.push('.');
-            m.push_str(&rest);
-        }
-        format!(
-            "{m}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        )
-    } else {
-        format!("{}", f32v.abs())
-    };
-    if neg {
-        format!("-{body}")
-    } else {
-        body
-    }
+    gostd::strconv::format_float_g32(f32v)
 }
 
 fn go_float_name(f: f64) -> &'static str {

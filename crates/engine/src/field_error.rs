@@ -47,11 +47,11 @@ impl BadValue {
         match self {
             BadValue::Omit => None,
             BadValue::Null => Some("null".to_owned()),
-            BadValue::Str(s) => Some(go_quote(s)),
+            BadValue::Str(s) => Some(gostd::strconv::quote(s)),
             BadValue::Int(i) => Some(i.to_string()),
-            BadValue::Float(f) => Some(go_float_v(*f)),
+            BadValue::Float(f) => Some(gostd::strconv::format_float_g(*f)),
             BadValue::Bool(b) => Some(b.to_string()),
-            BadValue::Json(j) => Some(crate::objectmeta::gojson::marshal(j)),
+            BadValue::Json(j) => Some(gostd::json::marshal(j)),
             BadValue::Raw(s) => Some(s.clone()),
         }
     }
@@ -117,7 +117,7 @@ impl FieldError {
         let detail = if valid.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = valid.iter().map(|v| go_quote(v)).collect();
+            let quoted: Vec<String> = valid.iter().map(|v| gostd::strconv::quote(v)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
         FieldError::new(ErrorType::FieldValueNotSupported, field, value, detail)
@@ -199,91 +199,6 @@ impl FieldError {
     }
 }
 
-/// Go's `strconv.Quote`: printable characters as they are, the rest escaped.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if c.is_control() || c == '\u{feff}' => {
-                let n = c as u32;
-                if n <= 0xffff {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest digits that
-/// round-trip, in exponent form when the decimal exponent is below -4 or at least 6.
-pub fn go_float_v(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".to_owned();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_owned();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits.
-    let e = format!("{f:e}");
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let body = if !(-4..6).contains(&exp) {
-        let mut m = String::new();
-        let mut it = digits.chars();
-        if let Some(c) = it.next() {
-            m.push(c);
-        }
-        let rest: String = it.collect();
-        if !rest.is_empty() {
-            m.push('.');
-            m.push_str(&rest);
-        }
-        format!(
-            "{m}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        )
-    } else if exp < 0 {
-        format!("0.{}{}", "0".repeat((-exp - 1) as usize), digits)
-    } else {
-        let int_len = exp as usize + 1;
-        if digits.len() <= int_len {
-            format!("{digits}{}", "0".repeat(int_len - digits.len()))
-        } else {
-            let (a, b) = digits.split_at(int_len);
-            format!("{a}.{b}")
-        }
-    };
-    if neg {
-        format!("-{body}")
-    } else {
-        body
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,17 +239,5 @@ mod tests {
             FieldError::too_many(FieldPath::parse("a"), 3, 1).error(),
             "a: Too many: 3: must have at most 1 item"
         );
-    }
-
-    #[test]
-    fn go_number_formatting() {
-        assert_eq!(go_float_v(1.5), "1.5");
-        assert_eq!(go_float_v(100000.0), "100000");
-        assert_eq!(go_float_v(1e6), "1e+06");
-        assert_eq!(go_float_v(1234567.0), "1.234567e+06");
-        assert_eq!(go_float_v(1e21), "1e+21");
-        assert_eq!(go_float_v(0.0001), "0.0001");
-        assert_eq!(go_float_v(0.00001), "1e-05");
-        assert_eq!(go_float_v(-2.25), "-2.25");
     }
 }

@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::field_error::go_quote;
-use crate::objectmeta::gojson::go_v;
+use gostd::fmt::v as go_v;
+use gostd::strconv::quote as go_quote;
 
 /// The operator of a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

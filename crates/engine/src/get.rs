@@ -90,7 +90,7 @@ pub fn kubectl_get_objects(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objectmeta::gotime;
+    use crate::objectmeta::time::parse_rfc3339;
     use crate::Options;
 
     const CRD: &str = r#"
@@ -131,7 +131,7 @@ spec: {cronSpec: "* * * * */5", replicas: 3}
     fn normal_and_wide() {
         let compiled = CompiledCrd::compile(CRD, &Options::default());
         let analysis = compiled.analyze_objects(&[OBJ.to_owned()], None);
-        let now = gotime::parse_rfc3339("2026-11-21T09:05:00Z").unwrap();
+        let now = parse_rfc3339("2026-11-21T09:05:00Z").unwrap();
         let normal = kubectl_get_objects(&compiled, &analysis, now, PrintOptions::default());
         assert_eq!(
             normal.text,

@@ -29,8 +29,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use crate::field_error::go_float_v;
-use crate::objectmeta::gojson;
+use gostd::strconv::format_float_g as go_float_v;
 
 /// Deepest nesting of sub-parsers (union members, filter sides) and of `{range}`s.
 pub const MAX_DEPTH: usize = 64;
@@ -402,7 +401,7 @@ impl Parser<'_> {
                     if i > 0 && g.is_empty() {
                         Param::default()
                     } else {
-                        match go_atoi(g) {
+                        match gostd::strconv::atoi(g).ok() {
                             Some(v) => Param {
                                 value: v,
                                 known: true,
@@ -552,15 +551,6 @@ fn slice_groups(text: &str) -> Option<[Option<&str>; 3]> {
         }
     }
     (at == text.len()).then_some(groups)
-}
-
-/// `strconv.Atoi`: an optional sign and ASCII digits, in range.
-fn go_atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
 }
 
 /// `^([^!<>=]+)([!<>=]+)(.+?)$` on a filter's text: left, operator, right.
@@ -848,56 +838,13 @@ impl Concrete<'_> {
     }
 }
 
-/// `fmt`'s `%v` of a decoded JSON value (`map[a:1 b:[x y]]`).
-fn go_fmt_json(v: &Json, out: &mut String) {
-    match v {
-        Json::Null => out.push_str("<nil>"),
-        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => out.push_str(&i.to_string()),
-            None => out.push_str(&go_float_v(n.as_f64().unwrap_or(0.0))),
-        },
-        Json::String(s) => out.push_str(s),
-        Json::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go_fmt_json(item, out);
-            }
-            out.push(']');
-        }
-        Json::Object(map) => {
-            out.push_str("map[");
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                go_fmt_json(item, out);
-            }
-            out.push(']');
-        }
-    }
-}
-
 /// `fmt.Fprint` of a concrete value.
 fn go_print(c: &Concrete) -> String {
     match c {
         Concrete::Invalid => "<invalid reflect.Value>".to_owned(),
         Concrete::NilInterface => "<nil>".to_owned(),
-        Concrete::Map(m) => {
-            let mut s = String::new();
-            go_fmt_json(&Json::Object((*m).clone()), &mut s);
-            s
-        }
-        Concrete::Slice(items) => {
-            let mut s = String::new();
-            go_fmt_json(&Json::Array(items.to_vec()), &mut s);
-            s
-        }
+        Concrete::Map(m) => gostd::fmt::v(&Json::Object((*m).clone())),
+        Concrete::Slice(items) => gostd::fmt::v(&Json::Array(items.to_vec())),
         Concrete::Str(s) => (*s).to_owned(),
         Concrete::Int64(i) | Concrete::Int(i) => i.to_string(),
         Concrete::Float64(f) => go_float_v(*f),
@@ -916,7 +863,7 @@ pub fn print_results(results: &[Value]) -> Result<String, String> {
             Value::Json {
                 value: value @ (Json::Object(_) | Json::Array(_)),
                 ..
-            } => gojson::marshal(&as_go_numbers(value)),
+            } => gostd::json::marshal(&as_go_numbers(value)),
             Value::Invalid => "<no value>".to_owned(),
             Value::Json {
                 value: Json::Null, ..

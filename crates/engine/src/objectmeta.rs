@@ -25,8 +25,8 @@
 //!
 //! Where Go iterates a map (and so reports in random order), this module goes in key order.
 
-pub mod gojson;
-pub mod gotime;
+pub mod decoder;
+pub mod time;
 pub mod validation;
 
 use std::collections::BTreeMap;
@@ -39,8 +39,9 @@ use crate::path::{FieldPath, Segment};
 use crate::pruning;
 use crate::schema::Structural;
 
-use gojson::{json_kind, Abort, Decoder};
-pub use gotime::Time;
+use decoder::{Abort, Decoder};
+use gostd::json::json_kind;
+pub use time::Time;
 
 /// `metav1.OwnerReference`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -144,7 +145,7 @@ impl Default for ObjectMeta {
 fn decode_time(d: &Decoder, v: &Json) -> Result<Time, Abort> {
     match v {
         Json::Null => Ok(Time::ZERO),
-        Json::String(s) => gotime::parse_rfc3339(s).map_err(Abort),
+        Json::String(s) => time::parse_rfc3339(s).map_err(Abort),
         other => Err(Abort(d.type_error_text(json_kind(other), "string"))),
     }
 }
@@ -449,7 +450,7 @@ pub fn get_object_meta(
     let Json::Object(fields) = metadata else {
         return Err(format!(
             "invalid metadata: expected object, got {}",
-            gojson::go_type(metadata)
+            gostd::fmt::type_name(metadata)
         ));
     };
     // Field by field: keep those that decode on their own.
@@ -528,10 +529,10 @@ impl OwnerReference {
     pub fn go_json(&self) -> String {
         let mut s = format!(
             "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
-            gojson::string_text(&self.api_version),
-            gojson::string_text(&self.kind),
-            gojson::string_text(&self.name),
-            gojson::string_text(&self.uid)
+            gostd::json::string(&self.api_version),
+            gostd::json::string(&self.kind),
+            gostd::json::string(&self.name),
+            gostd::json::string(&self.uid)
         );
         if let Some(b) = self.controller {
             s.push_str(&format!(",\"controller\":{b}"));
@@ -640,7 +641,7 @@ pub struct CoerceOptions {
 /// (`%q`/`%v` for scalars, `json.Marshal` for objects and lists).
 pub fn bad_value(v: &Json) -> BadValue {
     match v {
-        Json::Array(_) | Json::Object(_) => BadValue::Raw(gojson::marshal(v)),
+        Json::Array(_) | Json::Object(_) => BadValue::Raw(gostd::json::marshal(v)),
         other => BadValue::from_json(other),
     }
 }
@@ -810,8 +811,8 @@ fn nested_string(obj: &Map<String, Json>, key: &str) -> Result<Option<String>, S
         Some(Json::String(s)) => Ok(Some(s.clone())),
         Some(v) => Err(format!(
             ".{key} accessor error: {} is of the type {}, expected string",
-            gojson::go_v(v),
-            gojson::go_type(v)
+            gostd::fmt::v(v),
+            gostd::fmt::type_name(v)
         )),
     }
 }

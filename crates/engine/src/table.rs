@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::apiext::internal::ColumnDefinition as CrdColumn;
-use crate::field_error::{go_float_v, go_quote};
 use crate::jsonpath::{print_results, JsonPath, Node, Value};
-use crate::objectmeta::{gojson, gotime, Time};
+use crate::objectmeta::{time::parse_rfc3339, Time};
 use crate::schema::Structural;
+use gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
 
 /// `metav1.ObjectMeta{}.SwaggerDoc()["name"]`: the Name column's description.
 pub const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
@@ -95,7 +95,7 @@ impl Cell {
     pub fn to_wire(&self) -> Json {
         match self {
             Cell::Float(f) if f.is_finite() => {
-                serde_json::from_str(&gojson::float_text(*f)).unwrap_or(Json::Null)
+                serde_json::from_str(&gostd::json::float_text(*f)).unwrap_or(Json::Null)
             }
             Cell::Float(_) => Json::Null,
             other => other.to_value(),
@@ -324,7 +324,7 @@ fn date_cell(s: &str, now: Option<Time>) -> String {
     let time = if s.is_empty() || s == "null" {
         Time::ZERO
     } else {
-        match gotime::parse_rfc3339(s) {
+        match parse_rfc3339(s) {
             Ok(t) => t,
             Err(_) => return "<invalid>".to_owned(),
         }
@@ -1089,7 +1089,7 @@ mod tests {
     }
 
     fn t(s: &str) -> Time {
-        gotime::parse_rfc3339(s).unwrap()
+        parse_rfc3339(s).unwrap()
     }
 
     /// tableconvertor_test.go Test_cellForJSONValue, and the date texts.

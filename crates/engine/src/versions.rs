@@ -57,11 +57,6 @@ pub struct KubeVersion {
     pub minor: i64,
 }
 
-/// Go's `strconv.Atoi` on ASCII digits: `None` when out of the int64 range.
-fn atoi(digits: &str) -> Option<i64> {
-    digits.parse::<i64>().ok()
-}
-
 /// `parseKubeVersion`: `None` for names that do not match `^v(\d+)(?:(alpha|beta)(\d+))?$`
 /// (Go's `\d` is ASCII) or whose numbers overflow.
 pub fn parse_kube_version(v: &str) -> Option<KubeVersion> {
@@ -70,7 +65,7 @@ pub fn parse_kube_version(v: &str) -> Option<KubeVersion> {
     if major_len == 0 {
         return None;
     }
-    let major = atoi(rest.get(..major_len)?)?;
+    let major = gostd::strconv::atoi(rest.get(..major_len)?).ok()?;
     let tail = rest.get(major_len..)?;
     if tail.is_empty() {
         return Some(KubeVersion {
@@ -92,7 +87,7 @@ pub fn parse_kube_version(v: &str) -> Option<KubeVersion> {
     Some(KubeVersion {
         major,
         stability,
-        minor: atoi(digits)?,
+        minor: gostd::strconv::atoi(digits).ok()?,
     })
 }
 

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
 
-use super::gojson::{self, Obj};
 use crate::schema::props::{
     go_json_kind, JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule,
 };
+use gostd::json::Obj;
 
 /// A CustomResourceDefinition in the server's internal form.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -307,14 +307,14 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         return "null".to_owned();
     }
     let sub = |x: &JsonSchemaProps| schema_json_depth(x, depth + 1);
-    let list = |xs: &[JsonSchemaProps]| gojson::list(xs.iter().map(sub));
+    let list = |xs: &[JsonSchemaProps]| gostd::json::list(xs.iter().map(sub));
     let map = |m: &BTreeMap<String, JsonSchemaProps>| {
         if m.is_empty() {
             "null".to_owned()
         } else {
             let items: Vec<String> = m
                 .iter()
-                .map(|(k, v)| format!("{}:{}", gojson::string(k), sub(v)))
+                .map(|(k, v)| format!("{}:{}", gostd::json::string(k), sub(v)))
                 .collect();
             format!("{{{}}}", items.join(","))
         }
@@ -357,15 +357,19 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
                         .finish(),
                     SchemaOrStringArray::Property(p) => Obj::new()
                         .raw("Schema", "null")
-                        .raw("Property", gojson::strings(p))
+                        .raw("Property", gostd::json::strings(p))
                         .finish(),
                 };
-                format!("{}:{v}", gojson::string(k))
+                format!("{}:{v}", gostd::json::string(k))
             })
             .collect();
         format!("{{{}}}", items.join(","))
     };
-    let json_opt = |v: &Option<Json>| v.as_ref().map(gojson::value).unwrap_or("null".into());
+    let json_opt = |v: &Option<Json>| {
+        v.as_ref()
+            .map(gostd::json::marshal)
+            .unwrap_or("null".into())
+    };
     Obj::new()
         .str("ID", &s.id)
         .str("Schema", &s.schema)
@@ -387,10 +391,13 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_int("MinItems", s.min_items)
         .bool("UniqueItems", s.unique_items)
         .opt_float("MultipleOf", s.multiple_of)
-        .raw("Enum", gojson::list(s.enum_.iter().map(gojson::value)))
+        .raw(
+            "Enum",
+            gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+        )
         .opt_int("MaxProperties", s.max_properties)
         .opt_int("MinProperties", s.min_properties)
-        .raw("Required", gojson::strings(&s.required))
+        .raw("Required", gostd::json::strings(&s.required))
         .raw("Items", items)
         .raw("AllOf", list(&s.all_of))
         .raw("OneOf", list(&s.one_of))
@@ -421,12 +428,12 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_bool("XPreserveUnknownFields", s.x_preserve_unknown_fields)
         .bool("XEmbeddedResource", s.x_embedded_resource)
         .bool("XIntOrString", s.x_int_or_string)
-        .raw("XListMapKeys", gojson::strings(&s.x_list_map_keys))
+        .raw("XListMapKeys", gostd::json::strings(&s.x_list_map_keys))
         .opt_str("XListType", s.x_list_type.as_deref())
         .opt_str("XMapType", s.x_map_type.as_deref())
         .raw(
             "XValidations",
-            gojson::list(s.x_validations.iter().map(rule_json)),
+            gostd::json::list(s.x_validations.iter().map(rule_json)),
         )
         .finish()
 }
@@ -452,7 +459,7 @@ pub fn items_json(items: &SchemaOrArray) -> String {
             .finish(),
         SchemaOrArray::Array(xs) => Obj::new()
             .raw("Schema", "null")
-            .raw("JSONSchemas", gojson::list(xs.iter().map(schema_json)))
+            .raw("JSONSchemas", gostd::json::list(xs.iter().map(schema_json)))
             .finish(),
     }
 }
@@ -507,7 +514,7 @@ fn column_json(c: &ColumnDefinition) -> String {
 
 /// The Go JSON of `spec.versions` (`[]apiextensions.CustomResourceDefinitionVersion`).
 pub fn versions_json(versions: &[CrdVersion]) -> String {
-    gojson::list(versions.iter().map(|v| {
+    gostd::json::list(versions.iter().map(|v| {
         Obj::new()
             .str("Name", &v.name)
             .bool("Served", v.served)
@@ -518,11 +525,11 @@ pub fn versions_json(versions: &[CrdVersion]) -> String {
             .raw("Subresources", subresources_json(&v.subresources))
             .raw(
                 "AdditionalPrinterColumns",
-                gojson::list(v.additional_printer_columns.iter().map(column_json)),
+                gostd::json::list(v.additional_printer_columns.iter().map(column_json)),
             )
             .raw(
                 "SelectableFields",
-                gojson::list(
+                gostd::json::list(
                     v.selectable_fields
                         .iter()
                         .map(|f| Obj::new().str("JSONPath", &f.json_path).finish()),
@@ -606,7 +613,7 @@ impl Reader {
     fn unknown(&mut self, path: &str) {
         self.problems.push(DecodeProblem {
             path: path.to_owned(),
-            message: format!("unknown field {}", crate::field_error::go_quote(path)),
+            message: format!("unknown field {}", gostd::strconv::quote(path)),
             unknown_field: true,
         });
     }
@@ -926,7 +933,7 @@ impl Reader {
                     let full = join(&p, &e.path);
                     self.problems.push(DecodeProblem {
                         message: if e.unknown_field {
-                            format!("unknown field {}", crate::field_error::go_quote(&full))
+                            format!("unknown field {}", gostd::strconv::quote(&full))
                         } else {
                             e.message
                         },
@@ -1121,7 +1128,7 @@ impl Reader {
         self.check_keys(m, path, &["url", "service", "caBundle"]);
         let ca_bundle = match m.get("caBundle") {
             None | Some(Json::Null) => Vec::new(),
-            Some(Json::String(s)) => match gojson::base64_decode(s) {
+            Some(Json::String(s)) => match gostd::base64::decode(s) {
                 Some(b) => b,
                 None if self.shape == Shape::Internal => s.as_bytes().to_vec(),
                 None => {

@@ -44,7 +44,6 @@
 
 pub mod defaults;
 pub mod field_path;
-pub mod gojson;
 pub mod hooks;
 pub mod internal;
 mod lazy_path;
@@ -244,7 +243,7 @@ fn list_type_set_warnings(crd: &InternalCrd) -> Vec<String> {
                     if is.type_ == "object" || is.type_ == "array" {
                         seen.borrow_mut().insert(format!(
                             "x-kubernetes-list-type: set for items of type {} is not supported by server-side apply or CEL validation rules",
-                            crate::field_error::go_quote(&is.type_)
+                            gostd::strconv::quote(&is.type_)
                         ));
                     }
                 }
@@ -259,7 +258,7 @@ fn list_type_set_warnings(crd: &InternalCrd) -> Vec<String> {
 pub fn warnings_on_create(crd: &InternalCrd) -> Vec<String> {
     let mut w: Vec<String> = unrecognized_formats(crd)
         .into_iter()
-        .map(|f| format!("unrecognized format {}", crate::field_error::go_quote(&f)))
+        .map(|f| format!("unrecognized format {}", gostd::strconv::quote(&f)))
         .collect();
     w.extend(list_type_set_warnings(crd));
     w
@@ -271,7 +270,7 @@ pub fn warnings_on_update(new: &InternalCrd, old: &InternalCrd) -> Vec<String> {
     let mut w: Vec<String> = unrecognized_formats(new)
         .into_iter()
         .filter(|f| !old_formats.contains(f))
-        .map(|f| format!("unrecognized format {}", crate::field_error::go_quote(&f)))
+        .map(|f| format!("unrecognized format {}", gostd::strconv::quote(&f)))
         .collect();
     let old_sets: BTreeSet<String> = list_type_set_warnings(old).into_iter().collect();
     w.extend(

@@ -5,7 +5,6 @@
 use crate::field_error::{BadValue, FieldError};
 use crate::path::FieldPath;
 
-use super::gojson;
 use super::internal::ObjectMeta;
 
 /// `MaxLenError` of `util/validation` ("characters").
@@ -183,7 +182,7 @@ fn validate_owner_references(meta: &ObjectMeta, path: &FieldPath, errs: &mut Vec
 /// `metav1.OwnerReference` as JSON (its JSON tags; `controller` and `blockOwnerDeletion` are
 /// left out when unset).
 fn owner_reference_json(r: &super::internal::OwnerReference) -> String {
-    let mut o = gojson::Obj::new()
+    let mut o = gostd::json::Obj::new()
         .str("apiVersion", &r.api_version)
         .str("kind", &r.kind)
         .str("name", &r.name)
@@ -198,7 +197,7 @@ fn owner_reference_json(r: &super::internal::OwnerReference) -> String {
 }
 
 fn owner_references_json(refs: &[super::internal::OwnerReference]) -> String {
-    gojson::list(refs.iter().map(owner_reference_json))
+    gostd::json::list(refs.iter().map(owner_reference_json))
 }
 
 fn validate_finalizers(meta: &ObjectMeta, path: &FieldPath, errs: &mut Vec<FieldError>) {
@@ -218,7 +217,7 @@ fn validate_finalizers(meta: &ObjectMeta, path: &FieldPath, errs: &mut Vec<Field
     if orphan && delete {
         errs.push(FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gojson::strings(&meta.finalizers)),
+            BadValue::Raw(gostd::json::strings(&meta.finalizers)),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
@@ -298,10 +297,7 @@ pub fn validate_object_meta_update(
             let mut names: Vec<String> = extra.into_iter().cloned().collect();
             names.sort();
             names.dedup();
-            let quoted: Vec<String> = names
-                .iter()
-                .map(|n| crate::field_error::go_quote(n))
-                .collect();
+            let quoted: Vec<String> = names.iter().map(|n| gostd::strconv::quote(n)).collect();
             errs.push(FieldError::forbidden(
                 path.child("finalizers"),
                 format!(

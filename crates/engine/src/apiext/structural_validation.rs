@@ -313,7 +313,7 @@ fn value_validation(
         errs,
     );
     if !v.pattern.is_empty() {
-        if let Err(e) = crate::validation::goregex::compile(&v.pattern) {
+        if let Err(e) = gostd::regexp::compile(&v.pattern) {
             errs.push(FieldError::invalid(
                 path.child("pattern").to_path(),
                 BadValue::Str(v.pattern.clone()),

@@ -12,7 +12,6 @@ use crate::path::FieldPath;
 use crate::schema::structural::Structural;
 
 use super::field_path::valid_field_path;
-use super::gojson;
 use super::hooks::{Hooks, PreexistingExpressions};
 use super::internal::{
     versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
@@ -280,7 +279,7 @@ pub fn validate_stored_versions(
     if stored.is_empty() {
         return vec![FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gojson::strings(stored)),
+            BadValue::Raw(gostd::json::strings(stored)),
             "must have at least one stored version",
         )];
     }
@@ -294,7 +293,7 @@ pub fn validate_stored_versions(
         if v.storage && !present {
             errs.push(FieldError::invalid(
                 path.clone(),
-                BadValue::Raw(gojson::strings(stored)),
+                BadValue::Raw(gostd::json::strings(stored)),
                 format!("must have the storage version {}", v.name),
             ));
         }
@@ -390,7 +389,7 @@ fn validate_version<'a>(
             version
                 .deprecation_warning
                 .as_ref()
-                .map(|w| BadValue::Raw(gojson::string(w)))
+                .map(|w| BadValue::Raw(gostd::json::string(w)))
                 .unwrap_or(BadValue::Null),
             e,
         ));
@@ -988,7 +987,7 @@ fn validate_conversion_review_versions(
     if require_recognized && !has_accepted {
         errs.push(FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gojson::strings(versions)),
+            BadValue::Raw(gostd::json::strings(versions)),
             "must include at least one of v1, v1beta1",
         ));
     }
@@ -1167,7 +1166,7 @@ pub fn validate_subresources(s: Option<&Subresources>, path: &FieldPath) -> Vec<
         } else if !ls.starts_with(".spec.") && !ls.starts_with(".status.") {
             errs.push(FieldError::invalid(
                 p,
-                BadValue::Raw(gojson::string(ls)),
+                BadValue::Raw(gostd::json::string(ls)),
                 "should be a json path under either .spec or .status",
             ));
         }
@@ -1209,11 +1208,11 @@ fn approval_state(annotations: &BTreeMap<String, String>) -> (Approval, String) 
     if a.starts_with("unapproved") {
         return (
             Approval::Bypassed,
-            format!("not approved: {}", crate::field_error::go_quote(a)),
+            format!("not approved: {}", gostd::strconv::quote(a)),
         );
     }
-    if let Ok(u) = super::webhook::parse_request_uri(a) {
-        if !u.host.is_empty() && !u.scheme.is_empty() {
+    if let Ok(u) = gostd::url::Url::parse_request_uri(a) {
+        if !u.host().is_empty() && !u.scheme().is_empty() {
             return (Approval::Approved, format!("approved in {a}"));
         }
     }

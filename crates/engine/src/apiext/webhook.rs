@@ -1,243 +1,55 @@
 //! Conversion webhook checks of `k8s.io/apiserver/pkg/util/webhook/validation.go`
 //! (`ValidateWebhookURL`, `ValidateWebhookService`, `ValidateCABundle`), with the pieces of
-//! Go's `net/url` parser and of the TLS setup they depend on.
+//! the TLS setup they depend on (URLs are parsed by [`gostd::url`]).
 
-use crate::field_error::{go_quote, BadValue, FieldError};
+use crate::field_error::{BadValue, FieldError};
 use crate::path::FieldPath;
+use gostd::url::Url;
 
-use super::gojson;
 use super::names::{is_dns1123_subdomain, is_valid_port_num};
-
-/// The parts of a URL the checks read (`url.URL`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GoUrl {
-    /// `Scheme` (lower case).
-    pub scheme: String,
-    /// `Host` (with port).
-    pub host: String,
-    /// `User.String()`, when there is user information.
-    pub user: Option<String>,
-    /// `RawQuery`.
-    pub raw_query: String,
-    /// `Fragment`.
-    pub fragment: String,
-}
-
-fn is_hex(b: u8) -> bool {
-    b.is_ascii_hexdigit()
-}
-
-/// Go's `unescape` validity check: `%` must start a two-digit hex escape; in a host, ASCII
-/// characters outside the allowed set are refused.
-fn check_escapes(s: &str, host: bool) -> Result<(), String> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b.get(i).copied().unwrap_or(0);
-        if c == b'%' {
-            let ok = b.get(i + 1).copied().is_some_and(is_hex)
-                && b.get(i + 2).copied().is_some_and(is_hex);
-            if !ok {
-                let end = (i + 3).min(b.len());
-                let bad = String::from_utf8_lossy(b.get(i..end).unwrap_or(&[])).into_owned();
-                return Err(format!("invalid URL escape {}", go_quote(&bad)));
-            }
-            i += 3;
-            continue;
-        }
-        if host && c < 0x80 {
-            let allowed = c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c);
-            if !allowed {
-                return Err(format!(
-                    "invalid character {} in host name",
-                    go_quote(&(c as char).to_string())
-                ));
-            }
-        }
-        i += 1;
-    }
-    Ok(())
-}
-
-fn valid_optional_port(port: &str) -> bool {
-    match port.strip_prefix(':') {
-        None => port.is_empty(),
-        Some(digits) => digits.bytes().all(|b| b.is_ascii_digit()),
-    }
-}
-
-fn parse_host(host: &str) -> Result<String, String> {
-    if host.starts_with('[') {
-        let Some(i) = host.rfind(']') else {
-            return Err("missing ']' in host".to_owned());
-        };
-        let colon_port = host.get(i + 1..).unwrap_or("");
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
-        }
-    } else if let Some(i) = host.rfind(':') {
-        let colon_port = host.get(i..).unwrap_or("");
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
-        }
-    }
-    check_escapes(host, true)?;
-    Ok(host.to_owned())
-}
-
-/// `getScheme`.
-fn get_scheme(raw: &str) -> Result<(String, &str), String> {
-    for (i, c) in raw.bytes().enumerate() {
-        match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {}
-            b'0'..=b'9' | b'+' | b'-' | b'.' => {
-                if i == 0 {
-                    return Ok((String::new(), raw));
-                }
-            }
-            b':' => {
-                if i == 0 {
-                    return Err("missing protocol scheme".to_owned());
-                }
-                return Ok((
-                    raw.get(..i).unwrap_or("").to_owned(),
-                    raw.get(i + 1..).unwrap_or(""),
-                ));
-            }
-            _ => return Ok((String::new(), raw)),
-        }
-    }
-    Ok((String::new(), raw))
-}
-
-/// Go's internal `parse(rawURL, viaRequest)`; the error is the inner message.
-fn parse_inner(raw: &str, via_request: bool) -> Result<GoUrl, String> {
-    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err("net/url: invalid control character in URL".to_owned());
-    }
-    if raw.is_empty() && via_request {
-        return Err("empty url".to_owned());
-    }
-    let mut url = GoUrl::default();
-    if raw == "*" {
-        return Ok(url);
-    }
-    let (scheme, rest) = get_scheme(raw)?;
-    url.scheme = scheme.to_lowercase();
-    let mut rest = rest;
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = rest.get(..rest.len() - 1).unwrap_or("");
-    } else if let Some((r, q)) = rest.split_once('?') {
-        rest = r;
-        url.raw_query = q.to_owned();
-    }
-    if !rest.starts_with('/') {
-        if !url.scheme.is_empty() {
-            return Ok(url);
-        }
-        if via_request {
-            return Err("invalid URI for request".to_owned());
-        }
-        let segment = rest.split('/').next().unwrap_or("");
-        if segment.contains(':') {
-            return Err("first path segment in URL cannot contain colon".to_owned());
-        }
-    }
-    if (!url.scheme.is_empty() || (!via_request && !rest.starts_with("///")))
-        && rest.starts_with("//")
-    {
-        let mut authority = rest.get(2..).unwrap_or("");
-        let mut path = "";
-        if let Some(i) = authority.find('/') {
-            path = authority.get(i..).unwrap_or("");
-            authority = authority.get(..i).unwrap_or("");
-        }
-        let (userinfo, host) = match authority.rfind('@') {
-            Some(i) => (
-                Some(authority.get(..i).unwrap_or("")),
-                authority.get(i + 1..).unwrap_or(""),
-            ),
-            None => (None, authority),
-        };
-        url.host = parse_host(host)?;
-        if let Some(u) = userinfo {
-            let valid = u
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&c));
-            if !valid {
-                return Err("net/url: invalid userinfo".to_owned());
-            }
-            check_escapes(u, false)?;
-            url.user = Some(u.to_owned());
-        }
-        check_escapes(path, false)?;
-    } else {
-        check_escapes(rest, false)?;
-    }
-    Ok(url)
-}
-
-/// `url.Parse`: the URL, or the error text (`parse "x": missing protocol scheme`).
-pub fn parse_url(raw: &str) -> Result<GoUrl, String> {
-    let (u, frag) = match raw.split_once('#') {
-        Some((u, f)) => (u, Some(f)),
-        None => (raw, None),
-    };
-    let mut url = parse_inner(u, false).map_err(|e| format!("parse {}: {e}", go_quote(u)))?;
-    if let Some(f) = frag {
-        check_escapes(f, false).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
-        url.fragment = f.to_owned();
-    }
-    Ok(url)
-}
-
-/// `url.ParseRequestURI`.
-pub fn parse_request_uri(raw: &str) -> Result<GoUrl, String> {
-    parse_inner(raw, true).map_err(|e| format!("parse {}: {e}", go_quote(raw)))
-}
 
 /// `ValidateWebhookURL(path, url, forceHttps)`.
 pub fn validate_webhook_url(path: &FieldPath, url: &str, force_https: bool) -> Vec<FieldError> {
     const FORM: &str = "; desired format: https://host[/path]";
     let mut errs = Vec::new();
-    match parse_url(url) {
+    match Url::parse(url) {
         Err(e) => errs.push(FieldError::required(
             path.clone(),
             format!("url must be a valid URL: {e}{FORM}"),
         )),
         Ok(u) => {
-            if force_https && u.scheme != "https" {
+            if force_https && u.scheme() != "https" {
                 errs.push(FieldError::invalid(
                     path.clone(),
-                    BadValue::Str(u.scheme.clone()),
+                    BadValue::Str(u.scheme().to_owned()),
                     format!("'https' is the only allowed URL scheme{FORM}"),
                 ));
             }
-            if u.host.is_empty() {
+            if u.host().is_empty() {
                 errs.push(FieldError::invalid(
                     path.clone(),
-                    BadValue::Str(u.host.clone()),
+                    BadValue::Str(u.host().to_owned()),
                     format!("host must be specified{FORM}"),
                 ));
             }
-            if let Some(user) = &u.user {
+            if let Some(user) = u.user() {
                 errs.push(FieldError::invalid(
                     path.clone(),
-                    BadValue::Str(user.clone()),
+                    BadValue::Str(user),
                     "user information is not permitted in the URL",
                 ));
             }
-            if !u.fragment.is_empty() {
+            if !u.fragment().is_empty() {
                 errs.push(FieldError::invalid(
                     path.clone(),
-                    BadValue::Str(u.fragment.clone()),
+                    BadValue::Str(u.fragment().to_owned()),
                     "fragments are not permitted in the URL",
                 ));
             }
-            if !u.raw_query.is_empty() {
+            if !u.raw_query().is_empty() {
                 errs.push(FieldError::invalid(
                     path.clone(),
-                    BadValue::Str(u.raw_query.clone()),
+                    BadValue::Str(u.raw_query().to_owned()),
                     "query parameters are not permitted in the URL",
                 ));
             }
@@ -403,7 +215,7 @@ fn pem_decode(data: &[u8]) -> Option<(PemBlock, &[u8])> {
             .filter(|b| !b.is_ascii_whitespace())
             .map(|b| *b as char)
             .collect();
-        let Some(bytes) = gojson::base64_decode(&clean) else {
+        let Some(bytes) = gostd::base64::decode(&clean) else {
             rest = after;
             continue;
         };
@@ -530,7 +342,7 @@ pub fn validate_ca_bundle(path: &FieldPath, ca: &[u8]) -> Vec<FieldError> {
         None => Vec::new(),
         Some(e) => vec![FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gojson::bytes(ca)),
+            BadValue::Raw(gostd::json::bytes(ca)),
             e,
         )],
     }
@@ -539,30 +351,6 @@ pub fn validate_ca_bundle(path: &FieldPath, ca: &[u8]) -> Vec<FieldError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_like_go() {
-        let u = parse_url("https://user@example.com:8443/p?q=1#frag").unwrap();
-        assert_eq!(u.scheme, "https");
-        assert_eq!(u.host, "example.com:8443");
-        assert_eq!(u.user.as_deref(), Some("user"));
-        assert_eq!(u.raw_query, "q=1");
-        assert_eq!(u.fragment, "frag");
-        assert_eq!(
-            parse_url(":foo").err().as_deref(),
-            Some("parse \":foo\": missing protocol scheme")
-        );
-        assert_eq!(
-            parse_url("http://host:port").err().as_deref(),
-            Some("parse \"http://host:port\": invalid port \":port\" after host")
-        );
-        assert_eq!(parse_url("a:b/c").map(|u| u.scheme), Ok("a".to_owned()));
-        assert!(
-            parse_request_uri("https://github.com/kubernetes/enhancements/pull/1111")
-                .is_ok_and(|u| !u.host.is_empty())
-        );
-        assert!(parse_request_uri("not a url").is_err());
-    }
 
     #[test]
     fn webhook_url_errors() {
@@ -606,7 +394,7 @@ mod tests {
         ];
         let pem = format!(
             "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
-            gojson::base64_encode(&der)
+            gostd::base64::encode(&der)
         );
         assert_eq!(ca_bundle_error(pem.as_bytes()), None);
     }

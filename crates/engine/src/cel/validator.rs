@@ -40,10 +40,11 @@ use super::decl_type::{escape, schema_decl_type, DeclType};
 use super::{RuleCompiler, RuleProgram, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME};
 use crate::analysis::{CelOutcome, CelRuleResult};
 use crate::apiext::field_path::valid_field_path;
-use crate::field_error::{go_quote, BadValue, FieldError};
+use crate::field_error::{BadValue, FieldError};
 use crate::path::{FieldPath, Segment};
 use crate::schema::props::ValidationRule;
 use crate::schema::structural::{NestedValueValidation, Structural};
+use gostd::strconv::quote as go_quote;
 
 /// `celconfig.PerCallLimit`.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;

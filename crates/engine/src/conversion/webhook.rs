@@ -14,11 +14,12 @@ use super::{
     ConvertedObject, GroupVersion, Gvk, ResponseCheck, WebhookCall,
 };
 use crate::document::{Node, Value};
-use crate::field_error::{go_quote, BadValue, FieldError};
-use crate::objectmeta::gojson::{self, Decoder};
+use crate::field_error::{BadValue, FieldError};
+use crate::objectmeta::decoder::Decoder;
 use crate::objectmeta::validation::{is_qualified_name, is_valid_label_value};
 use crate::path::FieldPath;
 use crate::position::Span;
+use gostd::strconv::quote as go_quote;
 
 /// The group of `ConversionReview`.
 pub const REVIEW_GROUP: &str = "apiextensions.k8s.io";
@@ -132,12 +133,12 @@ impl ReviewRequest {
     /// the Go structs' order, objects with sorted keys, HTML-safe escaping, a final newline),
     /// with the empty `response` the server's request struct carries.
     pub fn body(&self) -> String {
-        let objects: Vec<String> = self.objects.iter().map(gojson::marshal).collect();
+        let objects: Vec<String> = self.objects.iter().map(gostd::json::marshal).collect();
         format!(
             "{{\"kind\":\"ConversionReview\",\"apiVersion\":{},\"request\":{{\"uid\":{},\"desiredAPIVersion\":{},\"objects\":[{}]}},\"response\":{{\"uid\":\"\",\"convertedObjects\":null,\"result\":{{\"metadata\":{{}}}}}}}}\n",
-            gojson::string_text(&self.review_version.api_version()),
-            gojson::string_text(&self.uid),
-            gojson::string_text(&self.desired_api_version),
+            gostd::json::string(&self.review_version.api_version()),
+            gostd::json::string(&self.uid),
+            gostd::json::string(&self.desired_api_version),
             objects.join(",")
         )
     }
@@ -334,7 +335,7 @@ impl Body<'_> {
                 return s.to_owned();
             }
         }
-        gojson::marshal(&node.to_json())
+        gostd::json::marshal(&node.to_json())
     }
 }
 
@@ -437,7 +438,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                 .get(node.span.start.offset..node.span.end.offset)
                 .filter(|s| self.body.is_json() && !s.is_empty())
                 .map(str::to_owned)
-                .unwrap_or_else(|| gojson::marshal(&node.to_json())),
+                .unwrap_or_else(|| gostd::json::marshal(&node.to_json())),
         }
     }
 
@@ -1019,7 +1020,7 @@ pub fn raw_object(raw: &RawObject) -> Result<Json, String> {
     if !value.is_object() {
         return Err(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            gojson::json_kind(value)
+            gostd::json::json_kind(value)
         ));
     }
     if Gvk::of(value).kind.is_empty() {
@@ -1082,7 +1083,7 @@ pub fn restore_object_meta(
             return Err((
                 format!(
                     "invalid metadata of type {} in converted object",
-                    gojson::go_type(other)
+                    gostd::fmt::type_name(other)
                 ),
                 "metadata",
             ))
@@ -1094,7 +1095,10 @@ pub fn restore_object_meta(
     };
     conv.insert("metadata".to_owned(), restored);
     let Some(Json::Object(meta)) = conv.get_mut("metadata") else {
-        let t = conv.get("metadata").map(gojson::go_type).unwrap_or("<nil>");
+        let t = conv
+            .get("metadata")
+            .map(gostd::fmt::type_name)
+            .unwrap_or("<nil>");
         return Err((
             format!("invalid metadata of type {t} in input object"),
             "metadata",
@@ -1114,7 +1118,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "invalid metadata.{fld} of type {} in converted object",
-                        gojson::go_type(other)
+                        gostd::fmt::type_name(other)
                     ),
                     path,
                 ))
@@ -1128,7 +1132,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "invalid metadata.{fld} of type {} in original object",
-                        gojson::go_type(other)
+                        gostd::fmt::type_name(other)
                     ),
                     path,
                 ))
@@ -1141,7 +1145,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "metadata.{fld}[{k}] must be a string, but is {} in converted object",
-                        gojson::go_type(v)
+                        gostd::fmt::type_name(v)
                     ),
                     path,
                 ));

@@ -11,11 +11,11 @@
 
 use serde_json::Value as Json;
 
-use super::gojson;
 use super::{bad_value, decode_object_meta, parse_group_version, ObjectMeta, OwnerReference};
-use crate::field_error::{go_quote, BadValue, FieldError};
+use crate::field_error::{BadValue, FieldError};
 use crate::path::{FieldPath, Segment};
 use crate::schema::Structural;
+use gostd::strconv::quote as go_quote;
 
 // ------------------------------------------------------------------------------------------
 // Format checks (messages exactly as the server's)
@@ -315,7 +315,7 @@ fn validate_field_manager(manager: &str, path: &FieldPath) -> Vec<FieldError> {
 
 /// `json.Marshal` of a string list.
 fn json_strings(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| gojson::string_text(s)).collect();
+    let items: Vec<String> = list.iter().map(|s| gostd::json::string(s)).collect();
     format!("[{}]", items.join(","))
 }
 
@@ -422,7 +422,7 @@ fn validate_managed_fields(meta: &ObjectMeta, path: &FieldPath) -> Vec<FieldErro
             "Apply" | "Update" => {}
             other => errs.push(FieldError::not_supported(
                 child(&p, "operation"),
-                BadValue::Raw(gojson::string_text(other)),
+                BadValue::Raw(gostd::json::string(other)),
                 &["Apply", "Update"],
             )),
         }
@@ -601,7 +601,7 @@ pub fn validate_object_meta_update(
         &mut errs,
         "uid",
         new.uid != old.uid,
-        BadValue::Raw(gojson::string_text(&new.uid)),
+        BadValue::Raw(gostd::json::string(&new.uid)),
     );
     immutable(
         &mut errs,
@@ -652,7 +652,7 @@ pub fn root_object_meta(obj: &Json) -> Result<ObjectMeta, FieldError> {
             bad_value(other),
             format!(
                 "expected map[string]interface{{}}, got {}",
-                gojson::go_type(other)
+                gostd::fmt::type_name(other)
             ),
         )),
     }

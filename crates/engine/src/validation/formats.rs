@@ -5,8 +5,7 @@
 //! Format names are normalized the go-openapi way, by deleting every `-` (`date-time` is
 //! `datetime`, `k8s-short-name` is `k8sshortname`).
 
-use super::goparse;
-use super::goregex::{compile_fixed, GoRegexp};
+use gostd::regexp::{compile_fixed, GoRegexp};
 
 /// A Kubernetes `major.minor` compatibility version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -242,15 +241,15 @@ impl FormatChecker {
     /// `strfmt.Default.Validates(format, s)`.
     pub fn validates(&self, s: &str) -> bool {
         match &self.kind {
-            Kind::Uri => goparse::is_request_uri(s),
-            Kind::Email => goparse::is_email(s),
+            Kind::Uri => gostd::url::Url::parse_request_uri(s).is_ok(),
+            Kind::Email => gostd::mail::is_email(s),
             Kind::Hostname(re) => {
                 matches(re, s) && s.len() <= 255 && s.split('.').all(|p| p.len() <= 63)
             }
-            Kind::Ipv4 => goparse::parse_ip_sloppy_ok(s) && s.contains('.'),
-            Kind::Ipv6 => goparse::parse_ip_strict(s).is_some() && s.contains(':'),
-            Kind::Cidr => goparse::parse_cidr_sloppy_ok(s),
-            Kind::Mac => goparse::is_mac(s),
+            Kind::Ipv4 => gostd::net::parse_ip_sloppy_ok(s) && s.contains('.'),
+            Kind::Ipv6 => gostd::net::parse_ip(s).is_some() && s.contains(':'),
+            Kind::Cidr => gostd::net::parse_cidr_sloppy_ok(s),
+            Kind::Mac => gostd::net::is_mac(s),
             Kind::Regex(re) => matches(re, s),
             Kind::Isbn(r10, r13) => is_isbn10(r10, s) || is_isbn13(r13, s),
             Kind::Isbn10(re) => is_isbn10(re, s),
@@ -258,9 +257,9 @@ impl FormatChecker {
             Kind::CreditCard(re) => is_credit_card(re, s),
             Kind::Ssn(re) => s.len() == 11 && matches(re, s),
             Kind::Password => true,
-            Kind::Date => goparse::is_date(s),
+            Kind::Date => gostd::time::parse(gostd::time::RFC3339_FULL_DATE, s).is_ok(),
             Kind::DateTime(re) => is_date_time(re, s),
-            Kind::Duration => goparse::is_go_duration(s) || duration_words(s),
+            Kind::Duration => gostd::time::parse_duration(s).is_ok() || duration_words(s),
             Kind::BsonObjectId => s.len() == 24 && s.bytes().all(|b| b.is_ascii_hexdigit()),
             Kind::MaxLenRegex(max, re) => s.len() <= *max && matches(re, s),
         }
@@ -338,7 +337,7 @@ fn is_date_time(re: &GoRegexp, s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if !goparse::is_date(date) {
+    if gostd::time::parse(gostd::time::RFC3339_FULL_DATE, date).is_err() {
         return false;
     }
     if !matches(re, time) {

@@ -25,17 +25,15 @@
 //! CEL rules (`x-kubernetes-validations`) are not evaluated here, and neither are list-type
 //! uniqueness ([`crate::listtype`]) and metadata checks: the server runs those separately.
 
-mod goparse;
-mod govalue;
 mod openapi;
 mod ratcheting;
 mod schema;
 
 pub mod formats;
-pub mod goregex;
 
 pub use formats::CompatibilityVersion;
-pub use govalue::{deep_equal, json_marshal};
+pub use gostd::json::marshal as json_marshal;
+pub use gostd::value::deep_equal;
 
 use serde_json::Value as Json;
 
@@ -189,7 +187,7 @@ pub fn validate_default_value(path: &FieldPath, value: &Json, s: &Structural) ->
 /// are printed with `json.Marshal`).
 fn bad_value(v: &Json) -> BadValue {
     match v {
-        Json::Array(_) | Json::Object(_) => BadValue::Raw(govalue::json_marshal(v)),
+        Json::Array(_) | Json::Object(_) => BadValue::Raw(gostd::json::marshal(v)),
         other => BadValue::from_json(other),
     }
 }
@@ -276,7 +274,7 @@ fn to_field_errors(fld_path: &FieldPath, errors: &[OaError]) -> Vec<FieldError> 
                             .iter()
                             .map(|x| match x {
                                 Json::String(s) => s.clone(),
-                                other => govalue::json_marshal(other),
+                                other => gostd::json::marshal(other),
                             })
                             .collect();
                         let refs: Vec<&str> = values.iter().map(String::as_str).collect();

@@ -12,11 +12,12 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use super::govalue::{deep_equal, f64_to_i64, format_float_f, is_float64_a_json_integer, GoNum};
 use super::ratcheting::{self, Corr};
 use super::schema::{Dependency, Items, OaSchema};
-use crate::field_error::{go_float_v, go_quote};
 use crate::path::FieldPath;
+use gostd::strconv::format_float_f;
+use gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
+use gostd::value::{deep_equal, f64_to_i64, is_float64_a_json_integer, GoNum};
 
 pub(crate) use super::MAX_VALIDATION_DEPTH;
 
@@ -1006,14 +1007,14 @@ fn enum_v(values: &[Json]) -> String {
             Json::Null => "<nil>".into(),
             other => match GoNum::of(other) {
                 Some(n) => num_v(n),
-                None => super::govalue::json_marshal(other),
+                None => gostd::json::marshal(other),
             },
         })
         .collect();
     format!("[{}]", parts.join(" "))
 }
 
-fn pattern_matches(re: &Option<super::goregex::GoRegexp>, key: &str) -> bool {
+fn pattern_matches(re: &Option<gostd::regexp::GoRegexp>, key: &str) -> bool {
     re.as_ref().and_then(|r| r.is_match(key)).unwrap_or(false)
 }
 

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::govalue::{deep_equal, GoNum};
 use super::openapi::{self, GoPath, OaResult, MAX_VALIDATION_DEPTH};
 use super::schema::{Items, OaSchema};
-use crate::field_error::go_quote;
+use gostd::strconv::quote as go_quote;
+use gostd::value::{deep_equal, GoNum};
 
 /// A correlated old value and the schema the correlation follows.
 #[derive(Clone, Copy, Debug)]

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::formats::{self, CompatibilityVersion, FormatChecker};
-use super::goregex::{self, GoRegexp};
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
+use gostd::regexp::{self as goregex, GoRegexp};
 
 /// A compiled `pattern`: Go's compile error text, or the expression.
 #[derive(Clone, Debug)]

@@ -15,32 +15,15 @@
 //! abbreviations are read as literal text. The layouts are constants of this crate, never user
 //! input.
 
-use crate::value::Timestamp;
+use super::Timestamp;
 use std::fmt;
 
 /// `time.RFC3339`.
 pub const RFC3339: &str = "2006-01-02T15:04:05Z07:00";
 /// `time.RFC3339Nano`.
 pub const RFC3339_NANO: &str = "2006-01-02T15:04:05.999999999Z07:00";
-/// `strfmt.RFC3339FullDate`, the OpenAPI `date` format's layout.
+/// `2006-01-02` (`strfmt.RFC3339FullDate`: a full date, as RFC 3339 writes it).
 pub const RFC3339_FULL_DATE: &str = "2006-01-02";
-
-/// kube-openapi `pkg/validation/strfmt/time.go` `DateTimeFormats`, in the order `ParseDateTime`
-/// tries them: `RFC3339Micro`, `RFC3339MicroNoColon`, `RFC3339Millis`, `RFC3339MillisNoColon`,
-/// `time.RFC3339`, `time.RFC3339Nano`, `ISO8601LocalTime`, `ISO8601TimeWithReducedPrecision`,
-/// `ISO8601TimeWithReducedPrecisionLocaltime`, `ISO8601TimeUniversalSortableDateTimePattern`.
-pub const STRFMT_DATE_TIME_FORMATS: [&str; 10] = [
-    "2006-01-02T15:04:05.000000Z07:00",
-    "2006-01-02T15:04:05.000000Z0700",
-    "2006-01-02T15:04:05.000Z07:00",
-    "2006-01-02T15:04:05.000Z0700",
-    RFC3339,
-    RFC3339_NANO,
-    "2006-01-02T15:04:05",
-    "2006-01-02T15:04Z",
-    "2006-01-02T15:04",
-    "2006-01-02 15:04:05",
-];
 
 /// Go's `*time.ParseError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,23 +63,54 @@ impl fmt::Display for ParseError {
     }
 }
 
-/// The time package's `quote`: bytes below a space and every byte of a non-ASCII character as
-/// `\xNN`, `"` and `\` backslashed, the rest as they are (unlike `strconv.Quote`).
+/// Go's `time.quote`: non-ASCII and control bytes as `\xNN`, `"` and `\` escaped.
 pub fn time_quote(s: &[u8]) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for &c in s {
-        if !(b' '..0x80).contains(&c) {
-            out.push_str(&format!("\\x{c:02x}"));
+    let mut out = String::from("\"");
+    let mut i = 0;
+    while let Some(&b) = s.get(i) {
+        if !(b' '..0x80).contains(&b) {
+            // One UTF-8 sequence (or one invalid byte) at a time, as Go's range loop decodes.
+            let (width, is_rune_error) = match utf8_width(s.get(i..).unwrap_or_default()) {
+                Some(3) if s.get(i..i + 3) == Some("\u{fffd}".as_bytes()) => (3, true),
+                Some(w) => (w, false),
+                None => (1, false),
+            };
+            // For U+FFFD Go prints three bytes only when more text follows it.
+            let printed = if is_rune_error && i + 2 >= s.len() {
+                1
+            } else {
+                width
+            };
+            for j in 0..printed {
+                if let Some(byte) = s.get(i + j) {
+                    out.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            i += width;
         } else {
-            if c == b'"' || c == b'\\' {
+            if b == b'"' || b == b'\\' {
                 out.push('\\');
             }
-            out.push(char::from(c));
+            out.push(b as char);
+            i += 1;
         }
     }
     out.push('"');
     out
+}
+
+/// The length of the valid UTF-8 sequence at the start of `s`, if there is one.
+fn utf8_width(s: &[u8]) -> Option<usize> {
+    let first = *s.first()?;
+    let w = match first {
+        0x00..=0x7f => 1,
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let seq = s.get(..w)?;
+    std::str::from_utf8(seq).ok().map(|_| w)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -528,39 +542,13 @@ fn parse_bytes(alayout: &[u8], avalue: &[u8]) -> Result<Timestamp, ParseError> {
         return Err(err(&[], value, ": day out of range".to_string()));
     }
     let offset = zone_offset.unwrap_or(0);
-    let days = crate::rt_time::days_from_civil(year, month as u32, day as u32);
+    let days = super::days_from_civil(year, month as u32, day as u32);
     let secs = days * 86_400 + hour * 3600 + min * 60 + sec - offset;
     Ok(Timestamp {
         secs,
         nanos: nsec as u32,
         offset: offset as i32,
     })
-}
-
-/// kube-openapi's `strfmt.ParseDateTime`: the empty string is the Unix epoch; otherwise the
-/// first layout of [`STRFMT_DATE_TIME_FORMATS`] that parses, or the last layout's error.
-pub fn parse_strfmt_date_time(s: &str) -> Result<Timestamp, ParseError> {
-    if s.is_empty() {
-        return Ok(Timestamp {
-            secs: 0,
-            nanos: 0,
-            offset: 0,
-        });
-    }
-    let mut last = None;
-    for layout in STRFMT_DATE_TIME_FORMATS {
-        match parse(layout, s) {
-            Ok(t) => return Ok(t),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| ParseError {
-        layout: Vec::new(),
-        value: s.as_bytes().to_vec(),
-        layout_elem: Vec::new(),
-        value_elem: Vec::new(),
-        message: String::new(),
-    }))
 }
 
 #[cfg(test)]
@@ -647,7 +635,7 @@ mod tests {
     fn parses_what_go_accepts() {
         // RFC 3339 through the general parser: a one-digit hour (`15` is not fixed-width), a
         // comma before the fraction, an undeclared fraction after the seconds, offsets to 24h.
-        let ok = |l: &str, v: &str| parse(l, v).map(|t| crate::rt_time::format_rfc3339_nano(&t));
+        let ok = |l: &str, v: &str| parse(l, v).map(|t| super::super::format_rfc3339_nano(&t));
         assert_eq!(
             ok(RFC3339, "2021-02-03T1:02:03Z").unwrap(),
             "2021-02-03T01:02:03Z"
@@ -664,55 +652,59 @@ mod tests {
     }
 
     #[test]
-    fn strfmt_date_time_reports_the_last_layout() {
-        // kube-openapi strfmt `ParseDateTime`: the layouts in order, the last one's error
-        // ("2006-01-02 15:04:05").
-        let cases: &[(&str, &str)] = &[
-            (
-                "2021-02-03T10:00:00Zjunk",
-                r#"parsing time "2021-02-03T10:00:00Zjunk" as "2006-01-02 15:04:05": cannot parse "T10:00:00Zjunk" as " ""#,
-            ),
-            (
-                "2021-13-03T10:00:00Z",
-                r#"parsing time "2021-13-03T10:00:00Z": month out of range"#,
-            ),
-            (
-                "2021-02-30T10:00:00Z",
-                r#"parsing time "2021-02-30T10:00:00Z" as "2006-01-02 15:04:05": cannot parse "T10:00:00Z" as " ""#,
-            ),
-            (
-                "2021-02-03 10:61:00",
-                r#"parsing time "2021-02-03 10:61:00": minute out of range"#,
-            ),
-            (
-                "2021-02-30 10:00:00",
-                r#"parsing time "2021-02-30 10:00:00": day out of range"#,
-            ),
-            (
-                "2021-02-03 10:00:00Z",
-                r#"parsing time "2021-02-03 10:00:00Z": extra text: "Z""#,
-            ),
-            (
-                "today",
-                r#"parsing time "today" as "2006-01-02 15:04:05": cannot parse "today" as "2006""#,
-            ),
-        ];
-        for (value, want) in cases {
-            assert_eq!(
-                &parse_strfmt_date_time(value).unwrap_err().to_string(),
-                want,
-                "{value}"
-            );
-        }
-        for ok in [
-            "2021-02-03T10:00:00Z",
-            "2021-02-03T10:00:00.123456+0100",
-            "2021-02-03T10:00",
-            "2021-02-03T10:00Z",
-            "2021-02-03 10:00:00",
-            "2021-02-03T10:00:00.5",
-        ] {
-            assert!(parse_strfmt_date_time(ok).is_ok(), "{ok}");
-        }
+    fn rfc3339_parses_and_formats_like_go() {
+        let ok = |s: &str| parse(RFC3339, s).map(|t| super::super::format_rfc3339_utc(t.secs));
+        assert_eq!(ok("2020-01-02T03:04:05Z").unwrap(), "2020-01-02T03:04:05Z");
+        assert_eq!(
+            ok("2020-01-02T03:04:05.123+02:00").unwrap(),
+            "2020-01-02T01:04:05Z"
+        );
+        assert_eq!(ok("2020-01-02T3:04:05Z").unwrap(), "2020-01-02T03:04:05Z");
+        assert_eq!(
+            ok("2020-01-02T03:04:05,5-24:00").unwrap(),
+            "2020-01-03T03:04:05Z"
+        );
+        assert_eq!(
+            ok("0000-01-01T00:00:00+01:00").unwrap(),
+            "-0001-12-31T23:00:00Z"
+        );
+        assert_eq!(
+            parse(RFC3339, "0001-01-01T00:00:00Z").unwrap().secs,
+            super::super::GO_ZERO_TIME_SECS
+        );
+    }
+
+    #[test]
+    fn rfc3339_errors_like_go() {
+        let err = |s: &str| parse(RFC3339, s).unwrap_err().to_string();
+        assert_eq!(
+            err("a"),
+            r#"parsing time "a" as "2006-01-02T15:04:05Z07:00": cannot parse "a" as "2006""#
+        );
+        assert_eq!(
+            err("2020-13-01T00:00:00Z"),
+            r#"parsing time "2020-13-01T00:00:00Z": month out of range"#
+        );
+        assert_eq!(
+            err("2020-02-30T00:00:00Z"),
+            r#"parsing time "2020-02-30T00:00:00Z": day out of range"#
+        );
+        assert_eq!(
+            err("2020-01-01"),
+            r#"parsing time "2020-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T""#
+        );
+        assert_eq!(
+            err("2020-01-01T00:00:00Zx"),
+            r#"parsing time "2020-01-01T00:00:00Zx": extra text: "x""#
+        );
+        assert_eq!(
+            err("2020-01-01T00:00:00z"),
+            r#"parsing time "2020-01-01T00:00:00z" as "2006-01-02T15:04:05Z07:00": cannot parse "z" as "Z07:00""#
+        );
+        assert_eq!(
+            err("2020-01-01T00:00:00+25:00"),
+            r#"parsing time "2020-01-01T00:00:00+25:00": time zone offset hour out of range"#
+        );
+        assert_eq!(time_quote("é\"".as_bytes()), r#""\xc3\xa9\"""#);
     }
 }

@@ -1,10 +1,10 @@
-//! Go's `net/url` as Kubernetes' URL library uses it: `url.Parse`, `url.ParseRequestURI`, the
-//! accessors (`Hostname`, `Port`, `EscapedPath`, `Query`) and `String()` (URL equality compares
-//! the strings), with Go's error texts (`parse "x": invalid URI for request`).
+//! Go's `net/url` (Go 1.26): `url.Parse`, `url.ParseRequestURI`, the accessors (`Hostname`,
+//! `Port`, `EscapedPath`, `Query`) and `String()`, with Go's error texts
+//! (`parse "x": invalid URI for request`).
 
 use std::fmt;
 
-/// A parsed URL (Go's `url.URL`, the fields Kubernetes reads).
+/// A parsed URL (Go's `url.URL`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Url {
     scheme: String,
@@ -78,7 +78,7 @@ fn should_escape(c: u8, mode: Mode) -> bool {
 /// `strconv.Quote` (what `%q` and the `EscapeError`/`InvalidHostError` texts use): Go's escapes
 /// for control and non-printable characters, `\xNN` for bytes that are not UTF-8.
 fn go_quote(s: &str) -> String {
-    crate::debug::go_quote(s.as_bytes())
+    crate::strconv::quote(s)
 }
 
 /// `EscapeError(s[i:i+3])` (at most three bytes from the `%`, which may cut a character).
@@ -87,7 +87,7 @@ fn escape_error(s: &str, i: usize) -> String {
     let end = (i + 3).min(b.len());
     format!(
         "invalid URL escape {}",
-        crate::debug::go_quote(b.get(i..end).unwrap_or(&[]))
+        crate::strconv::quote_bytes(b.get(i..end).unwrap_or(&[]))
     )
 }
 
@@ -237,8 +237,8 @@ fn parse_host(scheme: &str, host: &str) -> Result<String, String> {
                 }
                 None => unescape(hostname, Mode::Host)?,
             };
-            let (ip, _) = crate::k8s_net::parse_addr_zone(&unescaped)
-                .map_err(|e| format!("invalid host: {e}"))?;
+            let (ip, _) =
+                crate::net::parse_addr(&unescaped).map_err(|e| format!("invalid host: {e}"))?;
             if ip.family() == 4 {
                 return Err("invalid IP-literal".into());
             }
@@ -413,6 +413,29 @@ impl Url {
         &self.host
     }
 
+    /// `User.String()` when there is user information: the escaped user name, and `:` and
+    /// the escaped password when one was given.
+    pub fn user(&self) -> Option<String> {
+        self.user.as_ref().map(|(u, p)| {
+            let mut s = escape(u, Mode::UserPassword);
+            if let Some(p) = p {
+                s.push(':');
+                s.push_str(&escape(p, Mode::UserPassword));
+            }
+            s
+        })
+    }
+
+    /// `RawQuery`: the query without its `?`, as written.
+    pub fn raw_query(&self) -> &str {
+        &self.raw_query
+    }
+
+    /// `Fragment`: the fragment without its `#`, unescaped.
+    pub fn fragment(&self) -> &str {
+        &self.fragment
+    }
+
     fn split_host_port(&self) -> (&str, &str) {
         let mut host = self.host.as_str();
         let mut port = "";
@@ -520,12 +543,8 @@ impl fmt::Display for Url {
                     if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                         buf.push_str("//");
                     }
-                    if let Some((u, p)) = &self.user {
-                        buf.push_str(&escape(u, Mode::UserPassword));
-                        if let Some(p) = p {
-                            buf.push(':');
-                            buf.push_str(&escape(p, Mode::UserPassword));
-                        }
+                    if let Some(user) = self.user() {
+                        buf.push_str(&user);
                         buf.push('@');
                     }
                     if !self.host.is_empty() {
@@ -655,5 +674,62 @@ mod tests {
             Url::parse_request_uri("1a:b/c").unwrap_err(),
             r#"parse "1a:b/c": invalid URI for request"#
         );
+    }
+
+    #[test]
+    fn request_uris_as_the_uri_format_checks_them() {
+        for ok in [
+            "http://example.com/a?b",
+            "/path",
+            "*",
+            "mailto:x@y",
+            "http://[::1]:80/",
+            "ftp://a:1:2/",
+        ] {
+            assert!(Url::parse_request_uri(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "relative/path",
+            ":x",
+            "http://a b/",
+            "http://host:port/",
+            "/%zz",
+            // Go 1.26 `parseHost`: one colon in an http(s) host, brackets only around IPv6.
+            "http://a:1:2/",
+            "http://[1.2.3.4]/",
+            "http://x[::1]/",
+            // `validUserinfo`: ASCII only.
+            "http://usér@x/",
+        ] {
+            assert!(Url::parse_request_uri(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parts_the_webhook_checks_read() {
+        let u = Url::parse("https://user@example.com:8443/p?q=1#frag").unwrap();
+        assert_eq!(u.scheme(), "https");
+        assert_eq!(u.host(), "example.com:8443");
+        assert_eq!(u.user().as_deref(), Some("user"));
+        assert_eq!(u.raw_query(), "q=1");
+        assert_eq!(u.fragment(), "frag");
+        assert_eq!(
+            Url::parse(":foo").err().as_deref(),
+            Some("parse \":foo\": missing protocol scheme")
+        );
+        assert_eq!(
+            Url::parse("http://host:port").err().as_deref(),
+            Some("parse \"http://host:port\": invalid port \":port\" after host")
+        );
+        assert_eq!(
+            Url::parse("a:b/c").map(|u| u.scheme().to_owned()),
+            Ok("a".to_owned())
+        );
+        assert!(
+            Url::parse_request_uri("https://github.com/kubernetes/enhancements/pull/1111")
+                .is_ok_and(|u| !u.host().is_empty())
+        );
+        assert!(Url::parse_request_uri("not a url").is_err());
     }
 }

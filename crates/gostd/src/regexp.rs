@@ -1,5 +1,5 @@
-//! Go's `regexp` on top of the `regex` crate (the same translation as the engine's
-//! `validation::goregex`, with the match-finding methods CEL's `find`/`findAll` need): the server compiles schema `pattern`s with Go's
+//! Go's `regexp` on top of the `regex` crate, with the match-finding methods (`find`,
+//! `findAll`) as well as matching: the server compiles schema `pattern`s with Go's
 //! `regexp.Compile` (RE2 syntax with the `syntax.Perl` flags). This module parses a pattern
 //! the way Go's `regexp/syntax` does, so a pattern Go rejects is rejected here with Go's exact
 //! error text (`error parsing regexp: missing argument to repetition operator: `+``), and a
