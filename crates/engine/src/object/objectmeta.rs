@@ -43,6 +43,25 @@ use decoder::{Abort, Decoder};
 use gostd::json::json_kind;
 pub use time::Time;
 
+/// The fields of `metav1.ObjectMeta` (JSON names), in declaration order.
+pub const OBJECT_META_FIELDS: [&str; 15] = [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
 /// `metav1.OwnerReference`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OwnerReference {
@@ -316,24 +335,7 @@ fn decode_meta_field(
     meta: &mut ObjectMeta,
 ) -> Result<(), Abort> {
     const ST: &str = "ObjectMeta";
-    const FIELDS: [&str; 15] = [
-        "name",
-        "generateName",
-        "namespace",
-        "selfLink",
-        "uid",
-        "resourceVersion",
-        "generation",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "labels",
-        "annotations",
-        "ownerReferences",
-        "finalizers",
-        "managedFields",
-    ];
-    let Some(name) = FIELDS.iter().find(|f| **f == key) else {
+    let Some(name) = OBJECT_META_FIELDS.iter().find(|f| **f == key) else {
         d.unknown_field(key);
         return Ok(());
     };

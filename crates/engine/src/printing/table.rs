@@ -832,25 +832,6 @@ enum At<'s> {
     Any,
 }
 
-/// The fields of `metav1.ObjectMeta` (JSON names).
-const OBJECT_META_FIELDS: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
-
 /// The problems of a version's columns that the server does not report: a JSONPath it
 /// cannot parse (it then serves only the columns before it), a path that can never match
 /// anything the schema allows, a column type that can never show the field's values.
@@ -908,7 +889,7 @@ fn judge_path(path: &JsonPath, column: &CrdColumn, schema: &Structural) -> Optio
                 let next = match at {
                     At::Any => At::Any,
                     At::Meta => {
-                        if OBJECT_META_FIELDS.contains(&name.as_str()) {
+                        if crate::object::objectmeta::OBJECT_META_FIELDS.contains(&name.as_str()) {
                             At::Any
                         } else {
                             return Some(format!(

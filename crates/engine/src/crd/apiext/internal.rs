@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
 
+use crate::object::objectmeta::time::parse_rfc3339;
+pub use crate::object::objectmeta::{ObjectMeta, OwnerReference, Time};
 use crate::schema::props::{
     go_json_kind, JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule,
 };
@@ -27,54 +29,6 @@ pub struct InternalCrd {
     pub spec: CrdSpec,
     /// `status`.
     pub status: CrdStatus,
-}
-
-/// The parts of `metav1.ObjectMeta` the server validates.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ObjectMeta {
-    /// `name`.
-    pub name: String,
-    /// `generateName`.
-    pub generate_name: String,
-    /// `namespace`.
-    pub namespace: String,
-    /// `uid`.
-    pub uid: String,
-    /// `resourceVersion`.
-    pub resource_version: String,
-    /// `generation`.
-    pub generation: i64,
-    /// `creationTimestamp`, as written.
-    pub creation_timestamp: Option<String>,
-    /// `deletionTimestamp`, as written.
-    pub deletion_timestamp: Option<String>,
-    /// `deletionGracePeriodSeconds`.
-    pub deletion_grace_period_seconds: Option<i64>,
-    /// `labels`.
-    pub labels: BTreeMap<String, String>,
-    /// `annotations`.
-    pub annotations: BTreeMap<String, String>,
-    /// `ownerReferences`.
-    pub owner_references: Vec<OwnerReference>,
-    /// `finalizers`.
-    pub finalizers: Vec<String>,
-}
-
-/// `metav1.OwnerReference`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct OwnerReference {
-    /// `apiVersion`.
-    pub api_version: String,
-    /// `kind`.
-    pub kind: String,
-    /// `name`.
-    pub name: String,
-    /// `uid`.
-    pub uid: String,
-    /// `controller`.
-    pub controller: Option<bool>,
-    /// `blockOwnerDeletion`.
-    pub block_owner_deletion: Option<bool>,
 }
 
 /// `CustomResourceDefinitionSpec` (internal).
@@ -815,27 +769,7 @@ impl Reader {
             return ObjectMeta::default();
         };
         let st = "ObjectMeta";
-        self.check_keys(
-            m,
-            path,
-            &[
-                "name",
-                "generateName",
-                "namespace",
-                "selfLink",
-                "uid",
-                "resourceVersion",
-                "generation",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "labels",
-                "annotations",
-                "ownerReferences",
-                "finalizers",
-                "managedFields",
-            ],
-        );
+        self.check_keys(m, path, &crate::object::objectmeta::OBJECT_META_FIELDS);
         let owner_references = self.list(
             m,
             "ownerReferences",
@@ -873,8 +807,10 @@ impl Reader {
             uid: self.string(m, "uid", path, st),
             resource_version: self.string(m, "resourceVersion", path, st),
             generation: self.int(m, "generation", path, st, "int64").unwrap_or(0),
-            creation_timestamp: self.opt_string(m, "creationTimestamp", path, st),
-            deletion_timestamp: self.opt_string(m, "deletionTimestamp", path, st),
+            creation_timestamp: self
+                .time(m, "creationTimestamp", path, st)
+                .unwrap_or(Time::ZERO),
+            deletion_timestamp: self.time(m, "deletionTimestamp", path, st),
             deletion_grace_period_seconds: self.int(
                 m,
                 "deletionGracePeriodSeconds",
@@ -886,6 +822,30 @@ impl Reader {
             annotations: self.string_map(m, "annotations", path, st),
             owner_references,
             finalizers: self.strings(m, "finalizers", path, st),
+            ..ObjectMeta::default()
+        }
+    }
+
+    /// A `metav1.Time` field: `time.Parse(time.RFC3339, s)` of a string (its error is the
+    /// decode error, as `Time.UnmarshalJSON` returns it), `None` when absent or null.
+    fn time(
+        &mut self,
+        m: &Map<String, Json>,
+        key: &str,
+        path: &str,
+        go_struct: &str,
+    ) -> Option<Time> {
+        let text = self.opt_string(m, key, path, go_struct)?;
+        match parse_rfc3339(&text) {
+            Ok(t) => Some(t),
+            Err(message) => {
+                self.problems.push(DecodeProblem {
+                    path: join(path, key),
+                    message,
+                    unknown_field: false,
+                });
+                None
+            }
         }
     }
 

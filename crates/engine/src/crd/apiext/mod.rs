@@ -47,7 +47,6 @@ pub mod field_path;
 pub mod hooks;
 pub mod internal;
 mod lazy_path;
-pub mod names;
 pub mod paths;
 pub mod schema_validation;
 pub mod structural_validation;

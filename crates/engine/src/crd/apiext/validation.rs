@@ -17,10 +17,6 @@ use super::internal::{
     versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
     CustomResourceValidation, InternalCrd, Names, ObjectMeta, SelectableField, Subresources,
 };
-use super::names::{
-    is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain, validate_immutable_str,
-    validate_object_meta, validate_object_meta_update,
-};
 use super::schema_validation::{
     collect_expressions, has_invalid_map_list_keys_map_set, has_non_atomic_set_type,
     schema_has_defaults, schema_has_invalid_types, schema_has_kubernetes_extensions,
@@ -29,6 +25,10 @@ use super::schema_validation::{
 };
 use super::webhook::{
     ca_bundle_error, validate_ca_bundle, validate_webhook_service, validate_webhook_url,
+};
+use crate::object::objectmeta::validation::{
+    is_dns1035_label, is_dns1123_subdomain, validate_immutable_str, validate_object_meta_update,
+    validate_object_meta_with, NameRule,
 };
 
 /// `MaxSelectableFields`.
@@ -75,13 +75,14 @@ pub(crate) fn validate_crd_parts<'a>(
     let opts = create_options();
     let required_name = format!("{}.{}", spec.names.plural, spec.group);
     let name_fn = |name: &str, prefix: bool| {
-        let mut ret = name_is_dns_subdomain(name, prefix);
+        let mut ret = NameRule::DnsSubdomain.check(name, prefix);
         if name != required_name {
             ret.push("must be spec.names.plural+\".\"+spec.group".to_owned());
         }
         ret
     };
-    let mut errs = validate_object_meta(metadata, &name_fn, &FieldPath::new("metadata"));
+    let mut errs =
+        validate_object_meta_with(metadata, false, &name_fn, &FieldPath::new("metadata"));
     errs.extend(validate_spec_cached(
         spec,
         &opts,
@@ -574,7 +575,7 @@ fn validate_spec_cached<'a>(
     if spec.group.is_empty() {
         errs.push(FieldError::required(path.child("group"), ""));
     } else {
-        let e = is_dns1123_subdomain(&spec.group);
+        let e = is_dns1123_subdomain(spec.group.as_bytes());
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child("group"),
@@ -655,7 +656,7 @@ fn validate_spec_cached<'a>(
         if !seen.insert(v.name.as_str()) {
             unique_names = false;
         }
-        let e = is_dns1035_label(&v.name);
+        let e = is_dns1035_label(v.name.as_bytes());
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child("versions").index(i).child("name"),
@@ -746,7 +747,7 @@ fn validate_spec_cached<'a>(
         ));
     }
     if !spec.version.is_empty() {
-        let e = is_dns1035_label(&spec.version);
+        let e = is_dns1035_label(spec.version.as_bytes());
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child("version"),
@@ -973,7 +974,7 @@ fn validate_conversion_review_versions(
             ));
             continue;
         }
-        for e in is_dns1035_label(v) {
+        for e in is_dns1035_label(v.as_bytes()) {
             errs.push(FieldError::invalid(
                 path.index(i),
                 BadValue::Str(v.clone()),
@@ -1003,7 +1004,7 @@ fn validate_status(status: &CrdStatus, path: &FieldPath) -> Vec<FieldError> {
 pub fn validate_names(names: &Names, path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let label = |value: &str, field: &str, errs: &mut Vec<FieldError>| {
-        let e = is_dns1035_label(value);
+        let e = is_dns1035_label(value.as_bytes());
         if !value.is_empty() && !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child(field),
@@ -1015,7 +1016,7 @@ pub fn validate_names(names: &Names, path: &FieldPath) -> Vec<FieldError> {
     label(&names.plural, "plural", &mut errs);
     label(&names.singular, "singular", &mut errs);
     for (value, field) in [(&names.kind, "kind"), (&names.list_kind, "listKind")] {
-        let e = is_dns1035_label(&value.to_lowercase());
+        let e = is_dns1035_label(value.to_lowercase().as_bytes());
         if !value.is_empty() && !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child(field),
@@ -1028,7 +1029,7 @@ pub fn validate_names(names: &Names, path: &FieldPath) -> Vec<FieldError> {
         }
     }
     for (i, s) in names.short_names.iter().enumerate() {
-        let e = is_dns1035_label(s);
+        let e = is_dns1035_label(s.as_bytes());
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child("shortNames").index(i),
@@ -1045,7 +1046,7 @@ pub fn validate_names(names: &Names, path: &FieldPath) -> Vec<FieldError> {
         ));
     }
     for (i, c) in names.categories.iter().enumerate() {
-        let e = is_dns1035_label(c);
+        let e = is_dns1035_label(c.as_bytes());
         if !e.is_empty() {
             errs.push(FieldError::invalid(
                 path.child("categories").index(i),

@@ -6,7 +6,7 @@ use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::path::FieldPath;
 use gostd::url::Url;
 
-use super::names::{is_dns1123_subdomain, is_valid_port_num};
+use crate::object::objectmeta::validation::{is_dns1123_subdomain, is_valid_port_num};
 
 /// `ValidateWebhookURL(path, url, forceHttps)`.
 pub fn validate_webhook_url(path: &FieldPath, url: &str, force_https: bool) -> Vec<FieldError> {
@@ -118,7 +118,7 @@ pub fn validate_webhook_service(
             ));
             continue;
         }
-        for failure in is_dns1123_subdomain(step) {
+        for failure in is_dns1123_subdomain(step.as_bytes()) {
             errs.push(FieldError::invalid(
                 pp.clone(),
                 bad(),

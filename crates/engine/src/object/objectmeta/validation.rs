@@ -236,6 +236,28 @@ pub fn is_path_segment_name(name: &str) -> Vec<String> {
     is_path_segment_prefix(name)
 }
 
+/// `IsValidPortNum`.
+pub fn is_valid_port_num(port: i64) -> Vec<String> {
+    if (1..=65535).contains(&port) {
+        Vec::new()
+    } else {
+        vec!["must be between 1 and 65535, inclusive".to_owned()]
+    }
+}
+
+/// `ValidateImmutableField` for strings.
+pub fn validate_immutable_str(new: &str, old: &str, path: &FieldPath) -> Vec<FieldError> {
+    if new == old {
+        Vec::new()
+    } else {
+        vec![FieldError::invalid(
+            path.clone(),
+            BadValue::Str(new.to_owned()),
+            "field is immutable",
+        )]
+    }
+}
+
 /// A `ValidateNameFunc`: how `metadata.name` (and `generateName`, as a prefix) are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameRule {
@@ -448,9 +470,25 @@ pub fn validate_object_meta(
     name_rule: NameRule,
     path: &FieldPath,
 ) -> Vec<FieldError> {
+    validate_object_meta_with(
+        meta,
+        requires_namespace,
+        &|name, prefix| name_rule.check(name, prefix),
+        path,
+    )
+}
+
+/// `ValidateObjectMeta` with any `ValidateNameFunc` (`(name, prefix) -> messages`): the CRD
+/// strategy's checks that the name is `spec.names.plural + "." + spec.group`, for instance.
+pub fn validate_object_meta_with(
+    meta: &ObjectMeta,
+    requires_namespace: bool,
+    name_fn: &dyn Fn(&str, bool) -> Vec<String>,
+    path: &FieldPath,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if !meta.generate_name.is_empty() {
-        for m in name_rule.check(&meta.generate_name, true) {
+        for m in name_fn(&meta.generate_name, true) {
             errs.push(FieldError::invalid(
                 child(path, "generateName"),
                 BadValue::Str(meta.generate_name.clone()),
@@ -464,7 +502,7 @@ pub fn validate_object_meta(
             "name or generateName is required",
         ));
     } else {
-        for m in name_rule.check(&meta.name, false) {
+        for m in name_fn(&meta.name, false) {
             errs.push(FieldError::invalid(
                 child(path, "name"),
                 BadValue::Str(meta.name.clone()),
@@ -1094,5 +1132,59 @@ mod tests {
             )),
             ["kind: Invalid value: \"Bar\": must be Foo"]
         );
+    }
+
+    #[test]
+    fn dns_names() {
+        assert!(is_dns1035_label(b"my-name").is_empty());
+        assert_eq!(is_dns1035_label(b"1abc").len(), 1);
+        assert!(is_dns1035_label(b"")
+            .first()
+            .is_some_and(|m| m.starts_with("a DNS-1035 label")));
+        assert!(is_dns1123_subdomain(b"group.com").is_empty());
+        assert_eq!(
+            is_dns1123_subdomain(b"Group.com"),
+            vec!["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned()]
+        );
+        assert_eq!(
+            is_dns1123_label(b"a.b"),
+            vec!["must not contain dots".to_owned()]
+        );
+        assert_eq!(
+            is_dns1035_label("a".repeat(64).as_bytes()),
+            vec!["must be no more than 63 characters".to_owned()]
+        );
+        assert!(is_valid_port_num(65535).is_empty());
+        assert_eq!(is_valid_port_num(0).len(), 1);
+    }
+
+    #[test]
+    fn qualified_names_and_label_values() {
+        assert!(is_qualified_name("example.com/my-key").is_empty());
+        assert_eq!(
+            is_qualified_name("/x"),
+            vec!["prefix part must be non-empty".to_owned()]
+        );
+        assert_eq!(is_qualified_name("a/b/c").len(), 1);
+        assert!(is_valid_label_value("").is_empty());
+        assert_eq!(is_valid_label_value("-x").len(), 1);
+    }
+
+    #[test]
+    fn object_meta_of_a_cluster_scoped_object() {
+        let meta = ObjectMeta {
+            name: "Bad".into(),
+            namespace: "ns".into(),
+            ..ObjectMeta::default()
+        };
+        let errs = validate_object_meta(
+            &meta,
+            false,
+            NameRule::DnsSubdomain,
+            &FieldPath::new("metadata"),
+        );
+        let fields: Vec<String> = errs.iter().map(|e| e.field.to_string()).collect();
+        assert_eq!(fields, vec!["metadata.name", "metadata.namespace"]);
+        assert_eq!(mask_trailing_dash("abc-"), b"aba".to_vec());
     }
 }
