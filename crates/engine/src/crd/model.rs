@@ -128,7 +128,7 @@ impl Reader {
             "crd.decode",
             format!(
                 "json: cannot unmarshal {} into Go struct field {path} of type {want}",
-                go_json_kind(node)
+                node.value.go_json_kind()
             ),
         )
         .with_field(path);
@@ -201,18 +201,6 @@ impl Reader {
     }
 }
 
-/// The words Go's JSON decoder uses for a value's kind in "cannot unmarshal X" errors.
-fn go_json_kind(node: &Node) -> &'static str {
-    match node.value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Float(_) => "number",
-        Value::String(_) => "string",
-        Value::Seq(_) => "array",
-        Value::Map(_) => "object",
-    }
-}
-
 /// Reads a CRD from a document's root. Returns the model (when the document is a v1 CRD)
 /// and what was found on the way.
 pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
@@ -227,7 +215,7 @@ pub fn read(root: &Node, document: usize) -> (Option<Crd>, Vec<Finding>) {
                 "crd.not-an-object",
                 format!(
                     "json: cannot unmarshal {} into Go value of type v1.CustomResourceDefinition",
-                    go_json_kind(root)
+                    root.value.go_json_kind()
                 ),
             )
             .at(loc),

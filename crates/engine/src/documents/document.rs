@@ -69,6 +69,21 @@ pub struct Entry {
     pub value: Node,
 }
 
+impl Value {
+    /// The word Go's JSON decoder uses for this kind of value in "cannot unmarshal X" errors
+    /// (`UnmarshalTypeError.Value`): `null`, `bool`, `number`, `string`, `array`, `object`.
+    pub fn go_json_kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::Float(_) => "number",
+            Value::String(_) => "string",
+            Value::Seq(_) => "array",
+            Value::Map(_) => "object",
+        }
+    }
+}
+
 impl Node {
     /// The value of `key` if this node is an object that has it.
     pub fn get(&self, key: &str) -> Option<&Node> {

@@ -468,7 +468,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                 true
             }
             other => {
-                let kind = kind_word(other);
+                let kind = other.go_json_kind();
                 self.type_error(node, kind, type_name);
                 false
             }
@@ -480,7 +480,7 @@ impl<'b, 'a> Typed<'b, 'a> {
             Value::Null => None,
             Value::String(s) => Some(s.clone()),
             other => {
-                self.type_error(node, kind_word(other), type_name);
+                self.type_error(node, other.go_json_kind(), type_name);
                 None
             }
         }
@@ -494,7 +494,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                 let lit = format!("number {}", self.number_literal(node));
                 self.type_error(node, &lit, type_name);
             }
-            other => self.type_error(node, kind_word(other), type_name),
+            other => self.type_error(node, other.go_json_kind(), type_name),
         }
     }
 
@@ -515,7 +515,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                     .collect(),
             ),
             other => {
-                self.type_error(node, kind_word(other), "[]runtime.RawExtension");
+                self.type_error(node, other.go_json_kind(), "[]runtime.RawExtension");
                 None
             }
         }
@@ -612,7 +612,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                             t.path = saved;
                         }
                     }
-                    other => t.type_error(v, kind_word(other), "[]v1.StatusCause"),
+                    other => t.type_error(v, other.go_json_kind(), "[]v1.StatusCause"),
                 },
                 _ => {
                     t.string(v, "string");
@@ -642,7 +642,7 @@ impl<'b, 'a> Typed<'b, 'a> {
             Value::Null | Value::Map(_) => {}
             other => {
                 // At the top there is no struct field in the context.
-                self.type_error(node, kind_word(other), &review_type);
+                self.type_error(node, other.go_json_kind(), &review_type);
                 return review;
             }
         }
@@ -731,17 +731,6 @@ impl<'b, 'a> Typed<'b, 'a> {
     }
 }
 
-fn kind_word(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Float(_) => "number",
-        Value::String(_) => "string",
-        Value::Seq(_) => "array",
-        Value::Map(_) => "object",
-    }
-}
-
 /// Decodes a value tree as a `ConversionReview` of `version` (the struct decoding alone, as
 /// when the review was built in Go): the first type error, or the review.
 pub fn decode_review_value(
@@ -808,7 +797,7 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Box<Located>> {
             return Err(Box::new(Located {
                 message: wrap(format!(
                     "json: cannot unmarshal {} into Go value of type {FIND_KIND}",
-                    kind_word(other)
+                    other.go_json_kind()
                 )),
                 path: Some(String::new()),
                 span: Some(root.span),
@@ -834,7 +823,7 @@ fn interpret(body: &Body<'_>) -> Result<(String, String), Box<Located>> {
                     first = Some(Located {
                         message: wrap(format!(
                             "json: cannot unmarshal {} into Go struct field .{field} of type string",
-                            kind_word(other)
+                            other.go_json_kind()
                         )),
                         path: Some(e.key.clone()),
                         span: Some(e.value.span),
