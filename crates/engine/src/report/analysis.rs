@@ -19,6 +19,18 @@ pub use crate::cel::report::{
 };
 pub use crate::versions::report::{FieldErrorReport, ServedObject};
 
+// What the reports carry, from the stages that fill them, so that code showing an analysis
+// (the web app's view models) needs no other engine module.
+pub use crate::cel::cost_explain::{
+    BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
+};
+pub use crate::crd::apiext::schema_validation::{
+    cost_error_message, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
+pub use crate::documents::position::Span;
+pub use crate::printing::field_selector::{Operator, Requirement, Selection};
+pub use crate::versions::conversion::Strategy;
+
 use crate::crd::apiext::{self, InternalCrd};
 use crate::crd::{self, Crd};
 use crate::documents::document::{self, Node, ParsedText};
