@@ -60,12 +60,13 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
             }
         }
         let digits = s.get(start..i).unwrap_or("");
-        precision = Some(digits.parse().map_err(|_| {
+        let n = gostd::strconv::atoi(digits).map_err(|e| {
             format!(
-                "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing {}: invalid syntax",
-                gostd::strconv::quote(digits)
+                "could not parse formatting clause: error while parsing precision: error while converting precision to integer: {e}"
             )
-        })?);
+        })?;
+        // Digits only: never negative.
+        precision = Some(usize::try_from(n).unwrap_or(usize::MAX));
     }
     let Some(verb) = s.get(i..).and_then(|r| r.chars().next()) else {
         return Err("unexpected end of string".into());

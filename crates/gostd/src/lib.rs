@@ -10,7 +10,7 @@
 //! | module | Go package |
 //! | --- | --- |
 //! | [`time`] (and [`time::layout`]) | `time`: `Parse` with layouts and `ParseError`, RFC 3339, `ParseDuration`, `Duration.String` |
-//! | [`strconv`] | `strconv`: `Quote`, `Atoi`, `FormatFloat` (`'g'`, `'f'`) |
+//! | [`strconv`] | `strconv`: `Quote`, `IsPrint`, `Atoi`, `ParseBool`, `ParseInt`, `ParseUint`, `ParseFloat`, `FormatFloat` (`'g'`, `'f'`) |
 //! | [`fmt`] | `fmt`: `%v` and `%T` of decoded JSON values |
 //! | [`json`] | `encoding/json`: `Marshal` (escaping, float format, map key order, structs) |
 //! | [`base64`] | `encoding/base64` (`StdEncoding`) |

@@ -1230,7 +1230,7 @@ fn resolve_plain(s: &str) -> Resolved {
         return Resolved::Null;
     };
     match first {
-        '.' => match go_parse_float(s) {
+        '.' => match gostd::strconv::parse_float(s) {
             Some(f) => Resolved::Float(f),
             None => Resolved::Str,
         },
@@ -1240,24 +1240,24 @@ fn resolve_plain(s: &str) -> Resolved {
                 return Resolved::Str;
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();
-            if let Some(i) = go_parse_int(&plain) {
+            if let Ok(i) = gostd::strconv::parse_int(&plain, 0) {
                 return Resolved::Int(i);
             }
-            if let Some(u) = go_parse_uint(&plain) {
+            if let Ok(u) = gostd::strconv::parse_uint(&plain, 0) {
                 // Too big for int64: the server's JSON decoder makes it a float.
                 return Resolved::Float(u as f64);
             }
             if yaml_style_float(&plain) {
-                if let Some(f) = go_parse_float(&plain) {
+                if let Some(f) = gostd::strconv::parse_float(&plain) {
                     return Resolved::Float(f);
                 }
             }
             if let Some(rest) = plain.strip_prefix("0b") {
-                if let Some(i) = parse_radix_i64(rest, 2, false) {
+                if let Ok(i) = gostd::strconv::parse_int(rest, 2) {
                     return Resolved::Int(i);
                 }
             } else if let Some(rest) = plain.strip_prefix("-0b") {
-                if let Some(i) = parse_radix_i64(rest, 2, true) {
+                if let Ok(i) = gostd::strconv::parse_int(&format!("-{rest}"), 2) {
                     return Resolved::Int(i);
                 }
             }
@@ -1339,63 +1339,6 @@ fn looks_like_timestamp(s: &str) -> bool {
     }
     // Date only, or date followed by 'T'/'t'/space and a time.
     after.is_empty() || (after.starts_with(['T', 't', ' ']) && after.len() > 1)
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)`.
-fn go_parse_int(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, s.get(1..)?),
-        Some(b'+') => (false, s.get(1..)?),
-        _ => (false, s),
-    };
-    let (radix, digits) = go_base_prefix(body)?;
-    parse_radix_i64(digits, radix, neg)
-}
-
-/// Go's `strconv.ParseUint(s, 0, 64)`.
-fn go_parse_uint(s: &str) -> Option<u64> {
-    let (radix, digits) = go_base_prefix(s)?;
-    if digits.is_empty() || digits.starts_with(['+', '-']) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-fn go_base_prefix(body: &str) -> Option<(u32, &str)> {
-    let lower = body.get(..2).map(str::to_ascii_lowercase);
-    Some(match lower.as_deref() {
-        Some("0x") => (16, body.get(2..)?),
-        Some("0b") => (2, body.get(2..)?),
-        Some("0o") => (8, body.get(2..)?),
-        _ if body.len() > 1 && body.starts_with('0') => (8, body.get(1..)?),
-        _ => (10, body),
-    })
-}
-
-fn parse_radix_i64(digits: &str, radix: u32, neg: bool) -> Option<i64> {
-    if digits.is_empty() || digits.starts_with(['+', '-']) {
-        return None;
-    }
-    let magnitude = u64::from_str_radix(digits, radix).ok()?;
-    if neg {
-        if magnitude <= i64::MAX as u64 + 1 {
-            Some((magnitude as i64).wrapping_neg())
-        } else {
-            None
-        }
-    } else {
-        i64::try_from(magnitude).ok()
-    }
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach here.
-fn go_parse_float(s: &str) -> Option<f64> {
-    let lower = s.to_ascii_lowercase();
-    let t = lower.trim_start_matches(['+', '-']);
-    if t.starts_with("inf") || t.starts_with("nan") {
-        return None;
-    }
-    s.parse::<f64>().ok()
 }
 
 #[cfg(test)]

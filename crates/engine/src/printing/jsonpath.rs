@@ -605,27 +605,11 @@ fn is_alpha_numeric(c: char) -> bool {
 /// Go's `%#U`: `U+002A '*'`, without the quoted rune when it is not printable.
 fn go_unicode_sharp(c: char) -> String {
     let code = format!("U+{:04X}", c as u32);
-    if go_is_print(c) {
+    if gostd::strconv::is_print(c) {
         format!("{code} '{c}'")
     } else {
         code
     }
-}
-
-/// `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
-fn go_is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
-        | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x206f | 0xfeff | 0xfff9..=0xfffb
-        | 0xfffe..=0xffff | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3
-        | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f | 0xe000..=0xf8ff
-        | 0xf0000..=0x10ffff)
 }
 
 /// `UnquoteExtend`: `strconv.Unquote` that also takes single-quoted strings.
