@@ -332,7 +332,7 @@ fn encoded_word_has_unsupported_charset(word: &str) -> bool {
         return false;
     }
     let decodes = match encoding {
-        "B" | "b" => base64_std_decodes(text),
+        "B" | "b" => crate::base64::decode(text).is_some(),
         "Q" | "q" => q_decodes(text),
         _ => false,
     };
@@ -364,38 +364,6 @@ fn q_decodes(s: &str) -> bool {
     }
     true
 }
-
-/// `base64.StdEncoding.DecodeString(s)` succeeds (newlines are ignored, padding required).
-fn base64_std_decodes(s: &str) -> bool {
-    let chars: Vec<u8> = s.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
-    if !chars.len().is_multiple_of(4) {
-        return false;
-    }
-    let is_b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
-    let n = chars.len();
-    for (i, &b) in chars.iter().enumerate() {
-        if b == b'=' {
-            // Padding only in the last quantum: "xx==" or "xxx=".
-            let in_last = i + 4 >= n;
-            let pos = i % 4;
-            let ok = in_last
-                && (pos == 3 || (pos == 2 && chars.get(i + 1) == Some(&b'=')))
-                && chars.iter().skip(i).all(|c| *c == b'=');
-            if !ok {
-                return false;
-            }
-            return true;
-        }
-        if !is_b64(b) {
-            return false;
-        }
-    }
-    true
-}
-
-// ---------------------------------------------------------------------------------------
-// time
-// ---------------------------------------------------------------------------------------
 
 #[cfg(test)]
 mod tests {
