@@ -302,21 +302,6 @@ fn child(p: &FieldPath, name: &str) -> FieldPath {
     p
 }
 
-/// `unicode.IsPrint`, as far as the Rust standard library can tell (unassigned code points
-/// count as printable here).
-fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    let n = c as u32;
-    let format_or_private = matches!(n,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-        | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0x110BD | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F
-        | 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD);
-    !(c.is_control() || c.is_whitespace() || format_or_private)
-}
-
 /// `ValidateFieldManager`.
 fn validate_field_manager(manager: &str, path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -324,7 +309,8 @@ fn validate_field_manager(manager: &str, path: &FieldPath) -> Vec<FieldError> {
         errs.push(FieldError::too_long(path.clone(), 128));
     }
     for (i, c) in manager.char_indices() {
-        if !is_print(c) {
+        // `unicode.IsPrint` is `strconv.IsPrint`.
+        if !gostd::strconv::is_print(c) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::Str(manager.to_owned()),
