@@ -2,10 +2,7 @@
 //! from the engine's [`Analysis`] and [`Previews`] (no Kubernetes logic here: every verdict and
 //! message is the engine's). Compiles everywhere, so `cargo test` checks it natively.
 
-use crd_studio_engine::analysis::FieldSelectorPreview;
-use crd_studio_engine::conversion::Strategy;
-use crd_studio_engine::field_selector::{Operator, Requirement};
-use crd_studio_engine::position::Span;
+use crd_studio_engine::analysis::{FieldSelectorPreview, Operator, Requirement, Span, Strategy};
 use crd_studio_engine::Analysis;
 use serde_json::Value;
 

@@ -231,7 +231,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
         return out;
     };
     // Without a clock there are no ages to print (the app always passes the browser's).
-    if let Ok(now) = crd_studio_engine::objectmeta::gotime::parse_rfc3339(query.now.trim()) {
+    if let Ok(now) = crd_studio_engine::objectmeta::time::parse_rfc3339(query.now.trim()) {
         let print = |wide: bool| {
             let options = crd_studio_engine::table::PrintOptions {
                 wide,

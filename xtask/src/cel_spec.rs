@@ -639,7 +639,7 @@ fn spec_value(v: &Json) -> Result<Value<'static>, String> {
             let text = x.get("value").and_then(Json::as_str).unwrap_or("");
             match t.rsplit('/').next().unwrap_or(t) {
                 "google.protobuf.Timestamp" => {
-                    Value::Timestamp(cel_core::rt_time::parse_rfc3339(text).ok_or_else(bad)?)
+                    Value::Timestamp(gostd::time::parse_rfc3339(text).ok_or_else(bad)?)
                 }
                 "google.protobuf.Duration" => {
                     Value::Duration(Duration(proto_duration(text).ok_or_else(bad)?))
@@ -737,7 +737,7 @@ fn value_matches(want: &Json, got: &Value<'_>) -> Result<bool, String> {
             let text = x.get("value").and_then(Json::as_str).unwrap_or("");
             match (t.rsplit('/').next().unwrap_or(t), got) {
                 ("google.protobuf.Timestamp", Value::Timestamp(ts)) => {
-                    cel_core::rt_time::parse_rfc3339(text)
+                    gostd::time::parse_rfc3339(text)
                         .is_some_and(|w| (w.secs, w.nanos) == (ts.secs, ts.nanos))
                 }
                 ("google.protobuf.Duration", Value::Duration(d)) => {

@@ -1954,14 +1954,9 @@ fn parse_precision(s: &[u8]) -> Result<usize, FormatError> {
         }
     }
     let digits = std::str::from_utf8(s.get(1..i).unwrap_or(&[])).unwrap_or("");
-    if digits.is_empty() {
+    if let Err(e) = gostd::strconv::atoi(digits) {
         return Err(FormatError::plain(format!(
-            "error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": invalid syntax"
-        )));
-    }
-    if digits.parse::<i64>().is_err() {
-        return Err(FormatError::plain(format!(
-            "error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": value out of range"
+            "error while converting precision to integer: {e}"
         )));
     }
     Ok(i)

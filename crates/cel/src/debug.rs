@@ -1,8 +1,6 @@
 //! A debug printer in the format of cel-go's `common/debug` (used by cel-go's parser tests), with
 //! optional adornments: `^#id:kind#` as the parser tests print them, or `^#id[line,col]#`.
 
-use std::fmt::Write as _;
-
 use crate::ast::{Expr, ExprKind, Literal, ParsedExpr};
 
 /// What is appended after each node.
@@ -250,8 +248,8 @@ pub fn format_literal(l: &Literal) -> String {
         Literal::Int(i) => i.to_string(),
         Literal::Uint(u) => format!("{u}u"),
         Literal::Double(d) => go_float(*d),
-        Literal::String(s) => go_quote(s.as_bytes()),
-        Literal::Bytes(b) => format!("b{}", go_quote(b)),
+        Literal::String(s) => gostd::strconv::quote_bytes(s.as_bytes()),
+        Literal::Bytes(b) => format!("b{}", gostd::strconv::quote_bytes(b)),
     }
 }
 
@@ -284,69 +282,6 @@ pub fn go_float(d: f64) -> String {
     }
 }
 
-/// Go's `strconv.Quote` over bytes (invalid UTF-8 bytes as `\x..`).
-pub fn go_quote(b: &[u8]) -> String {
-    let mut out = String::from("\"");
-    let mut rest = b;
-    while !rest.is_empty() {
-        let (c, size) = decode_utf8(rest);
-        match c {
-            None => {
-                let _ = write!(out, "\\x{:02x}", rest.first().copied().unwrap_or(0));
-            }
-            Some('\u{7}') => out.push_str("\\a"),
-            Some('\u{8}') => out.push_str("\\b"),
-            Some('\u{c}') => out.push_str("\\f"),
-            Some('\n') => out.push_str("\\n"),
-            Some('\r') => out.push_str("\\r"),
-            Some('\t') => out.push_str("\\t"),
-            Some('\u{b}') => out.push_str("\\v"),
-            Some('\\') => out.push_str("\\\\"),
-            Some('"') => out.push_str("\\\""),
-            Some(c) if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            Some(c) if is_go_printable(c) => out.push(c),
-            Some(c) if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            Some(c) => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-        rest = rest.get(size.max(1)..).unwrap_or(&[]);
-    }
-    out.push('"');
-    out
-}
-
-fn decode_utf8(b: &[u8]) -> (Option<char>, usize) {
-    for len in 1..=4.min(b.len()) {
-        if let Some(s) = b.get(..len).and_then(|p| std::str::from_utf8(p).ok()) {
-            return (s.chars().next(), len);
-        }
-    }
-    (None, 1)
-}
-
-/// An approximation of Go's `strconv.IsPrint` (graphic characters and the ASCII space): Rust's
-/// control and white-space classes plus the format (Cf), private-use and noncharacter code
-/// points; unassigned code points are taken as printable.
-fn is_go_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c as u32,
-            0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2 | 0x180e
-            | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x206f | 0xfeff | 0xfff9..=0xfffb
-            | 0xe000..=0xf8ff | 0xfdd0..=0xfdef | 0x110bd | 0x110cd | 0x13430..=0x1343f
-            | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
-            | 0xf0000..=0x10ffff)
-        || (c as u32 & 0xfffe) == 0xfffe)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,13 +301,5 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(go_float(*v), *want, "{v}");
         }
-    }
-
-    #[test]
-    fn quotes_as_go() {
-        assert_eq!(go_quote(b"a\"b\\\n"), r#""a\"b\\\n""#);
-        assert_eq!(go_quote(&[0xff, b'a']), r#""\xffa""#);
-        assert_eq!(go_quote("é😀".as_bytes()), "\"é😀\"");
-        assert_eq!(go_quote(&[0x01]), r#""\x01""#);
     }
 }

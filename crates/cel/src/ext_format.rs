@@ -60,12 +60,13 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
             }
         }
         let digits = s.get(start..i).unwrap_or("");
-        precision = Some(digits.parse().map_err(|_| {
+        let n = gostd::strconv::atoi(digits).map_err(|e| {
             format!(
-                "could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing {}: invalid syntax",
-                crate::rt_time::go_quote(digits)
+                "could not parse formatting clause: error while parsing precision: error while converting precision to integer: {e}"
             )
-        })?);
+        })?;
+        // Digits only: never negative.
+        precision = Some(usize::try_from(n).unwrap_or(usize::MAX));
     }
     let Some(verb) = s.get(i..).and_then(|r| r.chars().next()) else {
         return Err("unexpected end of string".into());
@@ -169,7 +170,7 @@ fn format_string(arg: &Value<'_>) -> Result<String, String> {
                 Value::String(s) => Ok(s.as_str().to_string()),
                 other => Err(format!(
                     "could not convert argument {} to string",
-                    crate::rt_time::go_quote(&format_v(&other))
+                    gostd::strconv::quote(&format_v(&other))
                 )),
             }
         }
@@ -193,7 +194,7 @@ fn format_element(v: &Value<'_>) -> Result<String, String> {
             } else {
                 "duration"
             };
-            format!("{kind}({})", crate::rt_time::go_quote(&s))
+            format!("{kind}({})", gostd::strconv::quote(&s))
         }
         Value::List(l) => format_list(l)?,
         Value::Map(_) => format_map(v)?,
@@ -218,9 +219,9 @@ fn go_fixed(d: f64, p: usize) -> String {
 
 fn quote_for_cel(v: &Value<'_>, raw: String) -> String {
     match v {
-        Value::String(_) => crate::rt_time::go_quote(&raw),
-        Value::Bytes(_) => format!("b{}", crate::rt_time::go_quote(&raw)),
-        Value::Double(d) if d.is_nan() || d.is_infinite() => crate::rt_time::go_quote(&raw),
+        Value::String(_) => gostd::strconv::quote(&raw),
+        Value::Bytes(_) => format!("b{}", gostd::strconv::quote(&raw)),
+        Value::Double(d) if d.is_nan() || d.is_infinite() => gostd::strconv::quote(&raw),
         _ => raw,
     }
 }

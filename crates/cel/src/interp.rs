@@ -731,7 +731,7 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(p) = pattern {
-                let re = crate::goregex::compile(p.as_str()).map_err(plan_err)?;
+                let re = gostd::regexp::compile(p.as_str()).map_err(plan_err)?;
                 info.regex = Some(Rc::new(re));
                 stop_at_error = true;
             }

@@ -8,9 +8,9 @@ use std::cmp::Ordering;
 use crate::k8s_net::{Cidr, Ip};
 use crate::k8s_quantity::Quantity;
 use crate::k8s_semver::Semver;
-use crate::k8s_url::Url;
 use crate::stdlib_rt::{no_overload, CallInfo};
 use crate::value::{compare, value_equal, Duration, List, Opaque, Value};
+use gostd::url::Url;
 
 type Out<'a> = (Value<'a>, Option<&'static str>);
 
@@ -322,7 +322,7 @@ fn regex<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
             let Some(Value::String(p)) = args.get(1) else {
                 return (no_overload(f, args), None);
             };
-            match crate::goregex::compile(p.as_str()) {
+            match gostd::regexp::compile(p.as_str()) {
                 Ok(r) => {
                     compiled = r;
                     &compiled
@@ -518,7 +518,7 @@ fn cidr_of<'v>(v: &'v Value<'_>) -> Option<&'v Cidr> {
 fn ips<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
     match (f, args) {
         ("ip", [Value::String(s)]) => (
-            match Ip::parse(s.as_str()) {
+            match crate::k8s_net::parse_ip(s.as_str()) {
                 Ok(ip) => Value::opaque(Opaque::Ip(ip)),
                 Err(e) => err(e),
             },
@@ -528,9 +528,12 @@ fn ips<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Some(c) => (Value::opaque(Opaque::Ip(c.ip())), Some("cidr_ip")),
             None => (Value::maybe_no_such_overload(v), None),
         },
-        ("isIP", [Value::String(s)]) => (Value::Bool(Ip::parse(s.as_str()).is_ok()), Some("is_ip")),
+        ("isIP", [Value::String(s)]) => (
+            Value::Bool(crate::k8s_net::parse_ip(s.as_str()).is_ok()),
+            Some("is_ip"),
+        ),
         ("ip.isCanonical", [Value::String(s)]) => (
-            match Ip::parse(s.as_str()) {
+            match crate::k8s_net::parse_ip(s.as_str()) {
                 Ok(ip) => Value::Bool(ip.to_string() == s.as_str()),
                 Err(e) => err(e),
             },
@@ -564,7 +567,7 @@ fn ips<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
 }
 
 fn parse_cidr_value<'a>(s: &str) -> Value<'a> {
-    match Cidr::parse(s) {
+    match crate::k8s_net::parse_cidr(s) {
         Ok(c) => Value::opaque(Opaque::Cidr(c)),
         Err(e) => err(format!(
             "network address parse error during conversion from string: {e}"
@@ -576,7 +579,7 @@ fn cidrs<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
     match (f, args) {
         ("cidr", [Value::String(s)]) => (parse_cidr_value(s.as_str()), Some("string_to_cidr")),
         ("isCIDR", [Value::String(s)]) => (
-            Value::Bool(Cidr::parse(s.as_str()).is_ok()),
+            Value::Bool(crate::k8s_net::parse_cidr(s.as_str()).is_ok()),
             Some("is_cidr"),
         ),
         ("containsIP", [cv, other]) => {
@@ -585,7 +588,7 @@ fn cidrs<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             };
             let (ip, id) = match other {
                 Value::String(s) => (
-                    match Ip::parse(s.as_str()) {
+                    match crate::k8s_net::parse_ip(s.as_str()) {
                         Ok(ip) => Value::opaque(Opaque::Ip(ip)),
                         Err(e) => err(e),
                     },
@@ -609,7 +612,7 @@ fn cidrs<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
                 v => (v.clone(), "cidr_contains_cidr"),
             };
             match cidr_of(&o) {
-                Some(o) => (Value::Bool(c.contains_cidr(o)), Some(id)),
+                Some(o) => (Value::Bool(crate::k8s_net::contains_cidr(c, o)), Some(id)),
                 None => (Value::maybe_no_such_overload(&o), Some(id)),
             }
         }

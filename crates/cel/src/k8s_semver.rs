@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::rt_time::go_quote;
+use gostd::strconv::quote as go_quote;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Pre {
@@ -46,17 +46,9 @@ fn leading_zero(s: &str) -> bool {
     s.len() > 1 && s.starts_with('0')
 }
 
+/// `strconv.ParseUint(s, 10, 64)` (on digits only).
 fn parse_uint(s: &str) -> Result<u64, String> {
-    s.parse::<u64>().map_err(|_| {
-        if s.is_empty() {
-            format!("strconv.ParseUint: parsing {}: invalid syntax", go_quote(s))
-        } else {
-            format!(
-                "strconv.ParseUint: parsing {}: value out of range",
-                go_quote(s)
-            )
-        }
-    })
+    gostd::strconv::parse_uint(s, 10)
 }
 
 impl Semver {

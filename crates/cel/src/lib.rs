@@ -1,21 +1,4 @@
-//! # crd-studio-cel (`cel_core`)
-//!
-//! CEL (Common Expression Language) as cel-go v0.29 runs it inside Kubernetes, in pure Rust:
-//! this part is the front end — lexer, parser, AST, macros and parse errors. It knows nothing
-//! about CRDs.
-//!
-//! - [`Parser`] with [`ParserOptions`] (cel-go's defaults: recursion depth 250, 100,000 code
-//!   points, 30 error recoveries, 100 errors, backquoted identifiers on, optional syntax off,
-//!   `@result` accumulator) and a configurable [`MacroSet`].
-//! - [`ParsedExpr`]: the [`Expr`] tree with cel-go's node ids and a [`SourceInfo`] of code-point
-//!   offsets, ready for a checker and an interpreter keyed by id.
-//! - [`Errors`]: cel-go's messages, rendered by [`Errors::to_display_string`] exactly as
-//!   `common.Errors.ToDisplayString()` renders them.
-//!
-//! The parser never panics, and its recursion is bounded (by cel-go's own limits), so it is safe
-//! on any input within the browser's stack. See `README.md` in this crate for the deviations
-//! from cel-go that remain.
-
+#![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 #![deny(
     clippy::unwrap_used,
@@ -42,8 +25,6 @@ pub mod decls;
 pub mod errors;
 pub mod ext_format;
 pub mod ext_rt;
-pub mod goregex;
-pub mod gotime;
 pub mod interp;
 pub mod k8s_cost_est;
 pub mod k8s_format;
@@ -51,7 +32,6 @@ pub mod k8s_net;
 pub mod k8s_quantity;
 pub mod k8s_rt;
 pub mod k8s_semver;
-pub mod k8s_url;
 pub mod lexer;
 pub mod macros;
 mod parser;

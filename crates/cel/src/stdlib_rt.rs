@@ -10,9 +10,9 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use crate::goregex::GoRegexp;
 use crate::rt_time;
 use crate::value::{compare, format_v, list_add, list_contains, Duration, Map, Timestamp, Value};
+use gostd::regexp::GoRegexp;
 
 /// A planned call: the function, the overload the checker resolved (if exactly one), and a
 /// precompiled constant regular expression.
@@ -530,248 +530,6 @@ fn conversion_error<'a>(from: &str, to: &str) -> Value<'a> {
     err(format!("type conversion error from '{from}' to '{to}'"))
 }
 
-/// Go's `strconv.ParseBool`.
-fn parse_bool(s: &str) -> Option<bool> {
-    match s {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        _ => None,
-    }
-}
-
-/// Go's `strconv.ParseFloat(s, 64)`: `None` where Go reports an error. The syntax is Go's float
-/// literal syntax: an optional sign, `inf`/`infinity` (any case, signed or not) or `nan` (any
-/// case, unsigned), decimal digits with an optional `e` exponent, or hexadecimal digits after
-/// `0x` with a mandatory `p` exponent; `_` may separate digits. Results beyond the double range
-/// are an error (Go's `ErrRange`); underflow rounds to zero.
-pub fn parse_go_float(s: &str) -> Option<f64> {
-    if let Some(v) = go_float_special(s) {
-        return Some(v);
-    }
-    let b = s.as_bytes();
-    let mut i = 0;
-    let neg = match b.first() {
-        Some(b'+') => {
-            i = 1;
-            false
-        }
-        Some(b'-') => {
-            i = 1;
-            true
-        }
-        _ => false,
-    };
-    let hex =
-        b.len() > i + 2 && b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X'));
-    if hex {
-        i += 2;
-    }
-    let exp_char = if hex { b'p' } else { b'e' };
-    let mut underscores = false;
-    let mut saw_dot = false;
-    let mut saw_digits = false;
-    // Hexadecimal mantissa as Go's readFloat keeps it: at most 16 significant digits, the
-    // rest folded into a sticky bit.
-    let mut mantissa: u64 = 0;
-    let mut trunc = false;
-    let (mut nd, mut nd_mant, mut dp): (i64, i64, i64) = (0, 0, 0);
-    while let Some(&c) = b.get(i) {
-        let digit = match c {
-            b'_' => {
-                underscores = true;
-                i += 1;
-                continue;
-            }
-            b'.' => {
-                if saw_dot {
-                    break;
-                }
-                saw_dot = true;
-                dp = nd;
-                i += 1;
-                continue;
-            }
-            b'0'..=b'9' => u64::from(c - b'0'),
-            b'a'..=b'f' | b'A'..=b'F' if hex => u64::from(c.to_ascii_lowercase() - b'a' + 10),
-            _ => break,
-        };
-        saw_digits = true;
-        i += 1;
-        if c == b'0' && nd == 0 {
-            dp -= 1;
-            continue;
-        }
-        nd += 1;
-        if nd_mant < 16 {
-            mantissa = mantissa * 16 + digit;
-            nd_mant += 1;
-        } else if c != b'0' {
-            trunc = true;
-        }
-    }
-    if !saw_digits {
-        return None;
-    }
-    if !saw_dot {
-        dp = nd;
-    }
-    if hex {
-        dp *= 4;
-        nd_mant *= 4;
-    }
-    if b.get(i).map(u8::to_ascii_lowercase) == Some(exp_char) {
-        i += 1;
-        let mut esign = 1;
-        match b.get(i) {
-            Some(b'+') => i += 1,
-            Some(b'-') => {
-                i += 1;
-                esign = -1;
-            }
-            _ => {}
-        }
-        if !b.get(i).is_some_and(u8::is_ascii_digit) {
-            return None;
-        }
-        let mut e: i64 = 0;
-        while let Some(&c) = b.get(i) {
-            match c {
-                b'_' => underscores = true,
-                b'0'..=b'9' => {
-                    if e < 10_000 {
-                        e = e * 10 + i64::from(c - b'0');
-                    }
-                }
-                _ => break,
-            }
-            i += 1;
-        }
-        dp += e * esign;
-    } else if hex {
-        return None;
-    }
-    if i != b.len() || (underscores && !go_underscore_ok(s)) {
-        return None;
-    }
-    let v = if hex {
-        let exp = if mantissa != 0 { dp - nd_mant } else { 0 };
-        go_hex_float(mantissa, exp, trunc)?
-    } else {
-        // The syntax is Go's; the value is the correctly rounded decimal, as Rust computes it.
-        let cleaned: String = s.chars().filter(|&c| c != '_').collect();
-        let v = cleaned.parse::<f64>().ok()?;
-        if v.is_infinite() {
-            return None;
-        }
-        return Some(v);
-    };
-    Some(if neg { -v } else { v })
-}
-
-/// Go's `special`: the whole string is an infinity or a NaN.
-fn go_float_special(s: &str) -> Option<f64> {
-    let (neg, rest, signed) = match s.as_bytes().first() {
-        Some(b'+') => (false, s.get(1..).unwrap_or(""), true),
-        Some(b'-') => (true, s.get(1..).unwrap_or(""), true),
-        _ => (false, s, false),
-    };
-    let lower = rest.to_ascii_lowercase();
-    match lower.as_str() {
-        "inf" | "infinity" => Some(if neg {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        }),
-        "nan" if !signed => Some(f64::NAN),
-        _ => None,
-    }
-}
-
-/// Go's `underscoreOK`: underscores only between digits, or between a base prefix and a digit.
-fn go_underscore_ok(s: &str) -> bool {
-    let mut b = s.as_bytes();
-    if let Some(b'+' | b'-') = b.first() {
-        b = b.get(1..).unwrap_or(&[]);
-    }
-    let mut saw = b'^';
-    let mut i = 0;
-    let mut hex = false;
-    if b.len() >= 2
-        && b.first() == Some(&b'0')
-        && matches!(
-            b.get(1).map(u8::to_ascii_lowercase),
-            Some(b'b' | b'o' | b'x')
-        )
-    {
-        i = 2;
-        saw = b'0';
-        hex = b.get(1).map(u8::to_ascii_lowercase) == Some(b'x');
-    }
-    while let Some(&c) = b.get(i) {
-        i += 1;
-        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
-            saw = b'0';
-            continue;
-        }
-        if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-            continue;
-        }
-        if saw == b'_' {
-            return false;
-        }
-        saw = b'!';
-    }
-    saw != b'_'
-}
-
-/// Go's `atofHex` for float64: `mantissa * 2^exp` (with `trunc`, a lost non-zero bit) rounded
-/// to nearest even; `None` beyond the double range.
-fn go_hex_float(mut mantissa: u64, exp: i64, trunc: bool) -> Option<f64> {
-    const MANT_BITS: u32 = 52;
-    const BIAS: i64 = -1023;
-    let max_exp = (1i64 << 11) + BIAS - 2;
-    let min_exp = BIAS + 1;
-    let mut exp = exp + i64::from(MANT_BITS);
-    while mantissa != 0 && mantissa >> (MANT_BITS + 2) == 0 {
-        mantissa <<= 1;
-        exp -= 1;
-    }
-    if trunc {
-        mantissa |= 1;
-    }
-    while mantissa >> (1 + MANT_BITS + 2) != 0 {
-        mantissa = (mantissa >> 1) | (mantissa & 1);
-        exp += 1;
-    }
-    while mantissa > 1 && exp < min_exp - 2 {
-        mantissa = (mantissa >> 1) | (mantissa & 1);
-        exp += 1;
-    }
-    let mut round = mantissa & 3;
-    mantissa >>= 2;
-    round |= mantissa & 1;
-    exp += 2;
-    if round == 3 {
-        mantissa += 1;
-        if mantissa == 1 << (1 + MANT_BITS) {
-            mantissa >>= 1;
-            exp += 1;
-        }
-    }
-    if mantissa >> MANT_BITS == 0 {
-        exp = BIAS;
-    }
-    if exp > max_exp {
-        return None;
-    }
-    let bits = (mantissa & ((1 << MANT_BITS) - 1)) | ((((exp - BIAS) as u64) & 0x7ff) << MANT_BITS);
-    Some(f64::from_bits(bits))
-}
-
 fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
     use crate::value::type_names as t;
     let [v] = args else {
@@ -818,7 +576,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         ("double", Value::Int(i)) => (Value::Double(*i as f64), Some("int64_to_double")),
         ("double", Value::Uint(u)) => (Value::Double(*u as f64), Some("uint64_to_double")),
         ("double", Value::String(s)) => (
-            parse_go_float(s.as_str())
+            gostd::strconv::parse_float(s.as_str())
                 .map_or_else(|| conversion_error(t::STRING, t::DOUBLE), Value::Double),
             Some("string_to_double"),
         ),
@@ -826,9 +584,10 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         ("string", Value::Bool(b)) => (Value::string(b.to_string()), Some("bool_to_string")),
         ("string", Value::Int(i)) => (Value::string(i.to_string()), Some("int64_to_string")),
         ("string", Value::Uint(u)) => (Value::string(u.to_string()), Some("uint64_to_string")),
-        ("string", Value::Double(d)) => {
-            (Value::string(format_double_g(*d)), Some("double_to_string"))
-        }
+        ("string", Value::Double(d)) => (
+            Value::string(gostd::strconv::format_float_g(*d)),
+            Some("double_to_string"),
+        ),
         ("string", Value::Bytes(b)) => (
             match std::str::from_utf8(b) {
                 Ok(s) => Value::string(s),
@@ -837,7 +596,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Some("bytes_to_string"),
         ),
         ("string", Value::Timestamp(ts)) => (
-            Value::string(rt_time::format_rfc3339_nano(ts)),
+            Value::string(gostd::time::format_rfc3339_nano(ts)),
             Some("timestamp_to_string"),
         ),
         ("string", Value::Duration(d)) => (
@@ -854,13 +613,13 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         }
         ("bool", Value::Bool(_)) => (v.clone(), Some("bool_to_bool")),
         ("bool", Value::String(s)) => (
-            parse_bool(s.as_str())
+            gostd::strconv::parse_bool(s.as_str())
                 .map_or_else(|| conversion_error(t::STRING, t::BOOL), Value::Bool),
             Some("string_to_bool"),
         ),
         ("duration", Value::Duration(_)) => (v.clone(), Some("duration_to_duration")),
         ("duration", Value::String(s)) => (
-            match rt_time::parse_go_duration(s.as_str()) {
+            match gostd::time::parse_duration(s.as_str()) {
                 Ok(d) => Value::Duration(Duration(d)),
                 Err(_) => conversion_error(t::STRING, t::DURATION),
             },
@@ -880,7 +639,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Some("int64_to_timestamp"),
         ),
         ("timestamp", Value::String(s)) => (
-            match rt_time::parse_rfc3339(s.as_str()) {
+            match gostd::time::parse_rfc3339(s.as_str()) {
                 Some(ts) if rt_time::in_range(&ts) => Value::Timestamp(ts),
                 Some(_) => err("timestamp overflow"),
                 None => conversion_error(t::STRING, t::TIMESTAMP),
@@ -921,7 +680,7 @@ fn matches<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
     let compiled;
     let re = match &info.regex {
         Some(r) => r.as_ref(),
-        None => match crate::goregex::compile(p.as_str()) {
+        None => match gostd::regexp::compile(p.as_str()) {
             Ok(r) => {
                 compiled = r;
                 &compiled
@@ -954,7 +713,7 @@ fn time_accessor<'a>(
         // Go's `Hours()`, `Minutes()` and `Seconds()` are float64 (whole units plus the
         // remainder's fraction), truncated by cel-go's `Int(...)`: near a unit boundary the sum
         // rounds up. `Milliseconds()` is integer division.
-        let units = |unit: i64| rt_time::go_duration_units(n, unit) as i64;
+        let units = |unit: i64| gostd::time::duration_units(n, unit) as i64;
         let (r, id) = match f {
             "getHours" => (units(3_600_000_000_000), "duration_to_hours"),
             "getMinutes" => (units(60_000_000_000), "duration_to_minutes"),
@@ -980,7 +739,7 @@ fn time_accessor<'a>(
         },
         Some(other) => return (Value::maybe_no_such_overload(other), None),
     };
-    let c = rt_time::civil(t, offset);
+    let c = gostd::time::civil(t, offset);
     let with_tz = tz.is_some();
     let (r, id, id_tz) = match f {
         "getFullYear" => (c.year, "timestamp_to_year", "timestamp_to_year_with_tz"),
@@ -1033,202 +792,25 @@ fn time_accessor<'a>(
     (Value::Int(r), Some(if with_tz { id_tz } else { id }))
 }
 
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)` (what `%g` prints).
-pub fn format_double_g(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    // Shortest digits and exponent from Rust's `{:e}`.
-    let e = format!("{:e}", f.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let nd = digits.len() as i32;
-    let neg = if f < 0.0 { "-" } else { "" };
-    if !(-4..6).contains(&exp) {
-        let mut s = String::from(neg);
-        s.push_str(digits.get(..1).unwrap_or("0"));
-        if nd > 1 {
-            s.push('.');
-            s.push_str(digits.get(1..).unwrap_or(""));
-        }
-        s.push('e');
-        s.push(if exp < 0 { '-' } else { '+' });
-        let a = exp.unsigned_abs();
-        if a < 10 {
-            s.push('0');
-        }
-        s.push_str(&a.to_string());
-        return s;
-    }
-    // Fixed notation with exactly the shortest digits.
-    let mut s = String::from(neg);
-    if exp < 0 {
-        s.push_str("0.");
-        for _ in 0..(-exp - 1) {
-            s.push('0');
-        }
-        s.push_str(&digits);
-    } else {
-        let int_len = (exp + 1) as usize;
-        if digits.len() <= int_len {
-            s.push_str(&digits);
-            for _ in digits.len()..int_len {
-                s.push('0');
-            }
-        } else {
-            s.push_str(digits.get(..int_len).unwrap_or(""));
-            s.push('.');
-            s.push_str(digits.get(int_len..).unwrap_or(""));
-        }
-    }
-    s
-}
-
-/// Go's `strconv.FormatFloat(f, 'f', -1, 64)`.
-pub fn format_float_f(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    format!("{f}")
-}
-
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Go's `base64.StdEncoding.DecodeString` (padding required; `\r` and `\n` ignored).
-pub fn base64_std_decode(s: &str) -> Option<Vec<u8>> {
-    base64_decode_inner(s).ok()
-}
-
-/// The byte offset Go reports in `illegal base64 data at input byte N`.
-pub fn base64_error_offset(s: &str) -> usize {
-    base64_decode_inner(s).err().unwrap_or(0)
-}
-
-fn base64_decode_inner(s: &str) -> Result<Vec<u8>, usize> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let bytes: Vec<(usize, u8)> = s
-        .bytes()
-        .enumerate()
-        .filter(|(_, b)| *b != b'\r' && *b != b'\n')
-        .collect();
-    let mut i = 0;
-    while i < bytes.len() {
-        let mut quad = [0u8; 4];
-        let mut n = 0;
-        let mut pad = 0;
-        while n < 4 {
-            let Some(&(pos, c)) = bytes.get(i) else {
-                if n == 0 {
-                    return Ok(out);
-                }
-                return Err(bytes.last().map_or(0, |(p, _)| p + 1).min(s.len()));
-            };
-            if c == b'=' {
-                if n < 2 {
-                    return Err(pos);
-                }
-                pad = 4 - n;
-                // The remaining pad characters must all be '='.
-                for k in 0..pad {
-                    match bytes.get(i + k) {
-                        Some((_, b'=')) => {}
-                        Some((p, _)) => return Err(*p),
-                        None => return Err(s.len()),
-                    }
-                }
-                i += pad;
-                if let Some((p, _)) = bytes.get(i) {
-                    return Err(*p);
-                }
-                break;
-            }
-            let Some(v) = B64.iter().position(|&x| x == c) else {
-                return Err(pos);
-            };
-            if let Some(q) = quad.get_mut(n) {
-                *q = v as u8;
-            }
-            n += 1;
-            i += 1;
-        }
-        let [a, b, c, d] = quad;
-        let v = (u32::from(a) << 18) | (u32::from(b) << 12) | (u32::from(c) << 6) | u32::from(d);
-        let got = if pad > 0 { 4 - pad } else { 4 };
-        out.push((v >> 16) as u8);
-        if got > 2 {
-            out.push((v >> 8) as u8);
-        }
-        if got > 3 {
-            out.push(v as u8);
-        }
-        if pad > 0 {
-            break;
-        }
-    }
-    Ok(out)
-}
-
-/// Go's `base64.StdEncoding.EncodeToString`.
-pub fn base64_std_encode(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len().div_ceil(3) * 4);
-    for chunk in b.chunks(3) {
-        let mut buf = [0u8; 3];
-        for (i, x) in chunk.iter().enumerate() {
-            if let Some(slot) = buf.get_mut(i) {
-                *slot = *x;
-            }
-        }
-        let v = (u32::from(buf[0]) << 16) | (u32::from(buf[1]) << 8) | u32::from(buf[2]);
-        let ch = |k: u32| char::from(B64.get(((v >> k) & 63) as usize).copied().unwrap_or(b'A'));
-        s.push(ch(18));
-        s.push(ch(12));
-        s.push(if chunk.len() > 1 { ch(6) } else { '=' });
-        s.push(if chunk.len() > 2 { ch(0) } else { '=' });
-    }
-    s
-}
-
 /// The checker's literal validators backed by this runtime (cel-go's AST validators evaluate
 /// `duration('...')` and `timestamp(...)` and compile `matches` patterns): plug into
 /// [`crate::checker::EnvBuilder::literal_checks`].
 pub fn literal_checks() -> crate::checker::LiteralChecks {
     crate::checker::LiteralChecks {
         duration: Some(|l| match l {
-            crate::Literal::String(s) => rt_time::parse_go_duration(s).is_ok(),
+            crate::Literal::String(s) => gostd::time::parse_duration(s).is_ok(),
             _ => true,
         }),
         timestamp: Some(|l| match l {
             crate::Literal::String(s) => {
-                rt_time::parse_rfc3339(s).is_some_and(|t| rt_time::in_range(&t))
+                gostd::time::parse_rfc3339(s).is_some_and(|t| rt_time::in_range(&t))
             }
             crate::Literal::Int(i) => {
                 (rt_time::GO_ZERO_TIME_SECS..=rt_time::MAX_UNIX_SECS).contains(i)
             }
             _ => true,
         }),
-        regex: Some(|p| crate::goregex::compile(p).is_ok()),
+        regex: Some(|p| gostd::regexp::compile(p).is_ok()),
     }
 }
 
@@ -1370,22 +952,8 @@ mod tests {
     }
 
     #[test]
-    fn base64_round_trip() {
-        for s in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
-            let e = base64_std_encode(s.as_bytes());
-            assert_eq!(base64_std_decode(&e).as_deref(), Some(s.as_bytes()), "{e}");
-        }
-        assert_eq!(
-            base64_std_decode("Zm9v\nYmFy").as_deref(),
-            Some(&b"foobar"[..])
-        );
-        assert!(base64_std_decode("Zm9").is_none());
-        assert!(base64_std_decode("Zm=v").is_none());
-    }
-
-    #[test]
     fn accessors() {
-        let t = rt_time::parse_rfc3339("2024-03-01T23:30:00Z").unwrap();
+        let t = gostd::time::parse_rfc3339("2024-03-01T23:30:00Z").unwrap();
         let ts = Value::Timestamp(t);
         assert_eq!(c("getDate", std::slice::from_ref(&ts)).as_int(), Some(1));
         assert_eq!(

@@ -95,18 +95,8 @@ pub struct CelError {
     pub message: String,
 }
 
-/// A timestamp: seconds and nanoseconds since the Unix epoch (UTC), and the UTC offset of the
-/// zone it was written in (Go keeps a location on `time.Time`; only fixed offsets here), which
-/// only affects `string()`: the accessors use UTC unless given a zone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timestamp {
-    /// Seconds since 1970-01-01T00:00:00Z.
-    pub secs: i64,
-    /// Nanoseconds, 0..1e9.
-    pub nanos: u32,
-    /// The zone's offset in seconds east of UTC (display only).
-    pub offset: i32,
-}
+/// A timestamp (Go's `time.Time` with a fixed offset).
+pub use gostd::time::Timestamp;
 
 /// A duration in nanoseconds (Go's `time.Duration`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -116,7 +106,7 @@ pub struct Duration(pub i64);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Opaque {
     /// `url(...)`.
-    Url(crate::k8s_url::Url),
+    Url(gostd::url::Url),
     /// `ip(...)`.
     Ip(crate::k8s_net::Ip),
     /// `cidr(...)`.
@@ -432,7 +422,7 @@ impl<'a> Value<'a> {
             Value::Bytes(b) => b.is_empty(),
             Value::List(l) => l.is_empty(),
             Value::Map(m) => m.is_empty(),
-            Value::Timestamp(t) => t.secs == crate::rt_time::GO_ZERO_TIME_SECS && t.nanos == 0,
+            Value::Timestamp(t) => t.secs == gostd::time::GO_ZERO_TIME_SECS && t.nanos == 0,
             Value::Duration(d) => d.0 == 0,
             Value::Optional(o) => o.is_none(),
             _ => false,
@@ -983,7 +973,7 @@ fn write_v(s: &mut String, v: &Value<'_>) {
         Value::Uint(u) => {
             let _ = write!(s, "{u}");
         }
-        Value::Double(d) => s.push_str(&crate::stdlib_rt::format_double_g(*d)),
+        Value::Double(d) => s.push_str(&gostd::strconv::format_float_g(*d)),
         Value::String(x) => s.push_str(x.as_str()),
         Value::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
         Value::List(l) => {
@@ -1008,8 +998,8 @@ fn write_v(s: &mut String, v: &Value<'_>) {
             }
             s.push(']');
         }
-        Value::Timestamp(t) => s.push_str(&crate::rt_time::format_rfc3339_nano(t)),
-        Value::Duration(d) => s.push_str(&crate::rt_time::format_go_duration(d.0)),
+        Value::Timestamp(t) => s.push_str(&gostd::time::format_rfc3339_nano(t)),
+        Value::Duration(d) => s.push_str(&gostd::time::format_duration(d.0)),
         Value::Type(t) => s.push_str(&t.0),
         Value::Optional(Some(x)) => {
             s.push_str("optional(");

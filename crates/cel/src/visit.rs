@@ -707,7 +707,7 @@ impl<'a> Visitor<'a> {
                     None => (tok_text.as_str(), 10),
                 };
                 let text = format!("{sign_text}{digits}");
-                match parse_go_int(&text, radix) {
+                match gostd::strconv::parse_int(&text, radix).ok() {
                     Some(v) => Literal::Int(v),
                     None => return self.report(ctx, "invalid int literal"),
                 }
@@ -830,27 +830,6 @@ impl MacroIds for Visitor<'_> {
     }
 }
 
-/// Go's `strconv.ParseInt(text, radix, 64)` on a sign and digits.
-fn parse_go_int(text: &str, radix: u32) -> Option<i64> {
-    let (neg, digits) = match text.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if digits.is_empty() || digits.starts_with(['+', '-']) {
-        return None;
-    }
-    let mag = u64::from_str_radix(digits, radix).ok()?;
-    if neg {
-        if mag == 1u64 << 63 {
-            Some(i64::MIN)
-        } else {
-            i64::try_from(mag).ok().map(|v| -v)
-        }
-    } else {
-        i64::try_from(mag).ok()
-    }
-}
-
 /// cel-go's balancing logic manager: `a || b || c || d` becomes a balanced tree whose nodes
 /// take the operator ids.
 fn balanced(function: &str, terms: Vec<Expr>, ops: &[i64]) -> Expr {
@@ -891,23 +870,4 @@ fn take(terms: &mut [Option<Expr>], i: usize) -> Expr {
         .get_mut(i)
         .and_then(Option::take)
         .unwrap_or_else(|| Expr::unspecified(0))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn go_ints() {
-        let cases: &[(&str, u32, Option<i64>)] = &[
-            ("-9223372036854775808", 10, Some(i64::MIN)),
-            ("9223372036854775808", 10, None),
-            ("9223372036854775807", 10, Some(i64::MAX)),
-            ("-ff", 16, Some(-255)),
-            ("", 10, None),
-        ];
-        for (text, radix, want) in cases {
-            assert_eq!(parse_go_int(text, *radix), *want, "{text}");
-        }
-    }
 }

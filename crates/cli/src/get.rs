@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crd_studio_engine::get::kubectl_get_objects;
-use crd_studio_engine::objectmeta::{gotime, Time};
+use crd_studio_engine::objectmeta::{time::parse_rfc3339, Time};
 use crd_studio_engine::table::PrintOptions;
 use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
 
@@ -147,9 +147,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     let args = parse(args)?;
     let now = match &args.now {
-        Some(text) => {
-            gotime::parse_rfc3339(text).map_err(|e| Error::Usage(format!("--now: {e}")))?
-        }
+        Some(text) => parse_rfc3339(text).map_err(|e| Error::Usage(format!("--now: {e}")))?,
         None => system_now(),
     };
     let now_text = now.rfc3339();

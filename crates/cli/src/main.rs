@@ -116,7 +116,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     // The engine has no clock: ages in the table rows are computed against this one, as the
     // server computes them against its own when it serves the table.
     let now = match &check.now {
-        Some(text) => crd_studio_engine::objectmeta::gotime::parse_rfc3339(text)
+        Some(text) => crd_studio_engine::objectmeta::time::parse_rfc3339(text)
             .map_err(|e| Error::Usage(format!("--now: {e}")))?,
         None => get::system_now(),
     };

@@ -24,32 +24,43 @@
     )
 )]
 
-pub mod analysis;
-pub mod apiext;
-pub mod authored_conversion;
-pub mod cel;
-pub mod conversion;
-pub mod crd;
-pub mod defaulting;
-pub mod document;
-pub mod field_error;
-pub mod field_selector;
-pub mod finding;
-pub mod get;
-pub mod jsonpath;
-pub mod listtype;
-pub mod objectmeta;
-pub mod path;
-pub mod pipeline;
-pub mod position;
-pub mod pruning;
-pub mod scalar_pos;
-pub mod scale;
+// The pipeline's stages, in order (one group each, so that rustfmt keeps the order): a stage
+// uses earlier stages only; `tests/stages.rs` checks it, ARCHITECTURE.md has the map.
+
+// 1. YAML/JSON texts → trees with positions; field paths; findings and field errors.
+pub mod documents;
+
+// 2. Decoded schemas and their structural form.
 pub mod schema;
-pub mod table;
-pub mod validation;
+
+// 3. One object against a schema: pruning, defaulting, validation, list types, ObjectMeta.
+pub mod object;
+
+// 4. The CRD: typed model, internal CRD and its validation.
+pub mod crd;
+
+// 5. CEL rules: declared types, compiler, validator, costs.
+pub mod cel;
+
+// 6. What `kubectl get` shows: JSONPath, tables, field selectors, /scale.
+pub mod printing;
+
+// 7. The per-object pipeline in the server's order.
+pub mod pipeline;
+
+// 8. Versions and conversion.
 pub mod versions;
-pub mod yaml_events;
+
+// 9. The public API: compiled CRD, analysis, reports.
+pub mod report;
+
+// The modules by their names before the stage folders, for callers.
+pub use crd::apiext;
+pub use documents::{document, field_error, finding, path, position, scalar_pos, yaml_events};
+pub use object::{defaulting, listtype, objectmeta, pruning, validation};
+pub use printing::{field_selector, jsonpath, scale, table};
+pub use report::{analysis, get};
+pub use versions::{authored_conversion, conversion};
 
 /// CEL's time-zone database (named zones), given by the caller: see
 /// [`CompiledCrd::set_time_zones`].

@@ -261,7 +261,7 @@ fn generated_names_reach_the_table_and_the_field_selectors() {
     assert!(p.selection.objects.iter().all(|m| m.matches));
     assert_eq!(p.selection.objects.len(), 1);
 
-    let now = crd_studio_engine::objectmeta::gotime::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let now = crd_studio_engine::objectmeta::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
     let get = crd_studio_engine::get::kubectl_get_objects(
         &crd,
         &a,

@@ -56,13 +56,13 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{rule_key, CelRuleReport, VersionReport};
-use crate::apiext::schema_validation::{
+use crate::cel::report::{rule_key, CelRuleReport, VersionReport};
+use crate::crd::apiext::schema_validation::{
     cost_error_message, TotalCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
-use crate::apiext::{CelCompilation, CelCompiler, CelRuleSite, CelStep, InternalCrd};
-use crate::document::{Node, Value};
-use crate::path::FieldPath;
+use crate::crd::apiext::{CelCompilation, CelCompiler, CelRuleSite, CelStep, InternalCrd};
+use crate::documents::document::{Node, Value};
+use crate::documents::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 use crate::schema::structural::Structural;
 
@@ -371,7 +371,7 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
 pub fn chain_cardinality(chain: &[JsonSchemaProps]) -> Option<u64> {
     let mut card = Some(1u64);
     for parent in chain.iter().take(chain.len().saturating_sub(1)) {
-        card = crate::apiext::schema_validation::child_cardinality(parent, card);
+        card = crate::crd::apiext::schema_validation::child_cardinality(parent, card);
     }
     card
 }
@@ -476,7 +476,7 @@ pub fn place_cost_reports(
 }
 
 /// The cost report of one schema, from the costs the CRD validation found (`rules`, as
-/// [`crate::analysis::VersionReport::rules`] lists them). `schema_node` is the schema's node
+/// [`crate::report::analysis::VersionReport::rules`] lists them). `schema_node` is the schema's node
 /// in the CRD text `text`; `crd_prefix` its path (`spec.versions[0].schema.openAPIV3Schema`).
 /// `None` when no rule compiled.
 pub fn cost_report(
@@ -1108,11 +1108,15 @@ impl Estimates<'_> {
                 .map(|(_, v)| *v);
             card = match bound {
                 Some(v) => card.map(|c| if c == 0 { 0 } else { c.saturating_mul(v) }),
-                None => crate::apiext::schema_validation::child_cardinality(parent, card),
+                None => crate::crd::apiext::schema_validation::child_cardinality(parent, card),
             };
             node = child(parent, step);
         }
-        crate::apiext::schema_validation::expression_cost(max_cost, x.base.max_cardinality, card)
+        crate::crd::apiext::schema_validation::expression_cost(
+            max_cost,
+            x.base.max_cardinality,
+            card,
+        )
     }
 
     /// Expression `e`'s cost with the bounds of `assign`, when it is at most `limit` and no
@@ -1692,7 +1696,7 @@ impl Place<'_> {
     }
 
     /// Where a node is written: the key it is the value of (the node itself for the root).
-    fn key_span(&self, steps: &[CelStep]) -> Option<crate::position::Span> {
+    fn key_span(&self, steps: &[CelStep]) -> Option<crate::documents::position::Span> {
         let Some((last, parent_steps)) = steps.split_last() else {
             return self.schema_node.map(|n| n.span);
         };

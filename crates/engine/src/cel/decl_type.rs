@@ -21,7 +21,7 @@ use cel_core::checker::CEL_RESERVED_SYMBOLS;
 use cel_core::cost_est::{AstNode, CostEstimator, SizeEstimate};
 use cel_core::types::{ObjectType, Type};
 
-use crate::apiext::CelStep;
+use crate::crd::apiext::CelStep;
 use crate::schema::structural::{Generic, Structural, ValueValidation};
 
 /// How deep the conversion follows a schema (structural schemas from CRD text are bounded by

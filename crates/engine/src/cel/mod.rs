@@ -1,4 +1,4 @@
-//! CEL for CRDs: the schema → CEL type mapping ([`decl_type`], with the size bounds of the
+//! Stage 5, CEL for CRDs: the schema → CEL type mapping ([`decl_type`], with the size bounds of the
 //! cost estimate), the compiler of `x-kubernetes-validations` rules that CRD validation calls
 //! ([`RuleCompiler`], the apiextensions `cel.Compile`: compile errors, `MaxCost`,
 //! `MaxCardinality`, `MessageExpressionMaxCost`), and the rule validator that evaluates them
@@ -9,9 +9,13 @@
 //! `cardinality`, `estimated_cost` as CRD validation checks it); [`RuleCompiler::rule_costs_at`]
 //! computes them for the node at some steps below a version's schema, and
 //! [`RuleCompiler::cost_details`] gives the per-node estimate of one expression.
+//!
+//! The report types this stage fills are in [`report`]. Uses [`crate::documents`],
+//! [`crate::schema`], [`crate::object`] and [`crate::crd`].
 
 pub mod cost_explain;
 pub mod decl_type;
+pub mod report;
 pub mod rules_view;
 pub mod validator;
 
@@ -26,11 +30,11 @@ use cel_core::interp::Program;
 use cel_core::k8s_cost_est::KubernetesCostEstimator;
 use cel_core::types::Type;
 
-use crate::apiext::{
+use crate::crd::apiext::{
     CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
     PreexistingExpressions,
 };
-use crate::path::FieldPath;
+use crate::documents::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, ValidationRule};
 use crate::schema::structural::Structural;
 
@@ -423,7 +427,7 @@ pub fn rule_cost(compilation: &CelCompilation, cardinality: Option<u64>) -> Rule
         max_cost: compilation.max_cost,
         max_cardinality: compilation.max_cardinality,
         cardinality,
-        estimated_cost: crate::apiext::schema_validation::expression_cost(
+        estimated_cost: crate::crd::apiext::schema_validation::expression_cost(
             compilation.max_cost,
             compilation.max_cardinality,
             cardinality,
@@ -442,7 +446,7 @@ pub fn schema_cardinality(root: &JsonSchemaProps, steps: &[CelStep]) -> Option<u
     let mut card = Some(1u64);
     let mut node = root;
     for step in steps {
-        card = crate::apiext::schema_validation::child_cardinality(node, card);
+        card = crate::crd::apiext::schema_validation::child_cardinality(node, card);
         node = match step {
             CelStep::Property(name) => node.properties.get(name)?,
             CelStep::Items => match &node.items {

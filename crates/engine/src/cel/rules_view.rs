@@ -14,17 +14,17 @@ use std::collections::{BTreeMap, HashMap};
 use cel_core::ast::{Expr, ExprKind};
 use cel_core::{Parser, ParserOptions};
 
-use crate::analysis::{rule_key, CelRuleReport};
-use crate::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelRuleSite, CelStep};
-use crate::document::{Node, Value};
-use crate::field_error::FieldError;
-use crate::path::{FieldPath, Segment};
-use crate::position::{LineIndex, Span};
-use crate::scalar_pos::ScalarText;
+use crate::cel::report::{rule_key, CelRuleReport};
+use crate::crd::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelRuleSite, CelStep};
+use crate::documents::document::{Node, Value};
+use crate::documents::field_error::FieldError;
+use crate::documents::path::{FieldPath, Segment};
+use crate::documents::position::{LineIndex, Span};
+use crate::documents::scalar_pos::ScalarText;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 
 use super::{rule_cost, OLD_SCOPED_VAR_NAME};
-use crate::apiext::schema_validation::child_cardinality;
+use crate::crd::apiext::schema_validation::child_cardinality;
 
 /// What the rule compiler returned for each schema node it compiled, by the node's internal
 /// field path (`spec.validation.openAPIV3Schema.properties[spec]`).
@@ -458,8 +458,8 @@ fn caret_token(expression: &str, index: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{analyze, Request};
-    use crate::finding::Finding;
+    use crate::documents::finding::Finding;
+    use crate::report::analysis::{analyze, Request};
 
     fn crd(versions: &str) -> String {
         format!(
@@ -530,17 +530,17 @@ properties:
           - rule: self != "x"
 "#;
 
-    fn compile(text: &str) -> crate::analysis::Analysis {
+    fn compile(text: &str) -> crate::report::analysis::Analysis {
         analyze(&Request {
             crd: text.to_owned(),
             ..Request::default()
         })
     }
 
-    fn crd_errors(a: &crate::analysis::Analysis) -> Vec<&Finding> {
+    fn crd_errors(a: &crate::report::analysis::Analysis) -> Vec<&Finding> {
         a.findings
             .iter()
-            .filter(|f| f.severity == crate::finding::Severity::Error)
+            .filter(|f| f.severity == crate::documents::finding::Severity::Error)
             .collect()
     }
 
@@ -876,16 +876,17 @@ properties:
     #[test]
     fn records_are_keyed_by_node_path() {
         let text = crd(&version("v1", true, SCHEMA));
-        let parsed = crate::document::parse(&text, crate::finding::SourceId::Crd);
+        let parsed =
+            crate::documents::document::parse(&text, crate::documents::finding::SourceId::Crd);
         let (_, root) = parsed.values().next().unwrap();
-        let (icrd, problems) = crate::apiext::from_v1_json(&root.to_json());
+        let (icrd, problems) = crate::crd::apiext::from_v1_json(&root.to_json());
         assert!(problems.is_empty());
         let compiler = crate::cel::RuleCompiler::new("1.36");
         let recorder = RecordingCompiler::new(&compiler);
-        let cache = crate::apiext::StructuralCache::new();
-        let errors = crate::apiext::validate_create_with_cache(
+        let cache = crate::crd::apiext::StructuralCache::new();
+        let errors = crate::crd::apiext::validate_create_with_cache(
             &icrd,
-            crate::apiext::Hooks {
+            crate::crd::apiext::Hooks {
                 cel: Some(&recorder),
                 defaults: None,
             },

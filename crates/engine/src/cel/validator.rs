@@ -38,12 +38,13 @@ use serde_json::Value as Json;
 
 use super::decl_type::{escape, schema_decl_type, DeclType};
 use super::{RuleCompiler, RuleProgram, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME};
-use crate::analysis::{CelOutcome, CelRuleResult};
-use crate::apiext::field_path::valid_field_path;
-use crate::field_error::{go_quote, BadValue, FieldError};
-use crate::path::{FieldPath, Segment};
+use crate::cel::report::{CelOutcome, CelRuleResult};
+use crate::crd::apiext::field_path::valid_field_path;
+use crate::documents::field_error::{BadValue, FieldError};
+use crate::documents::path::{FieldPath, Segment};
 use crate::schema::props::ValidationRule;
 use crate::schema::structural::{NestedValueValidation, Structural};
+use gostd::strconv::quote as go_quote;
 
 /// `celconfig.PerCallLimit`.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -1401,7 +1402,7 @@ fn key_ratchet<'c, 'a>(
     }
 }
 
-/// The CEL part of default-value validation ([`crate::apiext::defaults::DefaultsCel`]):
+/// The CEL part of default-value validation ([`crate::crd::apiext::defaults::DefaultsCel`]):
 /// `cel.NewValidator(s, isResourceRoot, PerCallLimit).Validate(ctx, path, s, default, old,
 /// budget)`, one validator per default, compiled with one shared compiler.
 #[derive(Debug)]
@@ -1424,7 +1425,7 @@ impl DefaultsRules {
     }
 }
 
-impl crate::apiext::defaults::DefaultsCel for DefaultsRules {
+impl crate::crd::apiext::defaults::DefaultsCel for DefaultsRules {
     fn validate(
         &self,
         path: &FieldPath,
@@ -1763,7 +1764,7 @@ mod tests {
 
     #[test]
     fn result_keys_are_rule_keys() {
-        use crate::apiext::CelStep;
+        use crate::crd::apiext::CelStep;
         let v = validator(
             json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
                 "list": {"type": "array", "items": {"type": "object",
@@ -1773,7 +1774,7 @@ mod tests {
         );
         let e = run(&v, json!({"spec": {"list": [{"a": "x", "b": "z"}]}}), None);
         let key = |i| {
-            crate::analysis::rule_key(
+            crate::report::analysis::rule_key(
                 &[
                     CelStep::Property("spec".into()),
                     CelStep::Property("list".into()),

@@ -130,16 +130,7 @@ pub struct DecodeError {
 }
 
 /// The words Go's JSON decoder uses for a value's kind.
-pub fn go_json_kind(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "null",
-        Json::Bool(_) => "bool",
-        Json::Number(_) => "number",
-        Json::String(_) => "string",
-        Json::Array(_) => "array",
-        Json::Object(_) => "object",
-    }
-}
+pub use gostd::json::json_kind as go_json_kind;
 
 struct Decoder {
     errors: Vec<DecodeError>,

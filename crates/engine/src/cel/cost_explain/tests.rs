@@ -1,7 +1,7 @@
 use super::*;
-use crate::analysis::{Analysis, CompiledCrd, Options};
-use crate::document::parse;
-use crate::finding::SourceId;
+use crate::documents::document::parse;
+use crate::documents::finding::SourceId;
+use crate::report::analysis::{Analysis, CompiledCrd, Options};
 
 /// A CRD with one version whose `openAPIV3Schema` is `schema` (YAML).
 fn crd(schema: &str) -> String {

@@ -1,0 +1,243 @@
+//! `field.Error` from `k8s.io/apimachinery/pkg/util/validation/field`: the server's error
+//! type, path, bad value and detail, rendered exactly as its `Error()` method does.
+
+use serde_json::Value as Json;
+
+use crate::documents::finding::{ErrorType, Finding, Severity};
+use crate::documents::path::FieldPath;
+
+/// The bad value of a field error, kept as the Go value it would be, so it prints the same.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BadValue {
+    /// No value is printed (`field.Required`, `Forbidden`, ... or `omitValue`).
+    Omit,
+    /// Go `nil`: prints `null`.
+    Null,
+    /// A Go string: printed quoted (`%q`).
+    Str(String),
+    /// A Go int64 or int32: printed with `%v`.
+    Int(i64),
+    /// A Go float64: printed with `%v`.
+    Float(f64),
+    /// A Go bool.
+    Bool(bool),
+    /// Any other value (maps, slices, structs): printed as Go's `json.Marshal` writes it.
+    Json(Json),
+    /// Text already formatted as the server prints it.
+    Raw(String),
+}
+
+impl BadValue {
+    /// The bad value for a JSON value as the server holds it in an unstructured object.
+    pub fn from_json(v: &Json) -> BadValue {
+        match v {
+            Json::Null => BadValue::Null,
+            Json::Bool(b) => BadValue::Bool(*b),
+            Json::String(s) => BadValue::Str(s.clone()),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => BadValue::Int(i),
+                None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            other => BadValue::Json(other.clone()),
+        }
+    }
+
+    /// The text the server writes for the value, or `None` when no value is printed.
+    pub fn render(&self) -> Option<String> {
+        match self {
+            BadValue::Omit => None,
+            BadValue::Null => Some("null".to_owned()),
+            BadValue::Str(s) => Some(gostd::strconv::quote(s)),
+            BadValue::Int(i) => Some(i.to_string()),
+            BadValue::Float(f) => Some(gostd::strconv::format_float_g(*f)),
+            BadValue::Bool(b) => Some(b.to_string()),
+            BadValue::Json(j) => Some(gostd::json::marshal(j)),
+            BadValue::Raw(s) => Some(s.clone()),
+        }
+    }
+}
+
+/// A server field error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// The error type.
+    pub error_type: ErrorType,
+    /// The field path.
+    pub field: FieldPath,
+    /// The bad value.
+    pub bad_value: BadValue,
+    /// The detail.
+    pub detail: String,
+}
+
+impl FieldError {
+    /// A field error.
+    pub fn new(
+        error_type: ErrorType,
+        field: FieldPath,
+        bad_value: BadValue,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError {
+            error_type,
+            field,
+            bad_value,
+            detail: detail.into(),
+        }
+    }
+
+    /// `field.Required(path, detail)`.
+    pub fn required(field: FieldPath, detail: impl Into<String>) -> FieldError {
+        FieldError::new(ErrorType::FieldValueRequired, field, BadValue::Omit, detail)
+    }
+
+    /// `field.Invalid(path, value, detail)`.
+    pub fn invalid(field: FieldPath, value: BadValue, detail: impl Into<String>) -> FieldError {
+        FieldError::new(ErrorType::FieldValueInvalid, field, value, detail)
+    }
+
+    /// `field.Forbidden(path, detail)`.
+    pub fn forbidden(field: FieldPath, detail: impl Into<String>) -> FieldError {
+        FieldError::new(
+            ErrorType::FieldValueForbidden,
+            field,
+            BadValue::Omit,
+            detail,
+        )
+    }
+
+    /// `field.Duplicate(path, value)`.
+    pub fn duplicate(field: FieldPath, value: BadValue) -> FieldError {
+        FieldError::new(ErrorType::FieldValueDuplicate, field, value, "")
+    }
+
+    /// `field.NotSupported(path, value, validValues)`: the detail lists the supported values,
+    /// each quoted, as the server words it.
+    pub fn not_supported(field: FieldPath, value: BadValue, valid: &[&str]) -> FieldError {
+        let detail = if valid.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = valid.iter().map(|v| gostd::strconv::quote(v)).collect();
+            format!("supported values: {}", quoted.join(", "))
+        };
+        FieldError::new(ErrorType::FieldValueNotSupported, field, value, detail)
+    }
+
+    /// `field.TooLong(path, value, maxLength)`.
+    pub fn too_long(field: FieldPath, max_length: i64) -> FieldError {
+        let detail = match max_length {
+            1 => "may not be more than 1 byte".to_owned(),
+            n if n >= 0 => format!("may not be more than {n} bytes"),
+            _ => "value is too long".to_owned(),
+        };
+        FieldError::new(ErrorType::FieldValueTooLong, field, BadValue::Omit, detail)
+    }
+
+    /// `field.TooMany(path, actual, max)`.
+    pub fn too_many(field: FieldPath, actual: i64, max: i64) -> FieldError {
+        let detail = match max {
+            1 => "must have at most 1 item".to_owned(),
+            n if n >= 0 => format!("must have at most {n} items"),
+            _ => "has too many items".to_owned(),
+        };
+        let value = if actual >= 0 {
+            BadValue::Int(actual)
+        } else {
+            BadValue::Omit
+        };
+        FieldError::new(ErrorType::FieldValueTooMany, field, value, detail)
+    }
+
+    /// `field.InternalError(path, err)`.
+    pub fn internal(field: FieldPath, detail: impl Into<String>) -> FieldError {
+        FieldError::new(ErrorType::InternalError, field, BadValue::Omit, detail)
+    }
+
+    /// `ErrorBody()`: the message without the path.
+    pub fn body(&self) -> String {
+        let t = self.error_type.text();
+        let mut s = match self.error_type {
+            ErrorType::FieldValueRequired
+            | ErrorType::FieldValueForbidden
+            | ErrorType::FieldValueTooLong
+            | ErrorType::InternalError => t.to_owned(),
+            _ => match self.bad_value.render() {
+                Some(v) => format!("{t}: {v}"),
+                None => t.to_owned(),
+            },
+        };
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+
+    /// `Error()`: `<path>: <body>`; an empty path prints as `<nil>`.
+    pub fn error(&self) -> String {
+        let path = self.field.to_string();
+        let path = if path.is_empty() {
+            "<nil>".to_owned()
+        } else {
+            path
+        };
+        format!("{path}: {}", self.body())
+    }
+
+    /// The error as a [`Finding`] with the given code (location still to be set).
+    pub fn to_finding(&self, code: &str) -> Finding {
+        let mut f = Finding::new(Severity::Error, code, self.error());
+        f.error_type = Some(self.error_type);
+        let path = self.field.to_string();
+        f.field = Some(if path.is_empty() {
+            "<nil>".to_owned()
+        } else {
+            path
+        });
+        f.detail = Some(self.detail.clone());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_like_apimachinery() {
+        let p = FieldPath::parse("spec.replicas");
+        assert_eq!(
+            FieldError::required(p.clone(), "").error(),
+            "spec.replicas: Required value"
+        );
+        assert_eq!(
+            FieldError::invalid(p.clone(), BadValue::Str("x".into()), "must be an integer").error(),
+            "spec.replicas: Invalid value: \"x\": must be an integer"
+        );
+        assert_eq!(
+            FieldError::not_supported(p.clone(), BadValue::Str("Foo".into()), &["A", "B"]).error(),
+            "spec.replicas: Unsupported value: \"Foo\": supported values: \"A\", \"B\""
+        );
+        assert_eq!(
+            FieldError::invalid(FieldPath::root(), BadValue::Null, "oops").error(),
+            "<nil>: Invalid value: null: oops"
+        );
+        assert_eq!(
+            FieldError::forbidden(p, "not allowed").error(),
+            "spec.replicas: Forbidden: not allowed"
+        );
+        assert_eq!(
+            FieldError::invalid(
+                FieldPath::parse("spec.ports"),
+                BadValue::Json(serde_json::json!([{"a": "<x>"}, 1.5])),
+                "bad"
+            )
+            .error(),
+            "spec.ports: Invalid value: [{\"a\":\"\\u003cx\\u003e\"},1.5]: bad"
+        );
+        assert_eq!(
+            FieldError::too_many(FieldPath::parse("a"), 3, 1).error(),
+            "a: Too many: 3: must have at most 1 item"
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! Defaulting and null pruning: `Default` from apiextensions-apiserver
+//! `pkg/apiserver/schema/defaulting/algorithm.go` and `PruneNonNullableNullsWithoutDefaults`
+//! from `pkg/apiserver/schema/defaulting/prunenulls.go`.
+//!
+//! Order in the server (`pkg/apiserver/customresource_handler.go`): when an object is decoded
+//! (request body or storage), `unstructuredSchemaCoercer.apply` prunes unknown fields
+//! ([`crate::object::pruning::prune`]), then removes the nulls this module's
+//! [`prune_non_nullable_nulls_without_defaults`] removes, then coerces embedded ObjectMeta
+//! ([`crate::object::objectmeta`]); afterwards the versioning codec calls `unstructuredDefaulter`,
+//! that is [`default`]. So a non-nullable null with a default is left by the null pruning
+//! and replaced by its default here.
+//!
+//! Both walks use an explicit stack, so deep objects cannot overflow the call stack.
+
+use serde_json::Value as Json;
+
+use crate::schema::Structural;
+
+/// `isNonNullableNull`: `x` is null and its schema exists and is not nullable.
+fn is_non_nullable_null(x: &Json, s: Option<&Structural>) -> bool {
+    x.is_null() && s.is_some_and(|s| !s.generic.nullable)
+}
+
+/// The default value of a schema as the server stores it (`Default.Object`; `nil` when none).
+fn default_of(s: &Structural) -> Json {
+    s.generic.default.clone().unwrap_or(Json::Null)
+}
+
+/// `Default(x, s)`: fills in the defaults `s` gives. For an object, every property with a
+/// default that is missing, or null while the property is not nullable, gets a copy of the
+/// default; then every field is defaulted by its property (or `additionalProperties`)
+/// schema, a non-nullable null `additionalProperties` value or list item first becoming its
+/// schema's default (null when there is none). Defaults put in are defaulted in turn.
+/// `s = None` (a nil schema) does nothing. The server defaults only objects of the CRD's
+/// group and kind (see [`crate::object::objectmeta::SchemaCoercer::defaults_apply_to`]).
+pub fn default(x: &mut Json, s: Option<&Structural>) {
+    let Some(s) = s else { return };
+    let mut stack: Vec<(&mut Json, &Structural)> = vec![(x, s)];
+    while let Some((x, s)) = stack.pop() {
+        match x {
+            Json::Object(map) => {
+                for (k, prop) in &s.properties {
+                    let Some(d) = &prop.generic.default else {
+                        continue;
+                    };
+                    let replace = match map.get(k) {
+                        None => true,
+                        Some(v) => is_non_nullable_null(v, Some(prop)),
+                    };
+                    if replace {
+                        map.insert(k.clone(), d.clone());
+                    }
+                }
+                for (k, v) in map.iter_mut() {
+                    if let Some(prop) = s.properties.get(k) {
+                        stack.push((v, prop));
+                    } else if let Some(ap) = &s.additional_properties {
+                        if let Some(aps) = ap.structural.as_deref() {
+                            if is_non_nullable_null(v, Some(aps)) {
+                                *v = default_of(aps);
+                            }
+                            stack.push((v, aps));
+                        }
+                    }
+                }
+            }
+            Json::Array(items) => {
+                let Some(item_schema) = s.items.as_deref() else {
+                    continue;
+                };
+                for v in items.iter_mut() {
+                    if is_non_nullable_null(v, Some(item_schema)) {
+                        *v = default_of(item_schema);
+                    }
+                    stack.push((v, item_schema));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `PruneNonNullableNullsWithoutDefaults(x, s)`: removes the object fields whose value is
+/// null while their schema (property, else `additionalProperties`) exists, is not nullable
+/// and has no default. Fields without a schema, list items and nulls with a default are
+/// kept (the latter are defaulted later by [`default`]).
+pub fn prune_non_nullable_nulls_without_defaults(x: &mut Json, s: Option<&Structural>) {
+    let Some(s) = s else { return };
+    let mut stack: Vec<(&mut Json, &Structural)> = vec![(x, s)];
+    while let Some((x, s)) = stack.pop() {
+        match x {
+            Json::Object(map) => {
+                let field_schema = |k: &str| -> Option<&Structural> {
+                    match s.properties.get(k) {
+                        Some(p) => Some(p),
+                        None => s
+                            .additional_properties
+                            .as_ref()
+                            .and_then(|ap| ap.structural.as_deref()),
+                    }
+                };
+                map.retain(|k, v| {
+                    let fs = field_schema(k);
+                    !(is_non_nullable_null(v, fs)
+                        && fs.is_some_and(|f| f.generic.default.is_none()))
+                });
+                for (k, v) in map.iter_mut() {
+                    // With no schema the server's walk goes on but can change nothing.
+                    if let Some(fs) = field_schema(k) {
+                        stack.push((v, fs));
+                    }
+                }
+            }
+            Json::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    for v in items.iter_mut() {
+                        stack.push((v, item_schema));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::JsonSchemaProps;
+    use serde_json::json;
+
+    fn schema(v: Json) -> Structural {
+        let (props, errors) = JsonSchemaProps::from_json(&v);
+        assert!(errors.is_empty(), "{errors:?}");
+        Structural::from_props(&props).unwrap()
+    }
+
+    #[test]
+    fn defaults_table() {
+        let cases = [
+            (
+                "missing and null non-nullable fields get defaults, nullable nulls stay",
+                json!({"type": "object", "properties": {
+                    "a": {"type": "string", "default": "A"},
+                    "b": {"type": "string", "default": "B"},
+                    "c": {"type": "string", "nullable": true, "default": "C"},
+                    "d": {"type": "string"}}}),
+                json!({"b": null, "c": null, "d": null}),
+                json!({"a": "A", "b": "B", "c": null, "d": null}),
+            ),
+            (
+                "defaults are defaulted in turn",
+                json!({"type": "object", "properties": {"o": {"type": "object", "default": {},
+                    "properties": {"x": {"type": "integer", "default": 1}}}}}),
+                json!({}),
+                json!({"o": {"x": 1}}),
+            ),
+            (
+                "list items and additionalProperties values",
+                json!({"type": "object", "properties": {
+                    "l": {"type": "array", "items": {"type": "object", "default": {"k": "v"},
+                        "properties": {"n": {"type": "integer", "default": 2}}}},
+                    "m": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+                json!({"l": [null, {}], "m": {"x": null}}),
+                json!({"l": [{"k": "v", "n": 2}, {"n": 2}], "m": {"x": null}}),
+            ),
+            (
+                "scalars and unknown fields are left alone",
+                json!({"type": "object", "properties": {"a": {"type": "object"}}}),
+                json!({"a": 1, "z": {"y": null}}),
+                json!({"a": 1, "z": {"y": null}}),
+            ),
+        ];
+        for (name, s, obj, want) in cases {
+            let s = schema(s);
+            let mut obj = obj;
+            default(&mut obj, Some(&s));
+            assert_eq!(obj, want, "{name}");
+        }
+        let mut obj = json!({"a": null});
+        default(&mut obj, None);
+        assert_eq!(obj, json!({"a": null}));
+    }
+
+    #[test]
+    fn prune_nulls_table() {
+        let s = schema(json!({"type": "object", "properties": {
+            "plain": {"type": "string"},
+            "nullable": {"type": "string", "nullable": true},
+            "defaulted": {"type": "string", "default": "x"},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"p": {"type": "string"}}}},
+            "map": {"type": "object", "additionalProperties": {"type": "string"}}}}));
+        let mut obj = json!({
+            "plain": null, "nullable": null, "defaulted": null, "unknown": null,
+            "list": [null, {"p": null, "q": null}],
+            "map": {"k": null}});
+        prune_non_nullable_nulls_without_defaults(&mut obj, Some(&s));
+        assert_eq!(
+            obj,
+            json!({"nullable": null, "defaulted": null, "unknown": null,
+                "list": [null, {"q": null}], "map": {}})
+        );
+    }
+}

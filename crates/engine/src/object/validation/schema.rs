@@ -1,0 +1,368 @@
+//! The schema the validator walks: the fields of kube-openapi's `spec.Schema` that validation
+//! reads, built the three ways the server builds one:
+//!
+//! * from a CRD's `JSONSchemaProps` (`ConvertJSONSchemaPropsWithPostProcess` with the
+//!   unsupported-format stripper of a compatibility version): `x-kubernetes-int-or-string`
+//!   becomes `type: [integer, string]`;
+//! * from a structural schema (`Structural.ToKubeOpenAPI`): no format stripping, int-or-string
+//!   stays an extension, nested value validations lose `additionalProperties`;
+//! * from an OpenAPI schema as written (`spec.Schema` decoded directly, as the ratcheting tests
+//!   build it).
+//!
+//! Patterns and formats are compiled once here.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::formats::{self, CompatibilityVersion, FormatChecker};
+use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
+use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
+use gostd::regexp::{self as goregex, GoRegexp};
+
+/// A compiled `pattern`: Go's compile error text, or the expression.
+#[derive(Clone, Debug)]
+pub(crate) struct Pattern {
+    pub text: String,
+    pub compiled: Result<GoRegexp, String>,
+}
+
+/// `items`.
+// Boxed nodes: a child is built on the heap and moved by pointer, keeping the recursive
+// builder's frames small.
+#[allow(clippy::vec_box)]
+#[derive(Clone, Debug)]
+pub(crate) enum Items {
+    Schema(Box<OaSchema>),
+    Array(Vec<Box<OaSchema>>),
+}
+
+/// `additionalProperties` / `additionalItems`.
+#[derive(Clone, Debug)]
+pub(crate) struct SchemaOrBool {
+    pub allows: bool,
+    pub schema: Option<Box<OaSchema>>,
+}
+
+/// A `dependencies` value.
+#[derive(Clone, Debug)]
+pub(crate) enum Dependency {
+    Schema(Box<OaSchema>),
+    Properties(Vec<String>),
+}
+
+/// One node of kube-openapi's `spec.Schema`, as validation sees it. Child nodes are boxed
+/// (see [`Items`]).
+#[allow(clippy::vec_box)]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OaSchema {
+    pub types: Vec<String>,
+    pub nullable: bool,
+    pub format: String,
+    /// The `strfmt.Default` checker for `format`, when the registry knows it.
+    pub format_checker: Option<Arc<FormatChecker>>,
+    pub maximum: Option<f64>,
+    pub exclusive_maximum: bool,
+    pub minimum: Option<f64>,
+    pub exclusive_minimum: bool,
+    pub max_length: Option<i64>,
+    pub min_length: Option<i64>,
+    pub pattern: Option<Pattern>,
+    pub max_items: Option<i64>,
+    pub min_items: Option<i64>,
+    pub unique_items: bool,
+    pub multiple_of: Option<f64>,
+    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
+    pub enum_: Vec<Json>,
+    pub max_properties: Option<i64>,
+    pub min_properties: Option<i64>,
+    pub required: Vec<String>,
+    pub items: Option<Items>,
+    pub all_of: Vec<Box<OaSchema>>,
+    pub one_of: Vec<Box<OaSchema>>,
+    pub any_of: Vec<Box<OaSchema>>,
+    pub not: Option<Box<OaSchema>>,
+    pub properties: BTreeMap<String, Box<OaSchema>>,
+    pub additional_properties: Option<SchemaOrBool>,
+    /// `patternProperties`: the pattern, its Go compilation (an invalid one never matches)
+    /// and the schema.
+    pub pattern_properties: Vec<(String, Option<GoRegexp>, Box<OaSchema>)>,
+    pub additional_items: Option<SchemaOrBool>,
+    pub dependencies: BTreeMap<String, Dependency>,
+    /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`, when readable as a string list.
+    pub list_map_keys: Option<Vec<String>>,
+}
+
+/// Schema nodes deeper than this are left empty: validation stops at
+/// [`super::openapi::MAX_VALIDATION_DEPTH`] anyway.
+const MAX_BUILD_DEPTH: usize = super::openapi::MAX_VALIDATION_DEPTH + 1;
+
+/// Shared state while building: compiled format checkers by name.
+#[derive(Default)]
+pub(crate) struct Builder {
+    checkers: BTreeMap<String, Option<Arc<FormatChecker>>>,
+}
+
+impl Builder {
+    fn checker(&mut self, format: &str) -> Option<Arc<FormatChecker>> {
+        if format.is_empty() || !formats::is_registered(format) {
+            return None;
+        }
+        let key = formats::normalize(format);
+        self.checkers
+            .entry(key)
+            .or_insert_with(|| FormatChecker::new(format).map(Arc::new))
+            .clone()
+    }
+
+    fn pattern(pattern: &str) -> Option<Pattern> {
+        if pattern.is_empty() {
+            return None;
+        }
+        Some(Pattern {
+            text: pattern.to_owned(),
+            compiled: goregex::compile(pattern),
+        })
+    }
+
+    /// How the server converts a CRD schema.
+    pub fn props(
+        &mut self,
+        p: &JsonSchemaProps,
+        version: CompatibilityVersion,
+        depth: usize,
+    ) -> Box<OaSchema> {
+        self.props_node(p, Some(version), depth)
+    }
+
+    /// `spec.Schema` as written: `type` as given, no stripping.
+    pub fn raw_props(&mut self, p: &JsonSchemaProps, depth: usize) -> Box<OaSchema> {
+        self.props_node(p, None, depth)
+    }
+
+    /// The fields of one node that need no recursion (kept out of the recursive frame).
+    #[inline(never)]
+    fn props_scalars(
+        &mut self,
+        s: &mut OaSchema,
+        p: &JsonSchemaProps,
+        version: Option<CompatibilityVersion>,
+    ) {
+        if !p.type_.is_empty() {
+            s.types.push(p.type_.clone());
+        }
+        if version.is_some() && p.x_int_or_string {
+            s.types = vec!["integer".to_owned(), "string".to_owned()];
+        }
+        s.format = match version {
+            Some(v) => formats::strip_unsupported(&p.format, &s.types, v),
+            None => p.format.clone(),
+        };
+        s.format_checker = self.checker(&s.format);
+        s.nullable = p.nullable;
+        s.maximum = p.maximum;
+        s.exclusive_maximum = p.exclusive_maximum;
+        s.minimum = p.minimum;
+        s.exclusive_minimum = p.exclusive_minimum;
+        s.max_length = p.max_length;
+        s.min_length = p.min_length;
+        s.pattern = Builder::pattern(&p.pattern);
+        s.max_items = p.max_items;
+        s.min_items = p.min_items;
+        s.unique_items = p.unique_items;
+        s.multiple_of = p.multiple_of;
+        s.enum_ = p.enum_.clone();
+        s.max_properties = p.max_properties;
+        s.min_properties = p.min_properties;
+        s.required = p.required.clone();
+        s.list_type = p.x_list_type.clone();
+        if !p.x_list_map_keys.is_empty() {
+            s.list_map_keys = Some(p.x_list_map_keys.clone());
+        }
+    }
+
+    /// One node (recursive): children are boxed so the frame stays small (and built without
+    /// closures, which would add frames).
+    #[allow(clippy::manual_map)]
+    fn props_node(
+        &mut self,
+        p: &JsonSchemaProps,
+        version: Option<CompatibilityVersion>,
+        depth: usize,
+    ) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
+        }
+        let d = depth + 1;
+        self.props_scalars(&mut s, p, version);
+        for x in &p.all_of {
+            let c = self.props_node(x, version, d);
+            s.all_of.push(c);
+        }
+        for x in &p.one_of {
+            let c = self.props_node(x, version, d);
+            s.one_of.push(c);
+        }
+        for x in &p.any_of {
+            let c = self.props_node(x, version, d);
+            s.any_of.push(c);
+        }
+        if let Some(x) = &p.not {
+            s.not = Some(self.props_node(x, version, d));
+        }
+        for (k, x) in &p.properties {
+            let c = self.props_node(x, version, d);
+            s.properties.insert(k.clone(), c);
+        }
+        for (k, x) in &p.pattern_properties {
+            let c = self.props_node(x, version, d);
+            s.pattern_properties
+                .push((k.clone(), goregex::compile(k).ok(), c));
+        }
+        if let Some(ap) = &p.additional_properties {
+            let schema = match &ap.schema {
+                Some(x) => Some(self.props_node(x, version, d)),
+                None => None,
+            };
+            s.additional_properties = Some(SchemaOrBool {
+                allows: ap.allows,
+                schema,
+            });
+        }
+        if let Some(ai) = &p.additional_items {
+            let schema = match &ai.schema {
+                Some(x) => Some(self.props_node(x, version, d)),
+                None => None,
+            };
+            s.additional_items = Some(SchemaOrBool {
+                allows: ai.allows,
+                schema,
+            });
+        }
+        match &p.items {
+            None => {}
+            Some(SchemaOrArray::Schema(x)) => {
+                s.items = Some(Items::Schema(self.props_node(x, version, d)));
+            }
+            Some(SchemaOrArray::Array(list)) => {
+                let mut out = Vec::with_capacity(list.len());
+                for x in list {
+                    out.push(self.props_node(x, version, d));
+                }
+                s.items = Some(Items::Array(out));
+            }
+        }
+        for (k, dep) in &p.dependencies {
+            let v = match dep {
+                SchemaOrStringArray::Schema(x) => {
+                    Dependency::Schema(self.props_node(x, version, d))
+                }
+                SchemaOrStringArray::Property(names) => Dependency::Properties(names.clone()),
+            };
+            s.dependencies.insert(k.clone(), v);
+        }
+        s
+    }
+
+    /// `Structural.ToKubeOpenAPI()`.
+    #[allow(clippy::manual_map)]
+    pub fn structural(&mut self, st: &Structural, depth: usize) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
+        }
+        let d = depth + 1;
+        if !st.generic.type_.is_empty() {
+            s.types = vec![st.generic.type_.clone()];
+        }
+        s.nullable = st.generic.nullable;
+        s.list_type = st.extensions.x_list_type.clone();
+        // ToKubeOpenAPI stores the list-map keys as a []string, which the correlation's
+        // GetStringSlice does not read: list_map_keys stays None.
+        if let Some(vv) = &st.value_validation {
+            self.value_validation(&mut s, vv, d);
+        }
+        if let Some(items) = &st.items {
+            s.items = Some(Items::Schema(self.structural(items, d)));
+        }
+        for (k, x) in &st.properties {
+            let c = self.structural(x, d);
+            s.properties.insert(k.clone(), c);
+        }
+        if let Some(ap) = &st.additional_properties {
+            let schema = match &ap.structural {
+                Some(x) => Some(self.structural(x, d)),
+                None => None,
+            };
+            s.additional_properties = Some(SchemaOrBool {
+                allows: ap.bool_,
+                schema,
+            });
+        }
+        s
+    }
+
+    fn value_validation(&mut self, s: &mut OaSchema, v: &ValueValidation, d: usize) {
+        s.format = v.format.clone();
+        s.format_checker = self.checker(&v.format);
+        s.maximum = v.maximum;
+        s.exclusive_maximum = v.exclusive_maximum;
+        s.minimum = v.minimum;
+        s.exclusive_minimum = v.exclusive_minimum;
+        s.max_length = v.max_length;
+        s.min_length = v.min_length;
+        s.pattern = Builder::pattern(&v.pattern);
+        s.max_items = v.max_items;
+        s.min_items = v.min_items;
+        s.unique_items = v.unique_items;
+        s.multiple_of = v.multiple_of;
+        s.enum_ = v.enum_.clone();
+        s.max_properties = v.max_properties;
+        s.min_properties = v.min_properties;
+        s.required = v.required.clone();
+        for x in &v.all_of {
+            let c = self.nested(x, d);
+            s.all_of.push(c);
+        }
+        for x in &v.any_of {
+            let c = self.nested(x, d);
+            s.any_of.push(c);
+        }
+        for x in &v.one_of {
+            let c = self.nested(x, d);
+            s.one_of.push(c);
+        }
+        if let Some(x) = &v.not {
+            s.not = Some(self.nested(x, d));
+        }
+    }
+
+    /// `NestedValueValidation.toKubeOpenAPI()`: no `additionalProperties`; forbidden type-level
+    /// facts are kept.
+    fn nested(&mut self, v: &NestedValueValidation, depth: usize) -> Box<OaSchema> {
+        let mut s: Box<OaSchema> = Box::default();
+        if depth > MAX_BUILD_DEPTH {
+            return s;
+        }
+        let d = depth + 1;
+        self.value_validation(&mut s, &v.value_validation, d);
+        if let Some(items) = &v.items {
+            s.items = Some(Items::Schema(self.nested(items, d)));
+        }
+        for (k, x) in &v.properties {
+            let c = self.nested(x, d);
+            s.properties.insert(k.clone(), c);
+        }
+        let g = &v.forbidden_generics;
+        if !g.type_.is_empty() {
+            s.types = vec![g.type_.clone()];
+        }
+        s.nullable = g.nullable;
+        s.list_type = v.forbidden_extensions.x_list_type.clone();
+        s
+    }
+}
