@@ -287,3 +287,49 @@ test('a share link keeps the version selected in the Stored object tab', async (
     assert.equal(await again.getAttribute('aria-pressed'), 'true');
   });
 });
+
+test('a new build deployed to the same place replaces the cached one, offline too', async () => {
+  // A copy of dist/ that the test "redeploys": a new page text and a new service worker.
+  const { cpSync, mkdtempSync, readFileSync: read, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const copy = mkdtempSync(join(tmpdir(), 'crd-studio-deploy-'));
+  cpSync(DIST, copy, { recursive: true });
+  const deployed = await serveDist(copy, PREFIX);
+  try {
+    await withBrowser('crd-studio-update-', async (context) => {
+      const page = await context.newPage();
+      const url = `${deployed.origin}${PREFIX}`;
+      await page.goto(url);
+      await verdict(page);
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const cacheKeys = () => page.evaluate(() => caches.keys());
+      /** Polls the page's caches until `ok(keys)` holds. */
+      const untilCaches = async (ok) => {
+        for (let waited = 0; waited < TIMEOUT; waited += 200) {
+          const keys = await cacheKeys();
+          if (ok(keys)) return keys;
+          await page.waitForTimeout(200);
+        }
+        throw new Error(`caches never settled: ${JSON.stringify(await cacheKeys())}`);
+      };
+      const before = await untilCaches((keys) => keys.length === 1);
+      // The next build: another page text, so another service worker version.
+      const index = read(join(copy, 'index.html'), 'utf8').replace('<title>CRD Studio</title>', '<title>CRD Studio (build 2)</title>');
+      writeFileSync(join(copy, 'index.html'), index);
+      const sw = read(join(copy, 'sw.js'), 'utf8').replace(/const VERSION = '([0-9a-f]+)'/, "const VERSION = '$1-2'");
+      writeFileSync(join(copy, 'sw.js'), sw);
+      await page.reload();
+      assert.equal(await page.title(), 'CRD Studio (build 2)');
+      // The new worker replaces the old cache...
+      await untilCaches((keys) => keys.length === 1 && !before.includes(keys[0]));
+      // ...so offline the new build opens.
+      await context.setOffline(true);
+      await page.reload();
+      assert.equal(await page.title(), 'CRD Studio (build 2)');
+      assert.match(await verdict(page), /^Accepted/);
+    });
+  } finally {
+    await deployed.close();
+    rmSync(copy, { recursive: true, force: true });
+  }
+});

@@ -521,8 +521,26 @@ fn register_service_worker() {
         .call2(&container, &"sw.js".into(), &options)
         .and_then(|p| p.dyn_into::<js_sys::Promise>())
     {
+        // Ask for a newer build at every load: a deployed build replaces the cached one on
+        // the next visit, not only when the browser gets round to checking.
+        let update = Closure::once(|registration: JsValue| {
+            if let Some(f) = js_sys::Reflect::get(&registration, &"update".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            {
+                if let Ok(p) = f
+                    .call0(&registration)
+                    .and_then(|p| p.dyn_into::<js_sys::Promise>())
+                {
+                    let ignore = Closure::once(|_: JsValue| ());
+                    let _ = p.catch(&ignore);
+                    ignore.forget();
+                }
+            }
+        });
         let ignore = Closure::once(|_: JsValue| ());
-        let _ = promise.catch(&ignore);
+        let _ = promise.then(&update).catch(&ignore);
+        update.forget();
         ignore.forget();
     }
 }
