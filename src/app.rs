@@ -1179,7 +1179,8 @@ pub fn Studio(props: &StudioProps) -> Html {
         <main class="editors">
 
             <section class="pane" aria-labelledby="crd-title">
-                <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span></h2>
+                <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span>
+                    <span class="hint" title="In the editors, Tab and Shift+Tab move the focus on; Ctrl+] and Ctrl+[ indent and outdent the line">{ "Tab moves on · Ctrl+] indents" }</span></h2>
                 <CodeEditor
                     label={Pane::Crd.label()}
                     text={texts.crd.clone()}
@@ -1377,7 +1378,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         }) }
                     </select>
                 </label>
-                <label class="option" title="Load a curated example (your work is put aside, restorable)">
+                <label class="option examples" title="Load a curated example (your work is put aside, restorable)">
                     <span class="visually-hidden">{ "Examples" }</span>
                     <select aria-label="Examples" onchange={on_example}>
                         <option value="" selected=true>{ "Examples…" }</option>

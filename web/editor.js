@@ -19,7 +19,7 @@ import {
   highlightActiveLineGutter,
   highlightSpecialChars,
 } from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import {
   syntaxHighlighting,
   defaultHighlightStyle,
@@ -40,7 +40,8 @@ const theme = EditorView.theme({
     lineHeight: '1.45',
   },
   '.cm-gutters': { backgroundColor: '#f6f8fa', borderRight: '1px solid #d8dee4', color: '#6e7781' },
-  '&.cm-focused': { outline: 'none' },
+  // A visible focus ring: keyboard users see which editor has the focus.
+  '&.cm-focused': { outline: '2px solid #0969da', outlineOffset: '-2px' },
 });
 
 /** Offset in `doc` of 1-based `line` and 1-based UTF-16 `col`, clamped to the text. */
@@ -67,7 +68,9 @@ function create(parent, options = {}) {
     indentUnit.of('  '),
     EditorState.tabSize.of(2),
     syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-    keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+    // Tab and Shift+Tab move the focus on, as everywhere else on the page: an editor is no
+    // keyboard trap. Indentation is Ctrl+] / Ctrl+[ (defaultKeymap's indentMore/indentLess).
+    keymap.of([...defaultKeymap, ...historyKeymap]),
     yaml(),
     lintGutter(),
     theme,

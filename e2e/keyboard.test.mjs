@@ -1,0 +1,56 @@
+// End-to-end tests of keyboard use (issue 14, item 4): the editors are no keyboard trap, and
+// the focused editor shows it.
+//
+//   BASE_URL=http://127.0.0.1:8765/ node --test keyboard.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch } from './browser.mjs';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+let browser;
+let page;
+
+before(async () => {
+  browser = await launch('crd-studio-e2e-keys-');
+  browser.context.setDefaultTimeout(20_000);
+  page = await browser.context.newPage();
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const inEditor = (label) =>
+  page.evaluate((l) => document.activeElement === document.querySelector(`.cm-content[aria-label="${l}"]`), label);
+
+test('Tab and Shift+Tab move the focus out of an editor and change no text', async () => {
+  const crd = page.locator('.cm-content[aria-label="CRD"]');
+  await crd.click();
+  await page.keyboard.press('Control+Home');
+  assert.ok(await inEditor('CRD'));
+  const before = await crd.locator('.cm-line').first().textContent();
+  await page.keyboard.press('Tab');
+  assert.ok(!(await inEditor('CRD')), 'Tab left the CRD editor');
+  await page.keyboard.press('Shift+Tab');
+  assert.ok(await inEditor('CRD'), 'Shift+Tab came back');
+  await page.keyboard.press('Shift+Tab');
+  assert.ok(!(await inEditor('CRD')), 'Shift+Tab left it backwards');
+  assert.equal(await crd.locator('.cm-line').first().textContent(), before);
+  assert.equal(before, 'apiVersion: apiextensions.k8s.io/v1');
+});
+
+test('Ctrl+] and Ctrl+[ indent and outdent; the focused editor has a visible outline', async () => {
+  const object = page.locator('.cm-content[aria-label="Object"]');
+  await object.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Control+BracketRight');
+  assert.equal(await object.locator('.cm-line').first().textContent(), '  apiVersion: stable.example.com/v1');
+  await page.keyboard.press('Control+BracketLeft');
+  assert.equal(await object.locator('.cm-line').first().textContent(), 'apiVersion: stable.example.com/v1');
+  const outline = await page.evaluate(() => getComputedStyle(document.querySelector('.cm-editor.cm-focused')).outlineStyle);
+  assert.notEqual(outline, 'none');
+});
