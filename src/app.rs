@@ -148,11 +148,19 @@ fn save_text(key: &str, text: &EditorText) {
         save(key, &rust.as_str());
         return;
     }
-    let stored = js_sys::JSON::stringify(&text.js())
-        .ok()
-        .zip(gloo::utils::window().local_storage().ok().flatten())
-        .map(|(json, storage)| storage.set_item(key, &String::from(json)));
-    if !matches!(stored, Some(Ok(()))) {
+    // `Storage.setItem` called with the JavaScript string itself: web-sys's binding takes a
+    // `&str`, which would copy the JSON into wasm and back out.
+    let stored = js_sys::JSON::stringify(&text.js()).ok().and_then(|json| {
+        let storage = js_sys::Reflect::get(&gloo::utils::window(), &"localStorage".into()).ok()?;
+        let set_item = js_sys::Reflect::get(&storage, &"setItem".into())
+            .ok()?
+            .dyn_into::<js_sys::Function>()
+            .ok()?;
+        set_item
+            .call2(&storage, &JsValue::from_str(key), &json)
+            .ok()
+    });
+    if stored.is_none() {
         gloo::console::warn!(format!("could not save {key}"));
     }
 }
