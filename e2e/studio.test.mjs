@@ -11,6 +11,15 @@ import { join, resolve } from 'node:path';
 import { launch } from './browser.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+
+// Reset example asks first when the texts are the user's own (issue 14, item 6): confirm it.
+async function resetExample() {
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  const dialog = page.locator('dialog.confirm[open]');
+  const already = page.locator('.notice', { hasText: 'the CronTab example already' });
+  await dialog.or(already).first().waitFor();
+  if (await dialog.count()) await dialog.getByRole('button', { name: 'Reset' }).click();
+}
 const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
 const TIMEOUT = 20_000;
 
@@ -113,7 +122,7 @@ test('a reload keeps the edited texts; Reset example brings the example back', a
   await problems().locator('.problem.error', { hasText: 'mapping values are not allowed' }).waitFor();
   assert.match(await statusLine().textContent(), /^Rejected · /);
 
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   assert.doesNotMatch(await editor('Object').textContent(), /oops/);
   assert.equal(await problems().locator('.problem').count(), 0);
@@ -260,7 +269,7 @@ test('Stored object marks applied defaults and lists pruned fields, which jump t
   const activeLine = page.locator('.cm-editor:has(.cm-content[aria-label="Object"]) .cm-activeLine');
   assert.match(await activeLine.textContent(), /extra: 42/);
 
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   assert.deepEqual(consoleErrors, []);
 });
@@ -328,7 +337,7 @@ spec:
   assert.match(status, /Rejected/);
   await screenshot('10-non-structural.png');
 
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   assert.deepEqual(consoleErrors, []);
 });
@@ -402,7 +411,7 @@ test('CEL rules: a transition rule runs on update and fails when the value chang
   await screenshot('13-cel-update.png');
 
   await page.getByRole('button', { name: 'Clear' }).click();
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await cel.getByText('3 rules · 0 compile errors · 0 failing on the sample').waitFor();
   assert.equal(await cel.getByRole('textbox', { name: 'Rule 2' }).inputValue(), 'self.size() > 0');
@@ -566,7 +575,7 @@ spec:
 const WIDGET = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  size: 3\n  color: red\n';
 
 test('kubectl get: --field-selector lists the matching samples, or the server error', async () => {
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await page.getByRole('tab', { name: /kubectl get/ }).click();
   const panel = getPanel();
@@ -586,7 +595,7 @@ test('kubectl get: --field-selector lists the matching samples, or the server er
 });
 
 test('kubectl get: the printer-column table, normal and -o wide', async () => {
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await page.getByRole('tab', { name: /kubectl get/ }).click();
   const panel = getPanel();
@@ -655,6 +664,6 @@ rules:
   await page.reload();
   await page.getByRole('tab', { name: /Conversion/ }).click();
   assert.match(await conversionPanel().getByRole('textbox', { name: 'Conversion mappings' }).inputValue(), /drop: \.spec\.color/);
-  await page.getByRole('button', { name: 'Reset example' }).click();
+  await resetExample();
   assert.deepEqual(consoleErrors, []);
 });

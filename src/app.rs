@@ -1,7 +1,7 @@
 //! The studio page: the CRD, Object and Old object editors, the status line, the field
 //! validation selector, and the Problems / Stored object / CEL rules panels.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crd_studio_engine::{FieldValidation, Options, Severity};
@@ -57,6 +57,9 @@ const MAIN_STUDIO: &str = "main";
 /// localStorage key of the work a link, an example or a restore put aside (a
 /// [`StudioState`] as JSON), restorable in one click.
 pub const BACKUP_KEY: &str = "crd-studio.backup";
+/// Set when a tab was closed holding texts it could not save (another tab had saved different
+/// ones): they were put aside, and the next load offers them back.
+const SET_ASIDE_ON_CLOSE_KEY: &str = "crd-studio.set-aside-on-close";
 
 /// The texts being edited, as they are now. The editors own what the user types and report
 /// each edit here without a re-render of the page (a keystroke costs the page only the job it
@@ -329,6 +332,9 @@ struct Autosave {
     pending: Rc<RefCell<Option<(Timeout, Texts)>>>,
     /// The texts as last saved (CRD, object, old object).
     saved: Rc<RefCell<[Option<EditorText>; 3]>>,
+    /// Set while another tab has saved texts that differ from this tab's: nothing is written
+    /// (it would overwrite them silently) until the user chooses whose texts to keep.
+    held: Rc<Cell<bool>>,
 }
 
 impl Autosave {
@@ -346,8 +352,11 @@ impl Autosave {
         *self.pending.borrow_mut() = Some((timer, texts));
     }
 
-    /// Saves the unsaved texts now.
+    /// Saves the unsaved texts now (unless held).
     fn flush(&self) {
+        if self.held.get() {
+            return;
+        }
         let Some((_, texts)) = self.pending.borrow_mut().take() else {
             return;
         };
@@ -363,6 +372,27 @@ impl Autosave {
                 *last = Some(text);
             }
         }
+    }
+}
+
+impl Autosave {
+    /// Stops writing: another tab saved different texts.
+    fn hold(&self) {
+        self.held.set(true);
+    }
+
+    /// Saves every text now, over whatever another tab saved, and writes again after edits.
+    fn save_all_now(&self, texts: Texts) {
+        self.held.set(false);
+        *self.saved.borrow_mut() = Default::default();
+        let timer = Timeout::new(0, || ());
+        *self.pending.borrow_mut() = Some((timer, texts));
+        self.flush();
+    }
+
+    /// Writes again after edits, without saving now (the texts are the saved ones).
+    fn release(&self) {
+        self.held.set(false);
     }
 }
 
@@ -605,6 +635,14 @@ fn props_from_location() -> StudioProps {
             state.tab = tab;
         }
         props.initial = Some(Rc::new(state));
+    } else if LocalStorage::get::<bool>(SET_ASIDE_ON_CLOSE_KEY).unwrap_or(false) {
+        LocalStorage::delete(SET_ASIDE_ON_CLOSE_KEY);
+        props.notice = Some(Notice {
+            text: "A studio tab was closed while another tab had saved different texts; the \
+                   closed tab's texts were put aside:"
+                .to_owned(),
+            restorable: true,
+        });
     }
     props
 }
@@ -661,6 +699,41 @@ fn store_state(state: &StudioState) {
     save(CONVERSION_TARGET_KEY, &state.conversion_target);
     save(WEBHOOK_RESPONSE_KEY, &state.webhook_response);
     save(MAPPINGS_KEY, &state.mappings);
+}
+
+/// The state of a studio's texts and settings, with the open tab.
+fn state_of(live: &Live, tab: BottomTab) -> StudioState {
+    StudioState {
+        crd: live.texts.crd.rust().to_string(),
+        object: live.texts.object.rust().to_string(),
+        old_object: live.texts.old_object.rust().to_string(),
+        field_validation: live.mode,
+        kubernetes_version: live.kubernetes_version.clone(),
+        version: live.version.to_string(),
+        tab: tab_name(tab).to_owned(),
+        field_selector: live.query.field_selector.clone(),
+        conversion_target: live.query.target.clone(),
+        webhook_response: live.query.webhook_response.clone(),
+        mappings: live.query.mappings.clone(),
+    }
+}
+
+/// Whether a state's texts are an example's, unchanged (nothing to lose by replacing them).
+fn is_unchanged_example(state: &StudioState) -> bool {
+    gallery::is_unchanged_example(&state.crd, &state.object, &state.old_object)
+}
+
+/// A replacement of the user's texts waiting for the user's yes.
+#[derive(Clone)]
+struct Pending {
+    /// The dialog's question.
+    title: String,
+    /// The confirming button's label.
+    confirm: String,
+    /// What replaces the current state.
+    next: StudioState,
+    /// The notice after the replacement.
+    what: String,
 }
 
 /// The tab a state names (unknown names: Problems).
@@ -799,23 +872,77 @@ pub fn Studio(props: &StudioProps) -> Html {
     let object_control = use_memo((), |_| EditorControl::default());
     let old_control = use_memo((), |_| EditorControl::default());
 
-    // Unsaved texts are saved at once when the page is hidden or closed.
+    // Whether another tab saved texts that differ from this tab's (the user chooses whose to
+    // keep; until then this tab saves nothing).
+    let conflict = use_state_eq(|| false);
+    // Unsaved texts are saved at once when the page is hidden or closed. A tab closed while
+    // another tab's texts are saved puts its own aside instead (the next load offers them).
     {
         let autosave = autosave.clone();
+        let live = live.clone();
         use_effect_with((), move |_| {
             // An embed has nothing to save.
             if embed {
                 return;
             }
-            let flush = Closure::<dyn FnMut()>::new(move || autosave.flush());
+            let flush = {
+                let autosave = autosave.clone();
+                Closure::<dyn FnMut()>::new(move || autosave.flush())
+            };
+            let close = Closure::<dyn FnMut()>::new(move || {
+                if autosave.held.get() && autosave.pending.borrow().is_some() {
+                    save(BACKUP_KEY, &state_of(&live.borrow(), BottomTab::Problems));
+                    save(SET_ASIDE_ON_CLOSE_KEY, &true);
+                } else {
+                    autosave.flush();
+                }
+            });
             let window = gloo::utils::window();
             let _ =
-                window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+                window.add_event_listener_with_callback("pagehide", close.as_ref().unchecked_ref());
             let _ = gloo::utils::document().add_event_listener_with_callback(
                 "visibilitychange",
                 flush.as_ref().unchecked_ref(),
             );
             flush.forget();
+            close.forget();
+        });
+    }
+    // Another tab of the studio saved a text: when it differs from this tab's, say so and stop
+    // saving here.
+    {
+        let autosave = autosave.clone();
+        let live = live.clone();
+        let conflict = conflict.clone();
+        use_effect_with((), move |_| {
+            if embed {
+                return;
+            }
+            let on_storage = Closure::<dyn FnMut(web_sys::StorageEvent)>::new(
+                move |e: web_sys::StorageEvent| {
+                    let Some(key) = e.key() else {
+                        return;
+                    };
+                    let live = live.borrow();
+                    let ours = match key.as_str() {
+                        CRD_KEY => &live.texts.crd,
+                        OBJECT_KEY => &live.texts.object,
+                        OLD_OBJECT_KEY => &live.texts.old_object,
+                        _ => return,
+                    };
+                    let theirs: String = e
+                        .new_value()
+                        .and_then(|v| serde_json::from_str(&v).ok())
+                        .unwrap_or_default();
+                    if ours.rust().as_str() != theirs {
+                        autosave.hold();
+                        conflict.set(true);
+                    }
+                },
+            );
+            let _ = gloo::utils::window()
+                .add_event_listener_with_callback("storage", on_storage.as_ref().unchecked_ref());
+            on_storage.forget();
         });
     }
     // An embed never writes the autosave.
@@ -935,64 +1062,168 @@ pub fn Studio(props: &StudioProps) -> Html {
     let current = {
         let live = live.clone();
         let bottom = bottom.clone();
-        Rc::new(move || {
-            let live = live.borrow();
-            StudioState {
-                crd: live.texts.crd.rust().to_string(),
-                object: live.texts.object.rust().to_string(),
-                old_object: live.texts.old_object.rust().to_string(),
-                field_validation: live.mode,
-                kubernetes_version: live.kubernetes_version.clone(),
-                version: live.version.to_string(),
-                tab: tab_name(*bottom).to_owned(),
-                field_selector: live.query.field_selector.clone(),
-                conversion_target: live.query.target.clone(),
-                webhook_response: live.query.webhook_response.clone(),
-                mappings: live.query.mappings.clone(),
-            }
-        })
+        Rc::new(move || state_of(&live.borrow(), *bottom))
     };
-    // Replaces everything, putting the current work aside (restorable in one click).
+    // Replaces everything, putting the current work aside (restorable in one click). An
+    // unchanged example is not put aside: it would push the user's own work out of the slot.
     let load = {
         let replace = replace.clone();
         let current = current.clone();
         let notice = notice.clone();
         Rc::new(move |next: StudioState, what: String| {
-            save(BACKUP_KEY, &current());
+            let now = current();
+            let have_backup = LocalStorage::raw()
+                .get_item(BACKUP_KEY)
+                .ok()
+                .flatten()
+                .is_some();
+            let text = if have_backup && is_unchanged_example(&now) {
+                format!("{what} Your work from before is still kept:")
+            } else {
+                save(BACKUP_KEY, &now);
+                format!("{what} Your previous work is kept:")
+            };
             replace(Replace::State(Box::new(next)));
             notice.set(Some(Notice {
-                text: format!("{what} Your previous work is kept:"),
+                text,
                 restorable: true,
             }));
         })
     };
-    let on_reset = {
+    // What the confirmation dialog asks about: nothing is replaced until the user says so.
+    let pending = use_state(|| None::<Rc<Pending>>);
+    let dialog = use_node_ref();
+    {
+        let dialog = dialog.clone();
+        use_effect_with(pending.is_some(), move |&open| {
+            if let Some(d) = dialog.cast::<web_sys::HtmlDialogElement>() {
+                if open && !d.open() {
+                    let _ = d.show_modal();
+                } else if !open && d.open() {
+                    d.close();
+                }
+            }
+        });
+    }
+    // Replaces the texts with `next` after asking, when they are the user's own work.
+    let ask_then_load = {
         let load = load.clone();
         let current = current.clone();
+        let pending = pending.clone();
+        Rc::new(move |ask: Pending| {
+            if is_unchanged_example(&current()) {
+                load(ask.next, ask.what);
+            } else {
+                pending.set(Some(Rc::new(ask)));
+            }
+        })
+    };
+    let on_reset = {
+        let ask_then_load = ask_then_load.clone();
+        let current = current.clone();
+        let notice = notice.clone();
         // The texts only: the settings and the open tab stay.
         Callback::from(move |_: MouseEvent| {
             let example = example_state();
-            let next = StudioState {
-                crd: example.crd,
-                object: example.object,
-                old_object: example.old_object,
-                ..current()
-            };
-            load(next, "The CronTab example is back.".to_owned())
+            let now = current();
+            if now.crd == example.crd
+                && now.object == example.object
+                && now.old_object == example.old_object
+            {
+                notice.set(Some(Notice {
+                    text: "The texts are the CronTab example already.".to_owned(),
+                    restorable: false,
+                }));
+                return;
+            }
+            ask_then_load(Pending {
+                title: "Reset to the CronTab example?".to_owned(),
+                confirm: "Reset".to_owned(),
+                next: StudioState {
+                    crd: example.crd,
+                    object: example.object,
+                    old_object: example.old_object,
+                    ..now
+                },
+                what: "The CronTab example is back.".to_owned(),
+            })
         })
     };
     let on_example = {
-        let load = load.clone();
+        let ask_then_load = ask_then_load.clone();
         Callback::from(move |e: Event| {
             let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let chosen = gallery::by_slug(&select.value());
             select.set_value("");
             if let Some(example) = chosen {
-                load(
-                    example.state(),
-                    format!("Loaded the example “{}”.", example.title),
-                );
+                ask_then_load(Pending {
+                    title: format!("Load the example “{}”?", example.title),
+                    confirm: "Load example".to_owned(),
+                    next: example.state(),
+                    what: format!("Loaded the example “{}”.", example.title),
+                });
             }
+        })
+    };
+    let on_confirm = {
+        let pending = pending.clone();
+        let load = load.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(ask) = (*pending).clone() {
+                pending.set(None);
+                let ask = Rc::unwrap_or_clone(ask);
+                load(ask.next, ask.what);
+            }
+        })
+    };
+    let on_cancel = {
+        let pending = pending.clone();
+        Callback::from(move |_: MouseEvent| pending.set(None))
+    };
+    // Escape closes the dialog too.
+    let on_dialog_close = {
+        let pending = pending.clone();
+        Callback::from(move |_: Event| pending.set(None))
+    };
+    // The two-tab choice: load the texts the other tab saved (this tab's are put aside), or
+    // save this tab's over them (theirs are put aside).
+    let on_take_theirs = {
+        let replace = replace.clone();
+        let current = current.clone();
+        let notice = notice.clone();
+        let conflict = conflict.clone();
+        let autosave = autosave.clone();
+        Callback::from(move |_: MouseEvent| {
+            let now = current();
+            save(BACKUP_KEY, &now);
+            LocalStorage::delete(SET_ASIDE_ON_CLOSE_KEY);
+            let theirs = saved_state();
+            autosave.release();
+            replace(Replace::State(Box::new(StudioState {
+                tab: now.tab,
+                ..theirs
+            })));
+            conflict.set(false);
+            notice.set(Some(Notice {
+                text: "Loaded the texts the other tab saved. This tab's texts are kept:".to_owned(),
+                restorable: true,
+            }));
+        })
+    };
+    let on_keep_mine = {
+        let live = live.clone();
+        let notice = notice.clone();
+        let conflict = conflict.clone();
+        let autosave = autosave.clone();
+        Callback::from(move |_: MouseEvent| {
+            save(BACKUP_KEY, &saved_state());
+            LocalStorage::delete(SET_ASIDE_ON_CLOSE_KEY);
+            autosave.save_all_now(live.borrow().texts.clone());
+            conflict.set(false);
+            notice.set(Some(Notice {
+                text: "Saved this tab's texts. The texts the other tab saved are kept:".to_owned(),
+                restorable: true,
+            }));
         })
     };
     // Swaps the current work with the work put aside.
@@ -1346,6 +1577,32 @@ pub fn Studio(props: &StudioProps) -> Html {
             </div>
         }
     });
+    let conflict_bar = (*conflict).then(|| {
+        html! {
+            <div class="notice conflict" role="alert">
+                <span>{ "Another tab of the studio saved different texts. This tab stops saving until you choose:" }</span>
+                <button type="button" class="small" onclick={on_take_theirs}>{ "Load the other tab's texts" }</button>
+                <button type="button" class="small" onclick={on_keep_mine}>{ "Keep this tab's texts" }</button>
+            </div>
+        }
+    });
+    let confirm_dialog = {
+        let ask = (*pending).clone();
+        let title = ask.as_ref().map(|a| a.title.clone()).unwrap_or_default();
+        let confirm = ask.as_ref().map(|a| a.confirm.clone()).unwrap_or_default();
+        html! {
+            <dialog class="confirm" ref={dialog} aria-labelledby="confirm-title"
+                aria-describedby="confirm-text" onclose={on_dialog_close}>
+                <h2 id="confirm-title">{ title }</h2>
+                <p id="confirm-text">{ "Your CRD, object and old object texts are replaced. They are put aside: \
+                    “Restore my previous work” brings them back." }</p>
+                <div class="actions">
+                    <button type="button" class="small" onclick={on_cancel} autofocus=true>{ "Cancel" }</button>
+                    <button type="button" class="small primary" onclick={on_confirm}>{ confirm }</button>
+                </div>
+            </dialog>
+        }
+    };
     let share_feedback = (*share_message).clone().map(|(text, download)| {
         html! {
             <p class="share-message" aria-live="polite">
@@ -1400,10 +1657,12 @@ pub fn Studio(props: &StudioProps) -> Html {
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
             </header>
             { share_feedback }
+            { conflict_bar }
             { notice_bar }
             { crash_alert }
             { editors }
             { bottom_area }
+            { confirm_dialog }
         </div>
     }
 }

@@ -483,6 +483,13 @@ pub fn all() -> &'static [Example] {
     &ALL
 }
 
+/// Whether these texts are one of the examples, unchanged: replacing them loses nothing, so
+/// the studio neither asks first nor puts them aside.
+pub fn is_unchanged_example(crd: &str, object: &str, old_object: &str) -> bool {
+    ALL.iter()
+        .any(|e| e.crd == crd && e.object == object && e.old_object == old_object)
+}
+
 /// The example with this slug.
 pub fn by_slug(slug: &str) -> Option<&'static Example> {
     ALL.iter().find(|e| e.slug == slug)
@@ -491,6 +498,20 @@ pub fn by_slug(slug: &str) -> Option<&'static Example> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unchanged_examples_are_recognised() {
+        for e in all() {
+            assert!(
+                is_unchanged_example(e.crd, e.object, e.old_object),
+                "{}",
+                e.slug
+            );
+        }
+        let edited = format!("{}\n# mine", CRONTAB.object);
+        assert!(!is_unchanged_example(CRONTAB.crd, &edited, ""));
+        assert!(!is_unchanged_example("", "", ""));
+    }
     use crate::cel_model::{apply_edits, cel_view};
     use crate::view_model::{object_rejected, problem_rows, status};
     use crate::worker_boundary::{answer_with, Reply};

@@ -361,7 +361,8 @@ fn e2e(files: &[String]) -> Result<bool, String> {
     let _ = std::fs::create_dir_all(&shots);
     run(cmd("node")
         .args(["--test", "--test-concurrency=1"])
-        .args(files)
+        // Named as `e2e/x.test.mjs` (from the repository) or `x.test.mjs` (from `e2e/`).
+        .args(files.iter().map(|f| f.strip_prefix("e2e/").unwrap_or(f)))
         .current_dir(root().join("e2e"))
         .env("BASE_URL", &base)
         .env("DIST_DIR", root().join("dist"))

@@ -1,0 +1,154 @@
+// End-to-end tests of issue 14, item 6 (work can be lost): Reset example and the Examples
+// control ask before they replace the user's own texts, and two tabs of the studio never
+// overwrite each other's autosave silently.
+//
+//   BASE_URL=http://127.0.0.1:8765/ node --test nothing-lost.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch } from './browser.mjs';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+let browser;
+
+before(async () => {
+  browser = await launch('crd-studio-e2e-lost-');
+  browser.context.setDefaultTimeout(20_000);
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const objectEditor = (page) => page.locator('.cm-content[aria-label="Object"]');
+const savedObject = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('crd-studio.object') ?? '""'));
+
+/// Opens the studio with an empty autosave (the CronTab example).
+async function freshPage() {
+  const page = await browser.context.newPage();
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await objectEditor(page).waitFor();
+  return page;
+}
+
+/// Opens the studio on the autosaved work.
+async function openPage() {
+  const page = await browser.context.newPage();
+  await page.goto(BASE_URL);
+  await objectEditor(page).waitFor();
+  return page;
+}
+
+/// Types a line at the end of the object and waits for it to be autosaved.
+async function typeInObject(page, line) {
+  await objectEditor(page).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(`\n${line}`);
+  await waitFor(page, async () => (await savedObject(page)).includes(line), `${line} saved`);
+}
+
+async function waitFor(page, predicate, what, timeout = 10_000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    if (await predicate()) return;
+    await page.waitForTimeout(50);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('Reset example asks first; Cancel and Escape keep the texts; after Reset they are restorable', async () => {
+  const page = await freshPage();
+  await typeInObject(page, '# my own work');
+  const dialog = page.getByRole('dialog', { name: 'Reset to the CronTab example?' });
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await dialog.waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'the safe answer has the focus');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.match(await objectEditor(page).textContent(), /# my own work/);
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  assert.match(await objectEditor(page).textContent(), /# my own work/);
+
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await dialog.getByRole('button', { name: 'Reset' }).click();
+  await waitFor(page, async () => !(await objectEditor(page).textContent()).includes('# my own work'), 'the example');
+  await page.getByRole('button', { name: 'Restore my previous work' }).click();
+  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# my own work'), 'the work restored');
+  await page.close();
+});
+
+test('an example chosen over the user\'s own work asks first; arrowing through examples never pushes that work out', async () => {
+  const page = await freshPage();
+  await typeInObject(page, '# mine, not an example');
+  const select = page.getByRole('combobox', { name: 'Examples' });
+  await select.selectOption('list-types');
+  const dialog = page.getByRole('dialog', { name: /^Load the example/ });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Load example' }).click();
+  await page.locator('.notice', { hasText: 'Your previous work is kept' }).waitFor();
+  // Unchanged examples are replaced without asking and do not take the slot of the user's work.
+  await select.selectOption('multi-version');
+  await page.locator('.notice', { hasText: 'Your work from before is still kept' }).waitFor();
+  await select.selectOption('crontab');
+  await page.locator('.notice', { hasText: 'Your work from before is still kept' }).waitFor();
+  assert.equal(await page.locator('dialog[open]').count(), 0);
+  await page.getByRole('button', { name: 'Restore my previous work' }).click();
+  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# mine, not an example'), 'the work restored');
+  await page.close();
+});
+
+test('two tabs: the second tab is told, saves nothing until its user chooses, and either choice keeps both texts', async () => {
+  const a = await freshPage();
+  const b = await openPage();
+  const conflictIn = (page) => page.getByRole('alert').filter({ hasText: 'Another tab of the studio saved different texts' });
+
+  await typeInObject(a, '# typed in tab A');
+  await conflictIn(b).waitFor();
+  // B's edits are not saved over A's.
+  await objectEditor(b).click();
+  await b.keyboard.press('Control+End');
+  await b.keyboard.type('\n# typed in tab B');
+  await b.waitForTimeout(800);
+  const saved = await savedObject(b);
+  assert.match(saved, /# typed in tab A/);
+  assert.doesNotMatch(saved, /# typed in tab B/);
+
+  // B keeps its texts: they are saved, A's are put aside, and now A is told.
+  await conflictIn(b).getByRole('button', { name: "Keep this tab's texts" }).click();
+  await waitFor(b, async () => (await savedObject(b)).includes('# typed in tab B'), "B's texts saved");
+  await conflictIn(a).waitFor();
+  // A loads B's texts; its own are put aside and come back in one click.
+  await conflictIn(a).getByRole('button', { name: "Load the other tab's texts" }).click();
+  await waitFor(a, async () => (await objectEditor(a).textContent()).includes('# typed in tab B'), "B's texts in A");
+  assert.doesNotMatch(await objectEditor(a).textContent(), /# typed in tab A/);
+  await a.getByRole('button', { name: 'Restore my previous work' }).click();
+  await waitFor(a, async () => (await objectEditor(a).textContent()).includes('# typed in tab A'), "A's texts back");
+  await a.close();
+  await b.close();
+});
+
+test('a tab closed while another tab saved different texts puts its texts aside, and the next load offers them', async () => {
+  const a = await freshPage();
+  const b = await openPage();
+  await typeInObject(a, '# from A');
+  await b.getByRole('alert').filter({ hasText: 'Another tab' }).waitFor();
+  await objectEditor(b).click();
+  await b.keyboard.press('Control+End');
+  await b.keyboard.type('\n# unsaved in B');
+  await b.close({ runBeforeUnload: true });
+  // Closing does not wait for the page's pagehide handlers: wait for what they write.
+  await waitFor(a, () => a.evaluate(() => localStorage.getItem('crd-studio.set-aside-on-close') === 'true'), 'B put aside');
+  await a.close();
+
+  const c = await openPage();
+  await c.locator('.notice', { hasText: 'closed while another tab had saved different texts' }).waitFor();
+  assert.match(await objectEditor(c).textContent(), /# from A/);
+  await c.getByRole('button', { name: 'Restore my previous work' }).click();
+  await waitFor(c, async () => (await objectEditor(c).textContent()).includes('# unsaved in B'), "B's texts back");
+  await c.close();
+});
