@@ -14,6 +14,7 @@
 
 use serde_json::Value as Json;
 
+use crate::documents::path::FieldPath;
 use crate::schema::Structural;
 
 /// `isNonNullableNull`: `x` is null and its schema exists and is not nullable.
@@ -78,6 +79,124 @@ pub fn default(x: &mut Json, s: Option<&Structural>) {
             _ => {}
         }
     }
+}
+
+/// A schema default that [`default`] left out, in a case a person may wonder about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SkippedDefault {
+    /// `parent` is absent (or null and nullable) and has no default of its own, so the
+    /// defaults of its fields were not applied: `Default` fills in fields only of objects
+    /// that exist. `fields` are the parent's fields with a default, with that default.
+    ParentAbsent {
+        /// The absent object.
+        parent: FieldPath,
+        /// Whether it is present as a (nullable) `null` rather than absent.
+        null: bool,
+        /// Its fields that have a default, and the defaults.
+        fields: Vec<(String, Json)>,
+    },
+    /// `field` is `null` and `nullable: true`: the null is kept, its default is not applied.
+    NullableNull {
+        /// The null field.
+        field: FieldPath,
+        /// Its default.
+        default: Json,
+    },
+}
+
+/// At most this many skipped defaults are reported per object.
+pub const MAX_SKIPPED_DEFAULTS: usize = 20;
+
+/// The defaults [`default`] did not apply to the defaulted object `x`, as far as a person
+/// may wonder why ([`SkippedDefault`]); a field present with a value of its own is not
+/// reported. `skip_root_status` leaves out the root `status` (the status subresource resets
+/// it anyway). At most [`MAX_SKIPPED_DEFAULTS`], in the order of the walk (properties by name).
+pub fn skipped_defaults(
+    x: &Json,
+    s: Option<&Structural>,
+    skip_root_status: bool,
+) -> Vec<SkippedDefault> {
+    let mut out = Vec::new();
+    let Some(s) = s else { return out };
+    let mut stack: Vec<(FieldPath, &Json, &Structural)> = vec![(FieldPath::root(), x, s)];
+    while let Some((path, x, s)) = stack.pop() {
+        if out.len() >= MAX_SKIPPED_DEFAULTS {
+            break;
+        }
+        match x {
+            Json::Object(map) => {
+                for (k, prop) in &s.properties {
+                    if path.0.is_empty() && skip_root_status && k == "status" {
+                        continue;
+                    }
+                    let value = map.get(k);
+                    let null = matches!(value, Some(Json::Null));
+                    if value.is_some() && !(null && prop.generic.nullable) {
+                        continue;
+                    }
+                    if let (true, Some(d)) = (null, &prop.generic.default) {
+                        out.push(SkippedDefault::NullableNull {
+                            field: path.child_name(k),
+                            default: d.clone(),
+                        });
+                        continue;
+                    }
+                    if prop.generic.default.is_some() {
+                        continue;
+                    }
+                    let fields: Vec<(String, Json)> = prop
+                        .properties
+                        .iter()
+                        .filter_map(|(name, p)| {
+                            p.generic
+                                .default
+                                .as_ref()
+                                .map(|d| (name.clone(), d.clone()))
+                        })
+                        .collect();
+                    if !fields.is_empty() {
+                        out.push(SkippedDefault::ParentAbsent {
+                            parent: path.child_name(k),
+                            null,
+                            fields,
+                        });
+                    }
+                }
+                // Children in reverse name order on the stack: popped by name.
+                let mut children: Vec<(FieldPath, &Json, &Structural)> = Vec::new();
+                for (k, v) in map {
+                    if path.0.is_empty() && skip_root_status && k == "status" {
+                        continue;
+                    }
+                    let schema = match s.properties.get(k) {
+                        Some(p) => Some(p),
+                        None => s
+                            .additional_properties
+                            .as_ref()
+                            .and_then(|ap| ap.structural.as_deref()),
+                    };
+                    if let Some(schema) = schema {
+                        children.push((path.child_name(k), v, schema));
+                    }
+                }
+                stack.extend(children.into_iter().rev());
+            }
+            Json::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    stack.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .rev()
+                            .map(|(i, v)| (path.index(i), v, item_schema)),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    out.truncate(MAX_SKIPPED_DEFAULTS);
+    out
 }
 
 /// `PruneNonNullableNullsWithoutDefaults(x, s)`: removes the object fields whose value is
