@@ -79,6 +79,16 @@ pub fn object_warnings(analysis: &Analysis, report: &ObjectReport) -> Vec<String
     out
 }
 
+/// What the server did to the object without a word (`ObjectReport::notes`), as the panel
+/// lists them: a few words (`status dropped`) and the explanation.
+pub fn quiet_notes(report: &ObjectReport) -> Vec<(String, String)> {
+    report
+        .notes
+        .iter()
+        .map(|n| (n.title.clone(), n.message.clone()))
+        .collect()
+}
+
 /// Which rendering of an object a tab shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VersionTab {

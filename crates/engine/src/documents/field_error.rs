@@ -385,4 +385,77 @@ mod tests {
             "a: Too many: 3: must have at most 1 item"
         );
     }
+
+    #[test]
+    fn summaries_in_plain_words() {
+        let p = |s: &str| FieldPath::parse(s);
+        let rule = BadValue::Raw(
+            "{\"Rule\":\"self.szie \\u003c= 10\",\"Message\":\"\",\"MessageExpression\":\"\",\"Reason\":null,\"FieldPath\":\"\",\"OptionalOldSelf\":null}".to_owned(),
+        );
+        let cases: Vec<(FieldError, &str, &str)> = vec![
+            (FieldError::required(p("spec.image"), ""), "spec.image", "spec.image is required"),
+            (
+                FieldError::required(p("metadata.name"), "name or generateName is required"),
+                "metadata.name",
+                "metadata.name is required: name or generateName is required",
+            ),
+            (FieldError::forbidden(p("a"), "not allowed here"), "a", "a is not allowed: not allowed here"),
+            (FieldError::too_long(p("a"), 3), "a", "a is too long: may not be more than 3 bytes"),
+            (FieldError::too_many(p("a"), 3, 1), "a", "a has too many items (3): must have at most 1 item"),
+            (FieldError::duplicate(p("a[1]"), BadValue::Str("x".into())), "a[1]", "a[1] holds the value \"x\" twice"),
+            (
+                FieldError::not_supported(p("m"), BadValue::Str("C".into()), &["A", "B"]),
+                "m",
+                "m: the value \"C\" is not supported; supported values: \"A\", \"B\"",
+            ),
+            (
+                FieldError::invalid(p("spec.r"), BadValue::Int(20), "should be less than or equal to 10"),
+                "spec.r",
+                "spec.r: should be less than or equal to 10 (the value is 20)",
+            ),
+            (
+                FieldError::invalid(p("s"), BadValue::Json(serde_json::json!({"a": "<x>"})), ""),
+                "s",
+                "s has an invalid value {\"a\":\"<x>\"}",
+            ),
+            (FieldError::invalid(FieldPath::root(), BadValue::Null, "oops"), "", "the object: oops (the value is null)"),
+            (
+                FieldError::invalid(
+                    p("spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"),
+                    rule.clone(),
+                    "compilation failed: ERROR: <input>:1:6: undefined field 'szie'\n | self.szie <= 10\n | .....^",
+                ),
+                "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule",
+                "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: the rule `self.szie <= 10` does not compile: undefined field 'szie'",
+            ),
+            (
+                FieldError::invalid(p("r"), rule, "estimated rule cost exceeds budget by factor of 2x"),
+                "r",
+                "r: the rule `self.szie <= 10`: estimated rule cost exceeds budget by factor of 2x",
+            ),
+            (
+                FieldError::invalid(
+                    p("spec.c"),
+                    BadValue::Str("string".into()),
+                    "rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'szie'\n | self.szie\n | .....^",
+                ),
+                "spec.c",
+                "spec.c: the rule does not compile: undefined field 'szie' (the value is \"string\")",
+            ),
+        ];
+        for (e, path, want) in cases {
+            assert_eq!(e.summary(path), want, "{}", e.error());
+        }
+        let e = FieldError::invalid(
+            p("spec.c"),
+            BadValue::Str("string".into()),
+            "rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'szie'",
+        );
+        assert_eq!(
+            e.summary_without_value("spec.c"),
+            "spec.c: the rule does not compile: undefined field 'szie'"
+        );
+        // The exact text keeps Go's escapes and every line.
+        assert!(e.error().contains("ERROR: <input>:1:6:"));
+    }
 }

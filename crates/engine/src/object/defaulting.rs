@@ -320,4 +320,100 @@ mod tests {
                 "list": [null, {"q": null}], "map": {}})
         );
     }
+
+    #[test]
+    fn skipped_defaults_table() {
+        let s = schema(json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {
+                    "backup": {"type": "object", "properties": {
+                        "retain": {"type": "integer", "default": 3},
+                        "other": {"type": "string"}
+                    }},
+                    "label": {"type": "string", "nullable": true, "default": "none"},
+                    "opt": {"type": "object", "nullable": true, "properties": {
+                        "x": {"type": "integer", "default": 1}
+                    }},
+                    "withDefault": {"type": "object", "default": {}, "properties": {
+                        "y": {"type": "integer", "default": 2}
+                    }},
+                    "list": {"type": "array", "items": {"type": "object", "properties": {
+                        "inner": {"type": "object", "properties": {"z": {"type": "integer", "default": 0}}}
+                    }}}
+                }},
+                "status": {"type": "object", "properties": {
+                    "detail": {"type": "object", "properties": {"c": {"type": "integer", "default": 0}}}
+                }}
+            }
+        }));
+        let absent =
+            |parent: &str, null: bool, fields: Vec<(&str, Json)>| SkippedDefault::ParentAbsent {
+                parent: FieldPath::parse(parent),
+                null,
+                fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            };
+        let cases = [
+            // Nothing present under spec: backup's and opt's defaults wait for their parents;
+            // withDefault is defaulted itself.
+            (
+                json!({"spec": {}}),
+                false,
+                vec![
+                    absent("spec.backup", false, vec![("retain", json!(3))]),
+                    absent("spec.opt", false, vec![("x", json!(1))]),
+                ],
+            ),
+            // Present parents, present fields: nothing to say.
+            (
+                json!({"spec": {"backup": {}, "label": "x", "opt": {}}}),
+                false,
+                vec![],
+            ),
+            // A nullable null keeps its null: its own default, or its fields' defaults.
+            (
+                json!({"spec": {"backup": {}, "label": null, "opt": null}}),
+                false,
+                vec![
+                    SkippedDefault::NullableNull {
+                        field: FieldPath::parse("spec.label"),
+                        default: json!("none"),
+                    },
+                    absent("spec.opt", true, vec![("x", json!(1))]),
+                ],
+            ),
+            // List items are walked.
+            (
+                json!({"spec": {"backup": {}, "opt": {}, "list": [{}]}}),
+                false,
+                vec![absent("spec.list[0].inner", false, vec![("z", json!(0))])],
+            ),
+            // No spec: the classic case.
+            (
+                json!({}),
+                false,
+                vec![absent(
+                    "spec",
+                    false,
+                    vec![("label", json!("none")), ("withDefault", json!({}))],
+                )],
+            ),
+            // status: reported unless the status subresource resets it.
+            (
+                json!({"spec": {"backup": {}, "opt": {}}, "status": {}}),
+                false,
+                vec![absent("status.detail", false, vec![("c", json!(0))])],
+            ),
+            (
+                json!({"spec": {"backup": {}, "opt": {}}, "status": {}}),
+                true,
+                vec![],
+            ),
+        ];
+        for (obj, skip_status, want) in cases {
+            let mut x = obj.clone();
+            default(&mut x, Some(&s));
+            assert_eq!(skipped_defaults(&x, Some(&s), skip_status), want, "{obj}");
+        }
+    }
 }

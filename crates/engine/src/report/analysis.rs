@@ -1097,9 +1097,13 @@ impl CompiledCrd {
                 );
                 continue;
             }
-            let is_cel = out.cel_errors.iter().any(|c| std::ptr::eq(c, e));
+            // A rule that did not run (compile error, budget) names the field's type as its
+            // value: the summary leaves that out.
+            let type_as_value = out.cel_errors.iter().any(|c| std::ptr::eq(c, e))
+                && matches!(&e.bad_value, crate::documents::field_error::BadValue::Str(t)
+                    if ["string", "integer", "number", "boolean", "object", "array"].contains(&t.as_str()));
             let path = e.field.to_string();
-            let summary = if is_cel {
+            let summary = if type_as_value {
                 e.summary_without_value(&path)
             } else {
                 e.summary(&path)
