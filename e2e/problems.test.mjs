@@ -195,8 +195,8 @@ test('info findings say what the server did quietly, in Problems and in the Stor
   const stored = page.getByRole('region', { name: 'Stored object' });
   await stored.getByText('What the server did quietly').waitFor();
   const notes = await stored.locator('.quiet-notes').textContent();
-  assert.match(notes, /status dropped: status: dropped: version v1 has the status subresource/);
-  assert.match(notes, /default not applied: spec\.backup: absent/);
+  assert.match(notes, /status dropped status: version v1 has the status subresource/);
+  assert.match(notes, /default not applied spec\.backup: absent, so the default of spec\.backup\.schedule/);
   await screenshot('stored-notes-1280.png');
   await screenshot('stored-notes-360.png', 360);
 
@@ -206,8 +206,8 @@ test('info findings say what the server did quietly, in Problems and in the Stor
   await paste('Object', WIDGET);
   await stored.getByText('kept by ratcheting').waitFor();
   const updateNotes = await stored.locator('.quiet-notes').textContent();
-  assert.match(updateNotes, /status change ignored: status: change ignored/);
-  assert.match(updateNotes, /kept by ratcheting: spec\.name: accepted although invalid/);
+  assert.match(updateNotes, /status change ignored status: version v1 has the status subresource, so an update keeps the old object's status/);
+  assert.match(updateNotes, /kept by ratcheting spec\.name: accepted although invalid/);
   await screenshot('stored-update-1280.png');
   await page.getByRole('tab', { name: /Problems/ }).click();
   await problems().locator('.problem.info', { hasText: 'spec.name: accepted although invalid' }).waitFor();

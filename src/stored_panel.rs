@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::app::Shown;
 use crate::stored_view::{
     object_choices, object_view, object_warnings, quiet_notes, version_tabs, LineMark, ObjectView,
-    VersionTab, VersionTabInfo, YamlLine,
+    QuietNote, VersionTab, VersionTabInfo, YamlLine,
 };
 use crate::view_model::{object_rejected, FocusTarget};
 
@@ -46,7 +46,7 @@ struct Computed {
     object_error: Option<String>,
     warnings: Vec<String>,
     /// What the server did quietly: (a few words, the explanation).
-    notes: Vec<(String, String)>,
+    notes: Vec<QuietNote>,
 }
 
 fn compute(shown: &Shown, selected: usize, version: &str) -> Option<Computed> {
@@ -251,8 +251,11 @@ fn side(c: &Computed, on_jump: &Callback<FocusTarget>, on_default: &Callback<usi
             if !c.notes.is_empty() {
                 <h3>{ "What the server did quietly" }<span class="count">{ c.notes.len() }</span></h3>
                 <ul class="marks quiet-notes">
-                    { for c.notes.iter().map(|(title, message)| html! {
-                        <li><span class="note-title">{ title.clone() }</span>{ ": " }{ message.clone() }</li>
+                    { for c.notes.iter().map(|n| html! {
+                        <li>
+                            <span class="note-title">{ n.title.clone() }</span>{ " " }
+                            <span class="path">{ n.field.clone() }</span>{ ": " }{ n.message.clone() }
+                        </li>
                     }) }
                 </ul>
             }

@@ -362,6 +362,49 @@ mod tests {
         })
     }
 
+    /// Issue 14, items 1 and 2: a row's headline is the finding's summary, its exact text
+    /// the server's message; the CEL gate is a note after the error, counted as a note and
+    /// marking nothing in the editor.
+    #[test]
+    fn rows_have_a_headline_and_the_gate_is_an_unmarked_note() {
+        let object = EXAMPLE_OBJECT.replace("cronSpec: \"* * * * */5\"", "cronSpec: 5");
+        let a = run(EXAMPLE_CRD, &object);
+        let rows = problem_rows(&a);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let (error, gate) = (&rows[0], &rows[1]);
+        assert_eq!(
+            error.message,
+            "spec.cronSpec: Invalid value: \"integer\": spec.cronSpec in body must be of type string: \"integer\""
+        );
+        assert!(
+            error.summary.starts_with("spec.cronSpec: "),
+            "{}",
+            error.summary
+        );
+        assert!(error.show_exact && !error.note);
+        assert!(gate.note && gate.show_exact);
+        assert!(gate
+            .message
+            .contains("some validation rules were not checked"));
+        assert_eq!(gate.target.map(|t| (t.line, t.utf16_column)), Some((1, 1)));
+        let c = row_counts(&rows);
+        assert_eq!((c.errors, c.infos), (1, 1));
+        let marks = editor_diagnostics(&a, Pane::Object);
+        assert_eq!(marks.len(), 1, "{marks:?}");
+        assert_eq!(marks[0].from_line, 6);
+        // The marker's tooltip: the plain words, then the exact text.
+        assert!(marks[0]
+            .message
+            .ends_with(&format!("\n\n{}", error.message)));
+        // A finding without a summary reads as its message, shown once.
+        let yaml = problem_rows(&run(EXAMPLE_CRD, "kind: [\n"));
+        assert!(
+            yaml.iter()
+                .all(|r| !r.show_exact || r.message.contains('\n')),
+            "{yaml:?}"
+        );
+    }
+
     #[test]
     fn example_is_accepted_without_errors() {
         let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT);

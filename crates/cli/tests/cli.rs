@@ -350,14 +350,20 @@ fn the_cel_gate_follows_the_errors_and_json_has_summaries() {
     let lines: Vec<&str> = text.lines().collect();
     // The text is the server's; the gate comes after the error it is about.
     assert!(
-        lines[0].starts_with("ok.yaml:6:3: error: spec.cronSpec: Too long: may not be more than 3 bytes"),
+        lines[0].starts_with(
+            "ok.yaml:6:3: error: spec.cronSpec: Too long: may not be more than 3 bytes"
+        ),
         "{text}"
     );
     assert!(
         lines[1].starts_with("ok.yaml:1:1: error: <nil>: Invalid value: null: some validation rules were not checked"),
         "{text}"
     );
-    let out = crd_studio(&dir, &["check", "crd.yaml", "ok.yaml", "--format", "json"], None);
+    let out = crd_studio(
+        &dir,
+        &["check", "crd.yaml", "ok.yaml", "--format", "json"],
+        None,
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let findings = json["findings"].as_array().unwrap();
     assert_eq!(

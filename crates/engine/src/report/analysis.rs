@@ -225,7 +225,8 @@ pub struct ObjectNote {
     pub field: String,
     /// A few words, e.g. `status dropped`.
     pub title: String,
-    /// The explanation, in plain words.
+    /// The explanation, in plain words, after the title and the field (the finding's
+    /// message without them).
     pub message: String,
 }
 
@@ -1503,11 +1504,22 @@ impl CompiledCrd {
     ) -> Vec<Finding> {
         let mut findings = Vec::new();
         let mut note = |f: Finding, title: &str| {
+            // The report's note says what the title and the field do not: the finding's
+            // message after `field: ` and the few words that repeat the title.
+            let field = f.field.clone().unwrap_or_default();
+            let rest = f
+                .message
+                .strip_prefix(&format!("{field}: "))
+                .unwrap_or(&f.message);
+            let rest = ["dropped: ", "change ignored: ", "removal ignored: "]
+                .iter()
+                .find_map(|p| rest.strip_prefix(p))
+                .unwrap_or(rest);
             notes.push(ObjectNote {
                 code: f.code.clone(),
-                field: f.field.clone().unwrap_or_default(),
+                field,
                 title: title.to_owned(),
-                message: f.message.clone(),
+                message: rest.to_owned(),
             });
             findings.push(f);
         };
