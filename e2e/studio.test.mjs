@@ -102,7 +102,7 @@ test('a YAML syntax error typed into the Object editor is listed, marked and cli
   // Move focus away, then click the problem: the Object editor gets focus at line 7.
   await editor('CRD').click();
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'CRD');
-  await row.locator('button').click();
+  await row.locator('button.problem-button').click();
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Object');
   const activeLine = page.locator('.cm-editor:has(.cm-content[aria-label="Object"]) .cm-activeLine');
   assert.match(await activeLine.textContent(), /image: my-awesome-cron-image: oops/);
@@ -220,7 +220,7 @@ test('an old object switches to the update path; its problems open and focus it'
   // Collapse the editor, then click the problem: it opens again with the cursor in it.
   await toggle.click();
   assert.equal(await editor('Old object').count(), 0);
-  await row.locator('button').click();
+  await row.locator('button.problem-button').click();
   await editor('Old object').waitFor();
   await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Old object');
   await screenshot('08-old-object-error.png');

@@ -1697,23 +1697,44 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
 }
 
 fn problem_item(row: &ProblemRow, on_select: &Callback<ProblemRow>) -> Html {
+    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} /> }
+}
+
+#[derive(Properties, PartialEq)]
+struct ProblemItemProps {
+    row: ProblemRow,
+    on_select: Callback<ProblemRow>,
+}
+
+/// One finding: a headline in plain words (a button that goes to the place), the exact text
+/// beneath it with its lines kept, and a Copy button for that text.
+#[component]
+fn ProblemItem(props: &ProblemItemProps) -> Html {
+    let row = &props.row;
+    // None: not copied yet; Some(true): copied; Some(false): the browser refused.
+    let copied = use_state(|| None::<bool>);
     let severity = match row.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "info",
     };
+    // A note (the server's "rules were not checked") reads as a note, whatever its severity.
+    let (class, badge) = if row.note && row.severity != Severity::Info {
+        ("note", "note")
+    } else {
+        (severity, severity)
+    };
     let content = html! {
         <>
-            <span class={classes!("sev", severity)}>{ severity }</span>
+            <span class={classes!("sev", class)}>{ badge }</span>
             <span class="place">{ row.place.clone() }</span>
-            <span class="field">{ row.field.clone().unwrap_or_default() }</span>
-            <span class="message">{ row.message.clone() }</span>
+            <span class="summary">{ row.summary.clone() }</span>
         </>
     };
-    let item = if row.target.is_some() {
+    let head = if row.target.is_some() {
         let onclick = {
             let row = row.clone();
-            on_select.reform(move |_: MouseEvent| row.clone())
+            props.on_select.reform(move |_: MouseEvent| row.clone())
         };
         html! {
             <button type="button" class="problem-button" title={row.code.clone()} {onclick}>{ content }</button>
@@ -1721,5 +1742,73 @@ fn problem_item(row: &ProblemRow, on_select: &Callback<ProblemRow>) -> Html {
     } else {
         html! { <div class="problem-button" title={row.code.clone()}>{ content }</div> }
     };
-    html! { <li class={classes!("problem", severity)}>{ item }</li> }
+    let on_copy = {
+        let copied = copied.clone();
+        let text = row.message.clone();
+        Callback::from(move |_: MouseEvent| copy_with_feedback(&text, &copied))
+    };
+    let (copy_label, copy_class) = match *copied {
+        None => ("Copy", None),
+        Some(true) => ("Copied", Some("done")),
+        Some(false) => ("Select the text to copy", Some("failed")),
+    };
+    let who = if row.code.starts_with("studio.") {
+        "the studio's text"
+    } else {
+        "the server's exact text"
+    };
+    html! {
+        <li class={classes!("problem", class)}>
+            <div class="problem-head">
+                { head }
+                <button type="button" class={classes!("copy-exact", copy_class)} onclick={on_copy}
+                    title={format!("Copy {who}")} aria-label={format!("Copy {who}")}>
+                    { copy_label }
+                </button>
+                <span class="visually-hidden" aria-live="polite">
+                    { if *copied == Some(true) { "Copied" } else { "" } }
+                </span>
+            </div>
+            if row.show_exact {
+                <pre class="exact" aria-label={who}>{ row.message.clone() }</pre>
+            }
+        </li>
+    }
+}
+
+/// Copies `text` to the clipboard and says how it went in `state`.
+fn copy_with_feedback(text: &str, state: &UseStateHandle<Option<bool>>) {
+    let navigator = gloo::utils::window().navigator();
+    let write = js_sys::Reflect::get(&navigator, &"clipboard".into())
+        .ok()
+        .filter(JsValue::is_object)
+        .and_then(|clipboard| {
+            let f = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
+            let f = f.dyn_into::<js_sys::Function>().ok()?;
+            f.call1(&clipboard, &JsValue::from_str(text))
+                .ok()?
+                .dyn_into::<js_sys::Promise>()
+                .ok()
+        });
+    let Some(promise) = write else {
+        state.set(Some(false));
+        return;
+    };
+    // The feedback stays two seconds, then the button reads "Copy" again.
+    let show = |ok: bool, state: UseStateHandle<Option<bool>>| {
+        state.set(Some(ok));
+        Timeout::new(2000, move || state.set(None)).forget();
+    };
+    let done = {
+        let state = state.clone();
+        Closure::once(move |_: JsValue| show(true, state))
+    };
+    let failed = {
+        let state = state.clone();
+        Closure::once(move |_: JsValue| show(false, state))
+    };
+    let _ = promise.then2(&done, &failed);
+    // Each runs at most once, when the clipboard answers.
+    done.forget();
+    failed.forget();
 }

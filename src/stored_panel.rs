@@ -8,8 +8,8 @@ use yew::prelude::*;
 
 use crate::app::Shown;
 use crate::stored_view::{
-    object_choices, object_view, object_warnings, version_tabs, LineMark, ObjectView, VersionTab,
-    VersionTabInfo, YamlLine,
+    object_choices, object_view, object_warnings, quiet_notes, version_tabs, LineMark, ObjectView,
+    QuietNote, VersionTab, VersionTabInfo, YamlLine,
 };
 use crate::view_model::{object_rejected, FocusTarget};
 
@@ -45,6 +45,8 @@ struct Computed {
     rejected: bool,
     object_error: Option<String>,
     warnings: Vec<String>,
+    /// What the server did quietly: (a few words, the explanation).
+    notes: Vec<QuietNote>,
 }
 
 fn compute(shown: &Shown, selected: usize, version: &str) -> Option<Computed> {
@@ -80,6 +82,7 @@ fn compute(shown: &Shown, selected: usize, version: &str) -> Option<Computed> {
         rejected: object_rejected(analysis, report),
         object_error: report.object_error.clone(),
         warnings: object_warnings(analysis, report),
+        notes: quiet_notes(report),
     })
 }
 
@@ -245,6 +248,17 @@ fn side(c: &Computed, on_jump: &Callback<FocusTarget>, on_default: &Callback<usi
     let defaulted = &c.view.defaulted;
     html! {
         <aside class="stored-side">
+            if !c.notes.is_empty() {
+                <h3>{ "What the server did quietly" }<span class="count">{ c.notes.len() }</span></h3>
+                <ul class="marks quiet-notes">
+                    { for c.notes.iter().map(|n| html! {
+                        <li>
+                            <span class="note-title">{ n.title.clone() }</span>{ " " }
+                            <span class="path">{ n.field.clone() }</span>{ ": " }{ n.message.clone() }
+                        </li>
+                    }) }
+                </ul>
+            }
             <h3>{ "Pruned fields" }<span class="count">{ pruned.len() }</span></h3>
             if pruned.is_empty() {
                 <p class="muted">{ "None: the schema knows every field." }</p>

@@ -79,6 +79,35 @@ pub fn object_warnings(analysis: &Analysis, report: &ObjectReport) -> Vec<String
     out
 }
 
+/// One thing the server did to the object without a word, as the panel lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuietNote {
+    /// A few words, e.g. `status dropped`.
+    pub title: String,
+    /// The field (the server's path), `the object` when it is about the whole object.
+    pub field: String,
+    /// The explanation.
+    pub message: String,
+}
+
+/// What the server did to the object without a word (`ObjectReport::notes`: status reset by
+/// the status subresource, values kept by ratcheting, defaults not applied).
+pub fn quiet_notes(report: &ObjectReport) -> Vec<QuietNote> {
+    report
+        .notes
+        .iter()
+        .map(|n| QuietNote {
+            title: n.title.clone(),
+            field: if n.field.is_empty() {
+                "the object".to_owned()
+            } else {
+                n.field.clone()
+            },
+            message: n.message.clone(),
+        })
+        .collect()
+}
+
 /// Which rendering of an object a tab shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VersionTab {
@@ -1099,6 +1128,37 @@ spec:
         assert_eq!(
             view.note.as_deref(),
             Some("Nothing to show: converting it to the storage version v1 needs the conversion webhook.")
+        );
+    }
+
+    /// Issue 14, item 3: the panel says what the server did quietly.
+    #[test]
+    fn quiet_notes_name_what_the_server_did() {
+        let crd = crate::view_model::EXAMPLE_CRD
+            .replace(
+                "      additionalPrinterColumns:",
+                "      subresources:\n        status: {}\n      additionalPrinterColumns:",
+            )
+            .replace(
+                "          properties:\n            spec:",
+                "          properties:\n            status:\n              type: object\n              x-kubernetes-preserve-unknown-fields: true\n            spec:",
+            );
+        let object = format!("{}status:\n  phase: x\n", crate::view_model::EXAMPLE_OBJECT);
+        let a = crd_studio_engine::analyze(&crd_studio_engine::Request {
+            crd,
+            objects: vec![object],
+            ..crd_studio_engine::Request::default()
+        });
+        let notes = quiet_notes(&a.objects[0]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(notes[0].title, "status dropped");
+        assert_eq!(notes[0].field, "status");
+        assert!(
+            notes[0].message.starts_with(
+                "version v1 has the status subresource, so a create cannot set status"
+            ),
+            "{}",
+            notes[0].message
         );
     }
 }

@@ -79,8 +79,17 @@ pub struct ProblemRow {
     pub place: String,
     /// The server's field path, if the finding has one.
     pub field: Option<String>,
-    /// The message.
+    /// What is wrong in plain words, on one line: the finding's summary, else the first
+    /// line of its message.
+    pub summary: String,
+    /// The message, exactly as the server (or the studio) words it, all its lines.
     pub message: String,
+    /// Whether the exact text says more than [`ProblemRow::summary`] (then it is shown
+    /// beneath it).
+    pub show_exact: bool,
+    /// A note about the other findings (the server's "rules were not checked" error): shown
+    /// as a note after them, counted with the notes.
+    pub note: bool,
     /// The rule that produced it, e.g. `yaml.syntax`.
     pub code: String,
     /// Where a click goes, when the finding is in a text shown on the page.
@@ -102,11 +111,15 @@ fn place(location: Option<&Location>) -> String {
 impl ProblemRow {
     /// The row for one finding.
     pub fn from_finding(f: &Finding) -> ProblemRow {
+        let summary = f.headline().to_owned();
         ProblemRow {
             severity: f.severity,
             place: place(f.location.as_ref()),
             field: f.field.clone(),
+            show_exact: summary != f.message,
+            summary,
             message: f.message.clone(),
+            note: f.note,
             code: f.code.clone(),
             target: f.location.and_then(|l| {
                 Pane::of(l.source).map(|pane| FocusTarget {
@@ -148,7 +161,10 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 severity: Severity::Warning,
                 place,
                 field: None,
+                summary: w.lines().next().unwrap_or("").to_owned(),
+                show_exact: w.contains('\n'),
                 message: w.clone(),
+                note: false,
                 code: "server.warning".to_owned(),
                 target: None,
             });
@@ -184,11 +200,14 @@ pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnost
         .iter()
         .filter_map(|f| {
             let l = f.location?;
-            if Pane::of(l.source)? != pane {
+            // A note marks nothing: it is about the findings around it.
+            if f.note || Pane::of(l.source)? != pane {
                 return None;
             }
-            let message = match &f.field {
-                Some(field) if !f.message.contains(field.as_str()) => {
+            let message = match (&f.summary, &f.field) {
+                // The plain words first, then the server's exact text.
+                (Some(summary), _) => format!("{summary}\n\n{}", f.message),
+                (None, Some(field)) if !f.message.contains(field.as_str()) => {
                     format!("{field}: {}", f.message)
                 }
                 _ => f.message.clone(),
@@ -245,10 +264,15 @@ pub fn counts(findings: &[Finding]) -> Counts {
     c
 }
 
-/// Counts Problems rows by severity (findings plus the server's extra warnings).
+/// Counts Problems rows by severity (findings plus the server's extra warnings); a note
+/// counts with the infos, whatever its severity.
 pub fn row_counts(rows: &[ProblemRow]) -> Counts {
     let mut c = Counts::default();
     for r in rows {
+        if r.note {
+            c.infos += 1;
+            continue;
+        }
         match r.severity {
             Severity::Error => c.errors += 1,
             Severity::Warning => c.warnings += 1,
@@ -336,6 +360,49 @@ mod tests {
             objects: vec![object.to_owned()],
             ..Request::default()
         })
+    }
+
+    /// Issue 14, items 1 and 2: a row's headline is the finding's summary, its exact text
+    /// the server's message; the CEL gate is a note after the error, counted as a note and
+    /// marking nothing in the editor.
+    #[test]
+    fn rows_have_a_headline_and_the_gate_is_an_unmarked_note() {
+        let object = EXAMPLE_OBJECT.replace("cronSpec: \"* * * * */5\"", "cronSpec: 5");
+        let a = run(EXAMPLE_CRD, &object);
+        let rows = problem_rows(&a);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let (error, gate) = (&rows[0], &rows[1]);
+        assert_eq!(
+            error.message,
+            "spec.cronSpec: Invalid value: \"integer\": spec.cronSpec in body must be of type string: \"integer\""
+        );
+        assert!(
+            error.summary.starts_with("spec.cronSpec: "),
+            "{}",
+            error.summary
+        );
+        assert!(error.show_exact && !error.note);
+        assert!(gate.note && gate.show_exact);
+        assert!(gate
+            .message
+            .contains("some validation rules were not checked"));
+        assert_eq!(gate.target.map(|t| (t.line, t.utf16_column)), Some((1, 1)));
+        let c = row_counts(&rows);
+        assert_eq!((c.errors, c.infos), (1, 1));
+        let marks = editor_diagnostics(&a, Pane::Object);
+        assert_eq!(marks.len(), 1, "{marks:?}");
+        assert_eq!(marks[0].from_line, 6);
+        // The marker's tooltip: the plain words, then the exact text.
+        assert!(marks[0]
+            .message
+            .ends_with(&format!("\n\n{}", error.message)));
+        // A finding without a summary reads as its message, shown once.
+        let yaml = problem_rows(&run(EXAMPLE_CRD, "kind: [\n"));
+        assert!(
+            yaml.iter()
+                .all(|r| !r.show_exact || r.message.contains('\n')),
+            "{yaml:?}"
+        );
     }
 
     #[test]

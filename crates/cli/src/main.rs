@@ -299,9 +299,11 @@ fn text_output(analysis: &Analysis, names: &Names) -> String {
     let mut findings: Vec<&Finding> = analysis.findings.iter().collect();
     findings.sort_by_key(|f| {
         let (order, _) = names.of_finding(f);
+        // A note (the server's "rules were not checked" error, say) follows the findings
+        // of its document.
         let pos = f
             .location
-            .map(|l| (l.document, l.span.start.line, l.span.start.column));
+            .map(|l| (l.document, f.note, l.span.start.line, l.span.start.column));
         (order, pos)
     });
     let mut out = String::new();

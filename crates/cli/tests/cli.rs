@@ -336,3 +336,39 @@ spec: {cronSpec: '2026-11-25T10:00:01Z'}
     let out = crd_studio(&dir, &["check", "crd.yaml", "--now", "soon"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_cel_gate_follows_the_errors_and_json_has_summaries() {
+    let crd = CRD.replace(
+        "              cronSpec:\n                type: string\n",
+        "              cronSpec:\n                type: string\n                maxLength: 3\n                x-kubernetes-validations:\n                - rule: self.size() > 0\n",
+    );
+    let dir = dir_with("gate", &[("crd.yaml", &crd), ("ok.yaml", GOOD)]);
+    let out = crd_studio(&dir, &["check", "crd.yaml", "ok.yaml"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // The text is the server's; the gate comes after the error it is about.
+    assert!(
+        lines[0].starts_with(
+            "ok.yaml:6:3: error: spec.cronSpec: Too long: may not be more than 3 bytes"
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("ok.yaml:1:1: error: <nil>: Invalid value: null: some validation rules were not checked"),
+        "{text}"
+    );
+    let out = crd_studio(
+        &dir,
+        &["check", "crd.yaml", "ok.yaml", "--format", "json"],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(
+        findings[0]["summary"],
+        "spec.cronSpec is too long: may not be more than 3 bytes"
+    );
+    assert_eq!(findings[1]["note"], true);
+}

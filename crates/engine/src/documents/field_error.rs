@@ -184,6 +184,85 @@ impl FieldError {
         format!("{path}: {}", self.body())
     }
 
+    /// What is wrong in plain words, on one line ([`Finding::summary`]): `path` is the field
+    /// as the user wrote it (empty for the object itself), the bad value is shown as readable
+    /// text (a CEL rule as its expression, JSON without Go's HTML escapes) and only the first
+    /// line of the detail is kept (a caret diagram stays in the exact text).
+    pub fn summary(&self, path: &str) -> String {
+        self.summary_with(path, true)
+    }
+
+    /// [`FieldError::summary`] without the bad value, for errors whose value only names a
+    /// type (a failed CEL rule's `"object"`).
+    pub fn summary_without_value(&self, path: &str) -> String {
+        self.summary_with(path, false)
+    }
+
+    fn summary_with(&self, path: &str, show_value: bool) -> String {
+        let subject = if path.is_empty() || path == "<nil>" {
+            "the object".to_owned()
+        } else {
+            path.to_owned()
+        };
+        let detail = plain_detail(&self.detail);
+        let with_detail = |head: String, sep: &str| {
+            if detail.is_empty() {
+                head
+            } else {
+                format!("{head}{sep}{detail}")
+            }
+        };
+        let value = if show_value {
+            readable_value(&self.bad_value)
+        } else {
+            None
+        };
+        match self.error_type {
+            ErrorType::FieldValueRequired => with_detail(format!("{subject} is required"), ": "),
+            ErrorType::FieldValueForbidden => {
+                with_detail(format!("{subject} is not allowed"), ": ")
+            }
+            ErrorType::FieldValueTooLong => with_detail(format!("{subject} is too long"), ": "),
+            ErrorType::FieldValueTooMany => match value {
+                Some(v) => with_detail(format!("{subject} has too many items ({v})"), ": "),
+                None => with_detail(format!("{subject} has too many items"), ": "),
+            },
+            ErrorType::FieldValueDuplicate => match value {
+                Some(v) => with_detail(format!("{subject} holds the value {v} twice"), ": "),
+                None => with_detail(format!("{subject} holds a value twice"), ": "),
+            },
+            ErrorType::FieldValueNotFound => match value {
+                Some(v) => with_detail(format!("{subject}: {v} was not found"), ": "),
+                None => with_detail(format!("{subject} was not found"), ": "),
+            },
+            ErrorType::FieldValueNotSupported => match value {
+                Some(v) => with_detail(format!("{subject}: the value {v} is not supported"), "; "),
+                None => with_detail(format!("{subject}: the value is not supported"), "; "),
+            },
+            ErrorType::InternalError => with_detail(format!("{subject}: internal error"), ": "),
+            ErrorType::FieldValueInvalid | ErrorType::FieldValueTypeInvalid => {
+                if let Some(rule) = rule_text(&self.bad_value) {
+                    let rule = shorten(&rule, 120);
+                    return match detail.strip_prefix("does not compile: ") {
+                        Some(why) => {
+                            format!("{subject}: the rule `{rule}` does not compile: {why}")
+                        }
+                        None if detail.is_empty() => {
+                            format!("{subject}: the rule `{rule}` is invalid")
+                        }
+                        None => format!("{subject}: the rule `{rule}`: {detail}"),
+                    };
+                }
+                match (value, detail.is_empty()) {
+                    (Some(v), true) => format!("{subject} has an invalid value {v}"),
+                    (Some(v), false) => format!("{subject}: {detail} (the value is {v})"),
+                    (None, true) => format!("{subject} has an invalid value"),
+                    (None, false) => format!("{subject}: {detail}"),
+                }
+            }
+        }
+    }
+
     /// The error as a [`Finding`] with the given code (location still to be set).
     pub fn to_finding(&self, code: &str) -> Finding {
         let mut f = Finding::new(Severity::Error, code, self.error());
@@ -196,6 +275,72 @@ impl FieldError {
         });
         f.detail = Some(self.detail.clone());
         f
+    }
+}
+
+/// The expression of a bad value that is an `x-kubernetes-validations` rule (the server
+/// prints the Go struct `{"Rule":"…","Message":"",…}`).
+fn rule_text(v: &BadValue) -> Option<String> {
+    let parsed;
+    let json = match v {
+        BadValue::Json(j) => j,
+        BadValue::Raw(text) => {
+            parsed = serde_json::from_str::<Json>(text).ok()?;
+            &parsed
+        }
+        _ => return None,
+    };
+    json.get("Rule").and_then(Json::as_str).map(str::to_owned)
+}
+
+/// A bad value as a person reads it: strings quoted, JSON without Go's `\u003c` escapes,
+/// long values cut; `None` when the server prints none.
+fn readable_value(v: &BadValue) -> Option<String> {
+    let text = match v {
+        BadValue::Omit => return None,
+        BadValue::Json(j) => serde_json::to_string(j).unwrap_or_default(),
+        // Go's JSON (`\u003c` for `<`), read back and written plainly; other text as is.
+        BadValue::Raw(text) => match serde_json::from_str::<Json>(text) {
+            Ok(j) => serde_json::to_string(&j).unwrap_or_default(),
+            Err(_) => text.clone(),
+        },
+        BadValue::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+        other => other.render()?,
+    };
+    Some(shorten(&text, 80))
+}
+
+/// `s` cut to `max` characters, with `…` when cut.
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The first line of a detail, with a CEL compile error's `compilation failed: ERROR:
+/// <input>:L:C: ` worded as `does not compile: ` (the caret diagram below it is left to the
+/// exact text).
+fn plain_detail(detail: &str) -> String {
+    let first = detail.lines().next().unwrap_or("").trim_end();
+    let (before, rest) = match first.split_once("compilation failed: ") {
+        Some(parts) => parts,
+        None => return first.to_owned(),
+    };
+    let rest = match rest.strip_prefix("ERROR: <input>:") {
+        // Skip `L:C: `.
+        Some(r) => r.splitn(3, ':').nth(2).map(str::trim_start).unwrap_or(r),
+        None => rest,
+    };
+    match before {
+        "" => format!("does not compile: {rest}"),
+        "rule compile error: " => format!("the rule does not compile: {rest}"),
+        "messageExpression compile error: " => {
+            format!("the messageExpression does not compile: {rest}")
+        }
+        other => format!("{other}does not compile: {rest}"),
     }
 }
 
@@ -239,5 +384,78 @@ mod tests {
             FieldError::too_many(FieldPath::parse("a"), 3, 1).error(),
             "a: Too many: 3: must have at most 1 item"
         );
+    }
+
+    #[test]
+    fn summaries_in_plain_words() {
+        let p = |s: &str| FieldPath::parse(s);
+        let rule = BadValue::Raw(
+            "{\"Rule\":\"self.szie \\u003c= 10\",\"Message\":\"\",\"MessageExpression\":\"\",\"Reason\":null,\"FieldPath\":\"\",\"OptionalOldSelf\":null}".to_owned(),
+        );
+        let cases: Vec<(FieldError, &str, &str)> = vec![
+            (FieldError::required(p("spec.image"), ""), "spec.image", "spec.image is required"),
+            (
+                FieldError::required(p("metadata.name"), "name or generateName is required"),
+                "metadata.name",
+                "metadata.name is required: name or generateName is required",
+            ),
+            (FieldError::forbidden(p("a"), "not allowed here"), "a", "a is not allowed: not allowed here"),
+            (FieldError::too_long(p("a"), 3), "a", "a is too long: may not be more than 3 bytes"),
+            (FieldError::too_many(p("a"), 3, 1), "a", "a has too many items (3): must have at most 1 item"),
+            (FieldError::duplicate(p("a[1]"), BadValue::Str("x".into())), "a[1]", "a[1] holds the value \"x\" twice"),
+            (
+                FieldError::not_supported(p("m"), BadValue::Str("C".into()), &["A", "B"]),
+                "m",
+                "m: the value \"C\" is not supported; supported values: \"A\", \"B\"",
+            ),
+            (
+                FieldError::invalid(p("spec.r"), BadValue::Int(20), "should be less than or equal to 10"),
+                "spec.r",
+                "spec.r: should be less than or equal to 10 (the value is 20)",
+            ),
+            (
+                FieldError::invalid(p("s"), BadValue::Json(serde_json::json!({"a": "<x>"})), ""),
+                "s",
+                "s has an invalid value {\"a\":\"<x>\"}",
+            ),
+            (FieldError::invalid(FieldPath::root(), BadValue::Null, "oops"), "", "the object: oops (the value is null)"),
+            (
+                FieldError::invalid(
+                    p("spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"),
+                    rule.clone(),
+                    "compilation failed: ERROR: <input>:1:6: undefined field 'szie'\n | self.szie <= 10\n | .....^",
+                ),
+                "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule",
+                "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: the rule `self.szie <= 10` does not compile: undefined field 'szie'",
+            ),
+            (
+                FieldError::invalid(p("r"), rule, "estimated rule cost exceeds budget by factor of 2x"),
+                "r",
+                "r: the rule `self.szie <= 10`: estimated rule cost exceeds budget by factor of 2x",
+            ),
+            (
+                FieldError::invalid(
+                    p("spec.c"),
+                    BadValue::Str("string".into()),
+                    "rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'szie'\n | self.szie\n | .....^",
+                ),
+                "spec.c",
+                "spec.c: the rule does not compile: undefined field 'szie' (the value is \"string\")",
+            ),
+        ];
+        for (e, path, want) in cases {
+            assert_eq!(e.summary(path), want, "{}", e.error());
+        }
+        let e = FieldError::invalid(
+            p("spec.c"),
+            BadValue::Str("string".into()),
+            "rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'szie'",
+        );
+        assert_eq!(
+            e.summary_without_value("spec.c"),
+            "spec.c: the rule does not compile: undefined field 'szie'"
+        );
+        // The exact text keeps Go's escapes and every line.
+        assert!(e.error().contains("ERROR: <input>:1:6:"));
     }
 }

@@ -120,6 +120,18 @@ pub struct Finding {
     /// Where the finding points in the user's text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// What is wrong in plain words, on one line, with the path as the user wrote it (the
+    /// CRD's v1 path where the server names its internal one) and Go values made readable
+    /// (a CEL rule as its text): a headline above [`Finding::message`], which stays the
+    /// server's exact text. `None` when the message already is the plain text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// A note about the findings around it rather than about a place in the text (the
+    /// server's "rules were not checked" error, a default the server did not apply): editors
+    /// mark nothing for it and lists show it after the other findings of its document; its
+    /// location is only where a click goes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
 }
 
 impl Finding {
@@ -133,7 +145,14 @@ impl Finding {
             detail: None,
             message: message.into(),
             location: None,
+            summary: None,
+            note: false,
         }
+    }
+
+    /// An info finding (a studio note: what the server did, no verdict attached).
+    pub fn info(code: impl Into<String>, message: impl Into<String>) -> Finding {
+        Finding::new(Severity::Info, code, message)
     }
 
     /// An error finding.
@@ -164,21 +183,50 @@ impl Finding {
         self
     }
 
-    /// The sort key used for stable output: source, document, line, column, then message.
+    /// Sets the plain-words summary.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Finding {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// Makes the finding a note ([`Finding::note`]).
+    pub fn as_note(mut self) -> Finding {
+        self.note = true;
+        self
+    }
+
+    /// The one-line headline of the finding: its summary, else the first line of its message.
+    pub fn headline(&self) -> &str {
+        match &self.summary {
+            Some(s) => s,
+            None => self.message.lines().next().unwrap_or(""),
+        }
+    }
+
+    /// The sort key used for stable output: source, document, notes after the rest, line,
+    /// column, then message.
     pub fn sort_key(&self) -> (Option<LocationKey>, &str, &str) {
         (
-            self.location
-                .map(|l| (l.source, l.document, l.span.start.line, l.span.start.column)),
+            self.location.map(|l| {
+                (
+                    l.source,
+                    l.document,
+                    self.note,
+                    l.span.start.line,
+                    l.span.start.column,
+                )
+            }),
             self.field.as_deref().unwrap_or(""),
             &self.message,
         )
     }
 }
 
-/// Source, document, line and column of a location, for sorting.
-pub type LocationKey = (SourceId, usize, usize, usize);
+/// Source, document, whether the finding is a note, line and column, for sorting.
+pub type LocationKey = (SourceId, usize, bool, usize, usize);
 
-/// Sorts findings by location, then field path, then message.
+/// Sorts findings by location (a document's notes after its other findings), then field path,
+/// then message.
 pub fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
 }

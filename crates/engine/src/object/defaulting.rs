@@ -14,6 +14,7 @@
 
 use serde_json::Value as Json;
 
+use crate::documents::path::FieldPath;
 use crate::schema::Structural;
 
 /// `isNonNullableNull`: `x` is null and its schema exists and is not nullable.
@@ -78,6 +79,124 @@ pub fn default(x: &mut Json, s: Option<&Structural>) {
             _ => {}
         }
     }
+}
+
+/// A schema default that [`default`] left out, in a case a person may wonder about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SkippedDefault {
+    /// `parent` is absent (or null and nullable) and has no default of its own, so the
+    /// defaults of its fields were not applied: `Default` fills in fields only of objects
+    /// that exist. `fields` are the parent's fields with a default, with that default.
+    ParentAbsent {
+        /// The absent object.
+        parent: FieldPath,
+        /// Whether it is present as a (nullable) `null` rather than absent.
+        null: bool,
+        /// Its fields that have a default, and the defaults.
+        fields: Vec<(String, Json)>,
+    },
+    /// `field` is `null` and `nullable: true`: the null is kept, its default is not applied.
+    NullableNull {
+        /// The null field.
+        field: FieldPath,
+        /// Its default.
+        default: Json,
+    },
+}
+
+/// At most this many skipped defaults are reported per object.
+pub const MAX_SKIPPED_DEFAULTS: usize = 20;
+
+/// The defaults [`default`] did not apply to the defaulted object `x`, as far as a person
+/// may wonder why ([`SkippedDefault`]); a field present with a value of its own is not
+/// reported. `skip_root_status` leaves out the root `status` (the status subresource resets
+/// it anyway). At most [`MAX_SKIPPED_DEFAULTS`], in the order of the walk (properties by name).
+pub fn skipped_defaults(
+    x: &Json,
+    s: Option<&Structural>,
+    skip_root_status: bool,
+) -> Vec<SkippedDefault> {
+    let mut out = Vec::new();
+    let Some(s) = s else { return out };
+    let mut stack: Vec<(FieldPath, &Json, &Structural)> = vec![(FieldPath::root(), x, s)];
+    while let Some((path, x, s)) = stack.pop() {
+        if out.len() >= MAX_SKIPPED_DEFAULTS {
+            break;
+        }
+        match x {
+            Json::Object(map) => {
+                for (k, prop) in &s.properties {
+                    if path.0.is_empty() && skip_root_status && k == "status" {
+                        continue;
+                    }
+                    let value = map.get(k);
+                    let null = matches!(value, Some(Json::Null));
+                    if value.is_some() && !(null && prop.generic.nullable) {
+                        continue;
+                    }
+                    if let (true, Some(d)) = (null, &prop.generic.default) {
+                        out.push(SkippedDefault::NullableNull {
+                            field: path.child_name(k),
+                            default: d.clone(),
+                        });
+                        continue;
+                    }
+                    if prop.generic.default.is_some() {
+                        continue;
+                    }
+                    let fields: Vec<(String, Json)> = prop
+                        .properties
+                        .iter()
+                        .filter_map(|(name, p)| {
+                            p.generic
+                                .default
+                                .as_ref()
+                                .map(|d| (name.clone(), d.clone()))
+                        })
+                        .collect();
+                    if !fields.is_empty() {
+                        out.push(SkippedDefault::ParentAbsent {
+                            parent: path.child_name(k),
+                            null,
+                            fields,
+                        });
+                    }
+                }
+                // Children in reverse name order on the stack: popped by name.
+                let mut children: Vec<(FieldPath, &Json, &Structural)> = Vec::new();
+                for (k, v) in map {
+                    if path.0.is_empty() && skip_root_status && k == "status" {
+                        continue;
+                    }
+                    let schema = match s.properties.get(k) {
+                        Some(p) => Some(p),
+                        None => s
+                            .additional_properties
+                            .as_ref()
+                            .and_then(|ap| ap.structural.as_deref()),
+                    };
+                    if let Some(schema) = schema {
+                        children.push((path.child_name(k), v, schema));
+                    }
+                }
+                stack.extend(children.into_iter().rev());
+            }
+            Json::Array(items) => {
+                if let Some(item_schema) = s.items.as_deref() {
+                    stack.extend(
+                        items
+                            .iter()
+                            .enumerate()
+                            .rev()
+                            .map(|(i, v)| (path.index(i), v, item_schema)),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    out.truncate(MAX_SKIPPED_DEFAULTS);
+    out
 }
 
 /// `PruneNonNullableNullsWithoutDefaults(x, s)`: removes the object fields whose value is
@@ -200,5 +319,101 @@ mod tests {
             json!({"nullable": null, "defaulted": null, "unknown": null,
                 "list": [null, {"q": null}], "map": {}})
         );
+    }
+
+    #[test]
+    fn skipped_defaults_table() {
+        let s = schema(json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {
+                    "backup": {"type": "object", "properties": {
+                        "retain": {"type": "integer", "default": 3},
+                        "other": {"type": "string"}
+                    }},
+                    "label": {"type": "string", "nullable": true, "default": "none"},
+                    "opt": {"type": "object", "nullable": true, "properties": {
+                        "x": {"type": "integer", "default": 1}
+                    }},
+                    "withDefault": {"type": "object", "default": {}, "properties": {
+                        "y": {"type": "integer", "default": 2}
+                    }},
+                    "list": {"type": "array", "items": {"type": "object", "properties": {
+                        "inner": {"type": "object", "properties": {"z": {"type": "integer", "default": 0}}}
+                    }}}
+                }},
+                "status": {"type": "object", "properties": {
+                    "detail": {"type": "object", "properties": {"c": {"type": "integer", "default": 0}}}
+                }}
+            }
+        }));
+        let absent =
+            |parent: &str, null: bool, fields: Vec<(&str, Json)>| SkippedDefault::ParentAbsent {
+                parent: FieldPath::parse(parent),
+                null,
+                fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            };
+        let cases = [
+            // Nothing present under spec: backup's and opt's defaults wait for their parents;
+            // withDefault is defaulted itself.
+            (
+                json!({"spec": {}}),
+                false,
+                vec![
+                    absent("spec.backup", false, vec![("retain", json!(3))]),
+                    absent("spec.opt", false, vec![("x", json!(1))]),
+                ],
+            ),
+            // Present parents, present fields: nothing to say.
+            (
+                json!({"spec": {"backup": {}, "label": "x", "opt": {}}}),
+                false,
+                vec![],
+            ),
+            // A nullable null keeps its null: its own default, or its fields' defaults.
+            (
+                json!({"spec": {"backup": {}, "label": null, "opt": null}}),
+                false,
+                vec![
+                    SkippedDefault::NullableNull {
+                        field: FieldPath::parse("spec.label"),
+                        default: json!("none"),
+                    },
+                    absent("spec.opt", true, vec![("x", json!(1))]),
+                ],
+            ),
+            // List items are walked.
+            (
+                json!({"spec": {"backup": {}, "opt": {}, "list": [{}]}}),
+                false,
+                vec![absent("spec.list[0].inner", false, vec![("z", json!(0))])],
+            ),
+            // No spec: the classic case.
+            (
+                json!({}),
+                false,
+                vec![absent(
+                    "spec",
+                    false,
+                    vec![("label", json!("none")), ("withDefault", json!({}))],
+                )],
+            ),
+            // status: reported unless the status subresource resets it.
+            (
+                json!({"spec": {"backup": {}, "opt": {}}, "status": {}}),
+                false,
+                vec![absent("status.detail", false, vec![("c", json!(0))])],
+            ),
+            (
+                json!({"spec": {"backup": {}, "opt": {}}, "status": {}}),
+                true,
+                vec![],
+            ),
+        ];
+        for (obj, skip_status, want) in cases {
+            let mut x = obj.clone();
+            default(&mut x, Some(&s));
+            assert_eq!(skipped_defaults(&x, Some(&s), skip_status), want, "{obj}");
+        }
     }
 }

@@ -127,6 +127,28 @@ pub struct Outcome {
     pub generated_name: Option<String>,
     /// The `metadata.namespace` the handler cleared because the kind is cluster-scoped.
     pub cleared_namespace: Option<String>,
+    /// What the status subresource did to the request's `status`, when it changed anything.
+    pub status_reset: Option<StatusReset>,
+    /// Schema errors that ratcheting dropped on update (unchanged invalid values): the
+    /// server accepts them without a word.
+    pub ratcheted: Vec<FieldError>,
+    /// Defaults that defaulting did not apply, where a person may wonder why.
+    pub skipped_defaults: Vec<defaulting::SkippedDefault>,
+}
+
+/// What `PrepareForCreate`/`PrepareForUpdate` did to `status` because the version has the
+/// status subresource (`customResourceStrategy` in apiextensions-apiserver
+/// `pkg/registry/customresource/strategy.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusReset {
+    /// A create carried a `status`: it was removed.
+    DroppedOnCreate,
+    /// An update carried a `status` different from the old object's (or none while the old
+    /// object had one): the old object's status was kept (or none, when it had none).
+    KeptOnUpdate {
+        /// Whether the request has a `status` at all.
+        in_request: bool,
+    },
 }
 
 impl Outcome {
@@ -241,6 +263,17 @@ pub fn run(
             }
         }
     }
+    if version.status {
+        let new_status = stored.get("status");
+        out.status_reset = match &old {
+            None => new_status.map(|_| StatusReset::DroppedOnCreate),
+            Some(old) => (new_status != old.get("status")).then_some(StatusReset::KeptOnUpdate {
+                in_request: new_status.is_some(),
+            }),
+        };
+    }
+    out.skipped_defaults =
+        defaulting::skipped_defaults(&stored, version.structural.as_deref(), version.status);
     match &old {
         None => {
             // Store.create: the name is generated before BeforeCreate (which prepares and
@@ -283,12 +316,16 @@ pub fn run(
         }
         match &old {
             None => errs.extend(version.validator.validate(&FieldPath::root(), &stored)),
-            Some(old) => errs.extend(version.validator.validate_update(
-                &FieldPath::root(),
-                &stored,
-                old,
-                true,
-            )),
+            Some(old) => {
+                let res = version.validator.validate_update_detailed(
+                    &FieldPath::root(),
+                    &stored,
+                    old,
+                    true,
+                );
+                errs.extend(res.errors);
+                out.ratcheted = res.ratcheted;
+            }
         }
         if let Some(scale) = &version.scale {
             if old.is_none() {

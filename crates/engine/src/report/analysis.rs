@@ -206,6 +206,28 @@ pub struct ObjectReport {
     /// What the status and scale subresources show for the object.
     #[serde(default)]
     pub subresources: Option<SubresourceReport>,
+    /// What the server did without a word about it: `status` reset by the status
+    /// subresource, invalid values kept by ratcheting, defaults not applied. Each is also an
+    /// info finding (or, for a ratcheted CEL rule, the server's warning) in the object's
+    /// document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<ObjectNote>,
+}
+
+/// One thing the server did quietly to an object ([`ObjectReport::notes`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectNote {
+    /// The finding's code: `studio.status-subresource`, `studio.ratcheted` (and
+    /// `object.warning` for a ratcheted CEL rule), `studio.default-not-applied`.
+    pub code: String,
+    /// The field it is about (the server's path form; empty for the object).
+    pub field: String,
+    /// A few words, e.g. `status dropped`.
+    pub title: String,
+    /// The explanation, in plain words, after the title and the field (the finding's
+    /// message without them).
+    pub message: String,
 }
 
 /// A `kubectl get` row for one object: the server's table for the object as stored, in
@@ -710,6 +732,7 @@ impl CompiledCrd {
                     doc.index,
                     &v1_path,
                 );
+                f.summary = Some(e.summary(&v1_path.to_string()));
                 // A CEL compile error points at its character inside the expression.
                 if let (Some(loc), Some(span)) = (
                     f.location.as_mut(),
@@ -1055,20 +1078,48 @@ impl CompiledCrd {
         // (`ErrorList.ToAggregate` drops repeated texts); the report's `errors` keep every
         // cause, repeats included (an update checks ObjectMeta twice).
         let mut seen: Vec<String> = Vec::new();
+        let gate = out.cel_errors.first().filter(|_| out.cel_skipped);
         for e in out.errors() {
             let text = e.error();
             if seen.contains(&text) {
                 continue;
             }
             seen.push(text);
-            findings.push(locate_error(
-                e,
-                "object.invalid",
-                Some(root),
-                SourceId::Object(source),
-                document,
-                &e.field,
-            ));
+            if gate.is_some_and(|g| std::ptr::eq(g, e)) {
+                // The CEL gate is about the errors before it, not about a place: a note at
+                // the object's first line, marking nothing.
+                findings.push(
+                    e.to_finding("object.invalid")
+                        .with_summary(
+                            "the x-kubernetes-validations rules were not run: the server checks them only once the errors above are fixed",
+                        )
+                        .as_note()
+                        .at(loc(Span::point(root.span.start))),
+                );
+                continue;
+            }
+            // A rule that did not run (compile error, budget) names the field's type as its
+            // value: the summary leaves that out.
+            let type_as_value = out.cel_errors.iter().any(|c| std::ptr::eq(c, e))
+                && matches!(&e.bad_value, crate::documents::field_error::BadValue::Str(t)
+                    if ["string", "integer", "number", "boolean", "object", "array"].contains(&t.as_str()));
+            let path = e.field.to_string();
+            let summary = if type_as_value {
+                e.summary_without_value(&path)
+            } else {
+                e.summary(&path)
+            };
+            findings.push(
+                locate_error(
+                    e,
+                    "object.invalid",
+                    Some(root),
+                    SourceId::Object(source),
+                    document,
+                    &e.field,
+                )
+                .with_summary(summary),
+            );
         }
         // Studio notes on what the handler and the registry store did before validation.
         if let Some(generated) = &out.generated_name {
@@ -1110,6 +1161,8 @@ impl CompiledCrd {
         }
         // Ratcheted CEL failures are warnings at their field.
         for e in &out.cel_warnings {
+            let path = e.field.to_string();
+            let why = "the value is unchanged from the old object, so ratcheting makes the failed rule a warning instead of an error";
             let mut f = locate_error(
                 e,
                 "object.warning",
@@ -1117,8 +1170,19 @@ impl CompiledCrd {
                 SourceId::Object(source),
                 document,
                 &e.field,
-            );
+            )
+            .with_summary(format!("{}; {why}", e.summary_without_value(&path)));
             f.severity = Severity::Warning;
+            findings.push(f);
+            report.notes.push(ObjectNote {
+                code: "object.warning".to_owned(),
+                field: path,
+                title: "kept by ratcheting".to_owned(),
+                message: format!("{why}: {}", e.error()),
+            });
+        }
+        // What the server does quietly: studio notes.
+        for f in self.quiet_notes(&out, version_name, root, &loc, &mut report.notes) {
             findings.push(f);
         }
         for w in &out.warnings {
@@ -1425,6 +1489,149 @@ impl CompiledCrd {
     /// The version overview (priority order, preferred version, deprecation, removal).
     pub fn version_overview(&self) -> Option<&crate::versions::VersionOverview> {
         self.version_overview.as_ref()
+    }
+
+    /// The studio's info findings (and the object report's notes) on what the server did to
+    /// an object without a word: the status subresource's reset of `status`, invalid values
+    /// ratcheting kept, defaults not applied.
+    fn quiet_notes(
+        &self,
+        out: &pipeline::Outcome,
+        version: &str,
+        root: &Node,
+        loc: &dyn Fn(Span) -> Location,
+        notes: &mut Vec<ObjectNote>,
+    ) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        let mut note = |f: Finding, title: &str| {
+            // The report's note says what the title and the field do not: the finding's
+            // message after `field: ` and the few words that repeat the title.
+            let field = f.field.clone().unwrap_or_default();
+            let rest = f
+                .message
+                .strip_prefix(&format!("{field}: "))
+                .unwrap_or(&f.message);
+            let rest = ["dropped: ", "change ignored: ", "removal ignored: "]
+                .iter()
+                .find_map(|p| rest.strip_prefix(p))
+                .unwrap_or(rest);
+            notes.push(ObjectNote {
+                code: f.code.clone(),
+                field,
+                title: title.to_owned(),
+                message: rest.to_owned(),
+            });
+            findings.push(f);
+        };
+        let at = |path: &str| loc(locate(root, &FieldPath::parse(path)).span);
+        let first_line = loc(Span::point(root.span.start));
+        match out.status_reset {
+            Some(pipeline::StatusReset::DroppedOnCreate) => note(
+                Finding::info(
+                    "studio.status-subresource",
+                    format!("status: dropped: version {version} has the status subresource, so a create cannot set status (the server removes it before validation and storage); set it afterwards with a request to the /status subresource"),
+                )
+                .with_field("status")
+                .at(at("status")),
+                "status dropped",
+            ),
+            Some(pipeline::StatusReset::KeptOnUpdate { in_request: true }) => note(
+                Finding::info(
+                    "studio.status-subresource",
+                    format!("status: change ignored: version {version} has the status subresource, so an update keeps the old object's status (the server puts it in place of the request's before validation and storage); change status with a request to the /status subresource"),
+                )
+                .with_field("status")
+                .at(at("status")),
+                "status change ignored",
+            ),
+            Some(pipeline::StatusReset::KeptOnUpdate { in_request: false }) => note(
+                Finding::info(
+                    "studio.status-subresource",
+                    format!("status: removal ignored: version {version} has the status subresource, so an update keeps the old object's status although the request has none"),
+                )
+                .with_field("status")
+                .as_note()
+                .at(first_line),
+                "status removal ignored",
+            ),
+            None => {}
+        }
+        for e in &out.ratcheted {
+            let path = e.field.to_string();
+            let subject = if path.is_empty() {
+                "the object"
+            } else {
+                path.as_str()
+            };
+            note(
+                Finding::info(
+                    "studio.ratcheted",
+                    format!("{subject}: accepted although invalid, because the value is unchanged from the old object (validation ratcheting); a create, or a change to this value, is rejected with: {}", e.error()),
+                )
+                .with_field(path.clone())
+                .at(at(&path)),
+                "kept by ratcheting",
+            );
+        }
+        let shown = |v: &serde_json::Value| {
+            let t = serde_json::to_string(v).unwrap_or_default();
+            if t.chars().count() > 60 {
+                let mut c: String = t.chars().take(59).collect();
+                c.push('…');
+                c
+            } else {
+                t
+            }
+        };
+        for skipped in &out.skipped_defaults {
+            match skipped {
+                crate::object::defaulting::SkippedDefault::ParentAbsent {
+                    parent,
+                    null,
+                    fields,
+                } => {
+                    let parent_text = parent.to_string();
+                    let list: Vec<String> = fields
+                        .iter()
+                        .map(|(k, d)| format!("{} (default {})", parent.child_name(k), shown(d)))
+                        .collect();
+                    let (word, verb) = if fields.len() == 1 {
+                        ("default", "is")
+                    } else {
+                        ("defaults", "are")
+                    };
+                    let state = if *null { "null" } else { "absent" };
+                    let name = match parent.0.last() {
+                        Some(crate::documents::path::Segment::Field(n)) => n.clone(),
+                        _ => parent_text.clone(),
+                    };
+                    let f = Finding::info(
+                        "studio.default-not-applied",
+                        format!("{parent_text}: {state}, so the {word} of {} {verb} not applied: the server fills in defaults only inside objects that are present; write `{name}: {{}}` or give {parent_text} a default of {{}}", list.join(", ")),
+                    )
+                    .with_field(parent_text.clone());
+                    let f = if *null {
+                        f.at(at(&parent_text))
+                    } else {
+                        f.as_note().at(at(&parent_text))
+                    };
+                    note(f, "default not applied");
+                }
+                crate::object::defaulting::SkippedDefault::NullableNull { field, default } => {
+                    let path = field.to_string();
+                    note(
+                        Finding::info(
+                            "studio.default-not-applied",
+                            format!("{path}: null and nullable, so the server keeps the null and does not apply its default {}", shown(default)),
+                        )
+                        .with_field(path.clone())
+                        .at(at(&path)),
+                        "default not applied",
+                    );
+                }
+            }
+        }
+        findings
     }
 
     /// The warning every request to `version` gets, when it is deprecated and served.
