@@ -212,7 +212,8 @@ impl FieldError {
                 format!("{head}{sep}{detail}")
             }
         };
-        let value = if show_value {
+        // A type error's value is the type found, already in the plain detail.
+        let value = if show_value && !detail.starts_with("must be of type ") {
             readable_value(&self.bad_value)
         } else {
             None
@@ -255,6 +256,10 @@ impl FieldError {
                 }
                 match (value, detail.is_empty()) {
                     (Some(v), true) => format!("{subject} has an invalid value {v}"),
+                    // The detail often quotes the value already.
+                    (Some(v), false) if detail.contains(v.as_str()) => {
+                        format!("{subject}: {detail}")
+                    }
                     (Some(v), false) => format!("{subject}: {detail} (the value is {v})"),
                     (None, true) => format!("{subject} has an invalid value"),
                     (None, false) => format!("{subject}: {detail}"),
@@ -324,7 +329,18 @@ fn shorten(s: &str, max: usize) -> String {
 /// <input>:L:C: ` worded as `does not compile: ` (the caret diagram below it is left to the
 /// exact text).
 fn plain_detail(detail: &str) -> String {
-    let first = detail.lines().next().unwrap_or("").trim_end();
+    let mut first = detail.lines().next().unwrap_or("").trim_end();
+    // kube-openapi repeats the path: `spec.x in body must be …`.
+    if let Some((_, rest)) = first.split_once(" in body ") {
+        first = rest;
+    }
+    // `must be of type string: "integer"` names the type found.
+    if let Some((want, found)) = first
+        .strip_prefix("must be of type ")
+        .and_then(|r| r.split_once(": "))
+    {
+        return format!("must be of type {want}, not {}", found.trim_matches('"'));
+    }
     let (before, rest) = match first.split_once("compilation failed: ") {
         Some(parts) => parts,
         None => return first.to_owned(),
@@ -412,6 +428,25 @@ mod tests {
                 FieldError::invalid(p("spec.r"), BadValue::Int(20), "should be less than or equal to 10"),
                 "spec.r",
                 "spec.r: should be less than or equal to 10 (the value is 20)",
+            ),
+            (
+                FieldError::invalid(
+                    p("spec.c"),
+                    BadValue::Str("integer".into()),
+                    "spec.c in body must be of type string: \"integer\"",
+                ),
+                "spec.c",
+                "spec.c: must be of type string, not integer",
+            ),
+            (
+                FieldError::invalid(p("spec.n"), BadValue::Str("ab".into()), "spec.n in body should match '^a$'"),
+                "spec.n",
+                "spec.n: should match '^a$' (the value is \"ab\")",
+            ),
+            (
+                FieldError::invalid(p("spec.q"), BadValue::Str("ab".into()), "\"ab\" is not a valid name"),
+                "spec.q",
+                "spec.q: \"ab\" is not a valid name",
             ),
             (
                 FieldError::invalid(p("s"), BadValue::Json(serde_json::json!({"a": "<x>"})), ""),
