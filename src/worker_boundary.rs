@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use crd_studio_engine::analysis::FieldSelectorPreview;
-use crd_studio_engine::authored_conversion::{ConversionPreview, REQUEST_UID};
+use crd_studio_engine::authored_conversion::ConversionPreview;
 use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::path::locate;
@@ -254,7 +254,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
             .filter(|o| o.accepted && !o.prepared.is_null())
             .map(|o| o.prepared.clone())
             .collect();
-        let call = conversion::conversion_review(crd, &objects, &out.target, REQUEST_UID);
+        let call = conversion::conversion_review(crd, &objects, &out.target, None);
         let request = call.as_ref().ok().and_then(|c| c.request.as_ref());
         let request_text = request.map(|r| r.pretty());
         let template = call.as_ref().ok().and_then(|c| {

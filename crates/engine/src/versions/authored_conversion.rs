@@ -1136,10 +1136,6 @@ pub fn blame(out: &Mapping, back: &Mapping, path: &[Step]) -> MappingLocation {
 // The preview
 // ------------------------------------------------------------------------------------------
 
-/// The uid of the previewed `ConversionReview` (the server takes a random one; the engine has
-/// no randomness).
-pub const REQUEST_UID: &str = "00000000-0000-4000-8000-000000000001";
-
 /// A sample object to convert: the object as stored (the create strategy's output).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -1269,7 +1265,7 @@ fn prepare(
         &internal.spec.names.kind,
         objects,
         &GroupVersion::new(&internal.spec.group, target),
-        REQUEST_UID,
+        None,
     )
 }
 
@@ -1819,7 +1815,12 @@ rules:
         let p = preview(&crd, &samples, &[THERE_AND_BACK.to_owned()], "v2");
         assert!(p.issues.is_empty(), "{:?}", p.issues);
         assert_eq!(p.error, None);
-        assert!(p.request_text.as_deref().unwrap().contains(REQUEST_UID));
+        // The engine's uid of the request, the one the CLI and the webhook check use too.
+        let uid = crate::versions::conversion::webhook::request_uid(
+            "example.com/v2",
+            &[samples[0].object.clone()],
+        );
+        assert!(p.request_text.as_deref().unwrap().contains(&uid));
         let check = p.check.unwrap();
         assert!(check.accepted, "{:?}", check.issues);
         assert_eq!(

@@ -561,14 +561,15 @@ pub fn convert(
 }
 
 /// For the Webhook strategy: what the server sends to convert `objects` to `version`
-/// (`uid` is the request uid; the server takes a random one). One object is converted
+/// (`uid` is the request uid; the server takes a random one, and `None` takes the engine's
+/// deterministic [`webhook::request_uid`], the one the studio and the CLI use). One object is converted
 /// alone; several as one list (`<Kind>List`), as when the server converts a list. An error
 /// is the server's text (an invalid version, no supported review version).
 pub fn conversion_review(
     crd: &dyn CompiledCrdParts,
     objects: &[Json],
     version: &str,
-    uid: &str,
+    uid: Option<&str>,
 ) -> Result<WebhookCall, String> {
     let Some(internal) = crd.internal() else {
         return Err("there is no readable CRD".to_owned());
