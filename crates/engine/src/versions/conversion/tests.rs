@@ -256,6 +256,13 @@ fn changed_name_is_rejected() {
         "conversion webhook for stable.example.com/v1, Kind=CronTabList returned invalid converted object at index 1: must have the same namespace: default != elsewhere"
     );
     assert_eq!(list.issues[0].object, Some(1));
+    // The request fails: the server ends up with no object, not even the valid first one.
+    assert!(single.objects.is_empty(), "{:?}", single.objects);
+    assert!(list.objects.is_empty(), "{:?}", list.objects);
+    assert_eq!(
+        list.error().map(|i| i.message.as_str()),
+        Some(list.issues[0].message.as_str())
+    );
 }
 
 #[test]
