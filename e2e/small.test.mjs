@@ -192,3 +192,174 @@ test('d and b. the request carries the engine uid; a rejected response fails the
   await response.fill('');
   assert.deepEqual(consoleErrors, []);
 });
+
+const CRONTABS_TWO_VERSIONS = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: crontabs.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: crontabs, kind: CronTab}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: ["v1"]
+      clientConfig: {url: "https://example.com/convert"}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              size: {type: integer}
+  - name: v2
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              schedule: {type: string}
+              replicas: {type: integer}
+`;
+const CRONTAB_V1 = "apiVersion: example.com/v1\nkind: CronTab\nmetadata: {name: a}\nspec: {cronSpec: '* * * * *', size: 3}\n";
+const mappingsWith = (reverseRule) => `from: v1
+to: v2
+rules:
+  - move: {from: .spec.cronSpec, to: .spec.schedule}
+  - move: {from: .spec.size, to: .spec.replicas}
+---
+from: v2
+to: v1
+rules:
+  - move: {from: .spec.schedule, to: .spec.cronSpec}
+  - ${reverseRule}
+`;
+
+/** The mapping issues' rows as "severity place message". */
+const mappingIssues = () =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('.mapping-issues .problem')].map((li) =>
+      [li.querySelector('.sev')?.textContent, li.querySelector('.place')?.textContent, li.querySelector('.message')?.textContent].join(' '),
+    ),
+  );
+
+test('f. a typo in the reverse mapping is blamed on that rule; unknown targets are findings at the mapping', async () => {
+  await paste('CRD', CRONTABS_TWO_VERSIONS);
+  await paste('Object', CRONTAB_V1);
+  await statusIs('Accepted');
+  await page.getByRole('tab', { name: /Conversion/ }).click();
+  const mappings = conversionPanel().getByRole('textbox', { name: 'Conversion mappings' });
+  // A typo in the reverse rule's source (line 11).
+  await mappings.fill(mappingsWith('move: {from: .spec.replicsa, to: .spec.size}'));
+  const roundTrip = await until(
+    () => [...document.querySelectorAll('.mapping-issues .problem')].map((li) => li.textContent).find((t) => t.includes('round trip')),
+    null,
+    'the round-trip finding',
+  );
+  assert.match(roundTrip, /changes \.spec\.size: 3 → \(absent\)/, roundTrip);
+  let rows = await mappingIssues();
+  assert.ok(rows.some((r) => /^warning 11:\d+ round trip v1 → v2 → v1/.test(r)), rows.join('\n'));
+  assert.ok(
+    rows.some((r) => r.startsWith('warning 11:') && r.includes('source field .spec.replicsa is not in the schema of v2')),
+    rows.join('\n'),
+  );
+  // A typo in the reverse rule's target: blamed on it too, and an error naming the field and
+  // the version whose schema lacks it.
+  await mappings.fill(mappingsWith('move: {from: .spec.replicas, to: .spec.sise}'));
+  await until(
+    () => [...document.querySelectorAll('.mapping-issues .problem')].some((li) => li.textContent.includes('.spec.sise')),
+    null,
+    'the unknown target',
+  );
+  rows = await mappingIssues();
+  assert.ok(
+    rows.some((r) => r.startsWith('error 11:') && r.includes('target field .spec.sise is not in the schema of v1')),
+    rows.join('\n'),
+  );
+  assert.ok(rows.some((r) => /^warning 11:\d+ round trip v1 → v2 → v1/.test(r)), rows.join('\n'));
+  await conversionPanel().locator('.mapping-issues').scrollIntoViewIfNeeded();
+  await screenshot('small-f-mappings.png');
+  await mappings.fill('');
+  assert.deepEqual(consoleErrors, []);
+});
+
+const STRING_MESSAGE = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: has(self.spec)
+          messageExpression: "'count is ' + string(self.spec.count)"
+        properties:
+          spec:
+            type: object
+            properties:
+              count: {type: integer}
+`;
+
+test('g. a cost no bound can lower names the expensive call and what to do', async () => {
+  await paste('CRD', STRING_MESSAGE);
+  await paste('Object', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {count: 1}\n');
+  await statusIs('Rejected');
+  await page.getByRole('tab', { name: /CEL/ }).click();
+  const note = await until(
+    () => [...document.querySelectorAll('.cost-explain .muted')].map((n) => n.textContent).find((t) => t.includes('bound lowers this cost')),
+    null,
+    'the cost note',
+  );
+  assert.match(note, /the expensive call is the \+ operator at 1:13 of the expression, about 100% of its estimated cost/, note);
+  assert.match(note, /string\(…\) at 1:15/, note);
+  assert.match(note, /use a fixed `message` instead/, note);
+  await page.locator('.cost-explain').first().scrollIntoViewIfNeeded();
+  await screenshot('small-g-cost.png');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('the new parts fit a 360 px wide screen', async () => {
+  // The texts are typed at the usual width (the editors' own small-screen layout is item 5's).
+  await paste('CRD', CRONTAB_CRD);
+  await paste('Object', TWO);
+  await statusIs('Accepted');
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.getByRole('tab', { name: /kubectl get/ }).click();
+  await getPanel().getByRole('textbox', { name: 'Field selector' }).fill('metadata.name=other');
+  await until(() => document.querySelector('[aria-label="Command line"]')?.textContent.includes('--field-selector'), null, 'the command line');
+  const line = getPanel().locator('.command-line');
+  await line.scrollIntoViewIfNeeded();
+  const [lineBox, panelBox] = [await line.boundingBox(), await getPanel().boundingBox()];
+  assert.ok(lineBox.x + lineBox.width <= panelBox.x + panelBox.width + 1, `${JSON.stringify(lineBox)} in ${JSON.stringify(panelBox)}`);
+  await screenshot('small-360-get.png');
+  await getPanel().getByRole('textbox', { name: 'Field selector' }).fill('');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('c. "Copy from Object" says "Copied" too, then returns to its label', async () => {
+  const button = page.locator('.copy-wrap button', { hasText: /Copy from Object|Copied/ });
+  await button.click();
+  await until(() => [...document.querySelectorAll('.copy-wrap button')].some((b) => b.textContent === 'Copied'), null, 'Copied');
+  assert.equal(await editor('Old object').textContent(), await editor('Object').textContent());
+  await until(() => [...document.querySelectorAll('.copy-wrap button')].some((b) => b.textContent === 'Copy from Object'), null, 'the label back', 5_000);
+  await page.getByRole('button', { name: 'Clear' }).click();
+  assert.deepEqual(consoleErrors, []);
+});
