@@ -703,11 +703,30 @@ fn analyze_schema(
             .exprs
             .iter()
             .any(|e| e.cost > STATIC_ESTIMATED_COST_LIMIT);
-    let (fix, fix_note) = if over {
+    let (fix, mut fix_note) = if over {
         est.fix_all(&explained, &total)
     } else {
         (None, None)
     };
+    // Where no bound helps, point at the expressions' expensive calls.
+    if fix.is_none() {
+        let calls: Vec<String> = est
+            .exprs
+            .iter()
+            .zip(&explained)
+            .filter_map(|(x, ex)| {
+                let c = ex.expensive_call.as_ref()?;
+                let field = expr_field(&est.nodes, x);
+                Some(format!(
+                    "{field} spends it in {} at {}:{}",
+                    c.function, c.line, c.column
+                ))
+            })
+            .collect();
+        if let (Some(note), false) = (&mut fix_note, calls.is_empty()) {
+            note.push_str(&format!(" ({})", calls.join("; ")));
+        }
+    }
     Some(Analysis {
         nodes: est.nodes,
         exprs: est.exprs,
