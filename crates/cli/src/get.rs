@@ -246,7 +246,13 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             ));
         }
         err.push_str(&list.stderr);
-        if list.preview.selection.error.is_some() {
+        // Exit 1, as without a selector, when the server would reject or not serve one.
+        if list.preview.selection.error.is_some()
+            || analysis
+                .objects
+                .iter()
+                .any(|o| o.object_error.is_some() || !o.accepted)
+        {
             failed = true;
         }
         eprint!("{err}");
