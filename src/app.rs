@@ -14,6 +14,7 @@ use yew::prelude::*;
 use crate::cel_model::tab_badge;
 use crate::cel_view::CelPanel;
 use crate::conversion_view::ConversionPanel;
+use crate::copy_button::CopyButton;
 use crate::editor::{CodeEditor, EditorControl};
 use crate::editor_text::EditorText;
 use crate::gallery;
@@ -1303,7 +1304,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         let replace = replace.clone();
         let live = live.clone();
         let old_open = old_open.clone();
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |()| {
             let object = live.borrow().texts.object.clone();
             replace(Replace::OldObject(object));
             old_open.set(true);
@@ -1454,10 +1455,8 @@ pub fn Studio(props: &StudioProps) -> Html {
                         <span class="file">{ "old-object.yaml" }</span>
                         { old_state }
                         <span class="spacer"></span>
-                        <button type="button" class="small" onclick={on_copy_object}
-                            title="Use the current Object as the old object, then edit the Object to see the update">
-                            { "Copy from Object" }
-                        </button>
+                        <CopyButton on_copy={on_copy_object} label="Copy from Object"
+                            title="Use the current Object as the old object, then edit the Object to see the update" />
                         if old_in_use {
                             <button type="button" class="small" onclick={on_clear_old}
                                 title="Empty the old object: back to the create path">

@@ -12,6 +12,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use crate::app::Shown;
+use crate::copy_button::CopyButton;
 use crate::preview_model::{
     object_label, place, strategy_name, value_text, version_names, yaml_text,
 };
@@ -28,21 +29,6 @@ pub struct ConversionPanelProps {
     pub query: PreviewQuery,
     /// Called with the changed query.
     pub on_query: Callback<PreviewQuery>,
-}
-
-/// Copies a text to the clipboard (best effort).
-fn copy_text(text: &str) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
-    let Some(clipboard) = get(&window, "navigator").and_then(|n| get(&n, "clipboard")) else {
-        return;
-    };
-    if let Some(f) = get(&clipboard, "writeText") {
-        let f: js_sys::Function = f.into();
-        let _ = f.call1(&clipboard, &JsValue::from_str(text));
-    }
 }
 
 fn text_of(e: &Event) -> String {
@@ -173,15 +159,11 @@ fn webhook_section(
         })
     };
     let request = w.request_text.clone();
-    let on_copy = {
-        let text = request.clone().unwrap_or_default();
-        Callback::from(move |_: MouseEvent| copy_text(&text))
-    };
     let request_html = match (&w.error, &request) {
         (Some(e), _) => html! { <p class="banner" role="alert">{ e.clone() }</p> },
         (None, Some(text)) => html! {
             <div class="code-wrap">
-                <button type="button" class="small copy" onclick={on_copy} title="Copy the request body">{ "Copy" }</button>
+                <CopyButton text={text.clone()} title="Copy the request body" />
                 <pre class="code" aria-label="ConversionReview request">{ text.clone() }</pre>
             </div>
         },
@@ -218,6 +200,12 @@ fn check_html(shown: &Shown, check: &ResponseCheck, label: &str) -> Html {
             if check.accepted {
                 <p class="verdict ok">{ "The server accepts the response." }</p>
             } else {
+                <div class="banner request-fails" role="alert">
+                    <strong>{ "The request fails: the server converts no object and returns this error." }</strong>
+                    if let Some(e) = check.error() {
+                        <pre class="server-error">{ e.message.clone() }</pre>
+                    }
+                </div>
                 <ul class="problem-list check-issues" role="list">
                     { for check.issues.iter().map(|i| html! {
                         <li class={classes!("problem", if i.studio { "warning" } else { "error" })}>
@@ -231,7 +219,7 @@ fn check_html(shown: &Shown, check: &ResponseCheck, label: &str) -> Html {
                     }) }
                 </ul>
             }
-            if !check.objects.is_empty() {
+            if check.accepted && !check.objects.is_empty() {
                 <div class="conv-cards">
                     { for check.objects.iter().map(converted_card) }
                 </div>

@@ -733,6 +733,21 @@ mod tests {
         assert!(all().iter().any(|e| e.expect.cost_fix));
     }
 
+    /// The studio's request uid for the webhook example is the engine's derived one, the same
+    /// literal `crd-studio convert` prints for these files (crates/cli/tests/convert.rs).
+    #[test]
+    fn the_webhook_request_uid_is_the_clis() {
+        let e = by_slug("webhook-conversion").expect("the example");
+        let reply = run(e);
+        let webhook = reply.previews.webhook.expect("a webhook preview");
+        let request = webhook.call.and_then(|c| c.request).expect("a request");
+        assert_eq!(request.uid, "9aec6431-9e20-8826-b563-96703cb782a5");
+        assert!(webhook
+            .request_text
+            .unwrap_or_default()
+            .contains("\"uid\": \"9aec6431-9e20-8826-b563-96703cb782a5\""));
+    }
+
     #[test]
     fn the_first_visit_example_is_the_crontab() {
         assert_eq!(all()[0], CRONTAB);

@@ -7,7 +7,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::Shown;
-use crate::preview_model::{object_label, selector_rows, yaml_text};
+use crate::copy_button::CopyButton;
+use crate::preview_model::{object_label, place, selector_rows, yaml_text};
 
 /// Properties of [`GetPanel`].
 #[derive(Properties, PartialEq)]
@@ -70,27 +71,87 @@ fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
     } else {
         previews.kubectl_get.as_ref()
     };
-    let table_html = match text {
-        Some(text) => html! {
+    let list = if wide {
+        previews.kubectl_list_wide.as_ref()
+    } else {
+        previews.kubectl_list.as_ref()
+    };
+    let list = list.filter(|_| !selector.trim().is_empty());
+    // The command the output is of, ready to copy.
+    let command = match list {
+        Some(l) => l.command.clone(),
+        None => format!(
+            "kubectl get -f object.yaml{}",
+            if wide { " -o wide" } else { "" }
+        ),
+    };
+    let command_html = html! {
+        <div class="command-line">
+            <code aria-label="Command line">{ format!("$ {command}") }</code>
+            <CopyButton text={command.clone()} title="Copy the command line" />
+        </div>
+    };
+    let table_html = match (list, text) {
+        (Some(l), _) if !l.text.is_empty() => html! {
+            <pre class="code kubectl-table" aria-label="kubectl get output" data-wide={wide.to_string()}>
+                { l.text.trim_end().to_owned() }
+            </pre>
+        },
+        (Some(l), _) => {
+            let error = l.preview.selection.error.is_some();
+            html! {
+                <pre class={classes!("code", "kubectl-stderr", error.then_some("selector-error"))}
+                    aria-label="kubectl get output" role={error.then_some("alert")}>
+                    { l.stderr.trim_end().to_owned() }
+                </pre>
+            }
+        }
+        (None, Some(text)) => html! {
             <pre class="code kubectl-table" aria-label="kubectl get output" data-wide={wide.to_string()}>
                 { text.trim_end().to_owned() }
             </pre>
         },
-        None => html! {
+        (None, None) => html! {
             <p class="empty">{ "No resources found: no sample object the server would list." }</p>
         },
+    };
+    // Samples without a row in `kubectl get -f`: what is missing, and where.
+    let left_out_html = if list.is_none() && !previews.kubectl_get_left_out.is_empty() {
+        html! {
+            <ul class="left-out" aria-label="Objects not printed">
+                { for previews.kubectl_get_left_out.iter().map(|l| html! {
+                    <li class="problem error">
+                        <span class="sev error">{ "not printed" }</span>
+                        <span class="name">{ object_label(analysis, l.source, l.document) }</span>
+                        <span class="place">{ l.span.as_ref().map(|s| format!("object.yaml:{}", place(s))).unwrap_or_default() }</span>
+                        <span class="message">{ l.reason.clone() }</span>
+                    </li>
+                }) }
+            </ul>
+        }
+    } else {
+        html! {}
     };
     let selector_html = match &previews.field_selector {
         None if selector.trim().is_empty() => html! {},
         None => html! { <p class="empty">{ "No readable CRD." }</p> },
         Some(p) => {
             if let Some(e) = &p.selection.error {
-                html! { <p class="banner selector-error" role="alert">{ e.kubectl.clone() }</p> }
+                // The output above is the error when the list was made.
+                if list.is_some() {
+                    html! {}
+                } else {
+                    html! { <p class="banner selector-error" role="alert">{ e.kubectl.clone() }</p> }
+                }
             } else {
                 let rows = selector_rows(analysis, p);
                 html! {
                     <>
-                        <p class="muted small">{ format!("Listed in {} · supported fields: {}", p.version, p.selection.supported_fields.join(", ")) }</p>
+                        <p class="muted small">{ if p.namespace.is_empty() {
+                            format!("Listed in {} · supported fields: {}", p.version, p.selection.supported_fields.join(", "))
+                        } else {
+                            format!("Listed in {}, namespace {} · supported fields: {}", p.version, p.namespace, p.selection.supported_fields.join(", "))
+                        } }</p>
                         <ul class="selector-rows" aria-label="Field selector matches">
                             { for rows.iter().map(|r| {
                                 let (class, verdict) = match r.matches {
@@ -157,7 +218,9 @@ fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
         <div class="get-grid">
             <div class="get-main">
                 <h3>{ "kubectl get" }</h3>
+                { command_html }
                 { table_html }
+                { left_out_html }
                 { selector_html }
             </div>
             <aside class="stored-side">

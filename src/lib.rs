@@ -30,6 +30,8 @@ mod cel_view;
 #[cfg(target_arch = "wasm32")]
 mod conversion_view;
 #[cfg(target_arch = "wasm32")]
+mod copy_button;
+#[cfg(target_arch = "wasm32")]
 pub mod editor;
 #[cfg(target_arch = "wasm32")]
 pub mod editor_text;

@@ -12,9 +12,10 @@
 use std::collections::HashMap;
 
 use crd_studio_engine::analysis::FieldSelectorPreview;
-use crd_studio_engine::authored_conversion::{ConversionPreview, REQUEST_UID};
+use crd_studio_engine::authored_conversion::ConversionPreview;
 use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
+use crd_studio_engine::get::{LeftOut, ListOutput};
 use crd_studio_engine::path::locate;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Request, SourceId};
 use serde::{Deserialize, Serialize};
@@ -76,6 +77,16 @@ pub struct Previews {
     pub kubectl_get: Option<String>,
     /// What `kubectl get -f ... -o wide` prints for the samples.
     pub kubectl_get_wide: Option<String>,
+    /// The samples without a row in `kubectl get -f`, why, and where.
+    #[serde(default)]
+    pub kubectl_get_left_out: Vec<LeftOut>,
+    /// `kubectl get <resource> --field-selector ...` over the samples, when a selector was
+    /// given: normal and `-o wide`.
+    #[serde(default)]
+    pub kubectl_list: Option<ListOutput>,
+    /// The same with `-o wide`.
+    #[serde(default)]
+    pub kubectl_list_wide: Option<ListOutput>,
 }
 
 /// The conversion webhook call for the samples, and the server's verdict on the response.
@@ -237,13 +248,33 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
                 wide,
                 ..Default::default()
             };
-            let got = crd_studio_engine::get::kubectl_get_objects(crd, analysis, now, options);
-            (!got.text.is_empty()).then_some(got.text)
+            crd_studio_engine::get::kubectl_get_objects(crd, analysis, now, options)
         };
-        out.kubectl_get = print(false);
-        out.kubectl_get_wide = print(true);
+        let normal = print(false);
+        out.kubectl_get_left_out = normal.left_out;
+        out.kubectl_get = (!normal.text.is_empty()).then_some(normal.text);
+        out.kubectl_get_wide = Some(print(true).text).filter(|t| !t.is_empty());
+        if !query.field_selector.trim().is_empty() {
+            let list = |wide: bool| {
+                let options = crd_studio_engine::table::PrintOptions {
+                    wide,
+                    ..Default::default()
+                };
+                crd_studio_engine::get::kubectl_get_list(
+                    crd,
+                    analysis,
+                    &query.field_selector,
+                    now,
+                    options,
+                )
+            };
+            let normal = list(false);
+            out.field_selector = Some(normal.preview.clone());
+            out.kubectl_list = Some(normal);
+            out.kubectl_list_wide = Some(list(true));
+        }
     }
-    if !query.field_selector.trim().is_empty() {
+    if out.field_selector.is_none() && !query.field_selector.trim().is_empty() {
         out.field_selector = Some(crd.select_fields(analysis, "", &query.field_selector));
     }
     let strategy = Strategy::of(internal);
@@ -254,7 +285,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
             .filter(|o| o.accepted && !o.prepared.is_null())
             .map(|o| o.prepared.clone())
             .collect();
-        let call = conversion::conversion_review(crd, &objects, &out.target, REQUEST_UID);
+        let call = conversion::conversion_review(crd, &objects, &out.target, None);
         let request = call.as_ref().ok().and_then(|c| c.request.as_ref());
         let request_text = request.map(|r| r.pretty());
         let template = call.as_ref().ok().and_then(|c| {

@@ -10,8 +10,10 @@
 //!   prints the objects the server ends up with (metadata restored, pruned).
 //!
 //! The objects converted are the ones the server holds after a create in their own version
-//! (decoded, defaulted, prepared), as it reads them back. The request uid is `--uid`, or one
-//! derived from the inputs, so a request printed once and its response checked later match.
+//! (decoded, defaulted, prepared), as it reads them back. The request uid is `--uid`, or the
+//! engine's uid derived from the request (`conversion::webhook::request_uid`: the target
+//! version and each object's apiVersion, kind, namespace and name), the one the studio
+//! shows, so a request printed once and its response checked later match, here and there.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -35,7 +37,7 @@ webhook's response as the server does and prints the objects the server ends up 
 options:
   --to VERSION               the version to convert to (a version name of the CRD)
   --review-response FILE     the webhook's response (JSON or YAML) to check
-  --uid UID                  the request uid (default: derived from the inputs)
+  --uid UID                  the request uid (default: derived from the request, as the studio does)
   --format yaml|json         output format (default yaml)
   -h, --help                 print this help
 
@@ -190,17 +192,15 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         }
         return finish(&render(&as_one(out), args.format), &err, 0);
     }
-    let uid = args
-        .uid
-        .clone()
-        .unwrap_or_else(|| derived_uid(&[&crd.text, &object.text, &args.to]));
-    let call = match conversion::conversion_review(&compiled, &objects, &args.to, &uid) {
-        Ok(c) => c,
-        Err(e) => {
-            err.push_str(&format!("error: {e}\n"));
-            return finish("", &err, 1);
-        }
-    };
+    // Without --uid, the engine's uid of the request: the one the studio shows.
+    let call =
+        match conversion::conversion_review(&compiled, &objects, &args.to, args.uid.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                err.push_str(&format!("error: {e}\n"));
+                return finish("", &err, 1);
+            }
+        };
     let Some(response) = response else {
         return match &call.request {
             Some(request) => {
@@ -315,29 +315,6 @@ fn finish(out: &str, err: &str, code: u8) -> Result<ExitCode, Error> {
     let mut stderr = io::stderr().lock();
     let _ = stderr.write_all(err.as_bytes());
     Ok(ExitCode::from(code))
-}
-
-/// A request uid derived from the inputs (two FNV-1a hashes), formatted as a UUID.
-fn derived_uid(parts: &[&str]) -> String {
-    let hash = |seed: u64| {
-        let mut h: u64 = seed;
-        for p in parts {
-            for b in p.bytes().chain(std::iter::once(0)) {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        h
-    };
-    let (a, b) = (hash(0xcbf2_9ce4_8422_2325), hash(0x6c62_272e_07bb_0142));
-    format!(
-        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-        a >> 32,
-        (a >> 16) & 0xffff,
-        a & 0x0fff,
-        (b >> 48) & 0x3fff | 0x8000,
-        b & 0xffff_ffff_ffff
-    )
 }
 
 /// The output text of a value.
@@ -467,14 +444,5 @@ mod tests {
         assert!(parsed.findings.is_empty(), "{text}\n{:?}", parsed.findings);
         let (_, root) = parsed.values().next().unwrap();
         assert_eq!(root.to_json(), v, "{text}");
-    }
-
-    #[test]
-    fn derived_uids_look_like_uuids_and_are_stable() {
-        let a = derived_uid(&["x", "y"]);
-        assert_eq!(a, derived_uid(&["x", "y"]));
-        assert_ne!(a, derived_uid(&["xy", ""]));
-        assert_eq!(a.len(), 36);
-        assert_eq!(a.matches('-').count(), 4);
     }
 }

@@ -333,7 +333,12 @@ fn text_output(
                     format!("{} ({})", e.field, at(file, e.line, e.column)),
                     match &e.suggestion {
                         Some(f) => fix_text(file, f, &nodes, ""),
-                        None if e.over_limit => "none: simplify the expression".to_owned(),
+                        None if e.over_limit => match &e.expensive_call {
+                            Some(c) => {
+                                format!("none: change {} at {}:{}", c.function, c.line, c.column)
+                            }
+                            None => "none: simplify the expression".to_owned(),
+                        },
                         None => "-".to_owned(),
                     },
                 ]

@@ -14,8 +14,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crd_studio_engine::get::kubectl_get_objects;
+use crd_studio_engine::get::{kubectl_get_list, kubectl_get_objects};
 use crd_studio_engine::objectmeta::{time::parse_rfc3339, Time};
+use crd_studio_engine::position::Span;
 use crd_studio_engine::table::PrintOptions;
 use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
 
@@ -23,7 +24,7 @@ use super::{read_input, Error};
 
 const USAGE: &str = "\
 usage: crd-studio get CRD OBJECT... [-o wide] [--no-headers] [--now RFC3339]
-                      [--field-validation MODE]
+                      [--field-selector SELECTOR] [--field-validation MODE]
 
 Prints custom objects as `kubectl get -f OBJECT...` prints them once the API server has
 stored them: the table the server builds for each object in its version (NAME, then the
@@ -35,6 +36,10 @@ options:
   -o wide                    also the columns with a priority above 0
   --no-headers               no header line
   --now RFC3339              the time ages are computed against (default: the current time)
+  --field-selector SELECTOR  list the stored objects as `kubectl get <plural>.<group>
+                             --field-selector SELECTOR` lists them: one table in the
+                             preferred version, only the objects the selector keeps, or
+                             kubectl's No resources found message, or the server's error
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
   -h, --help                 print this help
 
@@ -50,6 +55,7 @@ struct Args {
     no_headers: bool,
     now: Option<String>,
     field_validation: FieldValidation,
+    field_selector: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -59,6 +65,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut no_headers = false;
     let mut now = None;
     let mut field_validation = FieldValidation::Strict;
+    let mut field_selector = None;
     let mut only_files = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -95,6 +102,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
                 }
             },
             "--now" => now = Some(value()?),
+            "--field-selector" => field_selector = Some(value()?),
             "--field-validation" => {
                 field_validation = match value()?.to_ascii_lowercase().as_str() {
                     "strict" => FieldValidation::Strict,
@@ -125,6 +133,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         no_headers,
         now,
         field_validation,
+        field_selector,
     })
 }
 
@@ -194,7 +203,74 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         let file = objects.get(source).map_or("<object>", |o| o.name.as_str());
         format!("{file}: document {document}")
     };
+    let place_at = |source: usize, document: usize, span: Option<Span>| match span {
+        Some(s) => {
+            let file = objects.get(source).map_or("<object>", |o| o.name.as_str());
+            format!("{file}:{}:{}", s.start.line, s.start.column)
+        }
+        None => place(source, document),
+    };
+    // A text that does not parse has no object: say why instead of "No resources found".
+    for f in analysis
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+    {
+        let Some(l) = f.location else { continue };
+        let SourceId::Object(i) = l.source else {
+            continue;
+        };
+        let has_report = analysis
+            .objects
+            .iter()
+            .any(|o| o.source == i && o.document == l.document);
+        if !has_report {
+            err.push_str(&format!(
+                "{}: error: {}\n",
+                place_at(i, l.document, Some(l.span)),
+                f.message
+            ));
+            failed = true;
+        }
+    }
+    let options = PrintOptions {
+        wide: args.wide,
+        no_headers: args.no_headers,
+    };
+    if let Some(selector) = &args.field_selector {
+        let list = kubectl_get_list(&compiled, &analysis, selector, now, options);
+        for (source, document, why) in &list.preview.left_out {
+            err.push_str(&format!(
+                "note: {}: not listed: {why}\n",
+                place(*source, *document)
+            ));
+        }
+        err.push_str(&list.stderr);
+        // Exit 1, as without a selector, when the server would reject or not serve one.
+        if list.preview.selection.error.is_some()
+            || analysis
+                .objects
+                .iter()
+                .any(|o| o.object_error.is_some() || !o.accepted)
+        {
+            failed = true;
+        }
+        eprint!("{err}");
+        let mut stdout = io::stdout().lock();
+        let _ = stdout
+            .write_all(list.text.as_bytes())
+            .and_then(|()| stdout.flush());
+        return Ok(if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    let got = kubectl_get_objects(&compiled, &analysis, now, options);
     for report in &analysis.objects {
+        if !got.rows_of.contains(&(report.source, report.document)) {
+            continue;
+        }
         if report.object_error.is_none() && !report.accepted {
             let why = report
                 .errors
@@ -209,17 +285,12 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             failed = true;
         }
     }
-    let got = kubectl_get_objects(
-        &compiled,
-        &analysis,
-        now,
-        PrintOptions {
-            wide: args.wide,
-            no_headers: args.no_headers,
-        },
-    );
-    for (source, document, why) in &got.left_out {
-        err.push_str(&format!("error: {}: {why}\n", place(*source, *document)));
+    for l in &got.left_out {
+        err.push_str(&format!(
+            "{}: error: {}\n",
+            place_at(l.source, l.document, l.span),
+            l.reason
+        ));
         failed = true;
     }
     let out = got.text;

@@ -184,3 +184,34 @@ fn webhook_request_and_response() {
     assert_eq!(other.status.code(), Some(1));
     assert!(text(&other.stderr).contains("expected response.uid="));
 }
+
+/// Without `--uid` the request carries the engine's uid derived from the request, the same
+/// the studio's Conversion tab shows for these texts (`src/preview_model.rs` checks the same
+/// literal for the same example), so the example's webhook response is accepted by both.
+#[test]
+fn default_uid_is_the_studios() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/webhook-conversion");
+    let request = Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .args([
+            "convert",
+            "crd.yaml",
+            "object.yaml",
+            "--to",
+            "v2",
+            "--format",
+            "json",
+        ])
+        .current_dir(&example)
+        .output()
+        .expect("run crd-studio");
+    assert_eq!(request.status.code(), Some(0), "{}", text(&request.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&request.stdout).expect("JSON");
+    assert_eq!(v["request"]["uid"], "9aec6431-9e20-8826-b563-96703cb782a5");
+    let checked = Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .args(["convert", "crd.yaml", "object.yaml", "--to", "v2"])
+        .args(["--review-response", "webhook-response.yaml"])
+        .current_dir(&example)
+        .output()
+        .expect("run crd-studio");
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+}

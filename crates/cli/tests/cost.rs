@@ -227,3 +227,42 @@ fn check_points_at_cost() {
     ), "{stdout}");
     assert!(stdout.lines().last().unwrap().starts_with("rejected: "));
 }
+
+/// Issue 14, item 7g: when no bound lowers a cost, the report names the expensive call and
+/// what to do, instead of "simplify the expression".
+#[test]
+fn no_bound_names_the_expensive_call() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: has(self.spec)
+          messageExpression: \"'count is ' + string(self.spec.count)\"
+        properties:
+          spec:
+            type: object
+            properties:
+              count: {type: integer}
+";
+    let dir = dir_with("expensive-call", &[("crd.yaml", crd)]);
+    let out = run(&dir, &["crd.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("none: change + at 1:13"), "{stdout}");
+    assert!(
+        stdout.contains("the expensive call is the + operator at 1:13 of the expression, about 100% of its estimated cost"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("string(…) at 1:15"), "{stdout}");
+}

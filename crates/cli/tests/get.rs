@@ -160,3 +160,68 @@ fn usage_errors() {
         text(&out.stderr)
     );
 }
+
+/// Issue 14, item 7a: `--field-selector` lists only the objects it keeps, as `kubectl get
+/// <plural>.<group> --field-selector` does; none kept prints kubectl's message.
+#[test]
+fn field_selector_lists_only_the_kept_objects() {
+    let dir = dir_with("selector", &[("crd.yaml", CRD), ("o.yaml", OBJECTS)]);
+    let out = run(
+        &dir.0,
+        &[
+            "crd.yaml",
+            "o.yaml",
+            NOW,
+            "--field-selector",
+            "metadata.name=fresh",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "NAME    SPEC        REPLICAS   AGE\nfresh   0 * * * *              0s\n"
+    );
+    let none = run(
+        &dir.0,
+        &[
+            "crd.yaml",
+            "o.yaml",
+            NOW,
+            "--field-selector=metadata.name=nope",
+        ],
+    );
+    assert_eq!(none.status.code(), Some(0));
+    assert_eq!(text(&none.stdout), "");
+    assert_eq!(
+        text(&none.stderr),
+        "No resources found in default namespace.\n"
+    );
+}
+
+/// Issue 14, item 7e: an object without a row says what is missing, at the object (no more
+/// `no table for version ""`).
+#[test]
+fn objects_without_a_row_say_what_is_missing() {
+    let no_version = "kind: CronTab\nmetadata: {name: a}\n";
+    let undecodable = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: 5\n";
+    let dir = dir_with(
+        "missing",
+        &[
+            ("crd.yaml", CRD),
+            ("a.yaml", no_version),
+            ("b.yaml", undecodable),
+        ],
+    );
+    let out = run(&dir.0, &["crd.yaml", "a.yaml", "b.yaml", NOW]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(!err.contains("no table"), "{err}");
+    assert!(
+        err.contains("a.yaml:1:1: error: the object has no apiVersion; this CRD serves stable.example.com/v1\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("b.yaml:1:1: error: the server cannot decode the object, so nothing is stored to list: "),
+        "{err}"
+    );
+}

@@ -199,6 +199,33 @@ pub struct ExpressionCost {
     pub suggestion: Option<Fix>,
     /// Why there is no suggestion although the cost is over the limit.
     pub note: Option<String>,
+    /// When over the limit and no bound lowers the cost: the call that costs the most.
+    pub expensive_call: Option<ExpensiveCall>,
+}
+
+/// The call of an expression whose own estimated cost is the largest (the cost of its
+/// subtree minus its operands'): what to change when no schema bound helps.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExpensiveCall {
+    /// The function as written (`+`, `string`, `matches`, ...).
+    pub function: String,
+    /// cel-go's name of the overload's function (`_+_`, `string`).
+    pub cel_function: String,
+    /// 1-based line of the call in the expression.
+    pub line: usize,
+    /// 1-based column (code points) of the call in the expression (the operator of an
+    /// operator, the name of a function).
+    pub column: usize,
+    /// The call's own estimated worst-case cost (one evaluation).
+    pub cost: u64,
+    /// Its share of the expression's estimated worst-case cost (0..1).
+    pub share: f64,
+    /// The operands whose size no schema bound limits (a call's result, such as
+    /// `string(...)`), as (function, line, column): they make the call's estimate huge.
+    pub unbounded_operands: Vec<(String, usize, usize)>,
+    /// What the user can do, in words.
+    pub advice: String,
 }
 
 /// Why a schema node drives an expression's cost.
@@ -550,6 +577,7 @@ struct Explained {
     /// The suggestion: (candidate, value) pairs, and the cost.
     suggestion: Option<Plan>,
     note: Option<String>,
+    expensive_call: Option<ExpensiveCall>,
 }
 
 /// The analysis of one schema, before it is placed in a version's text.
@@ -675,11 +703,30 @@ fn analyze_schema(
             .exprs
             .iter()
             .any(|e| e.cost > STATIC_ESTIMATED_COST_LIMIT);
-    let (fix, fix_note) = if over {
+    let (fix, mut fix_note) = if over {
         est.fix_all(&explained, &total)
     } else {
         (None, None)
     };
+    // Where no bound helps, point at the expressions' expensive calls.
+    if fix.is_none() {
+        let calls: Vec<String> = est
+            .exprs
+            .iter()
+            .zip(&explained)
+            .filter_map(|(x, ex)| {
+                let c = ex.expensive_call.as_ref()?;
+                let field = expr_field(&est.nodes, x);
+                Some(format!(
+                    "{field} spends it in {} at {}:{}",
+                    c.function, c.line, c.column
+                ))
+            })
+            .collect();
+        if let (Some(note), false) = (&mut fix_note, calls.is_empty()) {
+            note.push_str(&format!(" ({})", calls.join("; ")));
+        }
+    }
     Some(Analysis {
         nodes: est.nodes,
         exprs: est.exprs,
@@ -1340,6 +1387,7 @@ impl Estimates<'_> {
             drivers,
             suggestion: None,
             note: None,
+            expensive_call: None,
         };
         if !over {
             return out;
@@ -1352,16 +1400,141 @@ impl Estimates<'_> {
             Some(s) => out.suggestion = Some(s),
             None if self.stopped() => out.note = Some(STOPPED.to_owned()),
             None => {
-                out.note = Some(if out.drivers.is_empty() {
-                    "no list, map or string bound lowers this cost: simplify the expression"
-                        .to_owned()
+                let lead = if out.drivers.is_empty() {
+                    "no list, map or string bound lowers this cost"
                 } else {
-                    "even the tightest bounds leave this cost over the limit: simplify the expression"
-                        .to_owned()
-                })
+                    "even the tightest bounds leave this cost over the limit"
+                };
+                let steps = self.steps_of(&x).to_vec();
+                out.expensive_call = self.expensive_call(&x, &steps);
+                out.note = Some(match &out.expensive_call {
+                    Some(c) => format!("{lead}: {}", expensive_call_text(c)),
+                    None => format!("{lead}: simplify the expression"),
+                });
             }
         }
         out
+    }
+
+    /// The call of `x` with the largest own estimated cost (see [`ExpensiveCall`]).
+    fn expensive_call(&self, x: &Expr, steps: &[CelStep]) -> Option<ExpensiveCall> {
+        let node = node_at(self.root, steps)?;
+        let (checked, details) = self
+            .compiler
+            .cost_details(
+                &CelRuleSite {
+                    schema: node,
+                    path: &FieldPath::default(),
+                    scope_root: node,
+                    scope_root_is_resource_root: steps.is_empty() || node.x_embedded_resource,
+                    steps: Vec::new(),
+                    preexisting: None,
+                    environment_version: None,
+                    scope_cache: None,
+                },
+                &x.text,
+                x.optional_old_self,
+            )
+            .ok()?;
+        let cost_of = |id: i64| details.nodes.get(&id).map_or(0, |c| c.max);
+        let mut best: Option<(u64, &cel_core::ast::Expr, &cel_core::ast::CallExpr)> = None;
+        let mut stack = vec![&checked.expr];
+        while let Some(e) = stack.pop() {
+            let children = expr_children(e);
+            if let cel_core::ast::ExprKind::Call(call) = &e.kind {
+                let operands: u64 = children
+                    .iter()
+                    .map(|c| cost_of(c.id))
+                    .fold(0, u64::saturating_add);
+                let own = cost_of(e.id).saturating_sub(operands);
+                if best.as_ref().is_none_or(|(b, _, _)| own > *b) {
+                    best = Some((own, e, call));
+                }
+            }
+            stack.extend(children);
+        }
+        let (own, e, call) = best?;
+        let total = details.total.max.max(1);
+        let at = |id: i64| {
+            let l = checked.source_info.start_location(id);
+            (
+                usize::try_from(l.line).unwrap_or(0),
+                usize::try_from(l.column).map_or(0, |c| c + 1),
+            )
+        };
+        // cel-go places a function call at its `(`: point at the name when it is written
+        // just before.
+        let lines: Vec<Vec<char>> = x.text.split('\n').map(|l| l.chars().collect()).collect();
+        let at_name = |id: i64, function: &str| {
+            let (l, c) = at(id);
+            let name: Vec<char> = function.chars().collect();
+            let start = c.saturating_sub(name.len());
+            let written = lines
+                .get(l.saturating_sub(1))
+                .and_then(|chars| chars.get(start.saturating_sub(1)..c.saturating_sub(1)));
+            if start > 0 && written == Some(name.as_slice()) {
+                (l, start)
+            } else {
+                (l, c)
+            }
+        };
+        let (line, column) = at_name(e.id, &call.function);
+        // Operands whose size nothing bounds: a call's result the estimator cannot size.
+        let unbounded_operands: Vec<(String, usize, usize)> = call
+            .target
+            .iter()
+            .chain(&call.args)
+            .filter(|a| {
+                let sized = matches!(
+                    checked.types.get(&a.id),
+                    Some(cel_core::types::Type::String | cel_core::types::Type::Bytes)
+                        | Some(cel_core::types::Type::List(_) | cel_core::types::Type::Map(..))
+                );
+                // No size kept for a call's result: the estimator has none (cel-go's
+                // unbounded size).
+                sized
+                    && details
+                        .sizes
+                        .get(&a.id)
+                        .is_none_or(|s| s.max >= UNBOUNDED_SIZE)
+            })
+            .filter_map(|a| match &a.kind {
+                cel_core::ast::ExprKind::Call(c) => {
+                    let (l, col) = at_name(a.id, &c.function);
+                    Some((display_function(&c.function), l, col))
+                }
+                _ => None,
+            })
+            .collect();
+        let function = display_function(&call.function);
+        let advice = if unbounded_operands.is_empty() {
+            format!("rewrite the expression so that it calls {function} on smaller values, or fewer times")
+        } else {
+            let names: Vec<String> = unbounded_operands
+                .iter()
+                .map(|(f, l, c)| format!("{f}(…) at {l}:{c}"))
+                .collect();
+            let message = if x.kind == ExpressionKind::MessageExpression {
+                "use a fixed `message` instead, or "
+            } else {
+                ""
+            };
+            format!(
+                "the estimator cannot bound the size of {}, so it assumes the largest string a request can hold; {message}leave that value out of the {}",
+                names.join(" and "),
+                if x.kind == ExpressionKind::MessageExpression { "message" } else { "expression" }
+            )
+        };
+        Some(ExpensiveCall {
+            function,
+            cel_function: call.function.clone(),
+            line,
+            column,
+            cost: own,
+            share: own as f64 / total as f64,
+            unbounded_operands,
+            advice,
+        })
     }
 
     /// Bounds that bring expression `e` to `limit` or below (breaking no other limit that
@@ -1743,6 +1916,66 @@ impl Place<'_> {
     }
 }
 
+/// A size the estimator gives a value it cannot bound (cel-go's `math.MaxUint64`, and
+/// anything beyond what a 3 MiB request can hold).
+const UNBOUNDED_SIZE: u64 = 3 * 1024 * 1024 * 4;
+
+/// The operands of a node (a call's receiver and arguments, a list's elements, ...).
+fn expr_children(e: &cel_core::ast::Expr) -> Vec<&cel_core::ast::Expr> {
+    use cel_core::ast::ExprKind;
+    match &e.kind {
+        ExprKind::Call(c) => c.target.iter().chain(&c.args).collect(),
+        ExprKind::Select(s) => vec![&s.operand],
+        ExprKind::List(l) => l.elements.iter().collect(),
+        ExprKind::Map(m) => m
+            .entries
+            .iter()
+            .flat_map(|en| [&en.key, &en.value])
+            .collect(),
+        ExprKind::Struct(s) => s.fields.iter().map(|f| &f.value).collect(),
+        ExprKind::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_condition,
+            &c.loop_step,
+            &c.result,
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// A function as the user writes it: operators without cel-go's underscores (`_+_` → `+`,
+/// `!_` → `!`, `_[_]` → `[]`), other functions by name.
+fn display_function(name: &str) -> String {
+    match name {
+        "_[_]" | "_[?_]" => "[]".to_owned(),
+        "_?_:_" => "?:".to_owned(),
+        n if n.starts_with('_') || n.ends_with('_') => n.trim_matches('_').to_owned(),
+        n => n.to_owned(),
+    }
+}
+
+/// The note's sentence about an expensive call.
+pub fn expensive_call_text(c: &ExpensiveCall) -> String {
+    let what = if c
+        .function
+        .chars()
+        .all(|ch| ch.is_alphanumeric() || ch == '.')
+    {
+        format!("{}(…)", c.function)
+    } else {
+        format!("the {} operator", c.function)
+    };
+    format!(
+        "the expensive call is {what} at {}:{} of the expression, about {:.0}% of its estimated cost ({}); {}",
+        c.line,
+        c.column,
+        c.share * 100.0,
+        c.cost,
+        c.advice
+    )
+}
+
 fn share(cost: u64, limit: u64) -> f64 {
     cost as f64 / limit as f64
 }
@@ -1832,6 +2065,7 @@ fn render(a: &Analysis, place: &Place<'_>) -> CostReport {
                 f
             }),
             note: ex.note.clone(),
+            expensive_call: ex.expensive_call.clone(),
         });
     }
     let total_limit = STATIC_ESTIMATED_CRD_COST_LIMIT;

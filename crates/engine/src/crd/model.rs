@@ -93,19 +93,43 @@ impl Crd {
     pub fn serves(&self, api_version: &str) -> Option<String> {
         let group = self.group.as_ref().map(|g| g.value.as_str()).unwrap_or("");
         let (g, v) = api_version.split_once('/').unwrap_or(("", api_version));
-        let served = g == group
-            && self
-                .versions
-                .iter()
-                .any(|ver| ver.served && ver.name.value == v);
-        if !served {
-            return Some(format!(
-                "object apiVersion {} is not served by this CRD (group {})",
-                go_quote(api_version),
-                go_quote(group)
-            ));
+        let served: Vec<String> = self
+            .versions
+            .iter()
+            .filter(|ver| ver.served)
+            .map(|ver| format!("{group}/{}", ver.name.value))
+            .collect();
+        if g == group && served.iter().any(|s| s == api_version) {
+            return None;
         }
-        None
+        let serves = if served.is_empty() {
+            "this CRD serves no version".to_owned()
+        } else {
+            format!("this CRD serves {}", served.join(", "))
+        };
+        let problem = if api_version.is_empty() {
+            "the object has no apiVersion".to_owned()
+        } else if g != group {
+            format!(
+                "apiVersion {}: group {} is not this CRD's group {}",
+                go_quote(api_version),
+                go_quote(g),
+                go_quote(group)
+            )
+        } else if self.versions.iter().any(|ver| ver.name.value == v) {
+            format!(
+                "apiVersion {}: version {} is not served (served: false)",
+                go_quote(api_version),
+                go_quote(v)
+            )
+        } else {
+            format!(
+                "apiVersion {}: version {} is not a version of this CRD",
+                go_quote(api_version),
+                go_quote(v)
+            )
+        };
+        Some(format!("{problem}; {serves}"))
     }
 }
 

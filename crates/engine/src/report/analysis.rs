@@ -1483,6 +1483,10 @@ pub struct FieldSelectorPreview {
     pub samples: Vec<(usize, usize)>,
     /// Objects not checked, with the reason: (object text, document, reason).
     pub left_out: Vec<(usize, usize, String)>,
+    /// The namespace listed (`kubectl get -n`): the samples' namespace when they share one,
+    /// else the request's (`default`); empty for a cluster-scoped resource.
+    #[serde(default)]
+    pub namespace: String,
 }
 
 impl CompiledCrd {
@@ -1684,9 +1688,20 @@ impl CompiledCrd {
         version: &str,
         selector: &str,
     ) -> FieldSelectorPreview {
+        self.select_fields_read(analysis, version, selector).0
+    }
+
+    /// [`CompiledCrd::select_fields`], with the checked objects as read in the version (in
+    /// the order of [`FieldSelectorPreview::samples`]).
+    pub(crate) fn select_fields_read(
+        &self,
+        analysis: &Analysis,
+        version: &str,
+        selector: &str,
+    ) -> (FieldSelectorPreview, Vec<serde_json::Value>) {
         let mut out = FieldSelectorPreview::default();
         let Some(internal) = &self.internal else {
-            return out;
+            return (out, Vec::new());
         };
         let version = if version.is_empty() {
             crate::versions::preferred_version(internal).unwrap_or_default()
@@ -1714,6 +1729,26 @@ impl CompiledCrd {
             namespaced: self.facts.namespaced,
             selectable_fields: selectable,
         };
+        let namespace_of = |o: &ObjectReport| {
+            o.prepared
+                .pointer("/metadata/namespace")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        // kubectl lists one namespace: the samples' when they are all in one, else the
+        // request's.
+        if self.facts.namespaced {
+            let mut stored = analysis
+                .objects
+                .iter()
+                .filter(|o| o.accepted && !o.prepared.is_null())
+                .map(namespace_of);
+            out.namespace = match stored.next() {
+                Some(first) if !first.is_empty() && stored.all(|n| n == first) => first,
+                _ => self.options.namespace.clone(),
+            };
+        }
         let mut objects = Vec::new();
         for o in &analysis.objects {
             if !o.accepted || o.prepared.is_null() {
@@ -1739,12 +1774,24 @@ impl CompiledCrd {
                     continue;
                 }
             };
+            if self.facts.namespaced && namespace_of(o) != out.namespace {
+                out.left_out.push((
+                    o.source,
+                    o.document,
+                    format!(
+                        "in namespace {}: the list is of namespace {}",
+                        namespace_of(o),
+                        out.namespace
+                    ),
+                ));
+                continue;
+            }
             out.samples.push((o.source, o.document));
             objects.push(obj);
         }
         out.selection = crate::printing::field_selector::select(&sv, selector, &objects);
         out.version = version;
-        out
+        (out, objects)
     }
 
     /// The authored conversion of the stored samples of `analysis` to `target` with the

@@ -1119,26 +1119,216 @@ fn related(a: &[Step], b: &[Step]) -> bool {
 }
 
 /// The rule to blame for a round-trip difference at `path` (in the source version's
-/// coordinates): the first rule of the way out that reads there, else the first rule of the
-/// way back that writes there; else the mapping out.
-pub fn blame(out: &Mapping, back: &Mapping, path: &[Step]) -> MappingLocation {
-    let touches = |paths: Vec<&[Step]>| paths.into_iter().any(|p| related(p, path));
-    if let Some(r) = out.rules.iter().find(|r| touches(r.reads())) {
+/// coordinates), `via` being the object in the other version (after the way out) and
+/// `via_schema` that version's schema, when known:
+///
+/// 1. a rule of the way back that writes `path` but reads a place `via` has no value at and
+///    the other version's schema has no place for (so no way-out rule could fill it): its
+///    source is wrong (a typo in the reverse mapping); or a rule of the way back that drops
+///    the field;
+/// 2. else the first rule of the way out that reads `path`: when it moves or copies the value
+///    to `q` and a rule of the way back reads `q` but writes elsewhere, that rule's target is
+///    wrong (a typo in the reverse mapping); otherwise the way-out rule;
+/// 3. else the first rule of the way back that writes there; else the mapping out.
+pub fn blame(
+    out: &Mapping,
+    back: &Mapping,
+    path: &[Step],
+    via: Option<&Json>,
+    via_schema: Option<&crate::schema::structural::Structural>,
+) -> MappingLocation {
+    let touches = |paths: Vec<&[Step]>, at: &[Step]| paths.into_iter().any(|p| related(p, at));
+    for b in &back.rules {
+        let (targets, source): (Vec<&[Step]>, Option<&[Step]>) = match &b.kind {
+            RuleKind::Move { from, to } | RuleKind::Copy { from, to } => (vec![to], Some(from)),
+            RuleKind::Drop { path } => (vec![path], None),
+            RuleKind::Set { .. } | RuleKind::Cel { .. } => continue,
+        };
+        if !touches(targets, path) {
+            continue;
+        }
+        let reads_nothing = match (source, via) {
+            (Some(from), Some(via)) => {
+                get_path(via, from).is_none()
+                    && match via_schema {
+                        Some(schema) => unknown_in_schema(schema, from).is_some(),
+                        None => !out.rules.iter().any(|r| touches(r.writes(), from)),
+                    }
+            }
+            (Some(_), None) => false,
+            // A drop on the way back removes what came back.
+            (None, _) => true,
+        };
+        if reads_nothing {
+            return b.location;
+        }
+    }
+    if let Some(r) = out.rules.iter().find(|r| touches(r.reads(), path)) {
+        if let RuleKind::Move { to, .. } | RuleKind::Copy { to, .. } = &r.kind {
+            let reverse = back
+                .rules
+                .iter()
+                .find(|b| touches(b.reads(), to) && !matches!(b.kind, RuleKind::Drop { .. }));
+            if let Some(b) = reverse {
+                if !touches(b.writes(), path) {
+                    return b.location;
+                }
+            }
+        }
         return r.location;
     }
-    if let Some(r) = back.rules.iter().find(|r| touches(r.writes())) {
+    if let Some(r) = back.rules.iter().find(|r| touches(r.writes(), path)) {
         return r.location;
     }
     out.location
 }
 
+/// Whether a schema node lets any field in without a schema of its own.
+fn open_object(s: &crate::schema::structural::Structural) -> bool {
+    s.extensions.x_preserve_unknown_fields
+        || s.additional_properties
+            .as_ref()
+            .is_some_and(|a| a.structural.is_none() && a.bool_)
+}
+
+/// Where a mapping path leaves `schema` (the root of a version's structural schema): the
+/// path of the first step the schema has no place for, and what the schema has there
+/// instead. `None` when the schema has a place for the whole path (or leaves it open:
+/// `x-kubernetes-preserve-unknown-fields`, maps, `metadata`, `apiVersion`, `kind`).
+pub fn unknown_in_schema(
+    schema: &crate::schema::structural::Structural,
+    path: &[Step],
+) -> Option<(String, String)> {
+    // The server handles these itself; every object has them.
+    if let Some(Step::Key(first)) = path.first() {
+        if matches!(first.as_str(), "apiVersion" | "kind" | "metadata") {
+            return None;
+        }
+    }
+    let mut node = schema;
+    for (i, step) in path.iter().enumerate() {
+        let so_far = || path_text(path.get(..=i).unwrap_or(path));
+        let parent = || {
+            if i == 0 {
+                "the root".to_owned()
+            } else {
+                path_text(path.get(..i).unwrap_or(path))
+            }
+        };
+        if node.extensions.x_preserve_unknown_fields || node.extensions.x_int_or_string {
+            return None;
+        }
+        match step {
+            Step::Key(k) => {
+                if let Some(next) = node.properties.get(k) {
+                    node = next;
+                    continue;
+                }
+                if let Some(next) = node
+                    .additional_properties
+                    .as_ref()
+                    .and_then(|a| a.structural.as_deref())
+                {
+                    node = next;
+                    continue;
+                }
+                if open_object(node)
+                    || (node.extensions.x_embedded_resource
+                        && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+                {
+                    return None;
+                }
+                let kind = node.generic.type_.as_str();
+                let what = if kind.is_empty() || kind == "object" {
+                    let known: Vec<&str> = node.properties.keys().map(String::as_str).collect();
+                    if known.is_empty() {
+                        format!("{} has no properties", parent())
+                    } else {
+                        format!("{} has {}", parent(), known.join(", "))
+                    }
+                } else {
+                    format!("{} is of type {kind}", parent())
+                };
+                return Some((so_far(), what));
+            }
+            Step::Index(_) => match node.items.as_deref() {
+                Some(next) => node = next,
+                None => {
+                    let kind = node.generic.type_.as_str();
+                    return Some((
+                        so_far(),
+                        format!("{} is of type {kind}, not a list", parent()),
+                    ));
+                }
+            },
+        }
+    }
+    None
+}
+
+/// The paths a rule writes in the target version (its targets), and the ones it reads in
+/// the source version.
+fn targets_and_sources(rule: &Rule) -> (Vec<&[Step]>, Vec<&[Step]>) {
+    match &rule.kind {
+        RuleKind::Move { from, to } | RuleKind::Copy { from, to } => (vec![to], vec![from]),
+        RuleKind::Set { path, .. } | RuleKind::Cel { path, .. } => (vec![path], Vec::new()),
+        // Removing a field the target schema does not have is harmless (pruning would).
+        RuleKind::Drop { .. } => (Vec::new(), Vec::new()),
+    }
+}
+
+/// Checks every rule's paths against the versions' schemas: a target the target version's
+/// schema has no place for (the server would prune what the rule writes), a source the
+/// source version's schema has none for (the rule reads nothing there). `schema_of` gives a
+/// version's structural schema.
+pub fn check_paths<'s>(
+    set: &MappingSet,
+    schema_of: impl Fn(&str) -> Option<&'s crate::schema::structural::Structural>,
+) -> Vec<MappingIssue> {
+    let mut issues = Vec::new();
+    for m in &set.mappings {
+        for rule in &m.rules {
+            let (targets, sources) = targets_and_sources(rule);
+            if let Some(schema) = schema_of(&m.to) {
+                for t in targets {
+                    if let Some((at, what)) = unknown_in_schema(schema, t) {
+                        issues.push(MappingIssue::new(
+                            Severity::Error,
+                            "mapping.unknown-target",
+                            format!(
+                                "{}: target field {at} is not in the schema of {} ({what}): the server would prune what the rule writes",
+                                rule.summary(),
+                                m.to
+                            ),
+                            Some(rule.location),
+                        ));
+                    }
+                }
+            }
+            if let Some(schema) = schema_of(&m.from) {
+                for src in sources {
+                    if let Some((at, what)) = unknown_in_schema(schema, src) {
+                        issues.push(MappingIssue::new(
+                            Severity::Warning,
+                            "mapping.unknown-source",
+                            format!(
+                                "{}: source field {at} is not in the schema of {} ({what}): the rule never finds a value there",
+                                rule.summary(),
+                                m.from
+                            ),
+                            Some(rule.location),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    issues
+}
+
 // ------------------------------------------------------------------------------------------
 // The preview
 // ------------------------------------------------------------------------------------------
-
-/// The uid of the previewed `ConversionReview` (the server takes a random one; the engine has
-/// no randomness).
-pub const REQUEST_UID: &str = "00000000-0000-4000-8000-000000000001";
 
 /// A sample object to convert: the object as stored (the create strategy's output).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -1269,7 +1459,7 @@ fn prepare(
         &internal.spec.names.kind,
         objects,
         &GroupVersion::new(&internal.spec.group, target),
-        REQUEST_UID,
+        None,
     )
 }
 
@@ -1383,6 +1573,13 @@ pub fn preview(
         .collect();
     let set = read_mappings(mappings, &versions, crd.kubernetes_version());
     out.issues = set.issues.clone();
+    let compiled = crd.compiled_versions();
+    out.issues.extend(check_paths(&set, |v| {
+        compiled
+            .iter()
+            .find(|c| c.name == v)
+            .and_then(|c| c.structural.as_deref())
+    }));
     if !matches!(
         crate::versions::conversion::Strategy::of(internal),
         crate::versions::conversion::Strategy::Webhook { .. }
@@ -1465,8 +1662,12 @@ pub fn preview(
                 via: via.clone(),
                 ..RoundTrip::default()
             };
-            let result = convert_one(crd, &set, &s.object, via)
-                .and_then(|b| convert_one(crd, &set, &b, &from));
+            let mut via_obj = None;
+            let result = convert_one(crd, &set, &s.object, via).and_then(|b| {
+                let back = convert_one(crd, &set, &b, &from);
+                via_obj = Some(b);
+                back
+            });
             match result {
                 Err((e, loc)) => {
                     rt.error = Some(e.clone());
@@ -1482,7 +1683,11 @@ pub fn preview(
                     match first_difference(&s.object, &back_obj) {
                         None => rt.lossless = true,
                         Some((path, diff)) => {
-                            let loc = blame(there, back, &path);
+                            let via_schema = compiled
+                                .iter()
+                                .find(|c| &c.name == via)
+                                .and_then(|c| c.structural.as_deref());
+                            let loc = blame(there, back, &path, via_obj.as_ref(), via_schema);
                             out.issues.push(MappingIssue::new(
                                 Severity::Warning,
                                 "conversion.round-trip",
@@ -1728,11 +1933,17 @@ rules:
         ]);
         let out = s.find("v1", "v2").unwrap();
         let back = s.find("v2", "v1").unwrap();
-        let loc = blame(out, back, &parse_path(".spec.legacy").unwrap());
+        let loc = blame(out, back, &parse_path(".spec.legacy").unwrap(), None, None);
         assert_eq!((loc.mapping, loc.span.start.line), (0, 7));
-        let loc = blame(out, back, &parse_path(".spec.cronSpec").unwrap());
+        let loc = blame(
+            out,
+            back,
+            &parse_path(".spec.cronSpec").unwrap(),
+            None,
+            None,
+        );
         assert_eq!(loc.span.start.line, 4);
-        let loc = blame(out, back, &parse_path(".spec.other").unwrap());
+        let loc = blame(out, back, &parse_path(".spec.other").unwrap(), None, None);
         assert_eq!(loc.span.start.line, 1);
     }
 
@@ -1819,7 +2030,12 @@ rules:
         let p = preview(&crd, &samples, &[THERE_AND_BACK.to_owned()], "v2");
         assert!(p.issues.is_empty(), "{:?}", p.issues);
         assert_eq!(p.error, None);
-        assert!(p.request_text.as_deref().unwrap().contains(REQUEST_UID));
+        // The engine's uid of the request, the one the CLI and the webhook check use too.
+        let uid = crate::versions::conversion::webhook::request_uid(
+            "example.com/v2",
+            &[samples[0].object.clone()],
+        );
+        assert!(p.request_text.as_deref().unwrap().contains(&uid));
         let check = p.check.unwrap();
         assert!(check.accepted, "{:?}", check.issues);
         assert_eq!(
@@ -1957,5 +2173,114 @@ rules:
             .map(|r| (r.from.as_str(), r.via.as_str(), r.lossless))
             .collect();
         assert_eq!(trips, [("v1", "v2", true), ("v2", "v1", true)]);
+    }
+
+    const FORWARD: &str = "from: v1\nto: v2\nrules:\n- move: {from: .spec.cronSpec, to: .spec.schedule}\n- move: {from: .spec.size, to: .spec.replicas}\n";
+
+    fn reverse(second_rule: &str) -> String {
+        format!("from: v2\nto: v1\nrules:\n- move: {{from: .spec.schedule, to: .spec.cronSpec}}\n- {second_rule}\n")
+    }
+
+    /// The round trip's warning and the line of the rule it is located at.
+    fn round_trip_blame(mappings: &[String]) -> (String, usize, usize) {
+        let (crd, samples) = samples(&[SAMPLE]);
+        let p = preview(&crd, &samples, mappings, "v2");
+        let rt = p
+            .issues
+            .iter()
+            .find(|i| i.code == "conversion.round-trip")
+            .unwrap_or_else(|| panic!("no round-trip issue: {:?}", p.issues));
+        let loc = rt.location.unwrap();
+        (rt.message.clone(), loc.mapping, loc.span.start.line)
+    }
+
+    /// Issue 14, item 7f: a typo in the reverse mapping is blamed on the reverse rule, at its
+    /// line, not on the forward rule that moved the field.
+    #[test]
+    fn a_typo_in_the_reverse_mapping_is_blamed_on_the_reverse_rule() {
+        // A typo in the reverse rule's source: line 5 of the second text.
+        let typo_from = reverse("move: {from: .spec.replicsa, to: .spec.size}");
+        let (message, mapping, line) = round_trip_blame(&[FORWARD.to_owned(), typo_from]);
+        assert!(
+            message.contains("changes .spec.size: 3 → (absent)"),
+            "{message}"
+        );
+        assert_eq!((mapping, line), (1, 5), "{message}");
+        // A typo in the reverse rule's target.
+        let typo_to = reverse("move: {from: .spec.replicas, to: .spec.sise}");
+        let (_, mapping, line) = round_trip_blame(&[FORWARD.to_owned(), typo_to]);
+        assert_eq!((mapping, line), (1, 5));
+        // A typo in the forward rule's target stays the forward rule's.
+        let forward_typo = FORWARD.replace("to: .spec.replicas", "to: .spec.replcias");
+        let good_back = reverse("move: {from: .spec.replicas, to: .spec.size}");
+        let (_, mapping, line) = round_trip_blame(&[forward_typo, good_back]);
+        assert_eq!((mapping, line), (0, 5));
+        // A field the way back drops is blamed on the drop.
+        let drops = format!(
+            "{}- drop: .spec.size\n",
+            reverse("move: {from: .spec.replicas, to: .spec.size}")
+        );
+        let (_, mapping, line) = round_trip_blame(&[FORWARD.to_owned(), drops]);
+        assert_eq!((mapping, line), (1, 6));
+    }
+
+    /// Issue 14, item 7f: mapping targets are checked against the target version's schema
+    /// (an error at the rule naming the field and the version); sources against the source's.
+    #[test]
+    fn mapping_paths_are_checked_against_the_schemas() {
+        let (crd, samples) = samples(&[SAMPLE]);
+        let texts = [
+            FORWARD.replace("to: .spec.replicas", "to: .spec.replcias"),
+            reverse("move: {from: .spec.replicsa, to: .spec.size}"),
+        ];
+        let p = preview(&crd, &samples, &texts, "v2");
+        let found: Vec<(String, String, usize, usize)> = p
+            .issues
+            .iter()
+            .filter(|i| i.code.starts_with("mapping.unknown"))
+            .map(|i| {
+                let l = i.location.unwrap();
+                (
+                    i.code.clone(),
+                    i.message.clone(),
+                    l.mapping,
+                    l.span.start.line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "mapping.unknown-target".to_owned(),
+                    "move .spec.size → .spec.replcias: target field .spec.replcias is not in the schema of v2 (.spec has replicas, schedule): the server would prune what the rule writes".to_owned(),
+                    0,
+                    5
+                ),
+                (
+                    "mapping.unknown-source".to_owned(),
+                    "move .spec.replicsa → .spec.size: source field .spec.replicsa is not in the schema of v2 (.spec has replicas, schedule): the rule never finds a value there".to_owned(),
+                    1,
+                    5
+                ),
+            ]
+        );
+        // Metadata is the server's; a path through a scalar has no place either.
+        let p = preview(
+            &crd,
+            &samples,
+            &["from: v1\nto: v2\nrules:\n- set: {path: .metadata.labels.x, value: y}\n- set: {path: .spec.schedule.x, value: 1}\n".to_owned()],
+            "v2",
+        );
+        let found: Vec<&str> = p
+            .issues
+            .iter()
+            .filter(|i| i.code.starts_with("mapping.unknown"))
+            .map(|i| i.message.as_str())
+            .collect();
+        assert_eq!(
+            found,
+            ["set .spec.schedule.x: target field .spec.schedule.x is not in the schema of v2 (.spec.schedule is of type string): the server would prune what the rule writes"]
+        );
     }
 }

@@ -376,14 +376,19 @@ pub struct ResponseCheck {
     /// (the studio goes on where it can: every object is checked).
     pub issues: Vec<ConversionIssue>,
     /// For each input (in order), the object the server ends up with; empty when the
-    /// response as a whole is rejected.
+    /// response is rejected (any issue fails the whole request: the server's converter
+    /// returns the error and no object).
     pub objects: Vec<ConvertedObject>,
 }
 
 impl ResponseCheck {
-    /// The error the server returns: the first issue.
+    /// The error the server returns: the first issue that is the server's (a studio note
+    /// comes first only when the studio cannot say the server's text).
     pub fn error(&self) -> Option<&ConversionIssue> {
-        self.issues.first()
+        self.issues
+            .iter()
+            .find(|i| !i.studio)
+            .or_else(|| self.issues.first())
     }
 }
 
@@ -561,14 +566,15 @@ pub fn convert(
 }
 
 /// For the Webhook strategy: what the server sends to convert `objects` to `version`
-/// (`uid` is the request uid; the server takes a random one). One object is converted
+/// (`uid` is the request uid; the server takes a random one, and `None` takes the engine's
+/// deterministic [`webhook::request_uid`], the one the studio and the CLI use). One object is converted
 /// alone; several as one list (`<Kind>List`), as when the server converts a list. An error
 /// is the server's text (an invalid version, no supported review version).
 pub fn conversion_review(
     crd: &dyn CompiledCrdParts,
     objects: &[Json],
     version: &str,
-    uid: &str,
+    uid: Option<&str>,
 ) -> Result<WebhookCall, String> {
     let Some(internal) = crd.internal() else {
         return Err("there is no readable CRD".to_owned());
@@ -639,6 +645,10 @@ pub fn check_conversion_response(
         obj.target_errors = target_errors(&obj.object, &facts, crd, &call.target.version);
     }
     check.accepted = check.issues.is_empty();
+    // A rejected response fails the whole request: the server ends up with no object.
+    if !check.accepted {
+        check.objects.clear();
+    }
     check
 }
 

@@ -78,7 +78,7 @@ fn converted(name: &str) -> Json {
 
 fn call(objects: &[Json]) -> (CompiledCrd, WebhookCall) {
     let c = crd(CRD);
-    let call = conversion_review(&c, objects, "v1", "u-1").unwrap();
+    let call = conversion_review(&c, objects, "v1", Some("u-1")).unwrap();
     (c, call)
 }
 
@@ -135,7 +135,7 @@ fn objects_in_the_desired_version_are_not_sent() {
 #[test]
 fn the_review_version_follows_the_crd() {
     let c = crd(&CRD.replace("[\"v1\", \"v1beta1\"]", "[\"v1beta1\", \"v1\"]"));
-    let call = conversion_review(&c, &[object("a")], "v1", "u").unwrap();
+    let call = conversion_review(&c, &[object("a")], "v1", Some("u")).unwrap();
     assert_eq!(call.request.unwrap().review_version, ReviewVersion::V1beta1);
 }
 
@@ -143,19 +143,19 @@ fn the_review_version_follows_the_crd() {
 fn invalid_versions_fail_before_the_call() {
     let c = crd(CRD);
     assert_eq!(
-        conversion_review(&c, &[object("a")], "v3", "u").unwrap_err(),
+        conversion_review(&c, &[object("a")], "v3", Some("u")).unwrap_err(),
         "request to convert CR to an invalid group/version: stable.example.com/v3"
     );
     let mut other = object("a");
     other["apiVersion"] = json!("other.example.com/v1");
     assert_eq!(
-        conversion_review(&c, &[other], "v1", "u").unwrap_err(),
+        conversion_review(&c, &[other], "v1", Some("u")).unwrap_err(),
         "other.example.com/v1, Kind=CronTab is unstructured and is not suitable for converting to \"stable.example.com/v1\""
     );
     let mut old = object("a");
     old["apiVersion"] = json!("stable.example.com/v1alpha1");
     assert_eq!(
-        conversion_review(&c, &[object("b"), old], "v1", "u").unwrap_err(),
+        conversion_review(&c, &[object("b"), old], "v1", Some("u")).unwrap_err(),
         "request to convert CR list failed, list index 1 has invalid group/version: stable.example.com/v1alpha1"
     );
 }
@@ -256,6 +256,13 @@ fn changed_name_is_rejected() {
         "conversion webhook for stable.example.com/v1, Kind=CronTabList returned invalid converted object at index 1: must have the same namespace: default != elsewhere"
     );
     assert_eq!(list.issues[0].object, Some(1));
+    // The request fails: the server ends up with no object, not even the valid first one.
+    assert!(single.objects.is_empty(), "{:?}", single.objects);
+    assert!(list.objects.is_empty(), "{:?}", list.objects);
+    assert_eq!(
+        list.error().map(|i| i.message.as_str()),
+        Some(list.issues[0].message.as_str())
+    );
 }
 
 #[test]
@@ -420,7 +427,7 @@ fn none_conversion_rewrites_api_version_and_prunes() {
         convert(&w, &object("a"), "v1beta1").unwrap().object,
         object("a")
     );
-    assert!(conversion_review(&c, &[object("a")], "v1", "u").is_err());
+    assert!(conversion_review(&c, &[object("a")], "v1", Some("u")).is_err());
 }
 
 #[test]
@@ -520,5 +527,51 @@ fn empty_objects_are_not_sent() {
     assert_eq!(
         check.objects[0].object,
         json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab"})
+    );
+}
+
+/// The default request uid: a UUID-shaped hash of the target version and each sent object's
+/// apiVersion, kind, namespace and name; the same for the same request, whoever asks (the
+/// CLI and the studio both call `conversion_review` without a uid).
+#[test]
+fn default_request_uid_is_derived_from_the_request() {
+    use crate::versions::conversion::webhook::request_uid;
+    let a = json!({"apiVersion": "repo.example.com/v1", "kind": "Mirror",
+        "metadata": {"name": "eu", "namespace": "default"}, "spec": {"port": 1}});
+    let uid = request_uid("repo.example.com/v2", std::slice::from_ref(&a));
+    // The example's webhook response (examples/webhook-conversion) carries this one.
+    assert_eq!(uid, "9aec6431-9e20-8826-b563-96703cb782a5");
+    let shape: Vec<usize> = uid.split('-').map(str::len).collect();
+    assert_eq!(shape, [8, 4, 4, 4, 12]);
+    assert!(uid.as_bytes()[14] == b'8', "version 8: {uid}");
+    assert!(
+        matches!(uid.as_bytes()[19], b'8' | b'9' | b'a' | b'b'),
+        "variant: {uid}"
+    );
+    // The objects' other fields do not change it; their identity and the target do.
+    let mut b = a.clone();
+    b["spec"]["port"] = json!(2);
+    assert_eq!(request_uid("repo.example.com/v2", &[b]), uid);
+    let mut c = a.clone();
+    c["metadata"]["name"] = json!("us");
+    assert_ne!(request_uid("repo.example.com/v2", &[c]), uid);
+    assert_ne!(
+        request_uid("repo.example.com/v3", std::slice::from_ref(&a)),
+        uid
+    );
+    assert_ne!(request_uid("repo.example.com/v2", &[a.clone(), a]), uid);
+}
+
+#[test]
+fn conversion_review_without_a_uid_takes_the_derived_one() {
+    let c = crd(CRD);
+    let call = conversion_review(&c, &[object("a")], "v1", None).unwrap();
+    let request = call.request.unwrap();
+    assert_eq!(
+        request.uid,
+        crate::versions::conversion::webhook::request_uid(
+            &request.desired_api_version,
+            &request.objects
+        )
     );
 }

@@ -249,15 +249,52 @@ pub fn indent(compact: &str) -> String {
     out
 }
 
+/// The default `request.uid` of a review: the server takes a random UID (`uuid.NewUUID()`);
+/// the engine has no randomness, so the studio and the CLI both use this one, derived from
+/// what the request is about: `desiredAPIVersion` and, for each object sent, its
+/// `apiVersion`, `kind`, `metadata.namespace` and `metadata.name` (not the rest of its
+/// content, so a response written for a request keeps its uid while the objects' fields are
+/// edited). Two 64-bit FNV-1a hashes of those strings (each ended by a NUL byte) give the 128
+/// bits, shaped as an RFC 9562 UUID of version 8 (vendor-defined) and variant `10`.
+pub fn request_uid(desired_api_version: &str, objects: &[Json]) -> String {
+    let mut parts: Vec<&str> = vec![desired_api_version];
+    for o in objects {
+        parts.push(nested_str(o, &["apiVersion"]));
+        parts.push(nested_str(o, &["kind"]));
+        parts.push(nested_str(o, &["metadata", "namespace"]));
+        parts.push(nested_str(o, &["metadata", "name"]));
+    }
+    let hash = |seed: u64| {
+        let mut h = seed;
+        for p in &parts {
+            for b in p.bytes().chain(std::iter::once(0)) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        h
+    };
+    let (a, b) = (hash(0xcbf2_9ce4_8422_2325), hash(0x6c62_272e_07bb_0142));
+    format!(
+        "{:08x}-{:04x}-8{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0x0fff,
+        ((b >> 48) & 0x3fff) | 0x8000,
+        b & 0xffff_ffff_ffff
+    )
+}
+
 /// Everything the server does before it would POST: the converter's checks, the objects to
 /// send, the review version. `objects` are converted alone (one) or as a list (several).
+/// `uid` is the request uid; `None` takes [`request_uid`] of the request.
 pub(crate) fn prepare_call(
     valid: &[GroupVersion],
     conversion_review_versions: &[String],
     kind: &str,
     objects: &[Json],
     target: &GroupVersion,
-    uid: &str,
+    uid: Option<&str>,
 ) -> Result<WebhookCall, String> {
     let list = objects.len() != 1;
     let desired = target.text();
@@ -284,7 +321,11 @@ pub(crate) fn prepare_call(
         return Ok(call);
     }
     let to_send = objects_to_convert(&input, list, &desired);
-    let request = ReviewRequest::new(conversion_review_versions, to_send, &desired, uid)?;
+    let uid = match uid {
+        Some(u) => u.to_owned(),
+        None => request_uid(&desired, &to_send),
+    };
+    let request = ReviewRequest::new(conversion_review_versions, to_send, &desired, &uid)?;
     let mut next = 0usize;
     for obj in objects {
         let sent = if list {
