@@ -20,6 +20,7 @@ use crate::gallery;
 use crate::get_view::GetPanel;
 use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
+use crate::theme::{self, Theme};
 use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
@@ -560,6 +561,12 @@ fn props_from_location() -> StudioProps {
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
     let param = |name: &str| params.as_ref().and_then(|p| p.get(name));
     let embed = params.as_ref().is_some_and(|p| p.has("embed"));
+    // The theme: an iframe embed's `?theme=`, or the page's remembered choice.
+    theme::apply(if embed {
+        Theme::parse(&param("theme").unwrap_or_default())
+    } else {
+        theme::stored()
+    });
     let hash = location.hash().unwrap_or_default();
     let fragment = hash.strip_prefix('#').unwrap_or(&hash);
     let open_url = location.pathname().map(AttrValue::from).unwrap_or_default();
@@ -1064,6 +1071,17 @@ pub fn Studio(props: &StudioProps) -> Html {
             field_validation.set(mode);
         })
     };
+    let theme_choice = use_state(theme::stored);
+    let on_theme = {
+        let theme_choice = theme_choice.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let chosen = Theme::parse(&select.value());
+            theme::store(chosen);
+            theme::apply(chosen);
+            theme_choice.set(chosen);
+        })
+    };
     let on_toggle_old = {
         let old_open = old_open.clone();
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
@@ -1398,6 +1416,14 @@ pub fn Studio(props: &StudioProps) -> Html {
                 <button type="button" class="share" onclick={on_share}
                     title="Put everything into a link (in the address bar) and copy it">{ "Share" }</button>
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
+                <label class="option theme" title="Light or dark colours; System theme follows your system's setting">
+                    <span>{ "Theme" }</span>
+                    <select aria-label="Theme" onchange={on_theme}>
+                        { for Theme::ALL.into_iter().map(|t| html! {
+                            <option value={t.name()} selected={t == *theme_choice}>{ t.label() }</option>
+                        }) }
+                    </select>
+                </label>
             </header>
             { share_feedback }
             { notice_bar }

@@ -10,7 +10,7 @@
 //! `<crd-studio>` elements of a docs page (`embed`, with [`embed_options`]).
 //!
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
-//! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`worker_protocol`] and
+//! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`theme`], [`worker_protocol`] and
 //! [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
 
 pub mod cel_model;
@@ -19,6 +19,7 @@ pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
 pub mod studio_state;
+pub mod theme;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;
