@@ -1282,10 +1282,10 @@ pub fn Studio(props: &StudioProps) -> Html {
                     { "Stored object" }
                 </button>
                 <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
-                    aria-label="CEL rules" title="The x-kubernetes-validations rules and what they do on the objects"
+                    title="The x-kubernetes-validations rules and what they do on the objects"
                     aria-selected={if *bottom == BottomTab::Cel { "true" } else { "false" }}
                     onclick={on_tab(BottomTab::Cel)}>
-                    { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
+                    { "CEL rules" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
                 </button>
                 <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
                     title="What kubectl get prints, field selectors, versions and /scale"

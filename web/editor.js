@@ -119,6 +119,9 @@ function create(parent, options = {}) {
     theme,
     EditorView.contentAttributes.of({
       'aria-label': options.label ?? 'Editor',
+      // Focusable by name too (axe's scrollable-region-focusable counts tabindex, not
+      // contenteditable): Tab stops here either way.
+      tabindex: '0',
       ...(options.readOnly ? { 'aria-readonly': 'true' } : {}),
     }),
     EditorState.readOnly.of(Boolean(options.readOnly)),
