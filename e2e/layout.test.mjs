@@ -77,13 +77,15 @@ for (const [width, height] of WIDTHS) {
       assert.ok(r.left >= 0 && r.right <= width, `${name} editor at ${r.left}..${r.right}`);
     }
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/layout-${width}.png`, fullPage: true });
-    // Every tab: scrolled into the tab row when focused, inside the row and the window, and
-    // opens its panel.
+    // Every tab, reached with the Tab key: scrolled into the tab row whole, inside the row
+    // and the window, and Enter opens its panel.
     const tabs = page.locator('.tabs [role="tab"]');
     assert.equal(await tabs.count(), 5);
+    await tabs.first().focus();
     for (let i = 0; i < 5; i++) {
       const tab = tabs.nth(i);
-      await tab.focus();
+      if (i > 0) await page.keyboard.press('Tab');
+      assert.ok(await tab.evaluate((t) => t === document.activeElement), `Tab reaches tab ${i}`);
       await page.keyboard.press('Enter');
       const r = await tab.evaluate((t) => {
         const b = t.getBoundingClientRect();

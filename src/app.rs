@@ -1142,6 +1142,21 @@ pub fn Studio(props: &StudioProps) -> Html {
             })
         })
     };
+    // The tab row scrolls sideways on a narrow screen: a tab the keyboard focuses is
+    // scrolled into view whole (a browser leaves a partly visible one where it is).
+    let reveal_tab = Callback::from(|e: FocusEvent| {
+        if let Some(tab) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"block".into(), &"nearest".into());
+            let _ = js_sys::Reflect::set(&options, &"inline".into(), &"nearest".into());
+            if let Some(f) = js_sys::Reflect::get(&tab, &"scrollIntoView".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            {
+                let _ = f.call1(&tab, &options);
+            }
+        }
+    });
     let on_tab = |tab: BottomTab| {
         let bottom = bottom.clone();
         Callback::from(move |_: MouseEvent| bottom.set(tab))
@@ -1270,7 +1285,7 @@ pub fn Studio(props: &StudioProps) -> Html {
     };
     let bottom_area = html! {
         <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
-            <div class="tabs" role="tablist" aria-label="Results">
+            <div class="tabs" role="tablist" aria-label="Results" onfocusin={reveal_tab}>
                 <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
                     aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
                     onclick={on_tab(BottomTab::Problems)}>
