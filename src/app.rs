@@ -1145,7 +1145,10 @@ pub fn Studio(props: &StudioProps) -> Html {
     // The tab row scrolls sideways on a narrow screen: a tab the keyboard focuses is
     // scrolled into view whole (a browser leaves a partly visible one where it is).
     let reveal_tab = Callback::from(|e: FocusEvent| {
-        if let Some(tab) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+        if let Some(tab) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
             let options = js_sys::Object::new();
             let _ = js_sys::Reflect::set(&options, &"block".into(), &"nearest".into());
             let _ = js_sys::Reflect::set(&options, &"inline".into(), &"nearest".into());
