@@ -80,6 +80,14 @@ test('the theme follows the system, and the Theme select overrides it and is rem
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
   assert.equal(await background(), light);
   assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.theme')), null);
+  // The iframe embed takes ?theme= and never stores it.
+  await page.goto(`${BASE_URL}?embed&theme=dark`);
+  await page.locator('.studio.embed .cm-content').first().waitFor();
+  assert.equal(await background(), dark, '?embed&theme=dark on a light system');
+  assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.theme')), null);
+  await page.goto(BASE_URL);
+  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  assert.equal(await background(), light);
 });
 
 for (const scheme of ['light', 'dark']) {
