@@ -111,6 +111,27 @@ for (const scheme of ['light', 'dark']) {
   });
 }
 
+test('axe: every example of the gallery in both themes, every tab, the old object open', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const slugs = await page.locator('select[aria-label="Examples"] option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  assert.ok(slugs.length >= 8, `${slugs.length} examples`);
+  for (const slug of slugs) {
+    await page.getByRole('combobox', { name: 'Examples' }).selectOption(slug);
+    await settled();
+    const old = page.locator('#old-title');
+    if ((await old.getAttribute('aria-expanded')) !== 'true') await old.click();
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const tab of TABS) {
+        await page.locator(`#tab-${tab}`).click();
+        await page.waitForTimeout(100);
+        await audit(`example ${slug}, ${scheme}, tab ${tab}`);
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
 test('every control the Tab key reaches shows a focus outline', async () => {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.reload();
