@@ -21,6 +21,7 @@ use crate::gallery;
 use crate::get_view::GetPanel;
 use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
+use crate::theme::{self, Theme};
 use crate::view_model::{
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
@@ -591,6 +592,12 @@ fn props_from_location() -> StudioProps {
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
     let param = |name: &str| params.as_ref().and_then(|p| p.get(name));
     let embed = params.as_ref().is_some_and(|p| p.has("embed"));
+    // The theme: an iframe embed's `?theme=`, or the page's remembered choice.
+    theme::apply(if embed {
+        Theme::parse(&param("theme").unwrap_or_default())
+    } else {
+        theme::stored()
+    });
     let hash = location.hash().unwrap_or_default();
     let fragment = hash.strip_prefix('#').unwrap_or(&hash);
     let open_url = location.pathname().map(AttrValue::from).unwrap_or_default();
@@ -1296,6 +1303,17 @@ pub fn Studio(props: &StudioProps) -> Html {
             field_validation.set(mode);
         })
     };
+    let theme_choice = use_state(theme::stored);
+    let on_theme = {
+        let theme_choice = theme_choice.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let chosen = Theme::parse(&select.value());
+            theme::store(chosen);
+            theme::apply(chosen);
+            theme_choice.set(chosen);
+        })
+    };
     let on_toggle_old = {
         let old_open = old_open.clone();
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
@@ -1356,6 +1374,24 @@ pub fn Studio(props: &StudioProps) -> Html {
             })
         })
     };
+    // The tab row scrolls sideways on a narrow screen: a tab the keyboard focuses is
+    // scrolled into view whole (a browser leaves a partly visible one where it is).
+    let reveal_tab = Callback::from(|e: FocusEvent| {
+        if let Some(tab) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"block".into(), &"nearest".into());
+            let _ = js_sys::Reflect::set(&options, &"inline".into(), &"nearest".into());
+            if let Some(f) = js_sys::Reflect::get(&tab, &"scrollIntoView".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            {
+                let _ = f.call1(&tab, &options);
+            }
+        }
+    });
     let on_tab = |tab: BottomTab| {
         let bottom = bottom.clone();
         Callback::from(move |_: MouseEvent| bottom.set(tab))
@@ -1482,7 +1518,7 @@ pub fn Studio(props: &StudioProps) -> Html {
     };
     let bottom_area = html! {
         <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
-            <div class="tabs" role="tablist" aria-label="Results">
+            <div class="tabs" role="tablist" aria-label="Results" onfocusin={reveal_tab}>
                 <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
                     aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
                     onclick={on_tab(BottomTab::Problems)}>
@@ -1494,10 +1530,10 @@ pub fn Studio(props: &StudioProps) -> Html {
                     { "Stored object" }
                 </button>
                 <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
-                    aria-label="CEL rules" title="The x-kubernetes-validations rules and what they do on the objects"
+                    title="The x-kubernetes-validations rules and what they do on the objects"
                     aria-selected={if *bottom == BottomTab::Cel { "true" } else { "false" }}
                     onclick={on_tab(BottomTab::Cel)}>
-                    { "CEL" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
+                    { "CEL rules" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
                 </button>
                 <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
                     title="What kubectl get prints, field selectors, versions and /scale"
@@ -1654,6 +1690,14 @@ pub fn Studio(props: &StudioProps) -> Html {
                 <button type="button" class="share" onclick={on_share}
                     title="Put everything into a link (in the address bar) and copy it">{ "Share" }</button>
                 <button type="button" class="reset" onclick={on_reset}>{ "Reset example" }</button>
+                <label class="option theme" title="Light or dark colours; System theme follows your system's setting">
+                    <span>{ "Theme" }</span>
+                    <select aria-label="Theme" onchange={on_theme}>
+                        { for Theme::ALL.into_iter().map(|t| html! {
+                            <option value={t.name()} selected={t == *theme_choice}>{ t.label() }</option>
+                        }) }
+                    </select>
+                </label>
             </header>
             { share_feedback }
             { conflict_bar }

@@ -90,7 +90,8 @@ fn content(shown: &Shown, query: &PreviewQuery, on_query: &Callback<PreviewQuery
     html! {
         <>
             { toolbar }
-            <div class="preview-body conversion-body">
+            // Focusable: a keyboard user scrolls it (axe: scrollable-region-focusable).
+            <div class="preview-body conversion-body" tabindex="0">
                 if let Strategy::Unknown { name } = strategy {
                     <p class="banner">{ format!("Unknown strategy {name}: the server builds no converter.") }</p>
                 }

@@ -58,7 +58,8 @@ pub fn GetPanel(props: &GetPanelProps) -> Html {
                         value={props.selector.clone()} oninput={on_input} />
                 </label>
             </div>
-            <div class="preview-body">{ body }</div>
+            // Focusable: a keyboard user scrolls it (axe: scrollable-region-focusable).
+            <div class="preview-body" tabindex="0">{ body }</div>
         </section>
     }
 }

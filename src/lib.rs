@@ -10,8 +10,9 @@
 //! `<crd-studio>` elements of a docs page (`embed`, with [`embed_options`]).
 //!
 //! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
-//! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`worker_protocol`] and
-//! [`worker_boundary`] compile everywhere, so `cargo test` checks them natively.
+//! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`theme`] (the
+//! colour theme's choice), [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
+//! `cargo test` checks them natively.
 
 pub mod cel_model;
 pub mod embed_options;
@@ -19,6 +20,7 @@ pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
 pub mod studio_state;
+pub mod theme;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;

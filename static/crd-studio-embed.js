@@ -2,7 +2,7 @@
 // page into a live playground (see "Embedding in documentation" in README.md).
 //
 //   <script type="module" src="https://docs.example.org/crd-studio/crd-studio-embed.js"></script>
-//   <crd-studio tab="problems" field-validation="Strict" kubernetes-version="1.33" lock="crd">
+//   <crd-studio tab="problems" field-validation="Strict" kubernetes-version="1.33" lock="crd" theme="auto">
 //   apiVersion: apiextensions.k8s.io/v1
 //   kind: CustomResourceDefinition
 //   ...
@@ -30,6 +30,10 @@
 // - Each studio lives in its element's shadow root, with the studio's CSS as a constructable
 //   stylesheet shared by all roots: the page's styles do not reach in (`all: initial` on the
 //   host stops inherited ones), the studio's do not leak out.
+// - Colours: the studio's CSS gives every colour for light and dark (light-dark()); the
+//   `theme` attribute picks one: `auto` (or none) follows the reader's prefers-color-scheme,
+//   `light` or `dark` fixes it (for a docs site with a single look). It can change at any
+//   time (it is read by CSS alone).
 // - Until it is mounted (and if anything fails), the element shows its text as preformatted
 //   text. With JavaScript off the browser shows the text as it is; a site can add
 //     crd-studio:not(:defined) { display: block; white-space: pre; font-family: monospace; }
@@ -44,17 +48,20 @@ const asset = (name) => new URL(name, SCRIPT_URL).href;
 const HOST_CSS = `
 :host {
   all: initial;
+  color-scheme: light dark;
   display: block;
   margin: 1em 0;
   border: 1px solid var(--border, #d0d7de);
   border-radius: 8px;
   overflow: hidden;
-  background: var(--bg, #f3f5f8);
-  color: var(--text, #1f2328);
+  background: var(--bg, light-dark(#f3f5f8, #0d1117));
+  color: var(--text, light-dark(#1f2328, #e6edf3));
   font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
   text-align: start;
 }
 :host([hidden]) { display: none; }
+:host([theme="light" i]) { color-scheme: light; }
+:host([theme="dark" i]) { color-scheme: dark; }
 .placeholder {
   margin: 0;
   padding: 12px 16px;
@@ -62,16 +69,19 @@ const HOST_CSS = `
   overflow: auto;
   white-space: pre;
   font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
-  background: #fff;
+  background: var(--panel, light-dark(#fff, #161b22));
 }
 .embed-note {
   margin: 0;
   padding: 8px 16px;
   border-bottom: 1px solid var(--border, #d0d7de);
   font-size: 13px;
-  color: #656d76;
+  color: var(--muted, light-dark(#59636e, #9ea7b3));
 }
-.embed-note.error { color: #cf222e; background: #ffebe9; }
+.embed-note.error {
+  color: var(--error, light-dark(#cf222e, #ff7b72));
+  background: var(--error-bg, light-dark(#ffebe9, #3a1519));
+}
 `;
 
 /**

@@ -22,27 +22,70 @@ import {
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import {
   syntaxHighlighting,
-  defaultHighlightStyle,
+  HighlightStyle,
   indentOnInput,
   bracketMatching,
   indentUnit,
 } from '@codemirror/language';
 import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
 import { yaml } from '@codemirror/lang-yaml';
+import { tags } from '@lezer/highlight';
 
 // Marks transactions that come from the app (setDoc), so they are not echoed to onChange.
 const external = Annotation.define();
 
+// Every colour is a CSS custom property of static/style.css (light and dark through
+// light-dark()), so the editors follow the page's theme, or an embed's, with no JavaScript.
 const theme = EditorView.theme({
-  '&': { height: '100%', fontSize: '13px', backgroundColor: '#fff' },
+  '&': { height: '100%', fontSize: '13px', color: 'var(--text)', backgroundColor: 'var(--panel)' },
   '.cm-scroller': {
     fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
     lineHeight: '1.45',
   },
-  '.cm-gutters': { backgroundColor: '#f6f8fa', borderRight: '1px solid #d8dee4', color: '#6e7781' },
+  '.cm-content': { caretColor: 'var(--text)' },
+  '.cm-gutters': {
+    backgroundColor: 'var(--cm-gutter-bg)',
+    borderRight: '1px solid var(--border)',
+    color: 'var(--cm-gutter-text)',
+  },
+  '.cm-activeLine': { backgroundColor: 'var(--cm-active-line)' },
+  '.cm-activeLineGutter': { backgroundColor: 'var(--cm-active-gutter)', color: 'var(--text)' },
+  '&.cm-focused .cm-matchingBracket': { backgroundColor: 'var(--cm-match)', outline: 'none' },
+  '.cm-specialChar': { color: 'var(--error)' },
   // A visible focus ring: keyboard users see which editor has the focus.
-  '&.cm-focused': { outline: '2px solid #0969da', outlineOffset: '-2px' },
+  '&.cm-focused': { outline: '2px solid var(--focus)', outlineOffset: '-2px' },
+  // Diagnostics: a wavy underline in the severity's colour (the lint package draws an SVG of
+  // a fixed colour, which a dark background swallows), and its tooltip in the page's colours.
+  '.cm-lintRange': { backgroundImage: 'none', paddingBottom: '0' },
+  '.cm-lintRange-error, .cm-lintRange-warning, .cm-lintRange-info, .cm-lintRange-hint': {
+    textDecorationLine: 'underline',
+    textDecorationStyle: 'wavy',
+    textDecorationSkipInk: 'none',
+    textDecorationThickness: '1px',
+    textUnderlineOffset: '3px',
+  },
+  '.cm-lintRange-error': { textDecorationColor: 'var(--error)' },
+  '.cm-lintRange-warning': { textDecorationColor: 'var(--warning)' },
+  '.cm-lintRange-info, .cm-lintRange-hint': { textDecorationColor: 'var(--info)' },
+  '.cm-tooltip': {
+    backgroundColor: 'var(--panel)',
+    color: 'var(--text)',
+    border: '1px solid var(--border)',
+  },
+  '.cm-diagnostic-error': { borderLeftColor: 'var(--error)' },
+  '.cm-diagnostic-warning': { borderLeftColor: 'var(--warning)' },
+  '.cm-diagnostic-info, .cm-diagnostic-hint': { borderLeftColor: 'var(--info)' },
 });
+
+// YAML colours, from the same custom properties.
+const highlight = HighlightStyle.define([
+  { tag: tags.definition(tags.propertyName), color: 'var(--syn-key)' },
+  { tag: [tags.string, tags.special(tags.string)], color: 'var(--syn-string)' },
+  { tag: [tags.atom, tags.bool, tags.number, tags.null, tags.labelName, tags.typeName], color: 'var(--syn-atom)' },
+  { tag: tags.comment, color: 'var(--syn-comment)', fontStyle: 'italic' },
+  { tag: [tags.meta, tags.keyword, tags.attributeValue], color: 'var(--syn-meta)' },
+  { tag: tags.invalid, color: 'var(--error)' },
+]);
 
 /** Offset in `doc` of 1-based `line` and 1-based UTF-16 `col`, clamped to the text. */
 function offsetOf(doc, line, col) {
@@ -67,7 +110,7 @@ function create(parent, options = {}) {
     highlightActiveLine(),
     indentUnit.of('  '),
     EditorState.tabSize.of(2),
-    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    syntaxHighlighting(highlight),
     // Tab and Shift+Tab move the focus on, as everywhere else on the page: an editor is no
     // keyboard trap. Indentation is Ctrl+] / Ctrl+[ (defaultKeymap's indentMore/indentLess).
     keymap.of([...defaultKeymap, ...historyKeymap]),
@@ -76,6 +119,9 @@ function create(parent, options = {}) {
     theme,
     EditorView.contentAttributes.of({
       'aria-label': options.label ?? 'Editor',
+      // Focusable by name too (axe's scrollable-region-focusable counts tabindex, not
+      // contenteditable): Tab stops here either way.
+      tabindex: '0',
       ...(options.readOnly ? { 'aria-readonly': 'true' } : {}),
     }),
     EditorState.readOnly.of(Boolean(options.readOnly)),
