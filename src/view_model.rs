@@ -354,6 +354,30 @@ mod tests {
     use super::*;
     use crd_studio_engine::{analyze, Request};
 
+    /// The page's style sheet has every rule closed: a lost `}` silently nests or drops every
+    /// later rule (browsers never report it). Comments are skipped; the sheet has no braces in
+    /// strings.
+    #[test]
+    fn style_sheet_braces_balance() {
+        let css = include_str!("../static/style.css");
+        let mut depth = 0i32;
+        let mut rest = css;
+        while let Some(i) = rest.find(['{', '}', '/']) {
+            let (c, after) = (rest.as_bytes()[i], &rest[i + 1..]);
+            rest = after;
+            match c {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                _ if after.starts_with('*') => {
+                    rest = after.find("*/").map_or("", |e| &after[e + 2..]);
+                }
+                _ => {}
+            }
+            assert!(depth >= 0, "an unmatched }} before: {:.60}", rest);
+        }
+        assert_eq!(depth, 0, "unclosed rules in static/style.css");
+    }
+
     fn run(crd: &str, object: &str) -> Analysis {
         analyze(&Request {
             crd: crd.to_owned(),
