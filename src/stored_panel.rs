@@ -247,7 +247,7 @@ fn side(c: &Computed, on_jump: &Callback<FocusTarget>, on_default: &Callback<usi
     let pruned = &c.view.pruned;
     let defaulted = &c.view.defaulted;
     html! {
-        <aside class="stored-side">
+        <aside class="stored-side" tabindex="0" aria-label="What the server did">
             if !c.notes.is_empty() {
                 <h3>{ "What the server did quietly" }<span class="count">{ c.notes.len() }</span></h3>
                 <ul class="marks quiet-notes">
