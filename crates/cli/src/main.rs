@@ -247,26 +247,35 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     })
 }
 
-/// Reads a file, or standard input for `-` (at most once).
+/// Reads a file, or standard input for `-` (at most once). Reading stops one byte past the
+/// API server's request limit: a bigger input is never read whole (a 1 GB file would not
+/// fit), and what was read is enough for the engine's "Request entity too large" finding.
 fn read_input(path: &str, stdin_used: &mut bool) -> Result<Input, Error> {
-    let bytes = if path == "-" {
+    let name = if path == "-" { "<stdin>" } else { path }.to_owned();
+    let limit = crd_studio_engine::document::MAX_REQUEST_BYTES as u64 + 1;
+    let mut buf = Vec::new();
+    if path == "-" {
         if *stdin_used {
             return Err(Error::Usage(
                 "`-` (standard input) may be given only once".into(),
             ));
         }
         *stdin_used = true;
-        let mut buf = Vec::new();
         io::stdin()
+            .take(limit)
             .read_to_end(&mut buf)
             .map_err(|e| Error::Io(format!("<stdin>: {e}")))?;
-        buf
     } else {
-        std::fs::read(path).map_err(|e| Error::Io(format!("{path}: {e}")))?
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit).read_to_end(&mut buf))
+            .map_err(|e| Error::Io(format!("{path}: {e}")))?;
+    }
+    let text = if buf.len() as u64 >= limit {
+        // Over the limit: only its size matters (the cut may split a character).
+        String::from_utf8_lossy(&buf).into_owned()
+    } else {
+        String::from_utf8(buf).map_err(|e| Error::Io(format!("{name}: not UTF-8 text ({e})")))?
     };
-    let name = if path == "-" { "<stdin>" } else { path }.to_owned();
-    let text =
-        String::from_utf8(bytes).map_err(|e| Error::Io(format!("{name}: not UTF-8 text ({e})")))?;
     Ok(Input { name, text })
 }
 

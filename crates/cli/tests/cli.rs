@@ -372,3 +372,21 @@ fn the_cel_gate_follows_the_errors_and_json_has_summaries() {
     );
     assert_eq!(findings[1]["note"], true);
 }
+
+/// Issue 17, item 8: a file over the request limit is refused without being read whole. The
+/// object is a sparse 64 GiB file (it takes no disk space); before, the CLI tried to read it
+/// into memory and aborted on allocation.
+#[test]
+fn a_huge_file_is_refused_without_reading_it_whole() {
+    let dir = dir_with("huge", &[("crd.yaml", CRD)]);
+    let huge = std::fs::File::create(dir.join("huge.yaml")).expect("create");
+    huge.set_len(1 << 36).expect("sparse 64 GiB file");
+    drop(huge);
+    let out = crd_studio(&dir, &["check", "crd.yaml", "huge.yaml"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("huge.yaml:1:1: error: Request entity too large: limit is 3145728"),
+        "{}",
+        stdout(&out)
+    );
+}
