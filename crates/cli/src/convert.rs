@@ -163,6 +163,32 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             ));
         }
     }
+    // Every problem with the object text is reported, located, as `check` does: a broken
+    // document is never dropped silently (the others would be converted without it).
+    let parsed = document::parse(&object.text, SourceId::Object(0));
+    let mut broken = false;
+    for f in parsed
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+    {
+        broken = true;
+        let place = match f.location {
+            Some(l) => format!(
+                "{}:{}:{}",
+                object.name, l.span.start.line, l.span.start.column
+            ),
+            None => object.name.clone(),
+        };
+        err.push_str(&format!("{place}: error: {}\n", f.message));
+    }
+    if broken {
+        err.push_str(&format!(
+            "{}: not converted: the server would refuse this text\n",
+            object.name
+        ));
+        return finish("", &err, 1);
+    }
     let objects = held_objects(&compiled, &object.text);
     if objects.is_empty() {
         err.push_str(&format!("{}: no object to convert\n", object.name));

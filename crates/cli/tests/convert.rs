@@ -215,3 +215,47 @@ fn default_uid_is_the_studios() {
         .expect("run crd-studio");
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
 }
+
+/// Issue 17, item 9: a broken object text is reported, located, with exit 1 — a syntax error
+/// (before: "no object to convert", exit 2, no reason) and a broken second document (before:
+/// dropped silently, the first converted, exit 0).
+#[test]
+fn broken_object_text_is_reported_at_its_place() {
+    let good_doc = OBJECT.trim_end();
+    let second = format!(
+        "{good_doc}\n---\napiVersion: stable.example.com/v2\nkind: CronTab\nmetadata:\n  name: [\n"
+    );
+    let dir = dir_with(
+        "broken",
+        &[
+            ("crd.yaml", CRD),
+            (
+                "syntax.yaml",
+                "apiVersion: stable.example.com/v2\nkind: CronTab\nmetadata:\n  name: bad: x\n",
+            ),
+            ("second.yaml", &second),
+        ],
+    );
+    let out = run(&dir, &["crd.yaml", "syntax.yaml", "--to", "v1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "syntax.yaml:4:12: error: yaml: line 4: mapping values are not allowed in this context"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&dir, &["crd.yaml", "second.yaml", "--to", "v1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "nothing converted");
+    assert!(
+        text(&out.stderr).contains("second.yaml:"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains(": error: yaml: line "),
+        "{}",
+        text(&out.stderr)
+    );
+}
