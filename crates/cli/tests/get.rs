@@ -225,3 +225,23 @@ fn objects_without_a_row_say_what_is_missing() {
         "{err}"
     );
 }
+
+/// Issue 17, item 9: a broken later document is reported, located, with exit 1 (before: it
+/// was dropped silently and the table printed with exit 0).
+#[test]
+fn a_broken_later_document_is_reported() {
+    let text_with_bad = format!(
+        "{OBJECTS}---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: [\n"
+    );
+    let dir = dir_with(
+        "broken-doc",
+        &[("crd.yaml", CRD), ("o.yaml", &text_with_bad)],
+    );
+    let out = run(&dir.0, &["crd.yaml", "o.yaml", NOW]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("o.yaml:") && err.contains(": error: yaml: line "),
+        "{err}"
+    );
+}
