@@ -114,6 +114,39 @@ test('an engine crash names its input, restarts the worker and keeps every text'
   assert.equal(page.workers().length, 1, 'the crashed worker was replaced, not added to');
 });
 
+test('after a crash, a reload opens the texts without analysing them until the user asks (issue 17, item 11)', async () => {
+  const crd = editor('CRD');
+  await crd.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('# crd-studio-test: panic\n');
+  await page.getByRole('alert').filter({ hasText: 'The engine crashed' }).waitFor();
+  // Saved, with the crash remembered.
+  for (let i = 0; i < 100; i++) {
+    const saved = await page.evaluate(() => (localStorage.getItem('crd-studio.crd') ?? '').includes('crd-studio-test: panic') && localStorage.getItem('crd-studio.crashed-on') !== null);
+    if (saved) break;
+    await page.waitForTimeout(50);
+  }
+  await page.reload();
+  const paused = page.getByRole('alert').filter({ hasText: 'Last time, the engine crashed on these texts' });
+  await paused.waitFor();
+  assert.equal(await page.locator('.topbar [role="status"]').textContent(), 'Not analysed (the engine crashed on these texts)');
+  assert.equal(await page.getByRole('alert').filter({ hasText: 'The engine crashed while' }).count(), 0, 'no second crash on load');
+  assert.match(await editor('CRD').textContent(), /crd-studio-test: panic/);
+  // Asking runs it (into the same deliberate panic).
+  await paused.getByRole('button', { name: 'Analyse now' }).click();
+  await page.getByRole('alert').filter({ hasText: 'The engine crashed while' }).waitFor();
+  // An edit that removes the cause analyses normally, and the next load is not paused.
+  await editor('CRD').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Delete');
+  await page.waitForFunction(() => document.querySelector('.topbar [role="status"]')?.textContent.startsWith('Accepted'));
+  await page.waitForFunction(() => localStorage.getItem('crd-studio.crashed-on') === null && !(localStorage.getItem('crd-studio.crd') ?? '').includes('panic'));
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('.topbar [role="status"]')?.textContent.startsWith('Accepted'));
+  assert.equal(await paused.count(), 0);
+});
+
 const ZONE_CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:

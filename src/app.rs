@@ -59,6 +59,9 @@ const MAIN_STUDIO: &str = "main";
 /// localStorage key of the work a link, an example or a restore put aside (a
 /// [`StudioState`] as JSON), restorable in one click.
 pub const BACKUP_KEY: &str = "crd-studio.backup";
+/// A fingerprint of the texts the engine last crashed on (the page's studio): a reload with
+/// the same texts waits for the user instead of crashing again.
+const CRASHED_ON_KEY: &str = "crd-studio.crashed-on";
 /// Set when a tab was closed holding texts it could not save (another tab had saved different
 /// ones): they were put aside, and the next load offers them back.
 const SET_ASIDE_ON_CLOSE_KEY: &str = "crd-studio.set-aside-on-close";
@@ -413,6 +416,11 @@ struct Analyser {
     /// The engine's crash message, until the next answer.
     crash: UseStateHandle<Option<String>>,
     slow_timer: Rc<RefCell<Option<Timeout>>>,
+    /// Whether a crash is remembered for the next load (the page's studio; embeds never
+    /// touch the storage).
+    remember_crash: bool,
+    /// Whether the texts wait for the user's go: the engine crashed on them last time.
+    paused: UseStateHandle<bool>,
 }
 
 impl Analyser {
@@ -443,6 +451,7 @@ impl Analyser {
         let crd_text = texts.crd.clone();
         let analysed_crd = texts.crd.clone();
         let analysed_object = texts.object.clone();
+        let analysed_old = texts.old_object.clone();
         // After 100 ms without an answer the status says the engine is working and the
         // results are dimmed (never emptied).
         if self.slow_timer.borrow().is_none() {
@@ -463,6 +472,10 @@ impl Analyser {
                     let crd = analysed_crd.clone();
                     me.shown.set(Some(Rc::new(Shown::of(seq, *reply, crd))));
                     me.crash.set(None);
+                    me.paused.set(false);
+                    if me.remember_crash {
+                        LocalStorage::delete(CRASHED_ON_KEY);
+                    }
                 }
                 WorkerEvent::Crashed { own, message, .. } => {
                     let what = if own {
@@ -480,6 +493,11 @@ impl Analyser {
                         "The engine crashed {what}: {message}. It has been restarted and your \
                          texts are kept; edit a text to analyse again."
                     )));
+                    // A reload must not run the same texts into the same crash.
+                    if own && me.remember_crash {
+                        let texts = [&analysed_crd, &analysed_object, &analysed_old];
+                        save(CRASHED_ON_KEY, &fingerprint(texts.map(|t| t.rust())));
+                    }
                 }
             }
         });
@@ -709,6 +727,19 @@ fn store_state(state: &StudioState) {
     save(MAPPINGS_KEY, &state.mappings);
 }
 
+/// A short fingerprint of texts (64-bit FNV-1a over them, separated), to recognise the texts
+/// the engine crashed on without storing them twice.
+fn fingerprint(texts: [AttrValue; 3]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for t in &texts {
+        for b in t.as_bytes().iter().chain(std::iter::once(&0xff)) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
 /// The state of a studio's texts and settings, with the open tab.
 fn state_of(live: &Live, tab: BottomTab) -> StudioState {
     StudioState {
@@ -824,9 +855,25 @@ pub fn Studio(props: &StudioProps) -> Html {
     // current value (use_state_eq), so an unchanged value does not re-render.
     let working = use_state_eq(|| false);
     let crash = use_state_eq(|| None::<String>);
+    // The engine crashed on these very texts last time (the page's studio only): they are
+    // not analysed until the user asks or edits.
+    let paused = {
+        let live = live.clone();
+        let embed = props.embed;
+        use_state_eq(move || {
+            !embed && {
+                let live = live.borrow();
+                let texts = [&live.texts.crd, &live.texts.object, &live.texts.old_object];
+                LocalStorage::get::<String>(CRASHED_ON_KEY)
+                    .is_ok_and(|f| f == fingerprint(texts.map(|t| t.rust())))
+            }
+        })
+    };
     let analyser = {
         let (shown, working, crash) = (shown.clone(), working.clone(), crash.clone());
         let studio = props.name.clone();
+        let remember_crash = !props.embed;
+        let paused = paused.clone();
         use_memo((), move |_| Analyser {
             studio,
             shown,
@@ -834,6 +881,8 @@ pub fn Studio(props: &StudioProps) -> Html {
             working,
             crash,
             slow_timer: Rc::default(),
+            remember_crash,
+            paused,
         })
     };
     let autosave = use_memo((), |_| Autosave::default());
@@ -967,10 +1016,12 @@ pub fn Studio(props: &StudioProps) -> Html {
             save(MAPPINGS_KEY, &q.mappings);
         }
     });
-    // A settings change (and the first render) analyses again.
+    // A settings change (and the first render) analyses again; not while the texts wait
+    // after a crash.
     {
         let live = live.clone();
         let analyser = analyser.clone();
+        let paused = paused.clone();
         use_effect_with(
             (*field_validation, (*query).clone()),
             move |(mode, query)| {
@@ -979,10 +1030,17 @@ pub fn Studio(props: &StudioProps) -> Html {
                     live.mode = *mode;
                     live.query = query.clone();
                 }
-                analyser.run(&live.borrow());
+                if !*paused {
+                    analyser.run(&live.borrow());
+                }
             },
         );
     }
+    let on_analyse_anyway = {
+        let live = live.clone();
+        let analyser = analyser.clone();
+        Callback::from(move |_: MouseEvent| analyser.run(&live.borrow()))
+    };
 
     // An edit in an editor: the job is posted at once, from the editor's change handler, and
     // the page does not re-render (only the answer does); saving waits for a pause.
@@ -1418,6 +1476,9 @@ pub fn Studio(props: &StudioProps) -> Html {
             };
             html! { <p class={class} role="status" title={s.status.text.clone()}>{ s.status.text.clone() }</p> }
         }
+        None if *paused => {
+            html! { <p class="status" role="status">{ "Not analysed (the engine crashed on these texts)" }</p> }
+        }
         None => html! { <p class="status" role="status">{ "Analysing…" }</p> },
     };
     let mode_name = field_validation_name(*field_validation);
@@ -1552,6 +1613,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 shown={(*shown).clone()}
                 hidden={*bottom != BottomTab::Problems}
                 on_select={on_problem}
+                paused={*paused}
             />
             <StoredPanel
                 shown={(*shown).clone()}
@@ -1601,6 +1663,14 @@ pub fn Studio(props: &StudioProps) -> Html {
             }
         })
     };
+    let paused_bar = (*paused).then(|| {
+        html! {
+            <div class="notice conflict" role="alert">
+                <span>{ "Last time, the engine crashed on these texts, so they are not analysed until you ask (editing a text analyses it too)." }</span>
+                <button type="button" class="small" onclick={on_analyse_anyway}>{ "Analyse now" }</button>
+            </div>
+        }
+    });
     let notice_bar = (*notice).clone().map(|n| {
         html! {
             <div class="notice" aria-live="polite">
@@ -1701,6 +1771,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             </header>
             { share_feedback }
             { conflict_bar }
+            { paused_bar }
             { notice_bar }
             { crash_alert }
             { editors }
@@ -1715,13 +1786,19 @@ struct ProblemsProps {
     shown: Option<Rc<Shown>>,
     hidden: bool,
     on_select: Callback<ProblemRow>,
+    /// The texts wait for the user after a crash.
+    paused: bool,
 }
 
 #[component]
 fn ProblemsPanel(props: &ProblemsProps) -> Html {
     let rows: &[ProblemRow] = props.shown.as_ref().map_or(&[], |s| &s.rows);
     let body = if props.shown.is_none() {
-        html! { <p class="empty">{ "Analysing…" }</p> }
+        if props.paused {
+            html! { <p class="empty">{ "Not analysed: the engine crashed on these texts last time (see above)." }</p> }
+        } else {
+            html! { <p class="empty">{ "Analysing…" }</p> }
+        }
     } else if rows.is_empty() {
         html! { <p class="empty">{ "No problems: the server would accept these texts." }</p> }
     } else {
