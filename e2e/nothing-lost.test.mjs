@@ -152,3 +152,60 @@ test('a tab closed while another tab saved different texts puts its texts aside,
   await waitFor(c, async () => (await objectEditor(c).textContent()).includes('# unsaved in B'), "B's texts back");
   await c.close();
 });
+
+// ---- issue 17, item 10: texts the storage refuses or cannot give back ----
+
+test('a saved text holding a lone surrogate loads as saved, and stays saved after an edit', async () => {
+  const page = await freshPage();
+  await page.evaluate(() => localStorage.setItem('crd-studio.object', JSON.stringify('kind: Lone # \ud800 here\n')));
+  await page.reload();
+  await objectEditor(page).waitFor();
+  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('kind: Lone #'), 'the saved object');
+  assert.doesNotMatch(await objectEditor(page).textContent(), /my-new-cron-object/, 'not the example');
+  await typeInObject(page, '# edited');
+  const raw = await page.evaluate(() => localStorage.getItem('crd-studio.object'));
+  assert.match(raw, /\\ud800/, 'the lone surrogate is still saved');
+  await page.close();
+});
+
+test('a saved text that cannot be read is kept aside, never overwritten, and the user is told', async () => {
+  const page = await freshPage();
+  await page.evaluate(() => localStorage.setItem('crd-studio.crd', '{"half a JSON'));
+  await page.reload();
+  await page.locator('.notice', { hasText: 'The saved CRD could not be read' }).waitFor();
+  const crd = page.locator('.cm-content[aria-label="CRD"]');
+  await crd.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n# mine');
+  await waitFor(page, () => page.evaluate(() => (localStorage.getItem('crd-studio.crd') ?? '').includes('# mine')), 'the CRD saved');
+  assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.crd.unreadable')), '{"half a JSON');
+  await page.close();
+});
+
+test('a save the storage refuses is shown with a download of the texts, and clears when saving works again', async () => {
+  const page = await browser.context.newPage();
+  await page.addInitScript(() => {
+    const setItem = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) {
+      if (key === 'crd-studio.object' && String(value).includes('too-big-for-storage')) {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      }
+      return setItem.call(this, key, value);
+    };
+  });
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await objectEditor(page).click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n# too-big-for-storage');
+  const alert = page.getByRole('alert').filter({ hasText: 'Your texts could not be saved in this browser' });
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /storage is full/);
+  assert.match(await alert.getByRole('link', { name: /Download the texts/ }).getAttribute('href'), /^blob:/);
+  // Removing the line lets the save through: the warning goes.
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.press('Delete');
+  await alert.waitFor({ state: 'detached' });
+  await page.close();
+});

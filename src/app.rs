@@ -106,16 +106,52 @@ enum Replace {
 }
 
 fn load_texts() -> Texts {
-    let load = |key: &str| LocalStorage::get::<String>(key).ok();
     Texts {
-        crd: EditorText::from_rust(
-            load(CRD_KEY).map_or(AttrValue::Static(EXAMPLE_CRD), AttrValue::from),
-        ),
-        object: EditorText::from_rust(
-            load(OBJECT_KEY).map_or(AttrValue::Static(EXAMPLE_OBJECT), AttrValue::from),
-        ),
-        old_object: EditorText::from_rust(load(OLD_OBJECT_KEY).unwrap_or_default()),
+        crd: load_text(CRD_KEY).unwrap_or_else(|| EditorText::from_rust(EXAMPLE_CRD)),
+        object: load_text(OBJECT_KEY).unwrap_or_else(|| EditorText::from_rust(EXAMPLE_OBJECT)),
+        old_object: load_text(OLD_OBJECT_KEY).unwrap_or_default(),
     }
+}
+
+/// A saved editor text, parsed by the browser's `JSON.parse` into the JavaScript string the
+/// editor takes: a text holding a lone surrogate (which the editor accepts and
+/// `JSON.stringify` escapes) loads as it was saved; serde would refuse it.
+fn load_text(key: &str) -> Option<EditorText> {
+    let raw = LocalStorage::raw().get_item(key).ok()??;
+    let value = js_sys::JSON::parse(&raw).ok()?;
+    value
+        .dyn_into::<js_sys::JsString>()
+        .ok()
+        .map(EditorText::from_js)
+}
+
+/// Saved texts that cannot be read are moved aside (`KEY.unreadable`, never overwritten),
+/// so the next save cannot destroy them; returns the texts' names.
+fn rescue_unreadable() -> Vec<&'static str> {
+    let storage = LocalStorage::raw();
+    let mut moved = Vec::new();
+    for (key, name) in [
+        (CRD_KEY, "CRD"),
+        (OBJECT_KEY, "object"),
+        (OLD_OBJECT_KEY, "old object"),
+    ] {
+        let Ok(Some(raw)) = storage.get_item(key) else {
+            continue;
+        };
+        let readable = js_sys::JSON::parse(&raw)
+            .ok()
+            .is_some_and(|v| v.is_string());
+        if readable {
+            continue;
+        }
+        let aside = format!("{key}.unreadable");
+        if storage.get_item(&aside).ok().flatten().is_none() {
+            let _ = storage.set_item(&aside, &raw);
+        }
+        let _ = storage.remove_item(key);
+        moved.push(name);
+    }
+    moved
 }
 
 fn load_query() -> PreviewQuery {
@@ -151,26 +187,35 @@ fn old_object_of(text: &EditorText) -> Option<String> {
 
 /// Saves an editor text: a Rust string as usual; the editor's own JavaScript string with
 /// `JSON.stringify`, so a big CRD is not copied into wasm to be saved.
-fn save_text(key: &str, text: &EditorText) {
-    if let Some(rust) = text.rust_if_ready() {
-        save(key, &rust.as_str());
-        return;
-    }
+fn save_text(key: &str, text: &EditorText) -> Result<(), String> {
     // `Storage.setItem` called with the JavaScript string itself: web-sys's binding takes a
-    // `&str`, which would copy the JSON into wasm and back out.
-    let stored = js_sys::JSON::stringify(&text.js()).ok().and_then(|json| {
-        let storage = js_sys::Reflect::get(&gloo::utils::window(), &"localStorage".into()).ok()?;
-        let set_item = js_sys::Reflect::get(&storage, &"setItem".into())
-            .ok()?
-            .dyn_into::<js_sys::Function>()
-            .ok()?;
-        set_item
-            .call2(&storage, &JsValue::from_str(key), &json)
-            .ok()
-    });
-    if stored.is_none() {
-        gloo::console::warn!(format!("could not save {key}"));
-    }
+    // `&str`, which would copy the JSON into wasm and back out (and could not hold a lone
+    // surrogate, which `JSON.stringify` escapes).
+    let json = js_sys::JSON::stringify(&text.js()).map_err(|_| "the text could not be encoded")?;
+    let storage = js_sys::Reflect::get(&gloo::utils::window(), &"localStorage".into())
+        .map_err(|_| "this browser gives the page no storage")?;
+    let set_item = js_sys::Reflect::get(&storage, &"setItem".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("this browser gives the page no storage")?;
+    set_item
+        .call2(&storage, &JsValue::from_str(key), &json)
+        .map(|_| ())
+        .map_err(|e| {
+            // A full storage throws a `QuotaExceededError` DOMException.
+            let name = js_sys::Reflect::get(&e, &"name".into())
+                .ok()
+                .and_then(|n| n.as_string())
+                .unwrap_or_default();
+            if name == "QuotaExceededError" {
+                format!(
+                    "the browser's storage is full ({} MB of text)",
+                    (text.rough_len() + 500_000) / 1_000_000
+                )
+            } else {
+                format!("the browser refused to store it ({name})")
+            }
+        })
 }
 
 /// An observer of the studio's size, and the callback it calls.
@@ -340,6 +385,8 @@ struct Autosave {
     /// Set while another tab has saved texts that differ from this tab's: nothing is written
     /// (it would overwrite them silently) until the user chooses whose texts to keep.
     held: Rc<Cell<bool>>,
+    /// Told after each save: why it failed, or `None` when everything was saved.
+    report: Rc<RefCell<Option<Callback<Option<String>>>>>,
 }
 
 impl Autosave {
@@ -371,11 +418,19 @@ impl Autosave {
             (OBJECT_KEY, texts.object),
             (OLD_OBJECT_KEY, texts.old_object),
         ];
+        let mut failure = None;
         for ((key, text), last) in all.into_iter().zip(saved.iter_mut()) {
             if last.as_ref() != Some(&text) {
-                save_text(key, &text);
-                *last = Some(text);
+                match save_text(key, &text) {
+                    Ok(()) => *last = Some(text),
+                    // Not marked saved: the next flush tries again.
+                    Err(e) => failure = Some(e),
+                }
             }
+        }
+        drop(saved);
+        if let Some(report) = self.report.borrow().as_ref() {
+            report.emit(failure);
         }
     }
 }
@@ -661,6 +716,15 @@ fn props_from_location() -> StudioProps {
             state.tab = tab;
         }
         props.initial = Some(Rc::new(state));
+    } else if let names @ [_, ..] = rescue_unreadable().as_slice() {
+        props.notice = Some(Notice {
+            text: format!(
+                "The saved {} could not be read; it is kept unchanged in this browser's storage \
+                 under crd-studio.…unreadable, and the example is shown instead.",
+                names.join(" and ")
+            ),
+            restorable: false,
+        });
     } else if LocalStorage::get::<bool>(SET_ASIDE_ON_CLOSE_KEY).unwrap_or(false) {
         LocalStorage::delete(SET_ASIDE_ON_CLOSE_KEY);
         props.notice = Some(Notice {
@@ -886,6 +950,23 @@ pub fn Studio(props: &StudioProps) -> Html {
         })
     };
     let autosave = use_memo((), |_| Autosave::default());
+    // Why the last save failed (shown until a save succeeds), with a download of the texts.
+    let save_error = use_state_eq(|| None::<(String, String)>);
+    {
+        let save_error = save_error.clone();
+        let live = live.clone();
+        *autosave.report.borrow_mut() = Some(Callback::from(move |failure: Option<String>| {
+            match failure {
+                None => save_error.set(None),
+                // One download per failure: the link holds the texts as they were then.
+                Some(why) if save_error.is_none() => {
+                    let href = download_text(&state_of(&live.borrow(), BottomTab::Problems));
+                    save_error.set(Some((why, href)));
+                }
+                Some(_) => {}
+            }
+        }));
+    }
     use_effect_with((), |_| {
         worker_client::warm_up();
         || ()
@@ -1663,6 +1744,14 @@ pub fn Studio(props: &StudioProps) -> Html {
             }
         })
     };
+    let save_bar = (*save_error).clone().map(|(why, href)| {
+        html! {
+            <div class="notice conflict" role="alert">
+                <span>{ format!("Your texts could not be saved in this browser: {why}. They are kept in this tab only; saving is tried again after each edit.") }</span>
+                <a href={href} download="crd-studio-texts.yaml">{ "Download the texts (crd-studio-texts.yaml)" }</a>
+            </div>
+        }
+    });
     let paused_bar = (*paused).then(|| {
         html! {
             <div class="notice conflict" role="alert">
@@ -1771,6 +1860,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             </header>
             { share_feedback }
             { conflict_bar }
+            { save_bar }
             { paused_bar }
             { notice_bar }
             { crash_alert }
