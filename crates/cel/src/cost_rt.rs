@@ -15,7 +15,7 @@ pub const LIST_CREATE_BASE_COST: u64 = 10;
 pub const MAP_CREATE_BASE_COST: u64 = 30;
 
 /// The most bytes the runtime lets the calls that can grow their result far past their cost
-/// (`lists.range`, `join`, `replace`, `format`'s precisions) build in one evaluation. cel-go
+/// (`lists.range`, `join`, `replace`, `format`, list concatenation) build in one evaluation. cel-go
 /// has no such cap: its cost is charged after the call has built the result, so a call like
 /// `'a'.replace('', s)` on large inputs or `'%.999999999f'.format([1.0])` spends gigabytes
 /// (or runs the server out of memory) at a small cost. Past this cap the evaluation is
@@ -89,10 +89,19 @@ pub fn precharge(function: &str, args: &[Value<'_>], kubernetes: bool) -> Option
                 bytes: len.saturating_sub(s.as_str().len() as u64),
             })
         }
-        ("format", [Value::String(f), Value::List(_)]) => Some(Precharge {
+        ("format", [Value::String(f), Value::List(l)]) => Some(Precharge {
             cost: 0,
-            bytes: crate::ext_format::precision_bytes(f.as_str()),
+            bytes: crate::ext_format::output_bound(f.as_str(), l, MAX_GROWTH_BYTES),
         }),
+        // cel-go concatenates lists lazily at a cost of 1; here the elements are copied.
+        ("_+_", [Value::List(a), Value::List(b)]) if !a.is_empty() && !b.is_empty() => {
+            Some(Precharge {
+                cost: 0,
+                bytes: (a.len() as u64)
+                    .saturating_add(b.len() as u64)
+                    .saturating_mul(VALUE_BYTES),
+            })
+        }
         _ => None,
     }
 }

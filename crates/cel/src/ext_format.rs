@@ -408,6 +408,44 @@ pub fn precision_bytes(fmt: &str) -> u64 {
     total
 }
 
+/// An upper bound of the length of `format(fmt, args)` (the format text, its precisions and
+/// each argument formatted at its longest: strings quoted with every byte escaped or printed
+/// as hex), computed without formatting. The traversal stops once past `stop` (shared
+/// elements would make it exponential).
+pub fn output_bound(fmt: &str, args: &List<'_>, stop: u64) -> u64 {
+    /// Any scalar's longest text: `%f` of the largest double with its digit grouping, a
+    /// timestamp or duration quoted in `timestamp(...)`.
+    const SCALAR: u64 = 512;
+    let mut total = (fmt.len() as u64).saturating_add(precision_bytes(fmt));
+    let mut stack: Vec<Value<'_>> = args.iter().collect();
+    while let Some(v) = stack.pop() {
+        if total > stop {
+            break;
+        }
+        let n = match &v {
+            Value::String(s) => (s.as_str().len() as u64)
+                .saturating_mul(4)
+                .saturating_add(3),
+            Value::Bytes(b) => (b.len() as u64).saturating_mul(4).saturating_add(3),
+            Value::List(l) => {
+                stack.extend(l.iter());
+                (l.len() as u64).saturating_mul(2).saturating_add(2)
+            }
+            Value::Map(m) => {
+                for k in m.keys() {
+                    stack.push(m.get(&k));
+                    stack.push(k);
+                }
+                (m.len() as u64).saturating_mul(3).saturating_add(2)
+            }
+            Value::Type(t) => (t.0.to_string().len() as u64).saturating_add(SCALAR),
+            _ => SCALAR,
+        };
+        total = total.saturating_add(n);
+    }
+    total
+}
+
 fn superscript(c: char) -> char {
     match c {
         '0' => '⁰',

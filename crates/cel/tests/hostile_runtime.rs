@@ -107,3 +107,31 @@ fn join_charges_its_result_before_building_it() {
         "2097153"
     );
 }
+
+/// `[[1, 2]].map(a, a + a).map(a, a + a)...[0].size()`: 2^(n+1) elements.
+fn doubling_lists(n: usize) -> String {
+    format!("[[1, 2]]{}[0].size()", ".map(a, a + a)".repeat(n))
+}
+
+#[test]
+fn list_concatenation_growth_is_capped() {
+    // cel-go concatenates lists lazily at a cost of 1; here each `+` copies, so the doubling is
+    // charged against the growth cap: 2^41 elements end in the cost-limit error, not an abort.
+    check_table(
+        STORED,
+        &[(&doubling_lists(10), "2048"), (&doubling_lists(40), LIMIT)],
+    );
+}
+
+/// `'%x'.format(['%x'.format([... 'ab' ...])])`: each level doubles the string at a cost of 1.
+fn doubling_hex(n: usize) -> String {
+    format!("{}'ab'{}.size()", "'%x'.format([".repeat(n), "])".repeat(n))
+}
+
+#[test]
+fn format_argument_growth_is_capped() {
+    check_table(
+        STORED,
+        &[(&doubling_hex(4), "32"), (&doubling_hex(40), LIMIT)],
+    );
+}

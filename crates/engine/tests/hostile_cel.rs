@@ -63,45 +63,60 @@ const CALL_LIMIT: &str =
 fn hostile_rules_end_in_clear_findings() {
     let long_s = "a".repeat(100_000);
     let long_t = "b".repeat(1_000);
-    let cases: Vec<(&str, String, &str)> = vec![
+    let cases: Vec<(String, String, &str)> = vec![
         // Go prints all 65,535 digits: the rule is evaluated and fails as written.
         (
-            "'%.65535e'.format([1.0]).size() == 0",
+            "'%.65535e'.format([1.0]).size() == 0".into(),
             "{}".into(),
             "spec: Invalid value: hostile rule failed",
         ),
         (
-            "self.f.format([1.0]).size() == 0",
+            "self.f.format([1.0]).size() == 0".into(),
             "{f: '%.65535e'}".into(),
             "spec: Invalid value: hostile rule failed",
         ),
         // 10^11 digits: the cost limit, before the memory.
         (
-            "self.f.format([1.0]).size() == 0",
+            "self.f.format([1.0]).size() == 0".into(),
             "{f: '%.99999999999f'}".into(),
             CALL_LIMIT,
         ),
         // 100 MB built for a cost of 20,000.
         (
-            "self.s.replace('', self.t).size() == 0",
+            "self.s.replace('', self.t).size() == 0".into(),
             format!("{{s: {long_s}, t: {long_t}}}"),
             CALL_LIMIT,
         ),
         // Repeated growth.
         (
-            "'a'.replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').size() == 0",
+            "'a'.replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').size() == 0".into(),
+            "{}".into(),
+            CALL_LIMIT,
+        ),
+        // Doubling at a cost of 1 per step: hex formatting, list concatenation.
+        (
+            format!(
+                "{}'ab'{}.size() == 0",
+                "'%x'.format([".repeat(40),
+                "])".repeat(40)
+            ),
+            "{}".into(),
+            CALL_LIMIT,
+        ),
+        (
+            format!("[[1, 2]]{}[0].size() == 0", ".map(a, a + a)".repeat(40)),
             "{}".into(),
             CALL_LIMIT,
         ),
         // lists.range of an unbounded count never compiles (its estimated cost).
         (
-            "lists.range(self.count).size() == 0",
+            "lists.range(self.count).size() == 0".into(),
             "{count: 9223372036854775807}".into(),
             "estimated rule cost exceeds budget",
         ),
     ];
     for (rule, spec, want) in cases {
-        let (a, took) = run(rule, &spec);
+        let (a, took) = run(&rule, &spec);
         let m = messages(&a);
         assert!(
             m.iter().any(|m| m.contains(want)),
