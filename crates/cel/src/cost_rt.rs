@@ -56,6 +56,11 @@ pub fn precharge(function: &str, args: &[Value<'_>], kubernetes: bool) -> Option
             for e in l.iter() {
                 let Value::String(s) = e else { return None };
                 bytes = bytes.saturating_add(s.as_str().len() as u64);
+                if bytes > MAX_GROWTH_BYTES {
+                    // Cancelled by the cap whatever the cost: stop counting (the list may
+                    // hold one large string many times).
+                    return Some(Precharge { cost: 0, bytes });
+                }
                 runes = runes.saturating_add(s.as_str().chars().count() as u64);
             }
             let seps = (l.len() as u64).saturating_sub(1).saturating_mul(sep);

@@ -113,8 +113,8 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
                     }
                 }
                 Value::Uint(v) => format!("{v:x}"),
-                Value::String(s) => s.as_str().bytes().map(|b| format!("{b:02x}")).collect(),
-                Value::Bytes(b) => b.iter().map(|b| format!("{b:02x}")).collect(),
+                Value::String(s) => hex(s.as_str().as_bytes()),
+                Value::Bytes(b) => hex(b),
                 other => {
                     return Err(during(format!(
                         "only integers, byte buffers, and strings can be formatted as hex, was given {}",
@@ -151,6 +151,16 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
         }
     };
     Ok((i, out))
+}
+
+fn hex(b: &[u8]) -> String {
+    let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
+    let mut out = String::with_capacity(b.len().saturating_mul(2));
+    for &c in b {
+        out.push(digit(c >> 4));
+        out.push(digit(c & 15));
+    }
+    out
 }
 
 fn string_error(t: &str) -> String {
