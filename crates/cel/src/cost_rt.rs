@@ -14,6 +14,103 @@ pub const LIST_CREATE_BASE_COST: u64 = 10;
 /// `common.MapCreateBaseCost`.
 pub const MAP_CREATE_BASE_COST: u64 = 30;
 
+/// The most bytes the runtime lets the calls that can grow their result far past their cost
+/// (`lists.range`, `join`, `replace`, `format`, list concatenation) build in one evaluation. cel-go
+/// has no such cap: its cost is charged after the call has built the result, so a call like
+/// `'a'.replace('', s)` on large inputs or `'%.999999999f'.format([1.0])` spends gigabytes
+/// (or runs the server out of memory) at a small cost. Past this cap the evaluation is
+/// cancelled as for the cost limit.
+pub const MAX_GROWTH_BYTES: u64 = 64 << 20;
+
+/// What a call will cost and allocate, known from its arguments before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Precharge {
+    /// The cost cel-go will charge for the call once it has built its result (0 when it
+    /// depends on more than the result's size).
+    pub cost: u64,
+    /// The bytes the call's result will take beyond its arguments (a lower bound).
+    pub bytes: u64,
+}
+
+/// The cost and growth of the calls whose result can be much larger than their arguments,
+/// computed without building the result, so that the limit is enforced before the memory is
+/// spent. `None` for every other call.
+pub fn precharge(function: &str, args: &[Value<'_>], kubernetes: bool) -> Option<Precharge> {
+    const VALUE_BYTES: u64 = std::mem::size_of::<Value<'static>>() as u64;
+    match (function, args) {
+        // `alloc(1.0, n)` of `overload_tracker`, on the result's size `n`.
+        ("lists.range", [Value::Int(n)]) => {
+            let n = (*n).max(0) as u64;
+            Some(Precharge {
+                cost: n.saturating_add(1).saturating_add(LIST_CREATE_BASE_COST),
+                bytes: n.saturating_mul(VALUE_BYTES),
+            })
+        }
+        ("join", [Value::List(l), rest @ ..]) => {
+            let sep = match rest {
+                [] => 0,
+                [Value::String(s)] => s.as_str().len() as u64,
+                _ => return None,
+            };
+            let (mut bytes, mut runes) = (0u64, 0u64);
+            for e in l.iter() {
+                let Value::String(s) = e else { return None };
+                bytes = bytes.saturating_add(s.as_str().len() as u64);
+                if bytes > MAX_GROWTH_BYTES {
+                    // Cancelled by the cap whatever the cost: stop counting (the list may
+                    // hold one large string many times).
+                    return Some(Precharge { cost: 0, bytes });
+                }
+                runes = runes.saturating_add(s.as_str().chars().count() as u64);
+            }
+            let seps = (l.len() as u64).saturating_sub(1).saturating_mul(sep);
+            let sep_runes = match rest {
+                [Value::String(s)] => (l.len() as u64)
+                    .saturating_sub(1)
+                    .saturating_mul(s.as_str().chars().count() as u64),
+                _ => 0,
+            };
+            Some(Precharge {
+                cost: if kubernetes {
+                    ceil_mul(
+                        runes.saturating_add(sep_runes),
+                        2.0 * STRING_TRAVERSAL_COST_FACTOR,
+                    )
+                } else {
+                    0
+                },
+                bytes: bytes.saturating_add(seps),
+            })
+        }
+        ("replace", [Value::String(s), Value::String(old), Value::String(new), rest @ ..]) => {
+            let n = match rest {
+                [] => -1,
+                [Value::Int(n)] => *n,
+                _ => return None,
+            };
+            let len = crate::ext_rt::replace_len(s.as_str(), old.as_str(), new.as_str(), n);
+            Some(Precharge {
+                cost: 0,
+                bytes: len.saturating_sub(s.as_str().len() as u64),
+            })
+        }
+        ("format", [Value::String(f), Value::List(l)]) => Some(Precharge {
+            cost: 0,
+            bytes: crate::ext_format::output_bound(f.as_str(), l, MAX_GROWTH_BYTES),
+        }),
+        // cel-go concatenates lists lazily at a cost of 1; here the elements are copied.
+        ("_+_", [Value::List(a), Value::List(b)]) if !a.is_empty() && !b.is_empty() => {
+            Some(Precharge {
+                cost: 0,
+                bytes: (a.len() as u64)
+                    .saturating_add(b.len() as u64)
+                    .saturating_mul(VALUE_BYTES),
+            })
+        }
+        _ => None,
+    }
+}
+
 fn size(v: Option<&Value<'_>>) -> u64 {
     v.map_or(1, Value::actual_size)
 }

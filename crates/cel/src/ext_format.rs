@@ -65,7 +65,15 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
                 "could not parse formatting clause: error while parsing precision: error while converting precision to integer: {e}"
             )
         })?;
-        // Digits only: never negative.
+        // Digits only: never negative. The runtime cancels an evaluation whose precisions
+        // pass its growth cap before it calls here; this bound keeps a direct call from
+        // asking for more memory than that (cel-go's text for its own later cap).
+        let max = crate::cost_rt::MAX_GROWTH_BYTES;
+        if n as u64 > max {
+            return Err(format!(
+                "could not parse formatting clause: error while parsing precision: precision {n} exceeds maximum allowed precision {max}"
+            ));
+        }
         precision = Some(usize::try_from(n).unwrap_or(usize::MAX));
     }
     let Some(verb) = s.get(i..).and_then(|r| r.chars().next()) else {
@@ -105,8 +113,8 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
                     }
                 }
                 Value::Uint(v) => format!("{v:x}"),
-                Value::String(s) => s.as_str().bytes().map(|b| format!("{b:02x}")).collect(),
-                Value::Bytes(b) => b.iter().map(|b| format!("{b:02x}")).collect(),
+                Value::String(s) => hex(s.as_str().as_bytes()),
+                Value::Bytes(b) => hex(b),
                 other => {
                     return Err(during(format!(
                         "only integers, byte buffers, and strings can be formatted as hex, was given {}",
@@ -143,6 +151,16 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
         }
     };
     Ok((i, out))
+}
+
+fn hex(b: &[u8]) -> String {
+    let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
+    let mut out = String::with_capacity(b.len().saturating_mul(2));
+    for &c in b {
+        out.push(digit(c >> 4));
+        out.push(digit(c & 15));
+    }
+    out
 }
 
 fn string_error(t: &str) -> String {
@@ -315,7 +333,7 @@ fn format_fixed(arg: &Value<'_>, p: usize) -> Result<String, String> {
     if let Some(s) = non_finite(d) {
         return Ok(s);
     }
-    let s = format!("{:.*}", p, d.abs());
+    let s = exact_fixed(d.abs(), p);
     let (int_part, frac) = s.split_once('.').unwrap_or((&s, ""));
     let mut out = String::new();
     // x/text marks a number negative when it is below zero, even if it rounds to zero
@@ -329,6 +347,113 @@ fn format_fixed(arg: &Value<'_>, p: usize) -> Result<String, String> {
         out.push_str(frac);
     }
     Ok(out)
+}
+
+/// The most fraction digits a finite double's exact decimal expansion has (2^-1074).
+const MAX_EXACT_FRACTION_DIGITS: usize = 1074;
+/// The most significant digits a finite double's exact decimal expansion has.
+const MAX_EXACT_SIGNIFICANT_DIGITS: usize = 767;
+
+/// `{:.p}` of a finite `d`, for any precision. Rust's formatter asserts on precisions past
+/// 65,534; Go's `strconv` prints any precision. Past the exact expansion every further digit
+/// is a zero: format at the longest exact precision and append the zeros.
+fn exact_fixed(d: f64, p: usize) -> String {
+    let q = p.min(MAX_EXACT_FRACTION_DIGITS);
+    let mut s = format!("{d:.q$}");
+    pad_zeros(&mut s, p - q);
+    s
+}
+
+/// `{:.pe}` of a finite `d`, for any precision (see [`exact_fixed`]).
+fn exact_scientific(d: f64, p: usize) -> String {
+    let q = p.min(MAX_EXACT_SIGNIFICANT_DIGITS);
+    let s = format!("{d:.q$e}");
+    if p == q {
+        return s;
+    }
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let mut out = String::with_capacity(s.len() + (p - q));
+    out.push_str(mant);
+    pad_zeros(&mut out, p - q);
+    out.push('e');
+    out.push_str(exp);
+    out
+}
+
+fn pad_zeros(s: &mut String, n: usize) {
+    s.reserve(n);
+    s.extend(std::iter::repeat_n('0', n));
+}
+
+/// The bytes `fmt`'s precisions alone add to the output (a lower bound of its length beyond
+/// the format text and the arguments), counted without formatting: the runtime charges them
+/// against its growth cap before [`format`] allocates them.
+pub fn precision_bytes(fmt: &str) -> u64 {
+    let b = fmt.as_bytes();
+    let mut total: u64 = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b.get(i) != Some(&b'%') {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'%') {
+            i += 2;
+            continue;
+        }
+        i += 1;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let mut p: Option<u64> = Some(0);
+            while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+                p = p
+                    .and_then(|p| p.checked_mul(10))
+                    .and_then(|p| p.checked_add(u64::from(c - b'0')));
+                i += 1;
+            }
+            // Past Go's int the clause fails to parse (strconv.Atoi): it builds nothing.
+            total = total.saturating_add(p.filter(|p| *p <= i64::MAX as u64).unwrap_or(0));
+        }
+    }
+    total
+}
+
+/// An upper bound of the length of `format(fmt, args)` (the format text, its precisions and
+/// each argument formatted at its longest: strings quoted with every byte escaped or printed
+/// as hex), computed without formatting. The traversal stops once past `stop` (shared
+/// elements would make it exponential).
+pub fn output_bound(fmt: &str, args: &List<'_>, stop: u64) -> u64 {
+    /// Any scalar's longest text: `%f` of the largest double with its digit grouping, a
+    /// timestamp or duration quoted in `timestamp(...)`.
+    const SCALAR: u64 = 512;
+    let mut total = (fmt.len() as u64).saturating_add(precision_bytes(fmt));
+    let mut stack: Vec<Value<'_>> = args.iter().collect();
+    while let Some(v) = stack.pop() {
+        if total > stop {
+            break;
+        }
+        let n = match &v {
+            Value::String(s) => (s.as_str().len() as u64)
+                .saturating_mul(4)
+                .saturating_add(3),
+            Value::Bytes(b) => (b.len() as u64).saturating_mul(4).saturating_add(3),
+            Value::List(l) => {
+                stack.extend(l.iter());
+                (l.len() as u64).saturating_mul(2).saturating_add(2)
+            }
+            Value::Map(m) => {
+                for k in m.keys() {
+                    stack.push(m.get(&k));
+                    stack.push(k);
+                }
+                (m.len() as u64).saturating_mul(3).saturating_add(2)
+            }
+            Value::Type(t) => (t.0.to_string().len() as u64).saturating_add(SCALAR),
+            _ => SCALAR,
+        };
+        total = total.saturating_add(n);
+    }
+    total
 }
 
 fn superscript(c: char) -> char {
@@ -355,7 +480,7 @@ fn format_scientific(arg: &Value<'_>, p: usize) -> Result<String, String> {
     if let Some(s) = non_finite(d) {
         return Ok(s);
     }
-    let s = format!("{:.*e}", p, d.abs());
+    let s = exact_scientific(d.abs(), p);
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let mut out = String::new();
@@ -382,6 +507,47 @@ mod tests {
             panic!()
         };
         format(fmt, &l)
+    }
+
+    #[test]
+    fn precisions_past_the_exact_expansion_append_zeros() {
+        // Rust's own formatter (exact at any precision it accepts) is the reference.
+        for d in [
+            5e-324,
+            2.2250738585072014e-308,
+            1.0,
+            0.1,
+            1.7976931348623157e308,
+            123.456,
+        ] {
+            for p in [
+                0,
+                6,
+                MAX_EXACT_SIGNIFICANT_DIGITS,
+                MAX_EXACT_SIGNIFICANT_DIGITS + 1,
+                1500,
+            ] {
+                assert_eq!(exact_scientific(d, p), format!("{d:.p$e}"), "{d} {p}");
+            }
+            for p in [
+                0,
+                6,
+                MAX_EXACT_FRACTION_DIGITS,
+                MAX_EXACT_FRACTION_DIGITS + 1,
+                2000,
+            ] {
+                assert_eq!(exact_fixed(d, p), format!("{d:.p$}"), "{d} {p}");
+            }
+        }
+        // Rust's formatter asserts here (`ndigits > 0`); Go prints every digit.
+        assert_eq!(exact_scientific(1.0, 65535).len(), 65539);
+    }
+
+    #[test]
+    fn precision_bytes_counts_what_format_would_build() {
+        assert_eq!(precision_bytes("%.3f %e %%.9 %.12e"), 15);
+        assert_eq!(precision_bytes("%.99999999999999999999f"), 0);
+        assert_eq!(precision_bytes("%."), 0);
     }
 
     #[test]

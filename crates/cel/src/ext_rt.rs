@@ -224,6 +224,25 @@ fn last_index_of(s: &str, sub: &str, off: i64) -> Result<i64, String> {
     Ok(-1)
 }
 
+/// The length in bytes of `go_replace(s, old, new, n)`, counted without building it.
+pub fn replace_len(s: &str, old: &str, new: &str, n: i64) -> u64 {
+    let len = s.len() as u64;
+    if n == 0 || old == new {
+        return len;
+    }
+    let mut count: u64 = if old.is_empty() {
+        // Before every rune and at the end.
+        (s.chars().count() as u64).saturating_add(1)
+    } else {
+        s.matches(old).count() as u64
+    };
+    if n >= 0 {
+        count = count.min(n as u64);
+    }
+    len.saturating_sub(count.saturating_mul(old.len() as u64))
+        .saturating_add(count.saturating_mul(new.len() as u64))
+}
+
 /// Go's `strings.Replace(s, old, new, n)` (n < 0: all).
 pub fn go_replace(s: &str, old: &str, new: &str, n: i64) -> String {
     if n == 0 || old == new {
@@ -389,10 +408,25 @@ fn lists<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         ("@sortByAssociatedKeys", [V::List(l), V::List(keys)]) => {
             (sort_by_keys(l, keys), sort_id(keys, "sortByAssociatedKeys"))
         }
-        ("lists.range", [V::Int(n)]) => (
-            V::list((0..(*n).max(0)).map(V::Int).collect()),
-            Some("lists_range"),
-        ),
+        // The runtime cancels a range past the cost limit or the growth cap before it
+        // calls here; an unlimited direct call is bounded by the same cap.
+        ("lists.range", [V::Int(n)]) => {
+            let max = (crate::cost_rt::MAX_GROWTH_BYTES
+                / std::mem::size_of::<Value<'static>>() as u64) as i64;
+            if *n > max {
+                (
+                    err(format!(
+                        "lists.range: {n} elements exceed the limit of {max}"
+                    )),
+                    Some("lists_range"),
+                )
+            } else {
+                (
+                    V::list((0..(*n).max(0)).map(V::Int).collect()),
+                    Some("lists_range"),
+                )
+            }
+        }
         _ => (no_overload(f, args), None),
     }
 }

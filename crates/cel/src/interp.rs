@@ -129,6 +129,9 @@ impl<'a> Activation<'a> {
 #[derive(Debug, Clone)]
 pub struct CostTracker {
     cost: u64,
+    /// Bytes built by the calls that can grow past their cost (see
+    /// [`crate::cost_rt::MAX_GROWTH_BYTES`]).
+    grown: u64,
     limit: Option<u64>,
     presence_test_has_cost: bool,
     kubernetes_estimator: bool,
@@ -140,6 +143,7 @@ impl CostTracker {
     pub fn kubernetes(limit: Option<u64>) -> Self {
         CostTracker {
             cost: 0,
+            grown: 0,
             limit,
             presence_test_has_cost: false,
             kubernetes_estimator: true,
@@ -155,6 +159,7 @@ impl CostTracker {
     ) -> Self {
         CostTracker {
             cost: 0,
+            grown: 0,
             limit,
             presence_test_has_cost,
             kubernetes_estimator,
@@ -165,6 +170,7 @@ impl CostTracker {
     pub fn cel_go(limit: Option<u64>) -> Self {
         CostTracker {
             cost: 0,
+            grown: 0,
             limit,
             presence_test_has_cost: true,
             kubernetes_estimator: false,
@@ -184,6 +190,28 @@ impl CostTracker {
     /// Resets the cost to zero (to reuse the tracker for another evaluation).
     pub fn reset(&mut self) {
         self.cost = 0;
+        self.grown = 0;
+    }
+
+    /// Before a call that can build a large result: cancels when the cost cel-go will charge
+    /// for it passes the limit (cel-go builds the result first, then charges and cancels:
+    /// the same outcome and cost, without the memory), or when the bytes it builds pass
+    /// [`crate::cost_rt::MAX_GROWTH_BYTES`].
+    fn precharge(&mut self, function: &str, args: &[Value<'_>]) -> Result<(), CostLimitExceeded> {
+        let Some(p) = crate::cost_rt::precharge(function, args, self.kubernetes_estimator) else {
+            return Ok(());
+        };
+        if let Some(l) = self.limit {
+            if self.cost.saturating_add(p.cost) > l {
+                self.cost = self.cost.saturating_add(p.cost);
+                return Err(CostLimitExceeded);
+            }
+        }
+        self.grown = self.grown.saturating_add(p.bytes);
+        if self.grown > crate::cost_rt::MAX_GROWTH_BYTES {
+            return Err(CostLimitExceeded);
+        }
+        Ok(())
     }
 
     #[inline]
@@ -1466,6 +1494,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         return Ok(e);
                     }
                 }
+                self.tracker.precharge(&c.info.function, &args)?;
                 stdlib_rt::call_with_zones(
                     &c.info,
                     &args,
