@@ -209,3 +209,38 @@ test('a save the storage refuses is shown with a download of the texts, and clea
   await alert.waitFor({ state: 'detached' });
   await page.close();
 });
+
+test('a text too big for the storage as it is is saved compressed and comes back after a reload', async () => {
+  const page = await browser.context.newPage();
+  // A storage that refuses any value over 1 MB (real ones stop at about 5 million characters
+  // per site; the argo CRD and a big object are more).
+  await page.addInitScript(() => {
+    const setItem = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) {
+      if (String(value).length > 1_000_000) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      return setItem.call(this, key, value);
+    };
+  });
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  const filler = Array.from({ length: 40_000 }, (_, i) => `# filler line ${String(i).padStart(6, '0')} of a big object text\n`).join('');
+  const big = `# big-marker\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: big\n${filler}`;
+  await objectEditor(page).click();
+  await page.keyboard.press('Control+A');
+  // Pasted (a 2 MB insertText through the protocol takes minutes).
+  await page.evaluate((text) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    document
+      .querySelector('.cm-content[aria-label="Object"]')
+      .dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, big);
+  await waitFor(page, () => page.evaluate(() => (localStorage.getItem('crd-studio.object') ?? '').startsWith('{"packed":')), 'the object saved packed', 20_000);
+  assert.equal(await page.getByRole('alert').filter({ hasText: 'could not be saved' }).count(), 0);
+  const stored = await page.evaluate(() => localStorage.getItem('crd-studio.object').length);
+  assert.ok(stored < big.length / 4, `${big.length} characters stored in ${stored}`);
+  await page.reload();
+  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# big-marker'), 'the big object back', 20_000);
+  await page.close();
+});

@@ -119,10 +119,23 @@ fn load_texts() -> Texts {
 fn load_text(key: &str) -> Option<EditorText> {
     let raw = LocalStorage::raw().get_item(key).ok()??;
     let value = js_sys::JSON::parse(&raw).ok()?;
+    if let Some(packed) = packed_of(&value) {
+        return studio_state::unpack_text(&packed).map(EditorText::from_rust);
+    }
     value
         .dyn_into::<js_sys::JsString>()
         .ok()
         .map(EditorText::from_js)
+}
+
+/// The packed text of a saved value `{"packed": "…"}` (a big text, saved compressed).
+fn packed_of(value: &JsValue) -> Option<String> {
+    if !value.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(value, &"packed".into())
+        .ok()?
+        .as_string()
 }
 
 /// Saved texts that cannot be read are moved aside (`KEY.unreadable`, never overwritten),
@@ -138,9 +151,9 @@ fn rescue_unreadable() -> Vec<&'static str> {
         let Ok(Some(raw)) = storage.get_item(key) else {
             continue;
         };
-        let readable = js_sys::JSON::parse(&raw)
-            .ok()
-            .is_some_and(|v| v.is_string());
+        let readable = js_sys::JSON::parse(&raw).ok().is_some_and(|v| {
+            v.is_string() || packed_of(&v).is_some_and(|p| studio_state::unpack_text(&p).is_some())
+        });
         if readable {
             continue;
         }
@@ -191,7 +204,13 @@ fn save_text(key: &str, text: &EditorText) -> Result<(), String> {
     // `Storage.setItem` called with the JavaScript string itself: web-sys's binding takes a
     // `&str`, which would copy the JSON into wasm and back out (and could not hold a lone
     // surrogate, which `JSON.stringify` escapes).
-    let json = js_sys::JSON::stringify(&text.js()).map_err(|_| "the text could not be encoded")?;
+    // A big text is saved compressed, as `{"packed": "…"}` (see `studio_state::pack_text`).
+    let json = if text.rough_len() > studio_state::PACK_TEXT_OVER {
+        let packed = studio_state::pack_text(&text.rust());
+        js_sys::JsString::from(serde_json::json!({ "packed": packed }).to_string())
+    } else {
+        js_sys::JSON::stringify(&text.js()).map_err(|_| "the text could not be encoded")?
+    };
     let storage = js_sys::Reflect::get(&gloo::utils::window(), &"localStorage".into())
         .map_err(|_| "this browser gives the page no storage")?;
     let set_item = js_sys::Reflect::get(&storage, &"setItem".into())
