@@ -212,11 +212,21 @@ pub fn version_rules_with_steps(
             s.push(CelStep::Items);
             stack.push((items, s, child("items"), child_card));
         }
-        let props = child("properties");
+        // The text's properties by name: one lookup each, not a scan per property (a schema
+        // may have 100,000).
+        let props: HashMap<&str, &Node> = child("properties")
+            .and_then(Node::as_map)
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| (e.key.as_str(), &e.value))
+                    .collect()
+            })
+            .unwrap_or_default();
         for (name, prop) in node.properties.iter().rev() {
             let mut s = steps.clone();
             s.push(CelStep::Property(name.clone()));
-            stack.push((prop, s, props.and_then(|p| p.get(name)), child_card));
+            stack.push((prop, s, props.get(name.as_str()).copied(), child_card));
         }
     }
     (out, places)
