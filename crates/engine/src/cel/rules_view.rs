@@ -216,12 +216,7 @@ pub fn version_rules_with_steps(
         // may have 100,000).
         let props: HashMap<&str, &Node> = child("properties")
             .and_then(Node::as_map)
-            .map(|entries| {
-                entries
-                    .iter()
-                    .map(|e| (e.key.as_str(), &e.value))
-                    .collect()
-            })
+            .map(|entries| entries.iter().map(|e| (e.key.as_str(), &e.value)).collect())
             .unwrap_or_default();
         for (name, prop) in node.properties.iter().rev() {
             let mut s = steps.clone();
