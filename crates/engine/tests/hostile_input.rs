@@ -113,6 +113,32 @@ fn scalar_alias_amplification_is_refused_at_the_alias() {
 }
 
 #[test]
+fn the_alias_bound_holds_for_the_whole_text() {
+    // Forty documents, each 1 KB aliased 1,000 times (1 MB): the text's total is bounded, not
+    // each document's.
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!(
+            "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: a{i}}}\nspec:\n  s: &a \"{}\"\n  l: [{}]\n",
+            "x".repeat(1_000),
+            vec!["*a"; 1_000].join(",")
+        ));
+    }
+    let a = within(
+        "40 documents of 1 MB aliases",
+        Duration::from_secs(120),
+        move || run(CRD.to_owned(), text),
+    );
+    let refused = a
+        .findings
+        .iter()
+        .filter(|f| f.code == "studio.alias-expansion")
+        .count();
+    // 24 documents fit in 24 MiB; the later ones are refused.
+    assert!((10..40).contains(&refused), "{refused}: {:?}", codes(&a));
+}
+
+#[test]
 fn aliases_within_the_bound_still_expand() {
     // 100 KB aliased 100 times: 10 MB, under the 24 MiB bound.
     let mut text = String::from("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n");

@@ -240,13 +240,26 @@ pub fn place_rules(
     steps: &RuleSteps,
 ) {
     let version_node = version_schema_node(root, version_index);
+    // Each `properties` map of the text indexed by name once (keyed by the node's address),
+    // so many rules under a wide schema cost no scan each.
+    let mut by_name: HashMap<*const Node, HashMap<&str, &Node>> = HashMap::new();
     for (rule, (steps, j)) in rules.iter_mut().zip(steps) {
         let mut node = version_node;
         for step in steps {
             node = match step {
-                CelStep::Property(name) => node
-                    .and_then(|n| n.get("properties"))
-                    .and_then(|p| p.get(name)),
+                CelStep::Property(name) => node.and_then(|n| n.get("properties")).and_then(|p| {
+                    by_name
+                        .entry(std::ptr::from_ref(p))
+                        .or_insert_with(|| {
+                            p.as_map()
+                                .unwrap_or(&[])
+                                .iter()
+                                .map(|e| (e.key.as_str(), &e.value))
+                                .collect()
+                        })
+                        .get(name.as_str())
+                        .copied()
+                }),
                 CelStep::Items => node.and_then(|n| n.get("items")),
                 CelStep::AdditionalProperties => node.and_then(|n| n.get("additionalProperties")),
             };

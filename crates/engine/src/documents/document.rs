@@ -30,7 +30,7 @@ pub const SERVER_MAX_DEPTH: usize = 10_000;
 /// objects nest a few dozen levels.
 pub const MAX_DEPTH: usize = 512;
 
-/// The most text aliases may add to one document (24 MiB: 8 × [`MAX_REQUEST_BYTES`]),
+/// The most text aliases may add to one text, all its documents together (24 MiB: 8 × [`MAX_REQUEST_BYTES`]),
 /// counted as the JSON the expanded values would take, and checked at each alias before
 /// its value is copied.
 ///
@@ -303,6 +303,7 @@ pub fn parse(text: &str, source: SourceId) -> ParsedText {
         documents: Vec::new(),
         aliased: false,
         stop: false,
+        alias_bytes: 0,
     };
     builder.run();
     out.findings = builder.findings;
@@ -602,6 +603,9 @@ struct Builder<'a> {
     aliased: bool,
     /// Set when reading must stop at once (see [`Builder::run`]).
     stop: bool,
+    /// Bytes added by aliases so far, in all documents of the text (see
+    /// [`MAX_ALIAS_EXPANSION_BYTES`]).
+    alias_bytes: usize,
 }
 
 /// Per-document state.
@@ -612,8 +616,6 @@ struct DocState {
     root: Option<Node>,
     decode_count: usize,
     alias_count: usize,
-    /// Bytes added by aliases so far (see [`MAX_ALIAS_EXPANSION_BYTES`]).
-    alias_bytes: usize,
     start: Pos,
     failed: bool,
 }
@@ -626,7 +628,6 @@ impl DocState {
             root: None,
             decode_count: 0,
             alias_count: 0,
-            alias_bytes: 0,
             start,
             failed: false,
         }
@@ -953,17 +954,17 @@ impl<'a> Builder<'a> {
                     );
                     return;
                 }
-                state.alias_bytes = state.alias_bytes.saturating_add(bytes);
-                if state.alias_bytes > MAX_ALIAS_EXPANSION_BYTES {
+                self.alias_bytes = self.alias_bytes.saturating_add(bytes);
+                if self.alias_bytes > MAX_ALIAS_EXPANSION_BYTES {
                     self.fail(
                         state,
                         span,
                         Finding::error(
                             "studio.alias-expansion",
                             format!(
-                                "aliases make this document larger than \
+                                "aliases make this text larger than \
                                  {MAX_ALIAS_EXPANSION_BYTES} bytes: CRD Studio does not analyse \
-                                 it (the limit is 8 times the server's {MAX_REQUEST_BYTES}-byte \
+                                 this document (the limit is 8 times the server's {MAX_REQUEST_BYTES}-byte \
                                  request limit; etcd refuses objects over 1.5 MiB)"
                             ),
                         ),
