@@ -30,9 +30,9 @@ pub const SERVER_MAX_DEPTH: usize = 10_000;
 /// objects nest a few dozen levels.
 pub const MAX_DEPTH: usize = 512;
 
-/// The most text aliases may add to one text, all its documents together (24 MiB: 8 × [`MAX_REQUEST_BYTES`]),
-/// counted as the JSON the expanded values would take, and checked at each alias before
-/// its value is copied.
+/// The most aliases may add to one text, all its documents together (24 MiB: 8 ×
+/// [`MAX_REQUEST_BYTES`]), counted as the JSON the expanded values would take, and checked at
+/// each alias before its value is copied.
 ///
 /// go-yaml's alias ratio counts nodes, not bytes, so a few aliases of a large scalar pass it,
 /// and the server would build the whole expansion. It could never store it: etcd refuses a
