@@ -212,11 +212,16 @@ pub fn version_rules_with_steps(
             s.push(CelStep::Items);
             stack.push((items, s, child("items"), child_card));
         }
-        let props = child("properties");
+        // The text's properties by name: one lookup each, not a scan per property (a schema
+        // may have 100,000).
+        let props: HashMap<&str, &Node> = child("properties")
+            .and_then(Node::as_map)
+            .map(|entries| entries.iter().map(|e| (e.key.as_str(), &e.value)).collect())
+            .unwrap_or_default();
         for (name, prop) in node.properties.iter().rev() {
             let mut s = steps.clone();
             s.push(CelStep::Property(name.clone()));
-            stack.push((prop, s, props.and_then(|p| p.get(name)), child_card));
+            stack.push((prop, s, props.get(name.as_str()).copied(), child_card));
         }
     }
     (out, places)
@@ -235,13 +240,26 @@ pub fn place_rules(
     steps: &RuleSteps,
 ) {
     let version_node = version_schema_node(root, version_index);
+    // Each `properties` map of the text indexed by name once (keyed by the node's address),
+    // so many rules under a wide schema cost no scan each.
+    let mut by_name: HashMap<*const Node, HashMap<&str, &Node>> = HashMap::new();
     for (rule, (steps, j)) in rules.iter_mut().zip(steps) {
         let mut node = version_node;
         for step in steps {
             node = match step {
-                CelStep::Property(name) => node
-                    .and_then(|n| n.get("properties"))
-                    .and_then(|p| p.get(name)),
+                CelStep::Property(name) => node.and_then(|n| n.get("properties")).and_then(|p| {
+                    by_name
+                        .entry(std::ptr::from_ref(p))
+                        .or_insert_with(|| {
+                            p.as_map()
+                                .unwrap_or(&[])
+                                .iter()
+                                .map(|e| (e.key.as_str(), &e.value))
+                                .collect()
+                        })
+                        .get(name.as_str())
+                        .copied()
+                }),
                 CelStep::Items => node.and_then(|n| n.get("items")),
                 CelStep::AdditionalProperties => node.and_then(|n| n.get("additionalProperties")),
             };

@@ -30,6 +30,17 @@ pub const SERVER_MAX_DEPTH: usize = 10_000;
 /// objects nest a few dozen levels.
 pub const MAX_DEPTH: usize = 512;
 
+/// The most aliases may add to one text, all its documents together (24 MiB: 8 ×
+/// [`MAX_REQUEST_BYTES`]), counted as the JSON the expanded values would take, and checked at
+/// each alias before its value is copied.
+///
+/// go-yaml's alias ratio counts nodes, not bytes, so a few aliases of a large scalar pass it,
+/// and the server would build the whole expansion. It could never store it: etcd refuses a
+/// request over 1.5 MiB by default, so no object (and no CRD) that expands past a few MiB
+/// exists in a cluster. Eight times the request limit leaves room for every document the
+/// server could keep while bounding what one text can make CRD Studio allocate.
+pub const MAX_ALIAS_EXPANSION_BYTES: usize = 8 * MAX_REQUEST_BYTES;
+
 /// A value as the server receives it, with the range of text it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
@@ -291,6 +302,8 @@ pub fn parse(text: &str, source: SourceId) -> ParsedText {
         findings: Vec::new(),
         documents: Vec::new(),
         aliased: false,
+        stop: false,
+        alias_bytes: 0,
     };
     builder.run();
     out.findings = builder.findings;
@@ -544,6 +557,7 @@ enum Frame {
         start: Pos,
         anchor: Option<String>,
         size: usize,
+        bytes: usize,
     },
     Map {
         entries: Vec<Entry>,
@@ -552,6 +566,7 @@ enum Frame {
         start: Pos,
         anchor: Option<String>,
         size: usize,
+        bytes: usize,
         merged: HashSet<String>,
     },
 }
@@ -568,6 +583,8 @@ struct Built {
     node: Node,
     /// Nodes decoded to produce it (go-yaml's `decodeCount` share), for the alias limit.
     size: usize,
+    /// About the length of its JSON text (for the alias expansion limit).
+    bytes: usize,
     /// For scalars: was it written as a plain `<<`?
     merge_key: bool,
     /// For scalars: the resolved value is something a key can't be.
@@ -584,12 +601,18 @@ struct Builder<'a> {
     documents: Vec<Document>,
     /// Whether an alias was expanded or a merge key applied.
     aliased: bool,
+    /// Set when reading must stop at once (see [`Builder::run`]).
+    stop: bool,
+    /// Bytes added by aliases so far, in all documents of the text (see
+    /// [`MAX_ALIAS_EXPANSION_BYTES`]).
+    alias_bytes: usize,
 }
 
 /// Per-document state.
 struct DocState {
     stack: Vec<Frame>,
-    anchors: HashMap<String, (Node, usize)>,
+    /// Each anchor's node, its `size` and its `bytes` (see [`Built`]).
+    anchors: HashMap<String, (Node, usize, usize)>,
     root: Option<Node>,
     decode_count: usize,
     alias_count: usize,
@@ -704,6 +727,22 @@ impl<'a> Builder<'a> {
                         continue;
                     }
                     self.event(state, other, span);
+                    if self.stop {
+                        // Too deep: libyaml's scanner does work per token for every open
+                        // flow level, so reading on through a million `[` would take
+                        // quadratic time. The rest of the text is not read.
+                        let index = self.documents.len();
+                        self.documents.push(Document {
+                            index,
+                            root: None,
+                            span: Span {
+                                start: state.start,
+                                end: span.end,
+                            },
+                            failed: true,
+                        });
+                        return;
+                    }
                 }
             }
         }
@@ -772,7 +811,9 @@ impl<'a> Builder<'a> {
             } => {
                 let built = self.scalar(&value, style, tag.as_deref(), span);
                 if let Some(anchor) = anchor {
-                    state.anchors.insert(anchor, (built.node.clone(), 1));
+                    state
+                        .anchors
+                        .insert(anchor, (built.node.clone(), 1, built.bytes));
                 }
                 self.complete(state, built);
             }
@@ -795,6 +836,7 @@ impl<'a> Builder<'a> {
                             ),
                         ),
                     );
+                    self.stop = true;
                     return;
                 }
                 let frame = if is_seq {
@@ -803,6 +845,7 @@ impl<'a> Builder<'a> {
                         start: span.start,
                         anchor,
                         size: 1,
+                        bytes: 2,
                     }
                 } else {
                     Frame::Map {
@@ -812,6 +855,7 @@ impl<'a> Builder<'a> {
                         start: span.start,
                         anchor,
                         size: 1,
+                        bytes: 2,
                         merged: HashSet::new(),
                     }
                 };
@@ -821,20 +865,22 @@ impl<'a> Builder<'a> {
                 let Some(frame) = state.stack.pop() else {
                     return;
                 };
-                let (value, start, anchor, size) = match frame {
+                let (value, start, anchor, size, bytes) = match frame {
                     Frame::Seq {
                         items,
                         start,
                         anchor,
                         size,
-                    } => (Value::Seq(items), start, anchor, size),
+                        bytes,
+                    } => (Value::Seq(items), start, anchor, size, bytes),
                     Frame::Map {
                         entries,
                         start,
                         anchor,
                         size,
+                        bytes,
                         ..
-                    } => (Value::Map(entries), start, anchor, size),
+                    } => (Value::Map(entries), start, anchor, size, bytes),
                 };
                 let last_end = match &value {
                     Value::Seq(items) => items.last().map(|n| n.span.end),
@@ -851,13 +897,14 @@ impl<'a> Builder<'a> {
                     span: Span { start, end },
                 };
                 if let Some(anchor) = anchor {
-                    state.anchors.insert(anchor, (node.clone(), size));
+                    state.anchors.insert(anchor, (node.clone(), size, bytes));
                 }
                 self.complete(
                     state,
                     Built {
                         node,
                         size,
+                        bytes,
                         merge_key: false,
                         key_text: None,
                     },
@@ -865,7 +912,7 @@ impl<'a> Builder<'a> {
             }
             EventData::Alias { anchor } => {
                 self.aliased = true;
-                let Some((node, size)) = state.anchors.get(&anchor).cloned() else {
+                let Some(&(_, size, bytes)) = state.anchors.get(&anchor) else {
                     self.fail(
                         state,
                         span,
@@ -907,6 +954,27 @@ impl<'a> Builder<'a> {
                     );
                     return;
                 }
+                self.alias_bytes = self.alias_bytes.saturating_add(bytes);
+                if self.alias_bytes > MAX_ALIAS_EXPANSION_BYTES {
+                    self.fail(
+                        state,
+                        span,
+                        Finding::error(
+                            "studio.alias-expansion",
+                            format!(
+                                "aliases make this text larger than \
+                                 {MAX_ALIAS_EXPANSION_BYTES} bytes: CRD Studio does not analyse \
+                                 this document (the limit is 8 times the server's {MAX_REQUEST_BYTES}-byte \
+                                 request limit; etcd refuses objects over 1.5 MiB)"
+                            ),
+                        ),
+                    );
+                    return;
+                }
+                // Checked: now the copy is bounded.
+                let Some((node, _, _)) = state.anchors.get(&anchor).cloned() else {
+                    return;
+                };
                 let key_text = match &node.value {
                     Value::Map(_) | Value::Seq(_) => None,
                     v => Some(scalar_key_text(v)),
@@ -918,6 +986,7 @@ impl<'a> Builder<'a> {
                     Built {
                         node,
                         size,
+                        bytes,
                         merge_key: false,
                         key_text,
                     },
@@ -936,8 +1005,11 @@ impl<'a> Builder<'a> {
             return;
         };
         match frame {
-            Frame::Seq { items, size, .. } => {
+            Frame::Seq {
+                items, size, bytes, ..
+            } => {
                 *size += built.size;
+                *bytes = bytes.saturating_add(built.bytes + 1);
                 items.push(built.node);
             }
             Frame::Map {
@@ -945,10 +1017,12 @@ impl<'a> Builder<'a> {
                 index,
                 key,
                 size,
+                bytes,
                 merged,
                 ..
             } => {
                 *size += built.size;
+                *bytes = bytes.saturating_add(built.bytes + 1);
                 match key.take() {
                     None => {
                         let span = built.node.span;
@@ -1129,6 +1203,8 @@ impl<'a> Builder<'a> {
             merge_key: plain && text == "<<",
             node: Node { value, span },
             size: 1,
+            // The text and quotes (escapes may add a little; this is a bound's measure).
+            bytes: text.len() + 2,
             key_text,
         }
     }

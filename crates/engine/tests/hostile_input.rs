@@ -1,0 +1,227 @@
+//! Hostile input (issue 17): texts built to make the engine spend unbounded time or memory end
+//! in a clear finding (or a result) within a generous deadline. Each case runs in a thread and
+//! the test fails when the thread has not answered by its deadline; the times are printed
+//! (`cargo test -- --nocapture`), never asserted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crd_studio_engine::{analyze, Analysis, Request};
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+";
+
+const OBJECT: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {p1: x}\n";
+
+/// Runs `f` in a thread; panics when it has not finished within `deadline`.
+fn within<T: Send + 'static>(
+    name: &str,
+    deadline: Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = mpsc::channel();
+    let start = Instant::now();
+    thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(deadline) {
+        Ok(v) => {
+            println!("{name}: {:.2?}", start.elapsed());
+            v
+        }
+        Err(_) => panic!("{name}: no answer within {deadline:?}"),
+    }
+}
+
+fn run(crd: String, object: String) -> Analysis {
+    analyze(&Request {
+        crd,
+        objects: vec![object],
+        ..Request::default()
+    })
+}
+
+fn codes(a: &Analysis) -> Vec<String> {
+    a.findings.iter().map(|f| f.code.clone()).collect()
+}
+
+/// A 1 MB scalar aliased 4,000 times: 4 GB if expanded. Few alias nodes, so go-yaml's alias
+/// ratio passes it; the byte bound stops it at the alias, before the copies.
+fn scalar_alias_bomb() -> String {
+    let mut text = String::from("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n");
+    text.push_str("spec:\n  s: &a \"");
+    text.push_str(&"x".repeat(1_000_000));
+    text.push_str("\"\n  l: [");
+    text.push_str(&vec!["*a"; 4_000].join(","));
+    text.push_str("]\n");
+    text
+}
+
+#[test]
+fn scalar_alias_amplification_is_refused_at_the_alias() {
+    for as_crd in [false, true] {
+        let text = scalar_alias_bomb();
+        let a = within(
+            if as_crd {
+                "scalar alias bomb as CRD"
+            } else {
+                "scalar alias bomb as object"
+            },
+            Duration::from_secs(60),
+            move || {
+                if as_crd {
+                    run(text, OBJECT.to_owned())
+                } else {
+                    run(CRD.to_owned(), text)
+                }
+            },
+        );
+        let f = a
+            .findings
+            .iter()
+            .find(|f| f.code == "studio.alias-expansion")
+            .unwrap_or_else(|| panic!("no alias finding: {:?}", codes(&a)));
+        assert!(
+            f.message.contains("25165824 bytes"),
+            "the finding names the limit: {}",
+            f.message
+        );
+        // Located at the alias that crosses the limit (line 6: `l: [*a,*a,...]`).
+        let span = f.location.as_ref().unwrap().span;
+        assert_eq!(span.start.line, 6);
+        assert!(span.start.column > 5);
+        assert!(!a.accepted());
+    }
+}
+
+#[test]
+fn the_alias_bound_holds_for_the_whole_text() {
+    // Forty documents, each 1 KB aliased 1,000 times (1 MB): the text's total is bounded, not
+    // each document's.
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!(
+            "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: a{i}}}\nspec:\n  s: &a \"{}\"\n  l: [{}]\n",
+            "x".repeat(1_000),
+            vec!["*a"; 1_000].join(",")
+        ));
+    }
+    let a = within(
+        "40 documents of 1 MB aliases",
+        Duration::from_secs(120),
+        move || run(CRD.to_owned(), text),
+    );
+    let refused = a
+        .findings
+        .iter()
+        .filter(|f| f.code == "studio.alias-expansion")
+        .count();
+    // 24 documents fit in 24 MiB; the later ones are refused.
+    assert!((10..40).contains(&refused), "{refused}: {:?}", codes(&a));
+}
+
+#[test]
+fn aliases_within_the_bound_still_expand() {
+    // 100 KB aliased 100 times: 10 MB, under the 24 MiB bound.
+    let mut text = String::from("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n");
+    text.push_str("spec:\n  s: &a \"");
+    text.push_str(&"x".repeat(100_000));
+    text.push_str("\"\n  l: [");
+    text.push_str(&vec!["*a"; 100].join(","));
+    text.push_str("]\n");
+    let a = within("10 MB of aliases", Duration::from_secs(120), move || {
+        run(CRD.to_owned(), text)
+    });
+    assert!(
+        !codes(&a).iter().any(|c| c == "studio.alias-expansion"),
+        "{:?}",
+        codes(&a)
+    );
+}
+
+#[test]
+fn a_million_flow_levels_stop_at_the_depth_limit() {
+    let levels = 1_000_000;
+    let head = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: ";
+    let seq = format!("{head}{}{}\n", "[".repeat(levels), "]".repeat(levels));
+    let map = format!(
+        "{head}{}1{}\n",
+        "{\"a\":".repeat(levels / 3),
+        "}".repeat(levels / 3)
+    );
+    for (name, text) in [("1,000,000 x [", seq), ("333,333 x {\"a\":", map)] {
+        for as_crd in [false, true] {
+            let text = text.clone();
+            let a = within(name, Duration::from_secs(60), move || {
+                if as_crd {
+                    run(text, OBJECT.to_owned())
+                } else {
+                    run(CRD.to_owned(), text)
+                }
+            });
+            let f = a
+                .findings
+                .iter()
+                .find(|f| f.code == "studio.too-deep")
+                .unwrap_or_else(|| panic!("{name}: no depth finding: {:?}", codes(&a)));
+            assert!(f.message.contains("512"), "{}", f.message);
+            assert_eq!(f.location.as_ref().unwrap().span.start.line, 4);
+            assert!(!a.accepted());
+        }
+    }
+}
+
+/// A CRD whose `spec` has `n` string properties (flow style, about 24 bytes each) and two
+/// rules on `spec`.
+fn wide_crd(n: usize) -> String {
+    let props: Vec<String> = (0..n).map(|i| format!("p{i}: {{type: string}}")).collect();
+    CRD.replace(
+        "        x-kubernetes-preserve-unknown-fields: true\n",
+        &format!(
+            "        properties:\n          spec:\n            type: object\n            \
+             x-kubernetes-validations: [{{rule: \"self.p1 == 'x'\"}}, \
+             {{rule: \"!has(self.p2) || self.p2.size() < 20\"}}]\n            \
+             properties: {{{}}}\n",
+            props.join(", ")
+        ),
+    )
+}
+
+#[test]
+fn wide_schemas_take_linear_time() {
+    // 100,000 properties took more than 20 s (a scan of the text's `properties` per
+    // property); now about 4 s in a release build and 10 s in a debug build. The deadline is
+    // generous; the quadratic version needed minutes.
+    for n in [10_000, 100_000] {
+        let crd = wide_crd(n);
+        let a = within(
+            &format!("{n} properties ({} bytes)", crd.len()),
+            Duration::from_secs(120),
+            move || run(crd, OBJECT.to_owned()),
+        );
+        assert!(a.crd.accepted, "{:?}", a.crd.errors.first());
+        assert!(a.accepted(), "{:?}", codes(&a));
+        // Both rules are listed with their places in the text.
+        let rules = &a.versions[0].rules;
+        assert_eq!(rules.len(), 2);
+        assert!(rules.iter().all(|r| r.line == Some(19)));
+    }
+}
