@@ -294,19 +294,7 @@ fn copy_to_clipboard(
     let fallback = "The link is in the address bar: copy it from there (the browser did not \
                     let the page write to the clipboard)."
         .to_owned();
-    let navigator = gloo::utils::window().navigator();
-    let write = js_sys::Reflect::get(&navigator, &"clipboard".into())
-        .ok()
-        .filter(JsValue::is_object)
-        .and_then(|clipboard| {
-            let f = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
-            let f = f.dyn_into::<js_sys::Function>().ok()?;
-            f.call1(&clipboard, &JsValue::from_str(link))
-                .ok()?
-                .dyn_into::<js_sys::Promise>()
-                .ok()
-        });
-    let Some(promise) = write else {
+    let Ok(promise) = crate::copy_button::write_clipboard(link) else {
         message.set(Some((fallback, None)));
         return;
     };
@@ -2007,19 +1995,7 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
 
 /// Copies `text` to the clipboard and says how it went in `state`.
 fn copy_with_feedback(text: &str, state: &UseStateHandle<Option<bool>>) {
-    let navigator = gloo::utils::window().navigator();
-    let write = js_sys::Reflect::get(&navigator, &"clipboard".into())
-        .ok()
-        .filter(JsValue::is_object)
-        .and_then(|clipboard| {
-            let f = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
-            let f = f.dyn_into::<js_sys::Function>().ok()?;
-            f.call1(&clipboard, &JsValue::from_str(text))
-                .ok()?
-                .dyn_into::<js_sys::Promise>()
-                .ok()
-        });
-    let Some(promise) = write else {
+    let Ok(promise) = crate::copy_button::write_clipboard(text) else {
         state.set(Some(false));
         return;
     };

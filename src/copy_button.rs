@@ -39,7 +39,7 @@ enum Feedback {
 }
 
 /// The clipboard's `writeText` promise, or why there is none.
-fn write_clipboard(text: &str) -> Result<js_sys::Promise, String> {
+pub(crate) fn write_clipboard(text: &str) -> Result<js_sys::Promise, String> {
     let navigator = gloo::utils::window().navigator();
     let clipboard = js_sys::Reflect::get(&navigator, &"clipboard".into())
         .ok()
