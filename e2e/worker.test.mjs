@@ -25,6 +25,15 @@ before(async () => {
   context.setDefaultTimeout(TIMEOUT);
   page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e}`));
+  // Counts the workers the page starts (Playwright's own 'worker' events can come late).
+  await page.addInitScript(() => {
+    const Original = window.Worker;
+    window.__workersStarted = 0;
+    window.Worker = function (...args) {
+      window.__workersStarted += 1;
+      return new Original(...args);
+    };
+  });
   if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
 });
 
@@ -191,4 +200,100 @@ test('a rule naming a time zone: the worker fetches the zone database only then,
   assert.ok(requests.some((u) => u.endsWith('tzdb.bin')), 'fetched once a rule named a zone');
   assert.equal(await problems().getByText(/unknown time zone/).count(), 0);
   await page.evaluate(() => localStorage.clear());
+});
+
+// A CRD whose fourteen rules each cost about 800,000 on a 400-item list: one object uses the
+// whole per-object CEL budget (seconds of work), ten objects far longer than any test waits.
+const SLOW_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: slows.example.com
+spec:
+  group: example.com
+  names: {kind: Slow, plural: slows}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+${Array.from({ length: 14 }, (_, i) => `            - rule: "self.l.all(x, self.l.all(y, x != 'never${i}'))"`).join('\n')}
+            properties:
+              l:
+                type: array
+                maxItems: 400
+                items: {type: string, maxLength: 4}
+`;
+const slowObject = (i, n = 400) =>
+  `apiVersion: example.com/v1\nkind: Slow\nmetadata: {name: s${i}}\nspec:\n  l: [${Array(n).fill('a').join(', ')}]\n`;
+const SLOW_OBJECTS = Array.from({ length: 10 }, (_, i) => slowObject(i)).join('---\n');
+
+async function paste(label, text) {
+  await editor(label).click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+const topStatus = () => page.locator('.topbar [role="status"]');
+
+test('a long analysis shows its progress, offers Stop after 2 s, and Stop restarts the engine keeping the texts (issue 17, item 6)', async () => {
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await editor('Object').waitFor();
+  await settled();
+  await paste('Object', SLOW_OBJECTS);
+  await settled();
+  const workers = () => page.evaluate(() => window.__workersStarted);
+  const before = await workers();
+  await paste('CRD', SLOW_CRD);
+  // Progress: objects done of those known, and the seconds.
+  const progress = page.locator('.topbar .progress');
+  await progress.filter({ hasText: /\d+ of 10 objects/ }).waitFor();
+  const stop = page.getByRole('button', { name: 'Stop' });
+  await stop.waitFor();
+  assert.match(await progress.textContent(), /\d+ s$/);
+  assert.match(await topStatus().textContent(), /^Analysing/, 'the live status itself stays short');
+  await screenshot('worker-04-long-analysis.png');
+  await page.setViewportSize({ width: 360, height: 740 });
+  await stop.scrollIntoViewIfNeeded();
+  await screenshot('worker-04-long-analysis-360.png');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await stop.click();
+  await topStatus().filter({ hasText: /^Stopped after \d+ s: not analysed$/ }).waitFor();
+  const bar = page.getByRole('alert').filter({ hasText: 'You stopped the analysis' });
+  await bar.waitFor();
+  assert.equal(await stop.count(), 0);
+  assert.equal(await workers(), before + 1, 'a fresh worker replaced the busy one');
+  assert.equal(await page.locator('.bottom.stale').count(), 1, 'the results shown are dimmed: they are older than the texts');
+  await screenshot('worker-05-stopped.png');
+  // Nothing typed is lost.
+  assert.match(await editor('CRD').textContent(), /never13/);
+  assert.match(await editor('Object').textContent(), /name: s9/);
+  // The next edit is analysed at once by the fresh worker (a short list: cheap rules).
+  await paste('Object', slowObject(0, 3));
+  await topStatus().filter({ hasText: /^Accepted/ }).waitFor();
+  await bar.waitFor({ state: 'detached' });
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a newer edit cancels an analysis that has run for a second, and is answered without waiting for it (issue 17, item 6)', async () => {
+  const workers = () => page.evaluate(() => window.__workersStarted);
+  const before = await workers();
+  await paste('Object', SLOW_OBJECTS);
+  await page.locator('.topbar .progress').filter({ hasText: /[1-9]\d* s/ }).waitFor();
+  await paste('Object', slowObject(1, 3));
+  // Ten objects at the CEL budget take far longer than this test's 20 s wait: the answer
+  // comes only because the busy worker was replaced.
+  await topStatus().filter({ hasText: /^Accepted/ }).waitFor();
+  assert.equal(await workers(), before + 1, 'the busy worker was replaced by one fresh worker');
+  assert.match(await editor('Object').textContent(), /name: s1/);
+  await page.evaluate(() => localStorage.clear());
+  assert.deepEqual(pageErrors, []);
 });

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crd_studio_engine::{FieldValidation, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
-use gloo::timers::callback::Timeout;
+use gloo::timers::callback::{Interval, Timeout};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
@@ -54,6 +54,8 @@ const AUTOSAVE_BIG_MS: u32 = 2_000;
 const BIG_TEXT: usize = 1 << 20;
 /// How long an analysis may run before the status line says the engine is working.
 const SLOW_MS: u32 = 100;
+/// After this many seconds a running analysis offers Stop.
+const STOP_AFTER_S: u32 = 2;
 /// The page's studio's name in the worker protocol (embedded studios have their own).
 const MAIN_STUDIO: &str = "main";
 /// localStorage key of the work a link, an example or a restore put aside (a
@@ -478,6 +480,17 @@ struct Analyser {
     /// The engine's crash message, until the next answer.
     crash: UseStateHandle<Option<String>>,
     slow_timer: Rc<RefCell<Option<Timeout>>>,
+    /// How long (whole seconds) the analyses not answered yet have been running; ticks
+    /// while one runs.
+    elapsed: UseStateHandle<u32>,
+    /// When the oldest unanswered analysis was asked for, and the ticker that updates
+    /// `elapsed`.
+    ticker: Rc<RefCell<Option<(f64, Interval)>>>,
+    /// How far the analysis in flight is (object documents done, known), during long ones.
+    progress: UseStateHandle<Option<(usize, usize)>>,
+    /// The user stopped the analysis after this many seconds; the results shown are from
+    /// earlier texts. Cleared by the next analysis.
+    stopped: UseStateHandle<Option<u32>>,
     /// Whether a crash is remembered for the next load (the page's studio; embeds never
     /// touch the storage).
     remember_crash: bool,
@@ -486,8 +499,27 @@ struct Analyser {
 }
 
 impl Analyser {
+    /// The analysis is answered, crashed or stopped: the clocks stop.
+    fn settled(&self) {
+        self.slow_timer.borrow_mut().take();
+        self.ticker.borrow_mut().take();
+        self.working.set(false);
+        self.elapsed.set(0);
+        self.progress.set(None);
+    }
+
+    /// Stops the analysis in flight (the Stop control): the worker is restarted, the texts
+    /// and the results shown stay.
+    fn stop(&self) {
+        worker_client::stop(&self.studio);
+        let after = *self.elapsed;
+        self.settled();
+        self.stopped.set(Some(after));
+    }
+
     /// Analyses the texts and settings as they are now.
     fn run(&self, live: &Live) {
+        self.stopped.set(None);
         let texts = &live.texts;
         // The CRD text goes separately: the channel sends it only when the worker does not
         // hold it yet.
@@ -520,11 +552,25 @@ impl Analyser {
             let working = self.working.clone();
             *self.slow_timer.borrow_mut() = Some(Timeout::new(SLOW_MS, move || working.set(true)));
         }
+        // The seconds since the oldest unanswered edit, shown beside "Analysing…" (with
+        // Stop after STOP_AFTER_S).
+        if self.ticker.borrow().is_none() {
+            let started = js_sys::Date::now();
+            let elapsed = self.elapsed.clone();
+            let tick = Interval::new(1000, move || {
+                elapsed.set(((js_sys::Date::now() - started) / 1000.0) as u32);
+            });
+            *self.ticker.borrow_mut() = Some((started, tick));
+        }
         let me = self.clone();
         let listener: Rc<dyn Fn(WorkerEvent)> = Rc::new(move |event: WorkerEvent| {
-            me.slow_timer.borrow_mut().take();
-            me.working.set(false);
+            if let WorkerEvent::Progress { done, total } = event {
+                me.progress.set(Some((done, total)));
+                return;
+            }
+            me.settled();
             match event {
+                WorkerEvent::Progress { .. } => {}
                 WorkerEvent::Reply(reply) => {
                     let seq = {
                         let mut n = me.shown_seq.borrow_mut();
@@ -926,6 +972,9 @@ pub fn Studio(props: &StudioProps) -> Html {
     // current value (use_state_eq), so an unchanged value does not re-render.
     let working = use_state_eq(|| false);
     let crash = use_state_eq(|| None::<String>);
+    let elapsed = use_state_eq(|| 0u32);
+    let progress = use_state_eq(|| None::<(usize, usize)>);
+    let stopped = use_state_eq(|| None::<u32>);
     // The engine crashed on these very texts last time (the page's studio only): they are
     // not analysed until the user asks or edits.
     let paused = {
@@ -945,6 +994,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         let studio = props.name.clone();
         let remember_crash = !props.embed;
         let paused = paused.clone();
+        let (elapsed, progress, stopped) = (elapsed.clone(), progress.clone(), stopped.clone());
         use_memo((), move |_| Analyser {
             studio,
             shown,
@@ -952,6 +1002,10 @@ pub fn Studio(props: &StudioProps) -> Html {
             working,
             crash,
             slow_timer: Rc::default(),
+            elapsed,
+            ticker: Rc::default(),
+            progress,
+            stopped,
             remember_crash,
             paused,
         })
@@ -1552,9 +1606,33 @@ pub fn Studio(props: &StudioProps) -> Html {
         ),
         None => (empty.clone(), empty.clone(), empty),
     };
+    // A long analysis shows how far it is and how long it has run, and can be stopped. The
+    // live status itself stays "Analysing…" (a screen reader is not told every second).
+    let on_stop = {
+        let analyser = analyser.clone();
+        Callback::from(move |_: MouseEvent| analyser.stop())
+    };
+    let running = (*working || (shown.is_none() && !*paused && stopped.is_none())).then(|| {
+        let detail = running_detail(*progress, *elapsed);
+        html! {
+            <>
+                if !detail.is_empty() {
+                    <span class="progress">{ detail }</span>
+                }
+                if *elapsed >= STOP_AFTER_S {
+                    <button type="button" class="small stop" onclick={on_stop.clone()}
+                        title="Stop this analysis (the engine is restarted; your texts stay)">{ "Stop" }</button>
+                }
+            </>
+        }
+    });
     let status_line = match &*shown {
         Some(_) if *working => {
             html! { <p class="status working" role="status" title="The engine is analysing the newest edit">{ "Analysing…" }</p> }
+        }
+        _ if stopped.is_some() => {
+            let after = stopped.unwrap_or_default();
+            html! { <p class="status stopped" role="status">{ format!("Stopped after {after} s: not analysed") }</p> }
         }
         Some(s) => {
             let class = if s.status.accepted {
@@ -1666,7 +1744,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         </main>
     };
     let bottom_area = html! {
-        <section class={classes!("bottom", working.then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
+        <section class={classes!("bottom", (*working || stopped.is_some()).then_some("stale"))} aria-busy={if *working { "true" } else { "false" }}>
             <div class="tabs" role="tablist" aria-label="Results" onfocusin={reveal_tab}>
                 <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
                     aria-selected={if *bottom == BottomTab::Problems { "true" } else { "false" }}
@@ -1759,6 +1837,17 @@ pub fn Studio(props: &StudioProps) -> Html {
             </div>
         }
     });
+    let stopped_bar = stopped.map(|after| {
+        let analyser = analyser.clone();
+        let live = live.clone();
+        let again = Callback::from(move |_: MouseEvent| analyser.run(&live.borrow()));
+        html! {
+            <div class="notice" role="alert">
+                <span>{ format!("You stopped the analysis after {after} s. Your texts are kept; the results below are from before your last edit. Editing a text analyses it again.") }</span>
+                <button type="button" class="small" onclick={again}>{ "Analyse now" }</button>
+            </div>
+        }
+    });
     let paused_bar = (*paused).then(|| {
         html! {
             <div class="notice conflict" role="alert">
@@ -1820,10 +1909,12 @@ pub fn Studio(props: &StudioProps) -> Html {
             <div class="studio embed" ref={root}>
                 <header class="topbar">
                     { status_line }
+                    { running.clone() }
                     <a class="open-studio" href={props.open_url.clone()} target="_blank" rel="noopener" onclick={open_in_studio}>
                         { "Open in CRD Studio" }
                     </a>
                 </header>
+                { stopped_bar.clone() }
                 { crash_alert }
                 { editors }
                 { bottom_area }
@@ -1835,6 +1926,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             <header class="topbar">
                 <h1>{ "CRD Studio" }</h1>
                 { status_line }
+                { running }
                 <label class="option" title="How the server treats unknown and duplicate fields, like kubectl --validate">
                     <span>{ "Field validation" }</span>
                     <select aria-label="Field validation" onchange={on_field_validation}>
@@ -1869,6 +1961,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             { conflict_bar }
             { save_bar }
             { paused_bar }
+            { stopped_bar }
             { notice_bar }
             { crash_alert }
             { editors }
@@ -2016,4 +2109,17 @@ fn copy_with_feedback(text: &str, state: &UseStateHandle<Option<bool>>) {
     // Each runs at most once, when the clipboard answers.
     done.forget();
     failed.forget();
+}
+
+/// The words beside "Analysing…" for a long analysis: how far it is (when there is more
+/// than one object document) and, after a second, how long it has run.
+fn running_detail(progress: Option<(usize, usize)>, elapsed: u32) -> String {
+    let mut parts = Vec::new();
+    if let Some((done, total)) = progress.filter(|p| p.1 > 1) {
+        parts.push(format!("{done} of {total} objects"));
+    }
+    if elapsed >= 1 {
+        parts.push(format!("{elapsed} s"));
+    }
+    parts.join(", ")
 }

@@ -98,7 +98,7 @@ pub fn worker_step() -> Option<String> {
             let crd = job.crd.take();
             let again = (*job).clone();
             job.crd = crd;
-            let answer = run(*job);
+            let answer = run(*job, true);
             RUNNING.with(|r| r.set(None));
             let needs_zones = matches!(&answer.outcome,
                 Outcome::Reply(r) if r.analysis.needs_time_zones)
@@ -136,14 +136,18 @@ pub fn worker_time_zones(bundle: Option<Vec<u8>>) {
     });
 }
 
-/// Runs one job (in the worker; in the page only when no worker can start there).
+/// Runs one job in the page (only when no worker can start there): no progress messages.
 pub(crate) fn run_job(job: Job) -> FromWorker {
-    let answer = run(job);
+    let answer = run(job, false);
     RUNNING.with(|r| r.set(None));
     answer
 }
 
-fn run(job: Job) -> FromWorker {
+/// A long analysis tells the page how far it is: first after this long, then at most this
+/// often (the page shows it, and offers Stop after 2 s).
+const PROGRESS_EVERY_MS: f64 = 250.0;
+
+fn run(job: Job, tell_progress: bool) -> FromWorker {
     let Job {
         studio,
         seq,
@@ -176,9 +180,27 @@ fn run(job: Job) -> FromWorker {
         old_object,
         options,
     };
+    let mut next_report = js_sys::Date::now() + PROGRESS_EVERY_MS;
+    let mut progress = |p: crd_studio_engine::Progress| {
+        if !tell_progress || js_sys::Date::now() < next_report {
+            return;
+        }
+        next_report = js_sys::Date::now() + PROGRESS_EVERY_MS;
+        let message = FromWorker {
+            studio: studio.clone(),
+            seq,
+            outcome: Outcome::Progress {
+                done: p.done,
+                total: p.total,
+            },
+        };
+        if let Ok(text) = serde_json::to_string(&message) {
+            post_message(&text);
+        }
+    };
     let reply = ENGINE.with(|e| {
         e.borrow_mut()
-            .answer_known(&studio, &request, &query, crd_unchanged)
+            .answer_known(&studio, &request, &query, crd_unchanged, &mut progress)
     });
     CRDS.with(|c| c.borrow_mut().insert(studio.clone(), request.crd));
     FromWorker {

@@ -17,7 +17,7 @@ use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::get::{LeftOut, ListOutput};
 use crd_studio_engine::path::locate;
-use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Request, SourceId};
+use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
 use serde::{Deserialize, Serialize};
 
 use crate::stored_view::FieldLocation;
@@ -126,21 +126,27 @@ pub struct Engine {
 impl Engine {
     /// Analyses `request` for `studio` and answers the preview tabs' `query`.
     pub fn answer(&mut self, studio: &str, request: &Request, query: &PreviewQuery) -> Reply {
-        self.answer_known(studio, request, query, false)
+        self.answer_known(studio, request, query, false, &mut |_| {})
     }
 
     /// Like [`Engine::answer`], told whether `request.crd` is known to be the text of the
     /// studio's previous request (the job did not carry a new one): then the texts are not
-    /// compared (megabytes, byte by byte, on every object keystroke).
+    /// compared (megabytes, byte by byte, on every object keystroke). `progress` hears after
+    /// each object document.
     pub fn answer_known(
         &mut self,
         studio: &str,
         request: &Request,
         query: &PreviewQuery,
         crd_unchanged: bool,
+        progress: &mut dyn FnMut(Progress),
     ) -> Reply {
         let compiled = self.compiled(studio, request, crd_unchanged);
-        let analysis = compiled.analyze_objects(&request.objects, request.old_object.as_deref());
+        let analysis = compiled.analyze_objects_with_progress(
+            &request.objects,
+            request.old_object.as_deref(),
+            progress,
+        );
         let pruned_locations = locate_pruned(request, &analysis);
         let value_locations = locate_values(request, &analysis);
         let previews = previews(compiled, &analysis, query);
@@ -475,12 +481,16 @@ mod tests {
         engine.answer("s", &request, &q);
         request.objects = vec![format!("{EXAMPLE_OBJECT}extra: 1\n")];
         assert_eq!(
-            engine.answer_known("s", &request, &q, true).analysis,
+            engine
+                .answer_known("s", &request, &q, true, &mut |_| {})
+                .analysis,
             crd_studio_engine::analyze(&request)
         );
         request.options.field_validation = crd_studio_engine::FieldValidation::Ignore;
         assert_eq!(
-            engine.answer_known("s", &request, &q, true).analysis,
+            engine
+                .answer_known("s", &request, &q, true, &mut |_| {})
+                .analysis,
             crd_studio_engine::analyze(&request)
         );
     }

@@ -15,6 +15,11 @@
 //! When the engine panics (or the worker dies), every studio gets [`Event::Crashed`] naming
 //! the job that caused it, the next job starts a fresh worker, and the studios' channels
 //! are reset: nothing the user typed lives in the worker, so nothing is lost.
+//!
+//! A long analysis is cancelled by restarting the worker (the engine cannot be interrupted
+//! mid-analysis): when a newer edit arrives and the job in flight has run for
+//! [`CANCEL_AFTER_MS`], or when the user presses Stop ([`stop`]). The other studios' jobs
+//! that were in flight are posted again to the new worker.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,6 +37,13 @@ use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, Outgoing, ToWork
 pub enum Event {
     /// The answer to the studio's newest job.
     Reply(Box<Reply>),
+    /// How far the job in flight is (during long analyses).
+    Progress {
+        /// Object documents analysed.
+        done: usize,
+        /// Object documents known so far.
+        total: usize,
+    },
     /// The engine crashed on a job (`Some(seq)` when it is known which); the worker was
     /// restarted.
     Crashed {
@@ -49,7 +61,13 @@ type Listener = Rc<dyn Fn(Event)>;
 struct Studio {
     channel: Channel<EditorText>,
     listener: Listener,
+    /// When the job in flight was posted (`Date.now()`).
+    posted_at: f64,
 }
+
+/// A newer edit cancels the job in flight when it has run this long (ms): shorter jobs are
+/// left to finish, as restarting the worker and compiling the CRD again costs more.
+pub const CANCEL_AFTER_MS: f64 = 1000.0;
 
 struct Client {
     worker: Option<Worker>,
@@ -214,6 +232,45 @@ fn run_in_page(out: Outgoing<EditorText>) {
     .forget();
 }
 
+/// Posts a studio's job to the worker (starting one if needed), or runs it in the page.
+fn dispatch(client: &mut Client, out: Outgoing<EditorText>) {
+    if let Some(s) = client.studios.get_mut(&out.studio) {
+        s.posted_at = js_sys::Date::now();
+    }
+    match ensure_worker(client) {
+        Some(w) => post(&w, out),
+        None => run_in_page(out),
+    }
+}
+
+/// Ends the worker without a word (no crash is reported).
+fn end_worker(client: &mut Client) {
+    if let Some(w) = client.worker.take() {
+        w.set_onmessage(None);
+        w.set_onerror(None);
+        w.terminate();
+    }
+    client._on_message = None;
+    client._on_error = None;
+}
+
+/// Replaces the worker, cancelling whatever it runs, and posts each studio's newest job to
+/// the new one; `stopped` (if any) is the studio whose jobs are dropped instead.
+fn restart_worker(client: &mut Client, stopped: Option<&str>) {
+    end_worker(client);
+    let mut again = Vec::new();
+    for (name, s) in client.studios.iter_mut() {
+        if stopped == Some(name.as_str()) {
+            s.channel.reset();
+        } else if let Some(out) = s.channel.restart() {
+            again.push(out);
+        }
+    }
+    for out in again {
+        dispatch(client, out);
+    }
+}
+
 fn post(worker: &Worker, out: Outgoing<EditorText>) {
     let Outgoing { job, crd } = out;
     let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
@@ -232,20 +289,41 @@ fn post(worker: &Worker, out: Outgoing<EditorText>) {
 pub fn submit(studio: &str, job: Job, crd: EditorText, listener: Listener) {
     CLIENT.with(|c| {
         let mut client = c.borrow_mut();
-        let worker = ensure_worker(&mut client);
         let entry = client
             .studios
             .entry(studio.to_owned())
             .or_insert_with(|| Studio {
                 channel: Channel::new(studio),
                 listener: listener.clone(),
+                posted_at: 0.0,
             });
         entry.listener = listener;
-        if let Some(job) = entry.channel.submit(job, crd) {
-            match &worker {
-                Some(w) => post(w, job),
-                None => run_in_page(job),
+        match entry.channel.submit(job, crd) {
+            Some(job) => dispatch(&mut client, job),
+            None => {
+                // A job is in flight: this one waits, unless the one in flight has run long
+                // enough to be worth cancelling.
+                let long = js_sys::Date::now() - entry.posted_at >= CANCEL_AFTER_MS;
+                if long && client.worker.is_some() {
+                    restart_worker(&mut client, None);
+                }
             }
+        }
+    });
+}
+
+/// Stops the studio's analysis in flight (the Stop control): the worker is replaced, the
+/// studio's jobs are dropped (the next edit analyses again), the other studios' jobs go to
+/// the new worker.
+pub fn stop(studio: &str) {
+    CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        if client.worker.is_some() {
+            restart_worker(&mut client, Some(studio));
+            // Ready for the next edit.
+            ensure_worker(&mut client);
+        } else if let Some(s) = client.studios.get_mut(studio) {
+            s.channel.reset();
         }
     });
 }
@@ -282,18 +360,27 @@ fn on_answer(text: &str) {
             crashed(Some(&studio), Some(seq), message);
             return;
         }
+        Outcome::Progress { done, total } => {
+            let listener = CLIENT.with(|c| {
+                let client = c.borrow();
+                let entry = client.studios.get(&studio)?;
+                (entry.channel.in_flight() == Some(seq)).then(|| entry.listener.clone())
+            });
+            if let Some(listener) = listener {
+                listener(Event::Progress { done, total });
+            }
+            return;
+        }
     };
     let delivery = CLIENT.with(|c| {
         let mut client = c.borrow_mut();
-        let worker = client.worker.clone();
         let entry = client.studios.get_mut(&studio)?;
         let delivery = entry.channel.on_reply(seq);
-        match (delivery.post, worker) {
-            (Some(job), Some(worker)) => post(&worker, job),
-            (Some(job), None) => run_in_page(job),
-            (None, _) => {}
+        let listener = entry.listener.clone();
+        if let Some(job) = delivery.post {
+            dispatch(&mut client, job);
         }
-        Some((delivery.show, entry.listener.clone()))
+        Some((delivery.show, listener))
     });
     if let Some((true, listener)) = delivery {
         listener(Event::Reply(reply));
@@ -304,13 +391,7 @@ fn on_answer(text: &str) {
 fn crashed(studio: Option<&str>, seq: Option<u64>, message: String) {
     let listeners: Vec<(String, Listener)> = CLIENT.with(|c| {
         let mut client = c.borrow_mut();
-        if let Some(w) = client.worker.take() {
-            w.set_onmessage(None);
-            w.set_onerror(None);
-            w.terminate();
-        }
-        client._on_message = None;
-        client._on_error = None;
+        end_worker(&mut client);
         for s in client.studios.values_mut() {
             s.channel.reset();
         }

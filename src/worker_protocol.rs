@@ -74,6 +74,13 @@ pub enum Outcome {
         /// The panic message and place.
         message: String,
     },
+    /// Not an answer yet: how far the job is (sent during long analyses).
+    Progress {
+        /// Object documents analysed.
+        done: usize,
+        /// Object documents known so far.
+        total: usize,
+    },
 }
 
 /// A message from the worker.
@@ -127,6 +134,9 @@ pub struct Channel<C = Rc<str>> {
     studio: String,
     last_seq: u64,
     in_flight: Option<u64>,
+    /// The job in flight with its CRD text, to post again when the worker is restarted under
+    /// it ([`Channel::restart`]).
+    in_flight_job: Option<(Job, C)>,
     pending: Option<(Job, C)>,
     /// The CRD text the worker holds for this studio (what the last posted job left there).
     worker_crd: Option<C>,
@@ -150,6 +160,7 @@ impl<C: CrdText> Channel<C> {
             studio: studio.into(),
             last_seq: 0,
             in_flight: None,
+            in_flight_job: None,
             pending: None,
             worker_crd: None,
             coalesced: 0,
@@ -180,6 +191,7 @@ impl<C: CrdText> Channel<C> {
     fn post(&mut self, mut job: Job, crd: C) -> Outgoing<C> {
         self.in_flight = Some(job.seq);
         job.crd = None;
+        self.in_flight_job = Some((job.clone(), crd.clone()));
         let held = self.worker_crd.as_ref().is_some_and(|w| w.same(&crd));
         let send = (!held).then(|| crd.clone());
         if !held {
@@ -192,6 +204,7 @@ impl<C: CrdText> Channel<C> {
     pub fn on_reply(&mut self, seq: u64) -> Delivery<C> {
         if self.in_flight == Some(seq) {
             self.in_flight = None;
+            self.in_flight_job = None;
         }
         let show = seq == self.last_seq;
         let post = match (self.in_flight, self.pending.take()) {
@@ -209,6 +222,22 @@ impl<C: CrdText> Channel<C> {
         self.in_flight.is_some()
     }
 
+    /// The job in flight, if any.
+    pub fn in_flight(&self) -> Option<u64> {
+        self.in_flight
+    }
+
+    /// The worker was restarted under this studio's jobs (to cancel a long analysis, of this
+    /// studio or another): the job to post to the new worker, which holds no CRD text yet —
+    /// the waiting job if there is one (it is newer), else the one that was in flight.
+    pub fn restart(&mut self) -> Option<Outgoing<C>> {
+        self.worker_crd = None;
+        self.in_flight = None;
+        let again = self.pending.take().or_else(|| self.in_flight_job.take());
+        self.in_flight_job = None;
+        again.map(|(job, crd)| self.post(job, crd))
+    }
+
     /// The newest request number.
     pub fn last_seq(&self) -> u64 {
         self.last_seq
@@ -223,6 +252,7 @@ impl<C: CrdText> Channel<C> {
     /// job (if any) is dropped too; the caller decides what to send next.
     pub fn reset(&mut self) {
         self.in_flight = None;
+        self.in_flight_job = None;
         self.pending = None;
         self.worker_crd = None;
     }
@@ -359,6 +389,33 @@ mod tests {
         let j = c.submit(job("o3"), text("v2")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v2"));
         assert!(j.seq > 3, "numbers keep increasing across restarts");
+    }
+
+    #[test]
+    fn a_restart_posts_the_newest_job_again_with_its_crd_text() {
+        let mut c: Channel = Channel::new("s");
+        let first = c.submit(job("slow"), text("crd")).expect("posted");
+        // Restarted under the job in flight, nothing newer: the same job goes again, with
+        // the CRD text (the new worker holds none).
+        let again = c.restart().expect("posted again");
+        assert_eq!(
+            (again.seq, again.objects.as_slice()),
+            (first.seq, &["slow".to_owned()][..])
+        );
+        assert_eq!(again.crd.as_deref(), Some("crd"));
+        // A newer edit waits; a restart posts it instead of the one in flight.
+        assert_eq!(c.submit(job("newer"), text("crd")), None);
+        let next = c.restart().expect("posted");
+        assert_eq!(next.objects, ["newer"]);
+        assert_eq!(next.crd.as_deref(), Some("crd"));
+        assert!(c.on_reply(next.seq).show);
+        // Nothing in flight and nothing waiting: nothing to post.
+        assert_eq!(c.restart(), None);
+        assert!(!c.busy());
+        // Stopped (reset): the job in flight is forgotten, the next one is fresh.
+        c.submit(job("x"), text("crd"));
+        c.reset();
+        assert_eq!(c.restart(), None);
     }
 
     #[test]

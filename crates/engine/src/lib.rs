@@ -68,8 +68,8 @@ pub use cel_core::tz::TimeZoneDb;
 
 pub use analysis::{
     analyze, analyze_with_time_zones, rule_key, Analysis, CelOutcome, CelRuleReport, CelRuleResult,
-    CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport, Options, Request,
-    TableRow, VersionReport,
+    CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport, Options, Progress,
+    Request, TableRow, VersionReport,
 };
 pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
 pub use path::FieldPath;

@@ -245,6 +245,15 @@ pub struct TableRow {
     pub cells: Vec<serde_json::Value>,
 }
 
+/// How far an analysis of object texts is ([`CompiledCrd::analyze_objects_with_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Object documents analysed.
+    pub done: usize,
+    /// Object documents known so far (a text not read yet counts as one).
+    pub total: usize,
+}
+
 /// Everything the engine found, as plain data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -950,6 +959,18 @@ impl CompiledCrd {
 
     /// Analyses object texts against this CRD. `old_object` switches to the update path.
     pub fn analyze_objects(&self, objects: &[String], old_object: Option<&str>) -> Analysis {
+        self.analyze_objects_with_progress(objects, old_object, &mut |_| {})
+    }
+
+    /// Like [`CompiledCrd::analyze_objects`], telling `progress` after each object document
+    /// (the shells show it and decide whether to go on waiting; the engine itself keeps no
+    /// clock).
+    pub fn analyze_objects_with_progress(
+        &self,
+        objects: &[String],
+        old_object: Option<&str>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Analysis {
         let mut findings = self.findings.clone();
         let mut reports = Vec::new();
         let old = old_object.map(|t| document::parse(t, SourceId::OldObject));
@@ -959,8 +980,11 @@ impl CompiledCrd {
         let old_root = old
             .as_ref()
             .and_then(|o| o.values().next().map(|(_, r)| r.to_json()));
+        let mut done = 0;
         for (i, text) in objects.iter().enumerate() {
             let parsed = document::parse(text, SourceId::Object(i));
+            // Documents known so far, and at least one for each text not read yet.
+            let total = done + parsed.values().count() + (objects.len() - i - 1);
             findings.extend(
                 parsed
                     .findings
@@ -972,6 +996,8 @@ impl CompiledCrd {
                     self.analyze_object(i, doc.index, root, old_root.as_ref());
                 findings.append(&mut object_findings);
                 reports.push(report);
+                done += 1;
+                progress(Progress { done, total });
             }
         }
         sort_findings(&mut findings);
@@ -1869,5 +1895,29 @@ spec:
                 ),
             ]
         );
+    }
+
+    /// Progress is told after each object document, with the documents known so far (a text
+    /// not read yet counts as one).
+    #[test]
+    fn progress_is_told_after_each_object_document() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+";
+        let doc = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
+        let texts = [format!("{doc}---\n{doc}---\n{doc}"), doc.to_owned()];
+        let c = CompiledCrd::compile(crd, &Options::default());
+        let mut told = Vec::new();
+        let a =
+            c.analyze_objects_with_progress(&texts, None, &mut |p| told.push((p.done, p.total)));
+        assert_eq!(told, [(1, 4), (2, 4), (3, 4), (4, 4)]);
+        assert_eq!(a, c.analyze_objects(&texts, None));
     }
 }
