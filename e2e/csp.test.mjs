@@ -355,7 +355,7 @@ spec:
 `;
 
 // The first object passes the schema and fails both rules (CEL runs only then); the second
-// breaks the schema (enum, an unknown field, its name).
+// breaks the schema (enum, its name), the third has an unknown field (a strict decoding error).
 const HOSTILE_OBJECT = `apiVersion: xss.example.com/v1
 kind: Widget
 metadata:
@@ -372,6 +372,14 @@ spec:
   title: ok
   link: ok
   choice: ${q(P.script)}
+---
+apiVersion: xss.example.com/v1
+kind: Widget
+metadata:
+  name: widget-three
+spec:
+  title: ok
+  link: ok
   ${q(P.img)}: unknown field
 `;
 
