@@ -502,9 +502,11 @@ test('hostile text through a share link (texts, tab, version, selector, conversi
   resetRecords();
   const page = await newPage();
   const state = {
+    // Two versions and a conversion webhook, so the Conversion tab checks the response.
     crd: HOSTILE_CRD.replace(
-      '    - name: v1\n      served: true\n      storage: true\n',
-      '    - name: v1\n      served: true\n      storage: true\n',
+      '  versions:\n',
+      '  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: ["v1"]\n' +
+        '      clientConfig:\n        service: {namespace: ns, name: hook, path: /convert}\n  versions:\n',
     ).replace(
       /\n {6}schema:\n([\s\S]*)$/,
       (m, rest) => `\n      schema:\n${rest}    - name: v2\n      served: true\n      storage: false\n      schema:\n${rest}`,
@@ -515,9 +517,9 @@ test('hostile text through a share link (texts, tab, version, selector, conversi
     version: P.svg,
     kubernetesVersion: P.script,
     fieldSelector: `metadata.name=${P.svg}`,
-    conversionTarget: P.js,
-    webhookResponse: `{"apiVersion": "${P.js}", "kind": ${JSON.stringify(P.svg)}}`,
-    mappings: `v1 -> v2:\n  move .spec.title .spec.${P.img}\n`,
+    conversionTarget: 'v2',
+    webhookResponse: `{"apiVersion": "${P.js}", "kind": ${JSON.stringify(P.svg)}, "response": {"uid": ${JSON.stringify(P.img)}, "result": {"status": "Failure", "message": ${JSON.stringify(P.script)}}}}`,
+    mappings: `from: v1\nto: v2\nrules:\n  - move: {from: .spec.title, to: ${q('.spec.' + P.img)}}\n  - set: {path: .spec.link, value: ${q(P.script)}}\n`,
   };
   await page.goto(shareLink(BASE_URL, state));
   await page.locator('.cm-content[aria-label="Object"]').waitFor();
@@ -527,6 +529,11 @@ test('hostile text through a share link (texts, tab, version, selector, conversi
   await page.locator('#tab-get').click();
   const getPanel = await visibleText(page.locator('#panel-get'));
   assert.ok(getPanel.includes('alert(1)'), `kubectl get shows the payload as text:\n${getPanel}`);
+  await page.locator('#tab-conversion').click();
+  const conversion = await visibleText(page.locator('#panel-conversion'));
+  assert.ok(conversion.includes(`.spec.${P.img}`), `the Conversion tab shows the payload as text:\n${conversion}`);
+  assert.equal(await page.getByRole('textbox', { name: 'Webhook response' }).inputValue(), state.webhookResponse);
+  await screenshot(page, 'csp-hostile-conversion.png');
   // A damaged link whose error text quotes what it read.
   await page.goto(`${BASE_URL}#s1.${Buffer.from(`{"crd": 1, "${P.img}": "${P.svg}"}`).toString('base64url')}`);
   await page.waitForTimeout(500);
