@@ -1,6 +1,8 @@
 // A static file server for the end-to-end tests that need more than `cargo xtask serve-dir`:
 // dist/ under a sub-path (as on a GitHub Pages project site), and extra pages of the test's
-// own (a docs page holding an iframe embed).
+// own (a docs page holding an iframe embed). The files of dist/ carry the studio's
+// Content-Security-Policy as a header (the same text as xtask/src/serve_dir.rs, a unit test
+// there checks it); the test's own pages carry none.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -14,6 +16,10 @@ const TYPES = {
   '.json': 'application/json',
   '.bin': 'application/octet-stream',
 };
+
+/** The header policy: index.html's meta policy plus frame-ancestors (header-only). */
+export const CSP =
+  "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
 /**
  * Serves `dir` under `prefix` (e.g. `/tools/crd-studio/`) and `pages` (path → HTML) at their
@@ -40,7 +46,11 @@ export async function serveDist(dir, prefix, pages = {}) {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-cache',
+        'content-security-policy': CSP,
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end();

@@ -350,10 +350,37 @@ impl Actions {
 
 /// A horizontal bar: the share of a limit, red past it.
 fn share_bar(share: &Share, class: &'static str) -> Html {
-    let style = format!("width: {:.2}%", share.bar_width());
     html! {
-        <span class={classes!("bar", class, share.over().then_some("over"))} aria-hidden="true">
-            <span class={classes!("fill", (share.value > 0).then_some("some"))} {style}></span>
+        <ShareBar class={classes!("bar", class, share.over().then_some("over"))}
+            some={share.value > 0} width={format!("{:.2}%", share.bar_width())} />
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ShareBarProps {
+    class: Classes,
+    some: bool,
+    /// The fill's CSS width, e.g. `12.50%`.
+    width: String,
+}
+
+/// The bar's element. The fill's width is set through the CSSOM (`element.style`), not a
+/// `style` attribute, which the page's Content-Security-Policy refuses in an embed (a docs
+/// page allows no inline styles).
+#[function_component(ShareBar)]
+fn share_bar_element(props: &ShareBarProps) -> Html {
+    let fill = use_node_ref();
+    {
+        let fill = fill.clone();
+        use_effect_with(props.width.clone(), move |width| {
+            if let Some(el) = fill.cast::<web_sys::HtmlElement>() {
+                let _ = el.style().set_property("width", width);
+            }
+        });
+    }
+    html! {
+        <span class={props.class.clone()} aria-hidden="true">
+            <span ref={fill} class={classes!("fill", props.some.then_some("some"))}></span>
         </span>
     }
 }

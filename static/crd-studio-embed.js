@@ -34,6 +34,10 @@
 //   `theme` attribute picks one: `auto` (or none) follows the reader's prefers-color-scheme,
 //   `light` or `dark` fixes it (for a docs site with a single look). It can change at any
 //   time (it is read by CSS alone).
+// - Content-Security-Policy: a docs page with playgrounds needs only `script-src 'self'
+//   'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self'` (with `style-src 'self'`,
+//   nothing inline: this script adds no <style> element and no style attribute). See the
+//   demo page's policy and README.md.
 // - Until it is mounted (and if anything fails), the element shows its text as preformatted
 //   text. With JavaScript off the browser shows the text as it is; a site can add
 //     crd-studio:not(:defined) { display: block; white-space: pre; font-family: monospace; }

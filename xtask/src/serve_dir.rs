@@ -1,10 +1,20 @@
 //! A small static file server on 127.0.0.1, for the end-to-end tests (no Python or other
 //! server needed on the machine). GET and HEAD only; files under the served folder only.
+//! Every response carries the studio's Content-Security-Policy as a header ([`CSP`]).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::thread;
+
+/// The Content-Security-Policy header sent with every file: the `<meta http-equiv>` policy of
+/// `index.html` (which the tests check they agree with) plus `frame-ancestors`, which a meta
+/// element cannot set: pages of this origin may frame the studio (the iframe embed), others
+/// may not. `e2e/static-server.mjs` sends the same.
+pub const CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; \
+frame-ancestors 'self'";
 
 /// A running server; it stops with the process.
 pub struct Server {
@@ -93,7 +103,7 @@ fn handle(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
         ("GET" | "HEAD", Some((path, body))) => {
             write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nContent-Security-Policy: {CSP}\r\nConnection: close\r\n\r\n",
                 mime(&path),
                 body.len()
             )?;
@@ -113,4 +123,36 @@ fn handle(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
         }
     }
     stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `content` of the `<meta http-equiv="Content-Security-Policy">` element of `html`.
+    fn meta_csp(html: &str) -> Option<&str> {
+        let at = html.find("http-equiv=\"Content-Security-Policy\"")?;
+        let rest = html.get(at..)?;
+        let start = rest.find("content=\"")? + "content=\"".len();
+        let rest = rest.get(start..)?;
+        rest.get(..rest.find('"')?)
+    }
+
+    #[test]
+    fn the_header_is_the_pages_meta_policy_plus_frame_ancestors() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let index = std::fs::read_to_string(root.join("index.html")).unwrap();
+        let meta = meta_csp(&index).expect("index.html has a CSP meta element");
+        assert_eq!(format!("{meta}; frame-ancestors 'self'"), CSP);
+        // The Node server of the e2e tests sends the same header.
+        let node = std::fs::read_to_string(root.join("e2e/static-server.mjs")).unwrap();
+        assert!(node.contains(CSP), "e2e/static-server.mjs sends {CSP}");
+        // The demo docs page is stricter: no inline styles at all.
+        let demo = std::fs::read_to_string(root.join("static/demo/index.html")).unwrap();
+        let demo = meta_csp(&demo).expect("the demo page has a CSP meta element");
+        assert_eq!(
+            demo,
+            meta.replace("style-src 'self' 'unsafe-inline'", "style-src 'self'")
+        );
+    }
 }
