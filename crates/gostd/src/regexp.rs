@@ -10,8 +10,9 @@
 //!
 //! Not reproduced: Go's parse-tree simplifications (they change neither the verdict nor the
 //! matches), the `maxRunes` limit, and patterns nested deeper than the `regex` crate's default
-//! nesting limit: those compile here but cannot be evaluated ([`GoRegexp::is_match`] gives
-//! `None`).
+//! nesting limit or too large for it (see [`compile_bounded`]): those compile here but cannot
+//! be evaluated ([`GoRegexp::is_match`] gives `None`), nor can an unanchored NFA-only search
+//! past its work bound.
 
 use std::fmt::Write as _;
 
