@@ -37,7 +37,7 @@ const MAX_DFA_NFA_STATES: i64 = 150_000;
 
 /// The most an NFA-only search may cost, in text bytes × NFA bytes, unless the pattern is
 /// anchored at the start (then the search ends within the pattern's reach): about a second.
-const NFA_SEARCH_WORK: usize = 20_000_000_000;
+const NFA_SEARCH_WORK: u64 = 20_000_000_000;
 
 /// A compiled Go regular expression.
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ impl GoRegexp {
     fn searcher(&self, text: &str) -> Option<&meta::Regex> {
         let re = self.re.as_ref()?;
         if self.nfa_only {
-            let work = text.len().saturating_mul(re.memory_usage());
+            let work = (text.len() as u64).saturating_mul(re.memory_usage() as u64);
             if !self.anchored && work > NFA_SEARCH_WORK {
                 return None;
             }
