@@ -1,4 +1,5 @@
-//! Hostile input (issue 17): texts built to make the engine spend unbounded time or memory end
+//! Hostile input (issue 17): the classic cases (billion laughs, merge-key loops, NUL bytes, a BOM,
+//! 1e400, 2^64, deeply nested CEL, 5,000 rules, a huge messageExpression result) and texts built to make the engine spend unbounded time or memory end
 //! in a clear finding (or a result) within a generous deadline. Each case runs in a thread and
 //! the test fails when the thread has not answered by its deadline; the times are printed
 //! (`cargo test -- --nocapture`), never asserted.
@@ -320,4 +321,117 @@ fn many_patterns_compile_once_each_within_a_budget() {
         bad,
         ["spec.p0: Invalid value: \"Bad\": spec.p0 in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]
     );
+}
+
+/// A CRD whose `spec` has an integer `x`, a string `s` and `rules` (YAML flow mappings, one
+/// a line).
+fn rules_crd(rules: &[String]) -> String {
+    CRD.replace(
+        "        x-kubernetes-preserve-unknown-fields: true\n",
+        &format!(
+            "        properties:\n          spec:\n            type: object\n            \
+             properties: {{x: {{type: integer}}, s: {{type: string}}}}\n            \
+             x-kubernetes-validations:\n{}",
+            rules
+                .iter()
+                .map(|r| format!("            - {r}\n"))
+                .collect::<String>()
+        ),
+    )
+}
+
+fn object(spec: &str) -> String {
+    format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: a}}\nspec: {spec}\n")
+}
+
+#[test]
+fn the_classic_hostile_inputs_end_in_located_findings() {
+    // Billion laughs: nine levels of ten aliases each (10^9 nodes if expanded).
+    let mut laughs = String::from("a0: &a0 [lol]\n");
+    for i in 1..10 {
+        laughs.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(",")
+        ));
+    }
+    let laughs = format!(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: a}}\nspec:\n{}",
+        laughs
+            .lines()
+            .map(|l| format!("  {l}\n"))
+            .collect::<String>()
+    );
+    let deep_cel = |n: usize| format!("{}1{} == 1", "(".repeat(n), ")".repeat(n));
+    let many_rules: Vec<String> = (0..5_000)
+        .map(|i| format!("{{rule: \"self.x != {i}\"}}"))
+        .collect();
+    // `None`: the verdict is not asserted, only that the analysis ends in time.
+    let cases: Vec<(&str, String, String, Option<bool>)> = vec![
+        ("billion laughs", CRD.to_owned(), laughs, Some(false)),
+        (
+            "merge-key loop",
+            CRD.to_owned(),
+            object("&a {b: 1, <<: *a}"),
+            Some(false),
+        ),
+        ("NUL byte", CRD.to_owned(), object("{s: \"a\u{0}b\"}\n\u{0}"), Some(false)),
+        ("BOM", CRD.to_owned(), format!("\u{feff}{}", object("{s: a}")), Some(true)),
+        (
+            "1e400 in JSON",
+            CRD.to_owned(),
+            r#"{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, "spec": {"num": 1e400}}"#.to_owned(),
+            None,
+        ),
+        ("2^64", CRD.to_owned(), object("{num: 18446744073709551616}"), Some(true)),
+        (
+            "120 nested parentheses (under cel-go's 250 levels)",
+            rules_crd(&[format!("{{rule: \"{}\"}}", deep_cel(120))]),
+            object("{x: 1}"),
+            Some(true),
+        ),
+        (
+            "251 nested parentheses",
+            rules_crd(&[format!("{{rule: \"{}\"}}", deep_cel(251))]),
+            object("{x: 1}"),
+            Some(false),
+        ),
+        (
+            "10,000 nested parentheses",
+            rules_crd(&[format!("{{rule: \"{}\"}}", deep_cel(10_000))]),
+            object("{x: 1}"),
+            Some(false),
+        ),
+        ("5,000 rules", rules_crd(&many_rules), object("{x: 4999}"), Some(false)),
+        (
+            "huge messageExpression",
+            rules_crd(&["{rule: \"false\", messageExpression: \"self.s + self.s\"}".to_owned()]),
+            object(&format!("{{s: \"{}\"}}", "y".repeat(1_000_000))),
+            Some(false),
+        ),
+    ];
+    for (name, crd, object, accepted) in cases {
+        let a = within(name, Duration::from_secs(120), move || run(crd, object));
+        let Some(accepted) = accepted else {
+            println!("  {name}: accepted {}", a.accepted());
+            continue;
+        };
+        assert_eq!(a.accepted(), accepted, "{name}: {:?}", codes(&a));
+        if !accepted {
+            let errors: Vec<_> = a
+                .findings
+                .iter()
+                .filter(|f| f.severity == crd_studio_engine::Severity::Error)
+                .collect();
+            assert!(!errors.is_empty(), "{name}: no error finding");
+            assert!(
+                errors.iter().all(|f| f.location.is_some()),
+                "{name}: a finding without a location: {:?}",
+                errors.iter().map(|f| &f.message).collect::<Vec<_>>()
+            );
+            println!(
+                "  {name}: {}",
+                errors[0].message.chars().take(160).collect::<String>()
+            );
+        }
+    }
 }
