@@ -1,6 +1,7 @@
-//! Hostile input (issue 17): the classic cases (billion laughs, merge-key loops, NUL bytes, a BOM,
-//! 1e400, 2^64, deeply nested CEL, 5,000 rules, a huge messageExpression result) and texts built to make the engine spend unbounded time or memory end
-//! in a clear finding (or a result) within a generous deadline. Each case runs in a thread and
+//! Hostile input (issue 17): the classic cases (billion laughs, merge-key loops, NUL bytes, a
+//! BOM, 1e400, 2^64, deeply nested CEL, 5,000 rules, a huge messageExpression result) and texts
+//! built to make the engine spend unbounded time or memory end in a clear finding (or a result)
+//! within a generous deadline. Each case runs in a thread and
 //! the test fails when the thread has not answered by its deadline; the times are printed
 //! (`cargo test -- --nocapture`), never asserted.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
