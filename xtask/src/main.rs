@@ -11,7 +11,8 @@
 //!   tests on the release page).
 //! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
-//! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them;
+//! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
+//!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
 
@@ -51,6 +52,16 @@ fn main() -> ExitCode {
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
+                .and_then(|_| {
+                    step("memory benchmark");
+                    run(cmd("cargo").args([
+                        "bench",
+                        "-p",
+                        "crd-studio-engine",
+                        "--bench",
+                        "memory",
+                    ]))
+                })
                 .map(|_| true)
         }
         "help" | "--help" | "-h" => {
@@ -80,7 +91,8 @@ const HELP: &str = "usage: cargo xtask <task>
   cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
                         configuration (default ../shared/cel-spec)
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
-  bench                 time a full analysis of the largest corpus CRDs against parsing them
+  bench                 time a full analysis of the largest corpus CRDs against parsing them;
+                        peak memory and time of those and of the hostile inputs
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds

@@ -4,6 +4,7 @@
 //! Overload ids are Kubernetes' (`list_int_sum_int`, `string_find_string`, `cidr_ip`, ...).
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 use crate::k8s_net::{Cidr, Ip};
 use crate::k8s_quantity::Quantity;
@@ -315,18 +316,14 @@ fn regex<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
         }
         _ => return (no_overload(f, args), None),
     };
-    let compiled;
     let re = match &info.regex {
-        Some(r) => r.as_ref(),
+        Some(r) => Rc::clone(r),
         None => {
             let Some(Value::String(p)) = args.get(1) else {
                 return (no_overload(f, args), None);
             };
-            match gostd::regexp::compile(p.as_str()) {
-                Ok(r) => {
-                    compiled = r;
-                    &compiled
-                }
+            match info.regex_for(p.as_str()) {
+                Ok(r) => r,
                 Err(e) => return (err(format!("Illegal regex: {e}")), Some(id)),
             }
         }

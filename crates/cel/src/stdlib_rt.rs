@@ -26,6 +26,31 @@ pub struct CallInfo {
     pub checked: bool,
     /// The compiled constant pattern of `matches`, `find` or `findAll`.
     pub regex: Option<Rc<GoRegexp>>,
+    /// The last pattern this call compiled at run time, by text: a pattern taken from the
+    /// object (`l.all(x, x.matches(self.p))`) is compiled once, not once per element.
+    pub last_regex: std::cell::RefCell<Option<(String, Rc<GoRegexp>)>>,
+}
+
+impl CallInfo {
+    /// The call's regular expression: the constant one, or `pattern` compiled (once per
+    /// distinct text in a row), or Go's compile error text.
+    pub fn regex_for(&self, pattern: &str) -> Result<Rc<GoRegexp>, String> {
+        if let Some(r) = &self.regex {
+            return Ok(Rc::clone(r));
+        }
+        if let Ok(last) = self.last_regex.try_borrow() {
+            if let Some((text, re)) = last.as_ref() {
+                if text == pattern {
+                    return Ok(Rc::clone(re));
+                }
+            }
+        }
+        let re = Rc::new(gostd::regexp::compile(pattern)?);
+        if let Ok(mut last) = self.last_regex.try_borrow_mut() {
+            *last = Some((pattern.to_owned(), Rc::clone(&re)));
+        }
+        Ok(re)
+    }
 }
 
 impl CallInfo {
@@ -36,6 +61,7 @@ impl CallInfo {
             overload,
             checked,
             regex: None,
+            last_regex: std::cell::RefCell::new(None),
         }
     }
 
@@ -677,16 +703,9 @@ fn matches<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
         return (Value::maybe_no_such_overload(b), None);
     };
     let id = Some("matches_string");
-    let compiled;
-    let re = match &info.regex {
-        Some(r) => r.as_ref(),
-        None => match gostd::regexp::compile(p.as_str()) {
-            Ok(r) => {
-                compiled = r;
-                &compiled
-            }
-            Err(e) => return (err(e), id),
-        },
+    let re = match info.regex_for(p.as_str()) {
+        Ok(r) => r,
+        Err(e) => return (err(e), id),
     };
     match re.is_match(s.as_str()) {
         Some(m) => (Value::Bool(m), id),
@@ -810,7 +829,7 @@ pub fn literal_checks() -> crate::checker::LiteralChecks {
             }
             _ => true,
         }),
-        regex: Some(|p| gostd::regexp::compile(p).is_ok()),
+        regex: Some(|p| gostd::regexp::check(p).is_ok()),
     }
 }
 

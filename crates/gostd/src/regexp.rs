@@ -10,45 +10,89 @@
 //!
 //! Not reproduced: Go's parse-tree simplifications (they change neither the verdict nor the
 //! matches), the `maxRunes` limit, and patterns nested deeper than the `regex` crate's default
-//! nesting limit: those compile here but cannot be evaluated ([`GoRegexp::is_match`] gives
-//! `None`).
+//! nesting limit or too large for it (see [`compile_bounded`]): those compile here but cannot
+//! be evaluated ([`GoRegexp::is_match`] gives `None`), nor can an unanchored NFA-only search
+//! past its work bound.
 
 use std::fmt::Write as _;
+
+use regex_automata::meta;
+
+/// The `regex` crate's limit on the size of a compiled NFA (in bytes of its states); Go's own
+/// limit is on the number of instructions ([`MAX_SIZE`]).
+const NFA_SIZE_LIMIT: usize = 32 << 20;
+
+/// Patterns whose NFA would have more states than this (estimated from the parse, see
+/// `Node::nfa_states`) are not built: they are valid in Go but cannot be evaluated here
+/// (building one would take seconds and then hit [`NFA_SIZE_LIMIT`]).
+const MAX_NFA_STATES: i64 = 600_000;
+
+/// The lazy DFA's cache (the `regex` crate's default is 2 MiB): large repeated classes need
+/// thousands of DFA states, and a cache that thrashes gives the search back to the NFA
+/// simulation.
+const DFA_CACHE_BYTES: usize = 16 << 20;
+
+/// Patterns up to this many NFA states get the lazy DFA (which needs the reversed NFA too).
+const MAX_DFA_NFA_STATES: i64 = 150_000;
+
+/// The most an NFA-only search may cost, in text bytes × NFA bytes, unless the pattern is
+/// anchored at the start (then the search ends within the pattern's reach): about a second.
+const NFA_SEARCH_WORK: u64 = 20_000_000_000;
 
 /// A compiled Go regular expression.
 #[derive(Clone, Debug)]
 pub struct GoRegexp {
-    re: Option<regex::Regex>,
+    re: Option<meta::Regex>,
+    /// Built without the lazy DFA: searches run the NFA simulation, in time text × states.
+    nfa_only: bool,
+    /// Anchored at the start of the text (`^` outside any alternation).
+    anchored: bool,
 }
 
 impl GoRegexp {
     /// `regexp.MatchString`: whether the text contains a match, or `None` when the pattern is
     /// valid in Go but too deeply nested for the `regex` crate to evaluate.
     pub fn is_match(&self, text: &str) -> Option<bool> {
-        self.re.as_ref().map(|r| r.is_match(text))
+        self.searcher(text).map(|r| r.is_match(text))
+    }
+
+    /// The expression, when it can search `text` within the work bound.
+    fn searcher(&self, text: &str) -> Option<&meta::Regex> {
+        let re = self.re.as_ref()?;
+        if self.nfa_only {
+            let work = (text.len() as u64).saturating_mul(re.memory_usage() as u64);
+            if !self.anchored && work > NFA_SEARCH_WORK {
+                return None;
+            }
+        }
+        Some(re)
     }
 
     /// `regexp.FindString`: the leftmost match (`Some(None)` when there is none), or `None`
     /// when the pattern cannot be evaluated.
     pub fn find<'t>(&self, text: &'t str) -> Option<Option<&'t str>> {
-        self.re.as_ref().map(|r| r.find(text).map(|m| m.as_str()))
+        self.searcher(text)
+            .map(|r| r.find(text).and_then(|m| text.get(m.range())))
     }
 
     /// `regexp.FindAllString(text, n)`: successive non-overlapping matches (all when `n < 0`,
     /// none when `n == 0`), or `None` when the pattern cannot be evaluated.
     pub fn find_all<'t>(&self, text: &'t str, n: i64) -> Option<Vec<&'t str>> {
-        let r = self.re.as_ref()?;
+        let r = self.searcher(text)?;
         if n == 0 {
             return Some(Vec::new());
         }
         let mut out = Vec::new();
         let mut prev_end: Option<usize> = None;
         for m in r.find_iter(text) {
+            let Some(found) = text.get(m.range()) else {
+                continue;
+            };
             // Go ignores an empty match right after the previous match.
             if m.start() == m.end() && prev_end == Some(m.start()) {
                 continue;
             }
-            out.push(m.as_str());
+            out.push(found);
             prev_end = Some(m.end());
             if n > 0 && out.len() as i64 >= n {
                 break;
@@ -61,17 +105,71 @@ impl GoRegexp {
 /// Go's `regexp.MustCompile` for fixed, known-valid patterns (the format checkers): a
 /// failure only means "never matches".
 pub fn compile_fixed(pattern: &str) -> GoRegexp {
-    compile(pattern).unwrap_or(GoRegexp { re: None })
+    compile(pattern).unwrap_or(GoRegexp {
+        re: None,
+        nfa_only: true,
+        anchored: false,
+    })
+}
+
+/// Whether `regexp.Compile(pattern)` succeeds, and Go's error text when not, without building
+/// the matcher: what validation of a pattern's text needs (a CRD's `pattern`s, a constant
+/// CEL regex), at the cost of a parse.
+pub fn check(pattern: &str) -> Result<(), String> {
+    Parser::new(pattern)
+        .parse()
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// `regexp.Compile(pattern)`: the compiled expression, or Go's error text.
 pub fn compile(pattern: &str) -> Result<GoRegexp, String> {
-    let translated = Parser::new(pattern).parse().map_err(|e| e.to_string())?;
-    let re = regex::RegexBuilder::new(&translated)
-        .size_limit(32 << 20)
-        .build()
-        .ok();
-    Ok(GoRegexp { re })
+    compile_bounded(pattern, MAX_NFA_STATES).map(|(re, _)| re)
+}
+
+/// [`compile`] with at most `max_states` NFA states (estimated before building; never more
+/// than [`MAX_NFA_STATES`]): a larger pattern compiles but cannot be evaluated. Also returns
+/// the states spent, so that a caller compiling many patterns can bound their total.
+pub fn compile_bounded(pattern: &str, max_states: i64) -> Result<(GoRegexp, i64), String> {
+    let (translated, states, anchored) = Parser::new(pattern).parse().map_err(|e| e.to_string())?;
+    if states > max_states.min(MAX_NFA_STATES) {
+        return Ok((
+            GoRegexp {
+                re: None,
+                nfa_only: true,
+                anchored,
+            },
+            0,
+        ));
+    }
+    // The lazy DFA makes a search linear with a small constant (a class repeated hundreds of
+    // times on a 3 MB text: minutes in the NFA simulation, milliseconds here), but it needs
+    // the reversed NFA as well; a larger pattern is built without it, as the NFA simulation
+    // alone, whose searches are bounded by `NFA_SEARCH_WORK`.
+    let build = |hybrid: bool| {
+        meta::Builder::new()
+            .configure(
+                meta::Config::new()
+                    .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+                    .hybrid_cache_capacity(DFA_CACHE_BYTES)
+                    .hybrid(hybrid),
+            )
+            .build(&translated)
+            .ok()
+    };
+    let hybrid = states <= MAX_DFA_NFA_STATES;
+    let (re, nfa_only) = match hybrid.then(|| build(true)).flatten() {
+        Some(re) => (Some(re), false),
+        None => (build(false), true),
+    };
+    Ok((
+        GoRegexp {
+            re,
+            nfa_only,
+            anchored,
+        },
+        states,
+    ))
 }
 
 /// A `regexp/syntax` error: code and offending text.
@@ -152,6 +250,54 @@ impl Node {
             Node::Rep { sub, .. } => 1 + sub.height(),
             Node::Group { capture, alts } => alts_height(alts) + usize::from(*capture),
         }
+    }
+
+    /// About how many states the `regex` crate's NFA for this node has: Go's `calcSize` with
+    /// each class or other atom weighted by the states of its own NFA (a Unicode class is
+    /// hundreds of UTF-8 states, one instruction in Go). Bounds the work of compiling
+    /// before it is spent.
+    fn nfa_states(&self, atoms: &mut std::collections::BTreeMap<String, i64>) -> i64 {
+        let s = match self {
+            Node::Lit { fold, .. } => 1 + 2 * i64::from(*fold),
+            Node::Atom(a) => {
+                if let Some(w) = atoms.get(a) {
+                    *w
+                } else {
+                    let w = regex_automata::nfa::thompson::NFA::new(a)
+                        .map(|n| n.states().len() as i64)
+                        .unwrap_or(i64::MAX);
+                    atoms.insert(a.clone(), w);
+                    w
+                }
+            }
+            Node::Rep {
+                sub,
+                min,
+                max,
+                counted,
+                ..
+            } => {
+                let sub = sub.nfa_states(atoms);
+                if !counted || *max == -1 && *min == 0 {
+                    2_i64.saturating_add(sub)
+                } else if *max == -1 {
+                    1_i64.saturating_add(min.saturating_mul(sub))
+                } else {
+                    max.saturating_mul(sub).saturating_add(max - min)
+                }
+            }
+            Node::Group { alts, .. } => {
+                let mut total: i64 = 2;
+                for alt in alts {
+                    for n in alt {
+                        total = total.saturating_add(n.nfa_states(atoms));
+                    }
+                    total = total.saturating_add(1);
+                }
+                total
+            }
+        };
+        s.max(1)
     }
 
     /// Go's `calcSize` for this node.
@@ -735,7 +881,7 @@ impl<'a> Parser<'a> {
         self.push(Node::Lit { c, fold })
     }
 
-    fn parse(mut self) -> Result<String, SyntaxError> {
+    fn parse(mut self) -> Result<(String, i64, bool), SyntaxError> {
         let mut t = 0usize;
         let mut last_repeat: Option<usize> = None;
         while t < self.s.len() {
@@ -836,7 +982,14 @@ impl<'a> Parser<'a> {
         if let Node::Group { alts, .. } = &node {
             emit_alts(alts, &mut out);
         }
-        Ok(out)
+        let anchored = matches!(&node, Node::Group { alts, .. }
+            if alts.len() == 1
+                && matches!(alts.first().and_then(|a| a.first()), Some(Node::Atom(a)) if a == "\\A"));
+        Ok((
+            out,
+            node.nfa_states(&mut std::collections::BTreeMap::new()),
+            anchored,
+        ))
     }
 
     fn open(&mut self, capture: bool) {

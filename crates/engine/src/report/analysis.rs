@@ -1248,6 +1248,9 @@ impl CompiledCrd {
         report.prepared = out.stored;
         report.table = self.table_row(version_name, &report.prepared);
         // --- conversion (owner: conversion.rs) ---
+        // The request body is not needed past here: free it before the storage round trip
+        // makes its copies.
+        drop(json);
         let prepared = if report.prepared.is_null() {
             &report.defaulted
         } else {
@@ -1277,14 +1280,20 @@ impl CompiledCrd {
                     report.stored = p.object;
                     report.stored_version = p.version;
                     report.stored_pruned_paths = p.pruned_paths;
+                    // The object as every served version returns it once stored: the
+                    // storage round trip (the write, above; then, on read, the storage
+                    // version's decoding and defaults, conversion and the read version's
+                    // pruning).
+                    report.served_as = crate::versions::conversion::served_from_storage(
+                        self,
+                        &report.stored_version,
+                        &report.stored,
+                        &report.stored_pruned_paths,
+                    );
                 }
                 Err(e) => report.stored_note = Some(e),
             }
         }
-        // The object as every served version returns it once stored: the storage round trip
-        // (the write; then, on read, the storage version's decoding and defaults, conversion
-        // and the read version's pruning).
-        report.served_as = crate::versions::conversion::served_as(self, prepared);
         // --- end conversion ---
         (report, findings)
     }

@@ -716,9 +716,20 @@ pub fn to_storage(crd: &dyn CompiledCrdParts, prepared: &Json) -> Result<Persist
 /// prunes it by that version's schema. Versions the server needs the conversion webhook for
 /// are left out (their object depends on the webhook's answer: see [`conversion_review`]).
 pub fn served_as(crd: &dyn CompiledCrdParts, stored: &Json) -> Vec<ServedObject> {
-    let Ok(persisted) = to_storage(crd, stored) else {
-        return Vec::new();
-    };
+    match to_storage(crd, stored) {
+        Ok(p) => served_from_storage(crd, &p.version, &p.object, &p.pruned_paths),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`served_as`] from the object as persisted ([`to_storage`]'s result, which the caller
+/// already has: the object is not converted and pruned a second time).
+pub fn served_from_storage(
+    crd: &dyn CompiledCrdParts,
+    storage_version: &str,
+    in_storage: &Json,
+    storage_pruned: &[String],
+) -> Vec<ServedObject> {
     let Some(internal) = crd.internal() else {
         return Vec::new();
     };
@@ -727,11 +738,9 @@ pub fn served_as(crd: &dyn CompiledCrdParts, stored: &Json) -> Vec<ServedObject>
     let valid = valid_versions(crd);
     let facts = facts(crd);
     let group = &internal.spec.group;
-    let storage_gv = GroupVersion::new(group, &persisted.version);
-    let storage_pruned = persisted.pruned_paths;
-    let in_storage = persisted.object;
+    let storage_gv = GroupVersion::new(group, storage_version);
     // The read: decode from storage and default with the storage version's schema.
-    let Ok((_, _, read)) = pipeline::decode(&in_storage, &facts, versions, true) else {
+    let Ok((_, _, read)) = pipeline::decode(in_storage, &facts, versions, true) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -746,11 +755,11 @@ pub fn served_as(crd: &dyn CompiledCrdParts, stored: &Json) -> Vec<ServedObject>
         let Ok(read_pruned) = coerce_converted(&mut converted, &facts, versions) else {
             continue;
         };
-        let mut pruned_paths = storage_pruned.clone();
+        let mut pruned_paths = storage_pruned.to_vec();
         pruned_paths.extend(read_pruned);
         out.push(ServedObject {
             version: v.name.clone(),
-            defaulted_paths: pipeline::added_paths(&in_storage, &read),
+            defaulted_paths: pipeline::added_paths(in_storage, &read),
             object: converted,
             pruned_paths,
             pruned_on_write: storage_pruned.len(),

@@ -589,7 +589,7 @@ fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
         }
     }
     if let Some(p) = &s.pattern {
-        let shown = match &p.compiled {
+        let shown = match p.compiled() {
             Err(e) => Some(format!("{}, but pattern is invalid: {e}", p.text)),
             Ok(re) => match re.is_match(data) {
                 Some(false) => Some(p.text.clone()),
@@ -1014,8 +1014,13 @@ fn enum_v(values: &[Json]) -> String {
     format!("[{}]", parts.join(" "))
 }
 
-fn pattern_matches(re: &Option<gostd::regexp::GoRegexp>, key: &str) -> bool {
-    re.as_ref().and_then(|r| r.is_match(key)).unwrap_or(false)
+fn pattern_matches(p: &super::schema::Pattern, key: &str) -> bool {
+    // An invalid pattern never matches.
+    p.compiled()
+        .as_ref()
+        .ok()
+        .and_then(|r| r.is_match(key))
+        .unwrap_or(false)
 }
 
 fn object_validate(

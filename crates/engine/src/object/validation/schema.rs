@@ -12,7 +12,8 @@
 //! Patterns and formats are compiled once here.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
 
@@ -21,11 +22,43 @@ use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 use gostd::regexp::{self as goregex, GoRegexp};
 
-/// A compiled `pattern`: Go's compile error text, or the expression.
-#[derive(Clone, Debug)]
+/// A `pattern`: its text and, once a value has needed it, its compilation (Go's compile error
+/// text, or the expression). Nodes with the same pattern text share one `Pattern` (one
+/// compilation per schema), and a pattern no value reaches is never compiled: a CRD with
+/// thousands of patterns costs only the parse that checked them.
+#[derive(Debug)]
 pub(crate) struct Pattern {
     pub text: String,
-    pub compiled: Result<GoRegexp, String>,
+    compiled: OnceLock<Result<GoRegexp, String>>,
+    /// NFA states the schema's patterns may still spend ([`PATTERN_STATES_BUDGET`]).
+    budget: Arc<AtomicI64>,
+}
+
+/// The NFA states all the patterns of one schema may compile to (about 50 bytes each: some
+/// 100 MB). Patterns of thousands of Unicode-class repetitions (each valid in Go, where a class
+/// is one instruction) would otherwise take tens of megabytes and a third of a second each;
+/// past the budget a pattern is kept but cannot be evaluated (it accepts every value).
+pub(crate) const PATTERN_STATES_BUDGET: i64 = 2_000_000;
+
+impl Pattern {
+    fn new(text: &str, budget: Arc<AtomicI64>) -> Pattern {
+        Pattern {
+            text: text.to_owned(),
+            compiled: OnceLock::new(),
+            budget,
+        }
+    }
+
+    /// The compiled expression, compiled on first use.
+    pub fn compiled(&self) -> &Result<GoRegexp, String> {
+        self.compiled.get_or_init(|| {
+            let left = self.budget.load(Ordering::Relaxed);
+            goregex::compile_bounded(&self.text, left).map(|(re, spent)| {
+                self.budget.fetch_sub(spent, Ordering::Relaxed);
+                re
+            })
+        })
+    }
 }
 
 /// `items`.
@@ -68,7 +101,7 @@ pub(crate) struct OaSchema {
     pub exclusive_minimum: bool,
     pub max_length: Option<i64>,
     pub min_length: Option<i64>,
-    pub pattern: Option<Pattern>,
+    pub pattern: Option<Arc<Pattern>>,
     pub max_items: Option<i64>,
     pub min_items: Option<i64>,
     pub unique_items: bool,
@@ -87,7 +120,7 @@ pub(crate) struct OaSchema {
     pub additional_properties: Option<SchemaOrBool>,
     /// `patternProperties`: the pattern, its Go compilation (an invalid one never matches)
     /// and the schema.
-    pub pattern_properties: Vec<(String, Option<GoRegexp>, Box<OaSchema>)>,
+    pub pattern_properties: Vec<(String, Arc<Pattern>, Box<OaSchema>)>,
     pub additional_items: Option<SchemaOrBool>,
     pub dependencies: BTreeMap<String, Dependency>,
     /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
@@ -100,10 +133,21 @@ pub(crate) struct OaSchema {
 /// [`super::openapi::MAX_VALIDATION_DEPTH`] anyway.
 const MAX_BUILD_DEPTH: usize = super::openapi::MAX_VALIDATION_DEPTH + 1;
 
-/// Shared state while building: compiled format checkers by name.
-#[derive(Default)]
+/// Shared state while building: compiled format checkers by name, patterns by text.
 pub(crate) struct Builder {
     checkers: BTreeMap<String, Option<Arc<FormatChecker>>>,
+    patterns: BTreeMap<String, Arc<Pattern>>,
+    pattern_budget: Arc<AtomicI64>,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder {
+            checkers: BTreeMap::new(),
+            patterns: BTreeMap::new(),
+            pattern_budget: Arc::new(AtomicI64::new(PATTERN_STATES_BUDGET)),
+        }
+    }
 }
 
 impl Builder {
@@ -118,14 +162,21 @@ impl Builder {
             .clone()
     }
 
-    fn pattern(pattern: &str) -> Option<Pattern> {
+    fn pattern(&mut self, pattern: &str) -> Option<Arc<Pattern>> {
         if pattern.is_empty() {
             return None;
         }
-        Some(Pattern {
-            text: pattern.to_owned(),
-            compiled: goregex::compile(pattern),
-        })
+        Some(self.pattern_always(pattern))
+    }
+
+    /// A pattern property's key, compiled on first use (the empty key too).
+    fn pattern_always(&mut self, pattern: &str) -> Arc<Pattern> {
+        if let Some(p) = self.patterns.get(pattern) {
+            return Arc::clone(p);
+        }
+        let p = Arc::new(Pattern::new(pattern, Arc::clone(&self.pattern_budget)));
+        self.patterns.insert(pattern.to_owned(), Arc::clone(&p));
+        p
     }
 
     /// How the server converts a CRD schema.
@@ -169,7 +220,7 @@ impl Builder {
         s.exclusive_minimum = p.exclusive_minimum;
         s.max_length = p.max_length;
         s.min_length = p.min_length;
-        s.pattern = Builder::pattern(&p.pattern);
+        s.pattern = self.pattern(&p.pattern);
         s.max_items = p.max_items;
         s.min_items = p.min_items;
         s.unique_items = p.unique_items;
@@ -221,7 +272,7 @@ impl Builder {
         for (k, x) in &p.pattern_properties {
             let c = self.props_node(x, version, d);
             s.pattern_properties
-                .push((k.clone(), goregex::compile(k).ok(), c));
+                .push((k.clone(), self.pattern_always(k), c));
         }
         if let Some(ap) = &p.additional_properties {
             let schema = match &ap.schema {
@@ -315,7 +366,7 @@ impl Builder {
         s.exclusive_minimum = v.exclusive_minimum;
         s.max_length = v.max_length;
         s.min_length = v.min_length;
-        s.pattern = Builder::pattern(&v.pattern);
+        s.pattern = self.pattern(&v.pattern);
         s.max_items = v.max_items;
         s.min_items = v.min_items;
         s.unique_items = v.unique_items;
