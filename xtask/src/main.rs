@@ -8,8 +8,9 @@
 //!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
 //! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
 //!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
-//!   tests on the release page).
+//!   tests on the release page, each fuzz target briefly).
 //! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
+//! - `fuzz [TARGET] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
@@ -21,6 +22,7 @@ mod conformance;
 mod corpus;
 mod dist;
 mod embed_dist;
+mod fuzz;
 mod serve_dir;
 mod tzdb;
 
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         "corpus" => corpus::run(rest),
         "cel-spec" => cel_spec::run(rest),
         "tzdb" => tzdb::run(rest),
+        "fuzz" => fuzz::run_task(rest),
         "serve-dir" => serve_dir_task(rest),
         "e2e" => setup(true).and_then(|_| e2e(rest)),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
@@ -90,6 +93,10 @@ const HELP: &str = "usage: cargo xtask <task>
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
   cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
                         configuration (default ../shared/cel-spec)
+  fuzz [TARGET] [--seconds N] [--runs N] [--committed-only]
+                        coverage-guided fuzzing (cargo-fuzz/libFuzzer, installed if missing):
+                        each target (all by default) N s (default 20) on fuzz/corpus and seeds
+                        from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
                         peak memory and time of those and of the hostile inputs
@@ -486,6 +493,15 @@ fn test(args: &[String]) -> Result<bool, String> {
         check(
             "end-to-end (release page in headless Chromium)",
             &mut || e2e(&[]),
+        );
+        // Every fuzz target briefly on its committed corpus: a crash, a timeout or an
+        // out-of-memory fails the step and names the saved input.
+        check(
+            "fuzz (each target 12 s on the committed corpus)",
+            &mut || {
+                let all: Vec<String> = fuzz::TARGETS.iter().map(|t| (*t).to_owned()).collect();
+                fuzz::fuzz(&all, 12, None, false)
+            },
         );
     }
     println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
