@@ -1612,20 +1612,29 @@ pub fn Studio(props: &StudioProps) -> Html {
         let analyser = analyser.clone();
         Callback::from(move |_: MouseEvent| analyser.stop())
     };
-    let running = (*working || (shown.is_none() && !*paused && stopped.is_none())).then(|| {
-        let detail = running_detail(*progress, *elapsed);
+    // Always rendered (hidden when idle): a child that comes and goes would shift the
+    // header's children, and Yew, matching them from the end, would replace the status
+    // element instead of updating it.
+    let running = {
+        let active = *working || (shown.is_none() && !*paused && stopped.is_none());
+        let detail = if active {
+            running_detail(*progress, *elapsed)
+        } else {
+            String::new()
+        };
+        let stop = active && *elapsed >= STOP_AFTER_S;
         html! {
-            <>
+            <span class="running" hidden={detail.is_empty() && !stop}>
                 if !detail.is_empty() {
                     <span class="progress">{ detail }</span>
                 }
-                if *elapsed >= STOP_AFTER_S {
-                    <button type="button" class="small stop" onclick={on_stop.clone()}
+                if stop {
+                    <button type="button" class="small stop" onclick={on_stop}
                         title="Stop this analysis (the engine is restarted; your texts stay)">{ "Stop" }</button>
                 }
-            </>
+            </span>
         }
-    });
+    };
     let status_line = match &*shown {
         Some(_) if *working => {
             html! { <p class="status working" role="status" title="The engine is analysing the newest edit">{ "Analysing…" }</p> }

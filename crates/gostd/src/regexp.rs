@@ -157,7 +157,8 @@ pub fn compile_bounded(pattern: &str, max_states: i64) -> Result<(GoRegexp, i64)
             .build(&translated)
             .ok()
     };
-    let hybrid = states <= MAX_DFA_NFA_STATES;
+    // In the browser's wasm (built without the lazy DFA) every search is the NFA simulation.
+    let hybrid = cfg!(not(target_arch = "wasm32")) && states <= MAX_DFA_NFA_STATES;
     let (re, nfa_only) = match hybrid.then(|| build(true)).flatten() {
         Some(re) => (Some(re), false),
         None => (build(false), true),
