@@ -32,14 +32,19 @@ after(async () => {
   await browser?.close();
 });
 
-/** Waits until the status line shows a verdict (not "Analysing…"). */
+/**
+ * Waits until the status line shows the broken object's verdict. (Not merely "not
+ * Analysing…": right after typing, the verdict of an intermediate text can still be shown,
+ * before "Analysing…" appears 100 ms after the edit.)
+ */
 async function settled() {
+  let text = '';
   for (let i = 0; i < 100; i++) {
-    const text = await page.locator('.topbar [role="status"]').textContent();
-    if (!text.includes('Analysing')) return text;
+    text = await page.locator('.topbar [role="status"]').textContent();
+    if (text.startsWith('Rejected')) return text;
     await page.waitForTimeout(100);
   }
-  throw new Error('no verdict');
+  throw new Error(`no Rejected verdict: ${text}`);
 }
 
 for (const [width, height] of WIDTHS) {
