@@ -51,7 +51,10 @@ pub mod pipeline;
 // 8. Versions and conversion.
 pub mod versions;
 
-// 9. The public API: compiled CRD, analysis, reports.
+// 9. Changes between two revisions of a CRD (breaking-change analysis).
+pub mod crd_diff;
+
+// 10. The public API: compiled CRD, analysis, reports.
 pub mod report;
 
 // The modules by their names before the stage folders, for callers.

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The stages, in pipeline order (the order of `pub mod` in `lib.rs` must match).
-const STAGES: [&str; 9] = [
+const STAGES: [&str; 10] = [
     "documents",
     "schema",
     "object",
@@ -19,6 +19,7 @@ const STAGES: [&str; 9] = [
     "printing",
     "pipeline",
     "versions",
+    "crd_diff",
     "report",
 ];
 
