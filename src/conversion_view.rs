@@ -117,7 +117,7 @@ fn served_section(shown: &Shown) -> Html {
                 html! {
                     <div class="conv-card">
                         <h4>{ format!("{label} as {}", s.version) }</h4>
-                        <pre class="code">{ yaml_text(&s.object) }</pre>
+                        <pre class="code">{ yaml_text(&s.object.to_value()) }</pre>
                         if !s.pruned_paths.is_empty() {
                             <p class="pruned-note">{ format!("Pruned: {}", s.pruned_paths.join(", ")) }</p>
                         }

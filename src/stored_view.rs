@@ -11,9 +11,6 @@ use serde_json::Value;
 
 use crate::view_model::{file_name, FocusTarget, Pane};
 
-/// The object shown when there is none.
-static NULL: Value = Value::Null;
-
 /// Lines shown at most; the rest is summarised in [`ObjectView::hidden_lines`].
 pub const MAX_LINES: usize = 4000;
 /// Nesting shown at most; deeper values are summarised on one line.
@@ -320,9 +317,9 @@ pub fn object_view(
                     };
                     pruned.push((p, who));
                 }
-                (&s.object, &s.defaulted_paths, None)
+                (s.object.to_value(), &s.defaulted_paths, None)
             }
-            None => (&NULL, &report.defaulted_paths, None),
+            None => (Value::Null, &report.defaulted_paths, None),
         },
         VersionTab::Stored => {
             pruned.extend(report.pruned_paths.iter().map(|p| (p, request_by.clone())));
@@ -333,15 +330,15 @@ pub fn object_view(
                     .map(|p| (p, write_by.clone())),
             );
             if !report.stored.is_null() {
-                (&report.stored, &report.defaulted_paths, None)
+                (report.stored.to_value(), &report.defaulted_paths, None)
             } else if let Some(why) = &report.stored_note {
                 (
-                    &NULL,
+                    Value::Null,
                     &report.defaulted_paths,
                     Some(format!("Nothing to show: {why}.")),
                 )
             } else {
-                (&report.defaulted, &report.defaulted_paths, None)
+                (report.defaulted.to_value(), &report.defaulted_paths, None)
             }
         }
     };
@@ -355,7 +352,7 @@ pub fn object_view(
     };
     let mut lines = Vec::new();
     if !object.is_null() {
-        render(object, &mut lines);
+        render(&object, &mut lines);
     }
     let hidden_lines = lines.len().saturating_sub(MAX_LINES);
     lines.truncate(MAX_LINES);
@@ -627,7 +624,7 @@ fn plain_is_safe(s: &str) -> bool {
 mod tests {
     use super::*;
     use crd_studio_engine::analysis::ServedObject;
-    use crd_studio_engine::VersionReport;
+    use crd_studio_engine::{JsonText, VersionReport};
     use serde_json::json;
 
     fn texts(lines: &[YamlLine]) -> Vec<String> {
@@ -752,7 +749,7 @@ mod tests {
             stored: json!({
                 "kind": "CronTab",
                 "spec": {"image": "i", "replicas": 1, "policy": {"a": 1, "b": 2}, "items": [{"first": 1, "last": 2}]}
-            }),
+            }).into(),
             defaulted_paths: vec![
                 "spec.replicas".to_owned(),
                 "spec.policy".to_owned(),
@@ -764,7 +761,7 @@ mod tests {
             stored_version: "v1".to_owned(),
             served_as: vec![ServedObject {
                 version: "v2".to_owned(),
-                object: json!({"kind": "CronTab", "spec": {"size": 5}}),
+                object: json!({"kind": "CronTab", "spec": {"size": 5}}).into(),
                 pruned_paths: vec!["spec.image".to_owned()],
                 defaulted_paths: vec!["spec.size".to_owned()],
                 pruned_on_write: 0,
@@ -908,14 +905,14 @@ mod tests {
     #[test]
     fn falls_back_to_the_defaulted_object_then_explains() {
         let mut r = ObjectReport {
-            defaulted: json!({"kind": "A"}),
+            defaulted: json!({"kind": "A"}).into(),
             ..ObjectReport::default()
         };
         assert_eq!(
             texts(&object_view(&r, VersionTab::Stored, &[]).lines),
             ["kind: A"]
         );
-        r.defaulted = Value::Null;
+        r.defaulted = JsonText::null();
         r.object_error = Some("the server could not find the requested resource".to_owned());
         let view = object_view(&r, VersionTab::Stored, &[]);
         assert!(view.lines.is_empty());
@@ -930,7 +927,7 @@ mod tests {
         let big = Value::Array((0..MAX_LINES + 50).map(|i| json!(i)).collect());
         let view = object_view(
             &ObjectReport {
-                stored: json!({ "items": big }),
+                stored: json!({ "items": big }).into(),
                 ..ObjectReport::default()
             },
             VersionTab::Stored,
@@ -1116,8 +1113,8 @@ spec:
     #[test]
     fn a_stored_object_the_engine_cannot_compute_is_explained() {
         let r = ObjectReport {
-            prepared: json!({"kind": "A"}),
-            defaulted: json!({"kind": "A"}),
+            prepared: json!({"kind": "A"}).into(),
+            defaulted: json!({"kind": "A"}).into(),
             stored_note: Some(
                 "converting it to the storage version v1 needs the conversion webhook".to_owned(),
             ),

@@ -289,7 +289,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
             .objects
             .iter()
             .filter(|o| o.accepted && !o.prepared.is_null())
-            .map(|o| o.prepared.clone())
+            .map(|o| o.prepared.to_value())
             .collect();
         let call = conversion::conversion_review(crd, &objects, &out.target, None);
         let request = call.as_ref().ok().and_then(|c| c.request.as_ref());

@@ -235,7 +235,7 @@ pub fn run(args: &[String]) -> Result<bool, String> {
         push(
             "defaulted exact",
             id.clone(),
-            measure(&|o| same("defaulted", field("defaulted"), &o.defaulted)),
+            measure(&|o| same("defaulted", field("defaulted"), &o.defaulted.to_value())),
         );
         push(
             "cel runtime cost exact",

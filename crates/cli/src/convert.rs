@@ -281,7 +281,7 @@ fn held_objects(compiled: &CompiledCrd, text: &str) -> Vec<Value> {
                 .objects
                 .iter()
                 .find(|o| o.document == doc.index)
-                .map(|o| o.prepared.clone())
+                .map(|o| o.prepared.to_value())
                 .filter(|s| !s.is_null())
                 .unwrap_or_else(|| root.to_json())
         })

@@ -74,6 +74,7 @@ pub use analysis::{
     CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, ObjectReport, Options, Progress,
     Request, TableRow, VersionReport,
 };
+pub use documents::json_text::JsonText;
 pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
 pub use path::FieldPath;
 pub use position::{Pos, Span};

@@ -171,7 +171,7 @@ fn status_is_dropped_on_create_with_the_status_subresource() {
     assert_eq!(n.location.unwrap().span.start.line, 6);
     let o = &a.objects[0];
     assert!(o.accepted);
-    assert!(o.stored.get("status").is_none());
+    assert!(o.stored.to_value().get("status").is_none());
     // Beside the note on spec.backup's defaults.
     assert_eq!(o.notes.len(), 2, "{:?}", o.notes);
     assert!(o
@@ -189,7 +189,7 @@ fn status_is_dropped_on_create_with_the_status_subresource() {
         None,
     );
     assert!(with_code(&a, "studio.status-subresource").is_empty());
-    assert_eq!(a.objects[0].stored["status"]["phase"], "Ready");
+    assert_eq!(a.objects[0].stored.to_value()["status"]["phase"], "Ready");
 }
 
 #[test]
@@ -207,7 +207,7 @@ fn status_changes_are_ignored_on_update() {
         "{}",
         n[0].message
     );
-    assert_eq!(a.objects[0].stored["status"]["phase"], "Old");
+    assert_eq!(a.objects[0].stored.to_value()["status"]["phase"], "Old");
     assert!(a.objects[0]
         .notes
         .iter()
@@ -321,7 +321,10 @@ fn defaults_not_applied_and_why() {
         "{:?}",
         a.findings
     );
-    assert_eq!(a.objects[0].stored["spec"]["backup"]["retain"], 3);
+    assert_eq!(
+        a.objects[0].stored.to_value()["spec"]["backup"]["retain"],
+        3
+    );
     // Without the subresource, status is the user's: its absent detail is reported.
     let plain = CRD.replace("      subresources: {status: {}}\n", "");
     let a = run(

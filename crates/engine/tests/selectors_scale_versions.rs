@@ -250,7 +250,7 @@ fn generated_names_reach_the_table_and_the_field_selectors() {
     let o = &a.objects[0];
     assert!(o.accepted, "{:?}", o.errors);
     assert_eq!(o.name, name);
-    assert_eq!(o.stored["metadata"]["name"], json!(name));
+    assert_eq!(o.stored.to_value()["metadata"]["name"], json!(name));
     assert!(a
         .findings
         .iter()

@@ -3,13 +3,14 @@
 //! line/column mapping ([`position`]), a scalar's characters back to the text
 //! ([`scalar_pos`]), the server's field paths and where they point ([`path`]), and the report
 //! types every later stage fills: [`finding::Finding`] and apimachinery's `field.Error`
-//! ([`field_error`]).
+//! ([`field_error`]); [`json_text::JsonText`], the compact form reports keep objects in.
 //!
 //! Uses no other stage.
 
 pub mod document;
 pub mod field_error;
 pub mod finding;
+pub mod json_text;
 pub mod path;
 pub mod position;
 pub mod scalar_pos;

@@ -23,6 +23,7 @@ use crate::cel::validator::{ValidateOptions, Validator, RUNTIME_CEL_COST_BUDGET}
 use crate::crd::apiext::internal::Scale;
 use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::finding::ErrorType;
+use crate::documents::json_text::JsonText;
 use crate::documents::path::FieldPath;
 use crate::object::objectmeta::validation as meta_validation;
 use crate::object::objectmeta::{self, SchemaCoercer};
@@ -100,13 +101,15 @@ pub struct Outcome {
     /// Paths of unknown fields the decoding step dropped, in the server's order.
     pub pruned_paths: Vec<String>,
     /// The object after the decoding step.
-    pub pruned: Json,
+    pub pruned: JsonText,
     /// The object after defaulting.
-    pub defaulted: Json,
+    pub defaulted: JsonText,
     /// Paths of fields defaulting added.
     pub defaulted_paths: Vec<String>,
     /// The object after the strategy's preparation: what is validated and stored.
     pub stored: Json,
+    /// The request's `status` after defaulting (what the status subresource may drop).
+    pub request_status: Option<Json>,
     /// Schema, metadata, scale and list-type errors.
     pub schema_errors: Vec<FieldError>,
     /// CEL errors (including the "not checked" error when a blocking error exists).
@@ -158,14 +161,30 @@ impl Outcome {
     }
 }
 
+/// What [`decode`] made of an object.
+#[derive(Clone, Debug, Default)]
+pub struct Decoded {
+    /// The object after the decoding step and defaulting.
+    pub object: Json,
+    /// Paths of the unknown fields the decoding step dropped, in the server's order.
+    pub unknown: Vec<String>,
+    /// With `snapshot`: the object after the decoding step, before defaulting.
+    pub pruned: Option<JsonText>,
+    /// With `snapshot`: the paths of the fields defaulting added.
+    pub defaulted_paths: Vec<String>,
+}
+
 /// The decoding step plus defaulting, as the server applies them to a request body (or,
-/// with `from_storage`, to a stored object being read).
+/// with `from_storage`, to a stored object being read). Works on `obj` in place; with
+/// `snapshot`, also keeps the object as pruned (as text) and what defaulting added, without
+/// holding a second copy of the object past this call.
 pub fn decode(
-    obj: &Json,
+    mut obj: Json,
     crd: &CrdFacts,
     versions: &[CompiledVersion],
     from_storage: bool,
-) -> Result<(Json, Vec<String>, Json), String> {
+    snapshot: bool,
+) -> Result<Decoded, String> {
     let coercer = SchemaCoercer {
         group: crd.group.clone(),
         kind: crd.kind.clone(),
@@ -174,7 +193,6 @@ pub fn decode(
         repair_generation: from_storage,
         return_unknown_field_paths: true,
     };
-    let mut obj = obj.clone();
     let schema_of = |v: &str| {
         versions
             .iter()
@@ -182,7 +200,8 @@ pub fn decode(
             .and_then(|cv| cv.structural.as_deref())
     };
     let unknown = coercer.apply(&mut obj, &schema_of).map_err(|e| e.text())?;
-    let pruned = obj.clone();
+    let pruned = snapshot.then(|| JsonText::from_value(&obj));
+    let mut defaulted_paths = Vec::new();
     if coercer.defaults_apply_to(&obj) {
         let version = obj
             .get("apiVersion")
@@ -190,14 +209,37 @@ pub fn decode(
             .and_then(|av| objectmeta::parse_group_version(av).ok())
             .map(|(_, v)| v)
             .unwrap_or_default();
-        defaulting::default(&mut obj, schema_of(&version));
+        let schema = schema_of(&version);
+        if snapshot && schema.is_some_and(has_defaults) {
+            let before = obj.clone();
+            defaulting::default(&mut obj, schema);
+            defaulted_paths = added_paths(&before, &obj);
+        } else {
+            defaulting::default(&mut obj, schema);
+        }
     }
-    Ok((pruned, unknown, obj))
+    Ok(Decoded {
+        object: obj,
+        unknown,
+        pruned,
+        defaulted_paths,
+    })
+}
+
+/// Whether a schema sets a default anywhere (defaulting cannot add a field otherwise).
+fn has_defaults(s: &Structural) -> bool {
+    s.generic.default.is_some()
+        || s.properties.values().any(has_defaults)
+        || s.items.as_deref().is_some_and(has_defaults)
+        || s.additional_properties
+            .as_ref()
+            .and_then(|a| a.structural.as_deref())
+            .is_some_and(has_defaults)
 }
 
 /// Runs the create (or, with `old`, update) pipeline for one object of `version`.
 pub fn run(
-    obj: &Json,
+    obj: Json,
     old: Option<&Json>,
     crd: &CrdFacts,
     versions: &[CompiledVersion],
@@ -207,7 +249,7 @@ pub fn run(
 ) -> Outcome {
     let mut out = Outcome::default();
     let kind = &crd.kind;
-    let (pruned, unknown, defaulted) = match decode(obj, crd, versions, false) {
+    let decoded = match decode(obj, crd, versions, false, true) {
         Ok(r) => r,
         Err(e) => {
             out.decode_error = Some(format!(
@@ -217,10 +259,13 @@ pub fn run(
             return out;
         }
     };
+    let defaulted = decoded.object;
+    let unknown = decoded.unknown;
     out.pruned_paths = unknown.clone();
-    out.defaulted_paths = added_paths(&pruned, &defaulted);
-    out.pruned = pruned;
-    out.defaulted = defaulted.clone();
+    out.defaulted_paths = decoded.defaulted_paths;
+    out.pruned = decoded.pruned.unwrap_or_default();
+    out.defaulted = JsonText::from_value(&defaulted);
+    out.request_status = defaulted.get("status").cloned();
     match unknown_fields {
         UnknownFields::Fail if !unknown.is_empty() => {
             let list: Vec<String> = unknown
@@ -242,7 +287,11 @@ pub fn run(
 
     // An old object is read from storage: decoded with the storage coercer. A stored object
     // always has its namespace (none when cluster-scoped) and a resourceVersion.
-    let old = old.and_then(|o| decode(o, crd, versions, true).ok().map(|(_, _, d)| d));
+    let old = old.and_then(|o| {
+        decode(o.clone(), crd, versions, true, false)
+            .ok()
+            .map(|d| d.object)
+    });
     let mut old = old.map(|mut o| {
         ensure_namespace(&mut o, crd);
         set_meta_if_missing(&mut o, "resourceVersion", &Json::String("1".to_owned()));
@@ -940,7 +989,10 @@ spec:
         let name = generate_name("w-");
         assert_eq!(error_texts(o), vec!["spec: Invalid value: too big"]);
         assert_eq!(o.name, name);
-        assert_eq!(o.stored["metadata"]["name"], Json::String(name.clone()));
+        assert_eq!(
+            o.stored.to_value()["metadata"]["name"],
+            Json::String(name.clone())
+        );
         assert_eq!(o.table.cells.first(), Some(&Json::String(name.clone())));
         let note = a
             .findings
@@ -965,7 +1017,7 @@ spec:
             a.findings
         );
         assert_eq!(
-            a.objects.first().unwrap().stored["metadata"]["name"],
+            a.objects.first().unwrap().stored.to_value()["metadata"]["name"],
             "given"
         );
         assert!(!a.findings.iter().any(|f| f.code == "studio.generated-name"));
@@ -1017,7 +1069,7 @@ spec:
         let o = a.objects.first().unwrap();
         assert!(o.accepted, "{:?}", o.errors);
         assert_eq!(
-            o.stored["metadata"],
+            o.stored.to_value()["metadata"],
             serde_json::json!({"name": "w", "generation": 1})
         );
         let note = a
@@ -1036,7 +1088,7 @@ spec:
         );
         let o = a.objects.first().unwrap();
         assert!(o.accepted, "{:?}", o.errors);
-        assert!(o.stored["metadata"].get("namespace").is_none());
+        assert!(o.stored.to_value()["metadata"].get("namespace").is_none());
     }
 
     /// Update: `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) resets the
@@ -1126,7 +1178,7 @@ spec:
             &obj("name: w, generation: 1, creationTimestamp: \"2021-01-01T00:00:00Z\""),
             Some(old),
         );
-        let meta = &a.objects.first().unwrap().stored["metadata"];
+        let meta = &a.objects.first().unwrap().stored.to_value()["metadata"];
         assert_eq!(meta["generation"], 5);
         assert_eq!(meta["creationTimestamp"], "2020-01-01T00:00:00Z");
         assert_eq!(meta["uid"], "u1");

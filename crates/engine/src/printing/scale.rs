@@ -215,10 +215,10 @@ pub struct StatusFacts {
     pub generation: Option<i64>,
 }
 
-/// The status facts of one write: `request` is the object as sent (after decoding),
-/// `stored` the object the server persists.
-pub fn status_facts(request: &Json, stored: &Json, enabled: bool) -> StatusFacts {
-    let sent = request.get("status");
+/// The status facts of one write: `request_status` is the `status` of the object as sent
+/// (after decoding), `stored` the object the server persists.
+pub fn status_facts(request_status: Option<&Json>, stored: &Json, enabled: bool) -> StatusFacts {
+    let sent = request_status;
     let kept = stored.get("status");
     let dropped = enabled && sent.is_some() && kept != sent;
     StatusFacts {
@@ -329,11 +329,11 @@ mod tests {
     fn status_dropped_on_create() {
         let sent = json!({"spec": {}, "status": {"replicas": 2}});
         let stored = json!({"spec": {}, "metadata": {"generation": 1}});
-        let f = status_facts(&sent, &stored, true);
+        let f = status_facts(sent.get("status"), &stored, true);
         assert!(f.status_dropped);
         assert_eq!(f.dropped_status, Some(json!({"replicas": 2})));
         assert_eq!(f.generation, Some(1));
-        let f = status_facts(&sent, &sent, false);
+        let f = status_facts(sent.get("status"), &sent, false);
         assert!(!f.status_dropped);
     }
 }

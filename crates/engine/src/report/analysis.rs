@@ -36,9 +36,11 @@ use crate::crd::{self, Crd};
 use crate::documents::document::{self, Node, ParsedText};
 use crate::documents::field_error::FieldError;
 use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
+use crate::documents::json_text::JsonText;
 use crate::documents::path::{locate, FieldPath};
 use crate::object::validation::SchemaValidator;
 use crate::pipeline::{self, CompiledVersion, CrdFacts, UnknownFields};
+use crate::printing::scale::ScaleReport;
 use crate::schema::Structural;
 
 /// How the server treats unknown and duplicate fields (`kubectl --validate=...`).
@@ -146,21 +148,21 @@ pub struct ObjectReport {
     /// Paths of the fields the server would drop.
     pub pruned_paths: Vec<String>,
     /// The object after pruning.
-    pub pruned: serde_json::Value,
+    pub pruned: JsonText,
     /// The object after pruning and defaulting.
-    pub defaulted: serde_json::Value,
+    pub defaulted: JsonText,
     /// Paths of the fields defaulting set (absent before, present after).
     pub defaulted_paths: Vec<String>,
     /// The object after the create/update strategy (`status` dropped when the status
     /// subresource is on, `metadata.generation` set, ...), still in the request's version:
     /// what the server hands to storage, and what the request's version reads back.
     #[serde(default)]
-    pub prepared: serde_json::Value,
+    pub prepared: JsonText,
     /// The object the server would persist in etcd: [`ObjectReport::prepared`] converted to
     /// the storage version and pruned by that version's schema
     /// ([`crate::versions::conversion::to_storage`]). `null` when the engine cannot tell (see
     /// [`ObjectReport::stored_note`]).
-    pub stored: serde_json::Value,
+    pub stored: JsonText,
     /// The version [`ObjectReport::stored`] is in (the storage version); empty when there is
     /// no stored object.
     #[serde(default)]
@@ -1065,8 +1067,8 @@ impl CompiledCrd {
             FieldValidation::Warn => UnknownFields::Warn,
             FieldValidation::Ignore => UnknownFields::Ignore,
         };
-        let out = pipeline::run(
-            &json,
+        let mut out = pipeline::run(
+            json,
             old,
             &self.facts,
             &self.compiled,
@@ -1149,10 +1151,10 @@ impl CompiledCrd {
         }
         // Studio notes on what the handler and the registry store did before validation.
         if let Some(generated) = &out.generated_name {
-            let prefix = json
+            let prefix = root
                 .get("metadata")
                 .and_then(|m| m.get("generateName"))
-                .and_then(serde_json::Value::as_str)
+                .and_then(Node::as_str)
                 .unwrap_or("");
             let hit = locate(root, &FieldPath::parse("metadata.generateName"));
             findings.push(
@@ -1242,24 +1244,40 @@ impl CompiledCrd {
             report.warnings.insert(0, w);
         }
         report.decode_error = out.decode_error.clone();
-        report.subresources = self.subresource_report(version, &out.defaulted, &out.stored);
-        report.pruned = out.pruned;
-        report.defaulted = out.defaulted;
-        report.prepared = out.stored;
-        report.table = self.table_row(version_name, &report.prepared);
+        report.pruned = std::mem::take(&mut out.pruned);
+        report.defaulted = std::mem::take(&mut out.defaulted);
+        let prepared = std::mem::take(&mut out.stored);
+        report.table = self.table_row(version_name, &prepared);
+        report.prepared = JsonText::from_value(&prepared);
+        // What the subresources show of the prepared object, taken before it is freed.
+        let status_and_scale = (!prepared.is_null()).then(|| {
+            let status = crate::printing::scale::status_facts(
+                out.request_status.as_ref(),
+                &prepared,
+                version.status,
+            );
+            let own_scale = version
+                .scale
+                .as_ref()
+                .map(|s| crate::printing::scale::scale_of(&prepared, s, &version.name));
+            (status, own_scale)
+        });
         // --- conversion (owner: conversion.rs) ---
-        // The request body is not needed past here: free it before the storage round trip
-        // makes its copies.
-        drop(json);
-        let prepared = if report.prepared.is_null() {
-            &report.defaulted
+        // The object the write starts from: the prepared object, or (a request the server
+        // refuses to decode) the object as decoded, to show what it would have stored.
+        let written = if prepared.is_null() {
+            report.defaulted.to_value()
         } else {
-            &report.prepared
+            prepared
         };
+        // What each served version's /scale shows, taken from the object as read in it.
+        let mut read_scales: Vec<(String, ScaleReport)> = Vec::new();
         // The write: conversion to the storage version and its pruning.
-        if !prepared.is_null() {
-            match crate::versions::conversion::to_storage(self, prepared) {
+        if !written.is_null() {
+            match crate::versions::conversion::to_storage(self, &written) {
                 Ok(p) => {
+                    // Only one copy of the object at a time from here on.
+                    drop(written);
                     // Studio note: the server drops these silently on write (no warning, no
                     // error); under the None strategy the path names the request's field.
                     for path in &p.pruned_paths {
@@ -1277,22 +1295,39 @@ impl CompiledCrd {
                             .at(loc(hit.span)),
                         );
                     }
-                    report.stored = p.object;
-                    report.stored_version = p.version;
-                    report.stored_pruned_paths = p.pruned_paths;
                     // The object as every served version returns it once stored: the
                     // storage round trip (the write, above; then, on read, the storage
                     // version's decoding and defaults, conversion and the read version's
                     // pruning).
-                    report.served_as = crate::versions::conversion::served_from_storage(
+                    report.stored = JsonText::from_value(&p.object);
+                    report.served_as = crate::versions::conversion::served_from_storage_with(
                         self,
-                        &report.stored_version,
-                        &report.stored,
-                        &report.stored_pruned_paths,
+                        &p.version,
+                        p.object,
+                        &p.pruned_paths,
+                        &mut |name, object| {
+                            let scale = self
+                                .compiled
+                                .iter()
+                                .find(|v| v.name == name)
+                                .and_then(|v| v.scale.as_ref());
+                            if let Some(scale) = scale {
+                                read_scales.push((
+                                    name.to_owned(),
+                                    crate::printing::scale::scale_of(object, scale, name),
+                                ));
+                            }
+                        },
                     );
+                    report.stored_version = p.version;
+                    report.stored_pruned_paths = p.pruned_paths;
                 }
                 Err(e) => report.stored_note = Some(e),
             }
+        }
+        if let Some((status, own_scale)) = status_and_scale {
+            report.subresources =
+                Some(self.subresource_report(version, status, own_scale, &read_scales));
         }
         // --- end conversion ---
         (report, findings)
@@ -1686,32 +1721,33 @@ impl CompiledCrd {
 
     /// The status and scale facts of an object of `version`: `request` is the decoded
     /// request object, `stored` what the strategy persists.
+    /// What the status and scale subresources show: `status` and `own_scale` are of the
+    /// prepared object (in the request's version), `read_scales` of the object as each served
+    /// version reads it back from storage.
     fn subresource_report(
         &self,
         version: &CompiledVersion,
-        request: &serde_json::Value,
-        stored: &serde_json::Value,
-    ) -> Option<SubresourceReport> {
-        if stored.is_null() {
-            return None;
-        }
-        let status = crate::printing::scale::status_facts(request, stored, version.status);
-        let read_as = crate::versions::conversion::served_as(self, stored);
+        status: crate::printing::scale::StatusFacts,
+        own_scale: Option<ScaleReport>,
+        read_scales: &[(String, ScaleReport)],
+    ) -> SubresourceReport {
+        let mut own_scale = own_scale;
         let scale = self
             .compiled
             .iter()
             .filter(|v| v.served)
             .filter_map(|v| {
-                let scale = v.scale.as_ref()?;
-                let obj = match read_as.iter().find(|r| r.version == v.name) {
-                    Some(r) => &r.object,
-                    None if v.name == version.name => stored,
-                    None => return None,
-                };
-                Some(crate::printing::scale::scale_of(obj, scale, &v.name))
+                v.scale.as_ref()?;
+                match read_scales.iter().find(|(name, _)| *name == v.name) {
+                    Some((_, view)) => Some(view.clone()),
+                    // The version the object was written in reads as written when the
+                    // storage round trip is not known (it needs the conversion webhook).
+                    None if v.name == version.name => own_scale.take(),
+                    None => None,
+                }
             })
             .collect();
-        Some(SubresourceReport { status, scale })
+        SubresourceReport { status, scale }
     }
 
     /// `kubectl get <plural> --field-selector <selector>` in `version` (the preferred version
@@ -1766,6 +1802,7 @@ impl CompiledCrd {
         };
         let namespace_of = |o: &ObjectReport| {
             o.prepared
+                .to_value()
                 .pointer("/metadata/namespace")
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or("")
@@ -1794,11 +1831,11 @@ impl CompiledCrd {
                 ));
                 continue;
             }
-            let read = crate::versions::conversion::served_as(self, &o.prepared);
-            let obj = match read.into_iter().find(|r| r.version == version) {
-                Some(r) => r.object,
+            // The report's read of the stored object in every served version.
+            let obj = match o.served_as.iter().find(|r| r.version == version) {
+                Some(r) => r.object.to_value(),
                 None if o.api_version.rsplit('/').next() == Some(version.as_str()) => {
-                    o.prepared.clone()
+                    o.prepared.to_value()
                 }
                 None => {
                     out.left_out.push((
@@ -1844,7 +1881,7 @@ impl CompiledCrd {
             .map(|o| crate::versions::authored_conversion::Sample {
                 source: o.source,
                 document: o.document,
-                object: o.prepared.clone(),
+                object: o.prepared.to_value(),
             })
             .collect();
         crate::versions::authored_conversion::preview(self, &samples, mappings, target)

@@ -124,7 +124,7 @@ pub fn kubectl_get_objects(
             ));
             continue;
         };
-        let stored = with_creation_time(&report.prepared, &now_text);
+        let stored = with_creation_time(&report.prepared.to_value(), &now_text);
         let table = match convertor.convert_to_table(&stored, false, Some(now)) {
             Ok(t) => t,
             Err(e) => {

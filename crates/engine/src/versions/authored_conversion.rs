@@ -2016,7 +2016,7 @@ rules:
             .map(|o| Sample {
                 source: o.source,
                 document: o.document,
-                object: o.prepared.clone(),
+                object: o.prepared.to_value(),
             })
             .collect();
         (crd, samples)

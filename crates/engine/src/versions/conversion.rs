@@ -45,6 +45,7 @@ use serde_json::{Map, Value as Json};
 use super::report::{FieldErrorReport, ServedObject};
 use crate::documents::document::{self, Node};
 use crate::documents::finding::SourceId;
+use crate::documents::json_text::JsonText;
 use crate::documents::path::{locate, FieldPath};
 use crate::documents::position::Span;
 use crate::object::objectmeta::{self, SchemaCoercer};
@@ -485,7 +486,7 @@ fn target_errors(
         return Vec::new();
     };
     let out = pipeline::run(
-        obj,
+        obj.clone(),
         None,
         facts,
         versions,
@@ -730,6 +731,25 @@ pub fn served_from_storage(
     in_storage: &Json,
     storage_pruned: &[String],
 ) -> Vec<ServedObject> {
+    served_from_storage_with(
+        crd,
+        storage_version,
+        in_storage.clone(),
+        storage_pruned,
+        &mut |_, _| {},
+    )
+}
+
+/// [`served_from_storage`], taking the stored object and handing each version's object to
+/// `each` (version name, object) before it is kept as text: at most two copies of the object
+/// are in memory at a time.
+pub fn served_from_storage_with(
+    crd: &dyn CompiledCrdParts,
+    storage_version: &str,
+    in_storage: Json,
+    storage_pruned: &[String],
+    each: &mut dyn FnMut(&str, &Json),
+) -> Vec<ServedObject> {
     let Some(internal) = crd.internal() else {
         return Vec::new();
     };
@@ -740,9 +760,12 @@ pub fn served_from_storage(
     let group = &internal.spec.group;
     let storage_gv = GroupVersion::new(group, storage_version);
     // The read: decode from storage and default with the storage version's schema.
-    let Ok((_, _, read)) = pipeline::decode(in_storage, &facts, versions, true) else {
+    let Ok(read) = pipeline::decode(in_storage.clone(), &facts, versions, true, false) else {
         return Vec::new();
     };
+    let read = read.object;
+    let defaulted_paths = pipeline::added_paths(&in_storage, &read);
+    drop(in_storage);
     let mut out = Vec::new();
     for v in versions.iter().filter(|v| v.served) {
         let gv = GroupVersion::new(group, &v.name);
@@ -757,10 +780,11 @@ pub fn served_from_storage(
         };
         let mut pruned_paths = storage_pruned.to_vec();
         pruned_paths.extend(read_pruned);
+        each(&v.name, &converted);
         out.push(ServedObject {
             version: v.name.clone(),
-            defaulted_paths: pipeline::added_paths(in_storage, &read),
-            object: converted,
+            defaulted_paths: defaulted_paths.clone(),
+            object: JsonText::from_value(&converted),
             pruned_paths,
             pruned_on_write: storage_pruned.len(),
         });

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::documents::field_error::FieldError;
 use crate::documents::finding::{ErrorType, Location};
+use crate::documents::json_text::JsonText;
 
 /// One `field.Error` as the oracle writes it, plus where it is in the user's text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,7 +55,7 @@ pub struct ServedObject {
     /// The version.
     pub version: String,
     /// The object as read in that version.
-    pub object: serde_json::Value,
+    pub object: JsonText,
     /// Fields lost on the way: those the storage version's schema drops on write, then those
     /// the read version's schema drops.
     pub pruned_paths: Vec<String>,

@@ -438,9 +438,9 @@ fn served_as_goes_through_storage() {
     assert_eq!(served.len(), 2);
     for s in &served {
         assert_eq!(s.pruned_paths, vec!["spec.hostPort"], "{}", s.version);
-        assert_eq!(s.object["spec"], json!({}));
+        assert_eq!(s.object.to_value()["spec"], json!({}));
         assert_eq!(
-            s.object["apiVersion"],
+            s.object.to_value()["apiVersion"],
             json!(format!("stable.example.com/{}", s.version))
         );
     }
@@ -483,12 +483,18 @@ fn stored_objects_are_in_the_storage_version() {
     let r = &a.objects[0];
     assert!(r.accepted, "{:?}", r.errors);
     assert_eq!(
-        r.prepared["apiVersion"],
+        r.prepared.to_value()["apiVersion"],
         json!("stable.example.com/v1beta1")
     );
-    assert_eq!(r.prepared["spec"], json!({"hostPort": "localhost:1"}));
-    assert_eq!(r.stored["apiVersion"], json!("stable.example.com/v1"));
-    assert_eq!(r.stored["spec"], json!({}));
+    assert_eq!(
+        r.prepared.to_value()["spec"],
+        json!({"hostPort": "localhost:1"})
+    );
+    assert_eq!(
+        r.stored.to_value()["apiVersion"],
+        json!("stable.example.com/v1")
+    );
+    assert_eq!(r.stored.to_value()["spec"], json!({}));
     assert_eq!(r.stored_version, "v1");
     assert!(r.pruned_paths.is_empty());
     assert_eq!(r.stored_pruned_paths, vec!["spec.hostPort"]);
