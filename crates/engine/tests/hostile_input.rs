@@ -322,6 +322,28 @@ fn many_patterns_compile_once_each_within_a_budget() {
         bad,
         ["spec.p0: Invalid value: \"Bad\": spec.p0 in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]
     );
+    // The patterns past the budget were not evaluated: each says so, once, as a note.
+    let skipped: Vec<&str> = a
+        .findings
+        .iter()
+        .filter(|f| f.code == "studio.pattern-not-evaluated")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        !skipped.is_empty() && skipped.len() < 100,
+        "{}",
+        skipped.len()
+    );
+    assert!(
+        skipped
+            .iter()
+            .all(|m| m.starts_with("pattern '^[\\p{L}\\p{N}]{1,1000}")
+                && m.contains("the server checks them")),
+        "{skipped:?}"
+    );
+    let mut distinct = skipped.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), skipped.len());
 }
 
 /// A CRD whose `spec` has an integer `x`, a string `s` and `rules` (YAML flow mappings, one

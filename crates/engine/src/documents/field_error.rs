@@ -316,7 +316,7 @@ fn readable_value(v: &BadValue) -> Option<String> {
 }
 
 /// `s` cut to `max` characters, with `…` when cut.
-fn shorten(s: &str, max: usize) -> String {
+pub fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }

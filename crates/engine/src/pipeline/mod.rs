@@ -110,6 +110,9 @@ pub struct Outcome {
     pub stored: Json,
     /// The request's `status` after defaulting (what the status subresource may drop).
     pub request_status: Option<Json>,
+    /// `pattern`s the schema validation could not evaluate on some value of this object
+    /// (CRD Studio's regular-expression bounds): those values were not checked against them.
+    pub unevaluated_patterns: Vec<String>,
     /// Schema, metadata, scale and list-type errors.
     pub schema_errors: Vec<FieldError>,
     /// CEL errors (including the "not checked" error when a blocking error exists).
@@ -363,6 +366,7 @@ pub fn run(
                 &stored, old,
             )),
         }
+        let patterns_before = version.validator.unevaluated_patterns();
         match &old {
             None => errs.extend(version.validator.validate(&FieldPath::root(), &stored)),
             Some(old) => {
@@ -376,6 +380,14 @@ pub fn run(
                 out.ratcheted = res.ratcheted;
             }
         }
+        out.unevaluated_patterns = version
+            .validator
+            .unevaluated_patterns()
+            .into_iter()
+            .zip(patterns_before)
+            .filter(|((_, after), (_, before))| after > before)
+            .map(|((text, _), _)| text)
+            .collect();
         if let Some(scale) = &version.scale {
             if old.is_none() {
                 errs.extend(validate_scale_spec(&stored, scale));

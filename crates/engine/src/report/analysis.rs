@@ -1187,6 +1187,24 @@ impl CompiledCrd {
                 .at(loc(hit.span)),
             );
         }
+        // Patterns beyond the studio's regular-expression bounds (a deviation, documented in
+        // ARCHITECTURE.md): the values they apply to were not checked against them.
+        for text in &out.unevaluated_patterns {
+            findings.push(
+                Finding::info(
+                    "studio.pattern-not-evaluated",
+                    format!(
+                        "pattern '{text}' was not evaluated on some values of this object: it is beyond CRD Studio's bounds for regular expressions (more states than it compiles for one schema, or a search past its work limit), so those values were not checked against it; the server checks them",
+                    ),
+                )
+                .with_summary(format!(
+                    "pattern '{}' was not checked here: too large for CRD Studio to evaluate",
+                    crate::documents::field_error::shorten(text, 60)
+                ))
+                .as_note()
+                .at(loc(Span::point(root.span.start))),
+            );
+        }
         // Ratcheted CEL failures are warnings at their field.
         for e in &out.cel_warnings {
             let path = e.field.to_string();

@@ -35,6 +35,8 @@ pub use formats::CompatibilityVersion;
 pub use gostd::json::marshal as json_marshal;
 pub use gostd::value::deep_equal;
 
+use std::sync::Arc;
+
 use serde_json::Value as Json;
 
 use crate::documents::field_error::{BadValue, FieldError};
@@ -61,6 +63,8 @@ pub struct Options {
 #[derive(Clone, Debug)]
 pub struct SchemaValidator {
     root: Option<Box<OaSchema>>,
+    /// The schema's distinct `pattern`s (and pattern-property keys).
+    patterns: Vec<Arc<schema::Pattern>>,
 }
 
 /// The result of an update validation.
@@ -77,24 +81,44 @@ impl SchemaValidator {
     /// `NewSchemaValidatorForVersion(schema, version)`: the validator for a CRD version's
     /// `openAPIV3Schema` (`None` accepts every object).
     pub fn new(schema: Option<&JsonSchemaProps>, options: &Options) -> SchemaValidator {
-        let root = schema.map(|p| Builder::default().props(p, options.compatibility_version, 0));
-        SchemaValidator { root }
+        let mut b = Builder::default();
+        let root = schema.map(|p| b.props(p, options.compatibility_version, 0));
+        SchemaValidator {
+            root,
+            patterns: b.patterns(),
+        }
     }
 
     /// `NewSchemaValidatorFromOpenAPI(s.ToKubeOpenAPI())`: the validator for a structural
     /// schema, as used to validate defaults.
     pub fn from_structural(schema: &Structural) -> SchemaValidator {
+        let mut b = Builder::default();
+        let root = Some(b.structural(schema, 0));
         SchemaValidator {
-            root: Some(Builder::default().structural(schema, 0)),
+            root,
+            patterns: b.patterns(),
         }
     }
 
     /// A validator for an OpenAPI schema taken as written (kube-openapi `spec.Schema`): no
     /// format stripping, `x-kubernetes-int-or-string` is only an extension.
     pub fn from_openapi(schema: &JsonSchemaProps) -> SchemaValidator {
+        let mut b = Builder::default();
+        let root = Some(b.raw_props(schema, 0));
         SchemaValidator {
-            root: Some(Builder::default().raw_props(schema, 0)),
+            root,
+            patterns: b.patterns(),
         }
+    }
+
+    /// How many values each `pattern` of the schema could not be evaluated on so far (CRD
+    /// Studio's regular-expression bounds, see `gostd::regexp`), by pattern text: a caller
+    /// compares two readings to tell which patterns one validation skipped.
+    pub fn unevaluated_patterns(&self) -> Vec<(String, u64)> {
+        self.patterns
+            .iter()
+            .map(|p| (p.text.clone(), p.unevaluated()))
+            .collect()
     }
 
     /// `ValidateCustomResource(fldPath, obj, validator)`: the errors of a create. An empty

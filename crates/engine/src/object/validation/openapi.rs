@@ -593,8 +593,12 @@ fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
             Err(e) => Some(format!("{}, but pattern is invalid: {e}", p.text)),
             Ok(re) => match re.is_match(data) {
                 Some(false) => Some(p.text.clone()),
-                // Matched, or cannot be evaluated here.
-                _ => None,
+                Some(true) => None,
+                // Cannot be evaluated here: counted, and the analysis says so.
+                None => {
+                    p.note_unevaluated();
+                    None
+                }
             },
         };
         if let Some(shown) = shown {
@@ -1016,11 +1020,13 @@ fn enum_v(values: &[Json]) -> String {
 
 fn pattern_matches(p: &super::schema::Pattern, key: &str) -> bool {
     // An invalid pattern never matches.
-    p.compiled()
-        .as_ref()
-        .ok()
-        .and_then(|r| r.is_match(key))
-        .unwrap_or(false)
+    match p.compiled() {
+        Err(_) => false,
+        Ok(r) => r.is_match(key).unwrap_or_else(|| {
+            p.note_unevaluated();
+            false
+        }),
+    }
 }
 
 fn object_validate(

@@ -12,7 +12,7 @@
 //! Patterns and formats are compiled once here.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
@@ -32,12 +32,16 @@ pub(crate) struct Pattern {
     compiled: OnceLock<Result<GoRegexp, String>>,
     /// NFA states the schema's patterns may still spend ([`PATTERN_STATES_BUDGET`]).
     budget: Arc<AtomicI64>,
+    /// How many values the pattern could not be evaluated on (over the budget, too large to
+    /// build, or a search past its work bound): the analysis tells the user.
+    unevaluated: AtomicU64,
 }
 
 /// The NFA states all the patterns of one schema may compile to (about 50 bytes each: some
 /// 100 MB). Patterns of thousands of Unicode-class repetitions (each valid in Go, where a class
 /// is one instruction) would otherwise take tens of megabytes and a third of a second each;
-/// past the budget a pattern is kept but cannot be evaluated (it accepts every value).
+/// past the budget a pattern is kept but cannot be evaluated (it accepts every value, and the
+/// analysis adds a `studio.pattern-not-evaluated` note to the object).
 pub(crate) const PATTERN_STATES_BUDGET: i64 = 2_000_000;
 
 impl Pattern {
@@ -46,7 +50,18 @@ impl Pattern {
             text: text.to_owned(),
             compiled: OnceLock::new(),
             budget,
+            unevaluated: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a value the pattern could not be evaluated on.
+    pub fn note_unevaluated(&self) {
+        self.unevaluated.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many values the pattern could not be evaluated on so far.
+    pub fn unevaluated(&self) -> u64 {
+        self.unevaluated.load(Ordering::Relaxed)
     }
 
     /// The compiled expression, compiled on first use.
@@ -151,6 +166,11 @@ impl Default for Builder {
 }
 
 impl Builder {
+    /// The distinct patterns built so far.
+    pub fn patterns(&self) -> Vec<Arc<Pattern>> {
+        self.patterns.values().cloned().collect()
+    }
+
     fn checker(&mut self, format: &str) -> Option<Arc<FormatChecker>> {
         if format.is_empty() || !formats::is_registered(format) {
             return None;
