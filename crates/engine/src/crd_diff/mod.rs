@@ -400,3 +400,9 @@ fn schema_changes(
     }
     out
 }
+
+/// Whether `text` holds a CRD [`diff_crds`] can compare (a document of kind
+/// CustomResourceDefinition, or an object with a `spec`).
+pub fn is_crd_text(text: &str) -> bool {
+    Revision::read(&parse_text(text, SourceId::Crd)).is_some()
+}
