@@ -130,6 +130,9 @@ fn crd_name(text: &str) -> String {
 
 type Results = BTreeMap<String, BTreeSet<String>>;
 
+/// A case's name and whether it passed (else why not).
+type CaseOutcome = (String, Result<(), String>);
+
 /// crdify's report: CRD-level results and per version, per property, results.
 #[derive(Debug, Default, PartialEq)]
 struct CrdifyReport {
@@ -137,7 +140,7 @@ struct CrdifyReport {
     versions: BTreeMap<String, BTreeMap<String, Results>>,
 }
 
-fn crdify_cases(dir: &Path) -> Result<Vec<(String, Result<(), String>)>, String> {
+fn crdify_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
     let mut out = Vec::new();
     for case in subdirs(dir)? {
         let a = read(&case.join("a.yaml"))?;
@@ -601,7 +604,7 @@ fn comparators(folder: &str) -> Vec<&'static str> {
 /// Errors, warnings, infos of one comparator.
 type Lists = [Vec<String>; 3];
 
-fn checker_cases(dir: &Path) -> Result<Vec<(String, Result<(), String>)>, String> {
+fn checker_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
     let mut out = Vec::new();
     for folder in subdirs(dir)? {
         let fname = file_name(&folder);

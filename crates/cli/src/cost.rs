@@ -432,22 +432,6 @@ fn text_output(
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(659_710_961_252), "659,710,961,252");
-        assert_eq!(share(0.822), "82.2%");
-        assert_eq!(share(3.3), "330.0%");
-        assert_eq!(share(101.0), ">100x");
-    }
-}
-
 /// The cost reports as SARIF 2.1.0: one result per expression (`cel.cost.expression`: an
 /// error when over its limit, else a note) and per schema over its total limit
 /// (`cel.cost.total`).
@@ -501,4 +485,20 @@ fn sarif_output(file: &str, selected: &[(&str, Option<&CostReport>)]) -> String 
         }
     }
     b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(659_710_961_252), "659,710,961,252");
+        assert_eq!(share(0.822), "82.2%");
+        assert_eq!(share(3.3), "330.0%");
+        assert_eq!(share(101.0), ">100x");
+    }
 }

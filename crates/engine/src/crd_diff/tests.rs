@@ -34,17 +34,17 @@ spec:
     )
 }
 
-/// (code, severity, field, old line, new line) of the shown changes.
-fn run(
-    old: &str,
-    new: &str,
-) -> Vec<(
+/// (code, severity, field, old line, new line) of a change.
+type Row = (
     String,
     ChangeSeverity,
     Option<String>,
     Option<usize>,
     Option<usize>,
-)> {
+);
+
+/// The rows of the shown changes.
+fn run(old: &str, new: &str) -> Vec<Row> {
     diff_crds(old, new)
         .into_iter()
         .map(|c| {
