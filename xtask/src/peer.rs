@@ -618,11 +618,17 @@ fn checker_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
             };
             let new = read(&case.join("new.yaml"))?;
             let expected = yaml(&read(&case.join("expected.yaml"))?);
-            let got = checker_results(
+            let mut got = checker_results(
                 &diff_crds_detailed(old.as_deref(), &new),
                 &crd_name(&new),
                 &registered,
             );
+            if registered.contains(&"MustNotExceedCostBudget") {
+                got.insert(
+                    "MustNotExceedCostBudget".to_owned(),
+                    cost_budget(old.as_deref(), &new),
+                );
+            }
             out.push((
                 format!("{fname}/{}", file_name(&case)),
                 checker_compare(&expected, &got),
@@ -766,4 +772,99 @@ fn checker_compare(expected: &Json, got: &BTreeMap<String, Lists>) -> Result<(),
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// `getCostErrorMessage`: how far over its limit a cost is.
+fn cost_error(name: &str, cost: u64, limit: u64) -> String {
+    let factor = cost as f64 / limit as f64;
+    let factor = if factor > 100.0 {
+        "more than 100x".to_owned()
+    } else if factor < 1.5 {
+        format!("{factor:.6}x")
+    } else {
+        format!("{factor:.1}x")
+    };
+    format!("{name} exceeds budget by factor of {factor} (try simplifying the rule(s), or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+}
+
+/// crd-schema-checker's `MustNotExceedCostBudget` lists from the engine's cost facts of one
+/// revision.
+fn cost_lists(text: &str) -> Lists {
+    use crd_studio_engine::crd_diff::cost_budget::{cost_facts, RULE_LIMIT, TOTAL_LIMIT};
+    let (mut errors, mut warnings, mut infos) = (Vec::new(), Vec::new(), Vec::new());
+    for v in cost_facts(text) {
+        for n in &v.nodes {
+            let (loc, path) = (&n.location, &n.schema_path);
+            match n.type_.as_str() {
+                "string" if n.has_enum => {}
+                "string" => match n.max_length {
+                    None => warnings.push(format!("{loc}: String has unbounded maxLength. It will be considered to have length {}. Consider adding a maxLength constraint to reduce the raw rule cost.", n.assumed_size)),
+                    Some(m) => infos.push(format!("{loc}: String has maxLength of {m}.")),
+                },
+                "array" => match n.max_items {
+                    None => warnings.push(format!("{loc}: Array has unbounded maxItems. It will be considered to have {} items. Consider adding a maxItems constraint to reduce the raw rule cost.", n.assumed_size)),
+                    Some(m) => infos.push(format!("{loc}: Array has maxItems of {m}.")),
+                },
+                _ => {}
+            }
+            for r in &n.rules {
+                match n.cardinality {
+                    None => warnings.push(format!(
+                        "{loc}: Field has unbounded cardinality. At least one, variable parent field does not have a maxItems or maxProperties constraint: {}. Falling back to CEL calculated worst case of {} executions.",
+                        n.unbounded_parents.join(","),
+                        r.max_cardinality
+                    )),
+                    Some(c) => infos.push(format!(
+                        "{loc}: Field has a maximum cardinality of {c}.{}",
+                        if c > 1 { " This is the calculated, worst case number of times the rule will be evaluated." } else { "" }
+                    )),
+                }
+                if r.estimated_cost > RULE_LIMIT {
+                    errors.push(format!(
+                        "{path}: Forbidden: {}",
+                        cost_error("estimated rule cost", r.estimated_cost, RULE_LIMIT)
+                    ));
+                }
+                match &r.error {
+                    Some((true, detail)) => errors.push(format!("{path}: Required value: {detail}")),
+                    Some((false, detail)) => errors.push(format!("{path}: Invalid value: {}: {detail}", r.rule_json)),
+                    None => infos.push(format!(
+                        "{loc}: Rule {} raw cost is {}. Estimated total cost of {}. The maximum allowable value is {RULE_LIMIT}. Rule is {:.2}% of allowed budget.",
+                        r.index,
+                        r.raw_cost,
+                        r.estimated_cost,
+                        r.estimated_cost.wrapping_mul(100) as f64 / RULE_LIMIT as f64
+                    )),
+                }
+                if let Some(detail) = &r.message_expression_error {
+                    errors.push(format!("{path}: Invalid value: {}: {detail}", r.rule_json));
+                } else if let Some(c) = r.message_expression_cost {
+                    if c > RULE_LIMIT {
+                        errors.push(format!(
+                            "{path}: Forbidden: {}",
+                            cost_error("estimated messageExpression cost", c, RULE_LIMIT)
+                        ));
+                    }
+                }
+            }
+        }
+        if v.total > TOTAL_LIMIT {
+            errors.push(format!(
+                "^: Forbidden: {}",
+                cost_error("total CRD cost", v.total, TOTAL_LIMIT)
+            ));
+        }
+    }
+    [errors, warnings, infos]
+}
+
+/// The cost lists of the new revision less what the existing one already had (ratcheting by
+/// exact message, list by list).
+fn cost_budget(old: Option<&str>, new: &str) -> Lists {
+    let before = old.map(cost_lists).unwrap_or_default();
+    let mut now = cost_lists(new);
+    for (list, old_list) in now.iter_mut().zip(before.iter()) {
+        list.retain(|m| !old_list.contains(m));
+    }
+    now
 }

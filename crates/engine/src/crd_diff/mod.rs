@@ -13,6 +13,7 @@ use crate::documents::finding::{Location, SourceId};
 use crate::documents::position::Span;
 
 pub mod conventions;
+pub mod cost_budget;
 mod crd_level;
 pub mod keywords;
 pub mod rules;

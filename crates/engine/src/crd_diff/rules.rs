@@ -47,7 +47,13 @@ impl CostModel {
         }
     }
 
-    fn schema(&self, version: &str) -> Option<&JsonSchemaProps> {
+    /// The compiler the estimates come from.
+    pub(crate) fn compiler(&self) -> &RuleCompiler {
+        &self.compiler
+    }
+
+    /// The version's `openAPIV3Schema` as the server holds it.
+    pub(crate) fn schema(&self, version: &str) -> Option<&JsonSchemaProps> {
         let crd = self.crd.as_ref()?;
         let v = crd.spec.versions.iter().find(|v| v.name == version)?;
         v.schema
