@@ -23,6 +23,7 @@ mod corpus;
 mod dist;
 mod embed_dist;
 mod fuzz;
+mod peer;
 mod serve_dir;
 mod tzdb;
 
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         "test" => test(rest),
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
+        "peer" => peer::run(rest),
         "cel-spec" => cel_spec::run(rest),
         "tzdb" => tzdb::run(rest),
         "fuzz" => fuzz::run_task(rest),
@@ -91,6 +93,8 @@ const HELP: &str = "usage: cargo xtask <task>
   setup [--browser]     install the tools (and Chromium + chromedriver)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
+  peer [DIR]            run the crdify and crd-schema-checker suites through `diff`
+                        (default ../shared/peer-suites; --verbose shows each failure)
   cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
                         configuration (default ../shared/cel-spec)
   fuzz [TARGET] [--seconds N] [--runs N] [--committed-only]
@@ -470,6 +474,14 @@ fn test(args: &[String]) -> Result<bool, String> {
         conformance::run(&[])
     });
     check("corpus (against known failures)", &mut || corpus::run(&[]));
+    check("peer suites (against known failures)", &mut || {
+        if root().join("../shared/peer-suites").is_dir() {
+            peer::run(&[])
+        } else {
+            println!("skipped: ../shared/peer-suites is absent");
+            Ok(true)
+        }
+    });
     check("cel-spec (against known failures)", &mut || {
         cel_spec::run(&[])
     });

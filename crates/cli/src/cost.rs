@@ -21,7 +21,7 @@ use serde_json::json;
 use super::{read_input, Error};
 
 const USAGE: &str = "\
-usage: crd-studio cost CRD [--version VERSION] [--format text|json] [--kubernetes-version X]
+usage: crd-studio cost CRD [--version VERSION] [--format text|json|sarif] [--kubernetes-version X]
 
 Estimates the cost of the CRD's CEL rules (x-kubernetes-validations) as the API server does
 when the CRD is created: each rule's estimated cost times how often it can run, against the
@@ -31,7 +31,8 @@ that bring it under the limits, each checked by estimating again.
 
 options:
   --version VERSION          only this version of the CRD (default: every version with rules)
-  --format text|json         output format (default text)
+  --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0, rule ids
+                             cel.cost.expression and cel.cost.total)
   --kubernetes-version X     the Kubernetes minor version whose CEL library applies (default 1.36)
   -h, --help                 print this help
 
@@ -43,6 +44,7 @@ errors.";
 enum Format {
     Text,
     Json,
+    Sarif,
 }
 
 /// A parsed `cost` command line.
@@ -78,6 +80,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
                 format = match value()?.as_str() {
                     "text" => Format::Text,
                     "json" => Format::Json,
+                    "sarif" => Format::Sarif,
                     other => return usage(format!("unknown format `{other}` (text or json)")),
                 }
             }
@@ -168,6 +171,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             s.push('\n');
             s
         }
+        Format::Sarif => sarif_output(&crd.name, &selected),
     };
     let mut stdout = io::stdout().lock();
     let _ = stdout
@@ -426,6 +430,61 @@ fn text_output(
         ));
     }
     out
+}
+
+/// The cost reports as SARIF 2.1.0: one result per expression (`cel.cost.expression`: an
+/// error when over its limit, else a note) and per schema over its total limit
+/// (`cel.cost.total`).
+fn sarif_output(file: &str, selected: &[(&str, Option<&CostReport>)]) -> String {
+    use crate::sarif::{point, Builder, Level, Place};
+    let mut b = Builder::default();
+    for (version, cost) in selected {
+        let Some(cost) = cost else { continue };
+        for e in &cost.expressions {
+            let place = Place {
+                file,
+                span: e.line.zip(e.column).map(|(l, c)| point(l, c)),
+                label: None,
+            };
+            b.add(
+                "cel.cost.expression",
+                if e.over_limit {
+                    Level::Error
+                } else {
+                    Level::Note
+                },
+                format!(
+                    "{version} {}: `{}` estimated cost {} ({} of the {} limit)",
+                    e.field,
+                    e.expression,
+                    grouped(e.estimated_cost),
+                    share(e.share),
+                    grouped(e.limit)
+                ),
+                Some(place),
+                Vec::new(),
+            );
+        }
+        if cost.total_over_limit {
+            b.add(
+                "cel.cost.total",
+                Level::Error,
+                format!(
+                    "{version}: total estimated cost {} ({} of the {} limit)",
+                    grouped(cost.total),
+                    share(cost.total_share),
+                    grouped(cost.total_limit)
+                ),
+                Some(Place {
+                    file,
+                    span: None,
+                    label: None,
+                }),
+                Vec::new(),
+            );
+        }
+    }
+    b.finish()
 }
 
 #[cfg(test)]

@@ -25,13 +25,16 @@ use serde_json::{json, Value};
 
 mod convert;
 mod cost;
+mod diff;
 mod get;
+mod sarif;
 
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
        crd-studio get CRD OBJECT... [-o wide]           (see `crd-studio get --help`)
        crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
+       crd-studio diff OLD_CRD NEW_CRD [OBJECT...] ...  (see `crd-studio diff --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -39,7 +42,7 @@ documents); `-` reads standard input (at most once).
 
 options:
   --old-object FILE          check the objects as an update of this object (ratcheting)
-  --format text|json         output format (default text)
+  --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0)
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
   --now RFC3339              the clock for `date` printer columns in the JSON output's table
                              rows (default: the current time; a future date reads <invalid>)
@@ -77,6 +80,7 @@ enum Error {
 enum Format {
     Text,
     Json,
+    Sarif,
 }
 
 /// A parsed `check` command line.
@@ -102,6 +106,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     match args.split_first().map(|(c, r)| (c.as_str(), r)) {
         Some(("convert", rest)) => return convert::run(rest),
         Some(("cost", rest)) => return cost::run(rest),
+        Some(("diff", rest)) => return diff::run(rest),
         _ => {}
     }
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -161,6 +166,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             s.push('\n');
             s
         }
+        Format::Sarif => sarif_output(&analysis, &names),
     };
     let mut stdout = io::stdout().lock();
     // A closed pipe (`| head`) is not an error of the check.
@@ -181,7 +187,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     };
     if command != "check" {
         return usage(format!(
-            "unknown command `{command}` (the commands are `check`, `convert` and `cost`)"
+            "unknown command `{command}` (the commands are `check`, `convert`, `cost`, `diff` and `get`)"
         ));
     }
     let mut positional = Vec::new();
@@ -215,7 +221,10 @@ fn parse(args: &[String]) -> Result<Check, Error> {
                 format = match value()?.as_str() {
                     "text" => Format::Text,
                     "json" => Format::Json,
-                    other => return usage(format!("unknown format `{other}` (text or json)")),
+                    "sarif" => Format::Sarif,
+                    other => {
+                        return usage(format!("unknown format `{other}` (text, json or sarif)"))
+                    }
                 }
             }
             "--field-validation" => {
@@ -427,4 +436,28 @@ fn json_output(analysis: &Analysis, names: &Names) -> Value {
         "objects": objects,
         "findings": findings,
     })
+}
+
+/// The findings as SARIF 2.1.0: rule ids are the finding codes.
+fn sarif_output(analysis: &Analysis, names: &Names) -> String {
+    let mut b = sarif::Builder::default();
+    for f in &analysis.findings {
+        add_finding(&mut b, f, names);
+    }
+    b.finish()
+}
+
+/// One finding as a SARIF result.
+fn add_finding(b: &mut sarif::Builder, f: &Finding, names: &Names) {
+    let level = match f.severity {
+        crd_studio_engine::Severity::Error => sarif::Level::Error,
+        crd_studio_engine::Severity::Warning => sarif::Level::Warning,
+        crd_studio_engine::Severity::Info => sarif::Level::Note,
+    };
+    let place = sarif::Place {
+        file: names.of_finding(f).1,
+        span: f.location.map(|l| l.span),
+        label: None,
+    };
+    b.add(&f.code, level, f.message.clone(), Some(place), Vec::new());
 }

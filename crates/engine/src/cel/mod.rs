@@ -488,6 +488,21 @@ impl RuleCompiler {
         root: &JsonSchemaProps,
         steps: &[CelStep],
     ) -> Result<Vec<RuleCost>, CelCompileFailure> {
+        let (compilations, cardinality) = self.compile_at(root, steps)?;
+        Ok(compilations
+            .iter()
+            .map(|c| rule_cost(c, cardinality))
+            .collect())
+    }
+
+    /// The compile results of the rules of the node `steps` below a version's
+    /// `openAPIV3Schema` (compiled as [`RuleCompiler::rule_costs_at`] does), with the node's
+    /// schema cardinality.
+    pub fn compile_at(
+        &self,
+        root: &JsonSchemaProps,
+        steps: &[CelStep],
+    ) -> Result<(Vec<CelCompilation>, Option<u64>), CelCompileFailure> {
         let mut node = root;
         let mut scope: Option<(&JsonSchemaProps, bool, usize)> =
             (!root.x_validations.is_empty()).then_some((root, true, 0));
@@ -509,7 +524,7 @@ impl RuleCompiler {
             }
         }
         let Some((scope_root, is_root, from)) = scope else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         };
         let path = FieldPath::default();
         let site = CelRuleSite {
@@ -522,7 +537,7 @@ impl RuleCompiler {
             environment_version: None,
             scope_cache: None,
         };
-        self.rule_costs(&site, schema_cardinality(root, steps))
+        Ok((self.compile(&site)?, schema_cardinality(root, steps)))
     }
 
     /// The estimate of one expression (a rule or a messageExpression) at a site, with every
