@@ -251,7 +251,7 @@ pub fn keyword_changes(old: Option<&Node>, new: Option<&Node>) -> Vec<KeywordCha
                         "enum",
                         Risky,
                         format!(
-                            "enum values {} removed: stored objects holding them can no longer be updated",
+                            "enum values {} removed: objects holding them are rejected on create, and on update unless the value is unchanged (ratcheting)",
                             list(&removed)
                         ),
                         oe,
@@ -313,7 +313,7 @@ pub fn keyword_changes(old: Option<&Node>, new: Option<&Node>) -> Vec<KeywordCha
                     k,
                     Risky,
                     format!(
-                        "{k} {} from {} to {}: stored values between them can no longer be updated",
+                        "{k} {} from {} to {}: values between them are rejected on create, and on update unless unchanged (ratcheting)",
                         if upper { "lowered" } else { "raised" },
                         text_num(a, x),
                         text_num(b, y)
@@ -508,7 +508,7 @@ pub fn keyword_changes(old: Option<&Node>, new: Option<&Node>) -> Vec<KeywordCha
                 "required",
                 Risky,
                 format!(
-                    "{} now required: stored objects without it can no longer be updated",
+                    "{} now required: objects without it are rejected on create, and on update unless that part is unchanged (ratcheting)",
                     names(&added)
                 ),
                 a,

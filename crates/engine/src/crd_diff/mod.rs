@@ -383,7 +383,7 @@ fn schema_changes(
                 "required-field-added",
                 ChangeSeverity::Risky,
                 version,
-                format!("{field} added as a required field: stored objects without it can no longer be updated"),
+                format!("{field} added as a required field: objects without it are rejected on create, and on update unless that part is unchanged (ratcheting)"),
             )
         } else {
             ChangeDetail::new(

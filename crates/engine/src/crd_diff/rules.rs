@@ -160,7 +160,7 @@ pub fn rule_changes(
                         message: if is_transition(text) {
                             format!("transition rule `{text}` added{cost_note}: updates it rejects fail, creates are not checked")
                         } else {
-                            format!("CEL rule `{text}` added{cost_note}: objects it rejects can no longer be created or updated")
+                            format!("CEL rule `{text}` added{cost_note}: objects it rejects are refused on create, and on update unless the value is unchanged (ratcheting)")
                         },
                         old_index: None,
                         new_index: Some(j),
