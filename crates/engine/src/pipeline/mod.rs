@@ -786,6 +786,7 @@ spec:
             crd: RULES_CRD.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),
+            old_crd: None,
             options: crate::report::analysis::Options::default(),
         })
     }
@@ -891,6 +892,7 @@ spec:
             crd: crd.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),
+            old_crd: None,
             options,
         })
     }
