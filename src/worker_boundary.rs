@@ -17,6 +17,7 @@ use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::get::{LeftOut, ListOutput};
 use crd_studio_engine::path::locate;
+use crd_studio_engine::analysis::PreviousCrd;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +111,8 @@ pub struct WebhookPreview {
 struct Compiled {
     crd: String,
     options: Options,
+    /// The previous revision's text, and that revision compiled (kept while it stays).
+    old_crd: Option<(String, std::rc::Rc<PreviousCrd>)>,
     compiled: CompiledCrd,
 }
 
@@ -195,11 +198,29 @@ impl Engine {
             Compiled {
                 crd: request.crd.clone(),
                 options: request.options.clone(),
+                old_crd: None,
                 compiled,
             }
         });
-        if (!crd_unchanged && entry.crd != request.crd) || entry.options != request.options {
-            entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
+        let options_changed = entry.options != request.options;
+        let old_changed = entry.old_crd.as_ref().map(|(t, _)| t) != request.old_crd.as_ref();
+        if (!crd_unchanged && entry.crd != request.crd) || options_changed || old_changed {
+            // The previous revision is compiled again only when its text or the options
+            // change; the new one is recompiled (its content work reused) and checked as an
+            // update of it.
+            if options_changed || old_changed {
+                entry.old_crd = request.old_crd.as_ref().map(|t| {
+                    (
+                        t.clone(),
+                        std::rc::Rc::new(PreviousCrd::compile(t, &request.options)),
+                    )
+                });
+            }
+            let previous = entry.old_crd.as_ref().map(|(_, p)| p.clone());
+            entry.compiled = entry
+                .compiled
+                .recompile(&request.crd, &request.options)
+                .with_previous(&request.crd, previous);
             entry.compiled.set_time_zones(time_zones);
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
