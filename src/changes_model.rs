@@ -376,7 +376,10 @@ spec:
         let old = removed.old.as_ref().unwrap();
         assert_eq!(old.text, "previous-crd.yaml:21:3");
         assert_eq!(old.target.unwrap().pane, Pane::OldCrd);
-        assert_eq!(m.groups[1].rows[1].new.as_ref().unwrap().text, "crd.yaml:20:3");
+        assert_eq!(
+            m.groups[1].rows[1].new.as_ref().unwrap().text,
+            "crd.yaml:20:3"
+        );
         assert_eq!(m.breaking, 2);
     }
 }

@@ -66,8 +66,8 @@ fn change_item(row: &ChangeRow, on_jump: &Callback<FocusTarget>) -> Html {
 
 fn verdict(label: &str, v: &VerdictRow) -> Html {
     html! {
-        <li class={classes!("verdict", if v.accepted { "ok" } else { "bad" })}>
-            <span class="verdict-label">{ label }</span>
+        <li class={classes!("effect-row", if v.accepted { "ok" } else { "bad" })}>
+            <span class="effect-label">{ label }</span>
             <span class={classes!("pill", if v.accepted { "ok" } else { "bad" })}>
                 { if v.accepted { "accepted" } else { "rejected" } }
             </span>
@@ -80,11 +80,11 @@ fn verdict(label: &str, v: &VerdictRow) -> Html {
 
 fn effect_item(e: &EffectRow, on_jump: &Callback<FocusTarget>) -> Html {
     let lost = if e.lost.is_empty() {
-        html! { <li class="verdict ok"><span class="verdict-label">{ "Read" }</span><span class="pill ok">{ "no data lost" }</span></li> }
+        html! { <li class="effect-row ok"><span class="effect-label">{ "Read" }</span><span class="pill ok">{ "no data lost" }</span></li> }
     } else {
         html! {
-            <li class="verdict bad">
-                <span class="verdict-label">{ "Read" }</span>
+            <li class="effect-row bad">
+                <span class="effect-label">{ "Read" }</span>
                 <span class="pill bad">{ format!("data lost: {} field{}", e.lost.len(), if e.lost.len() == 1 { "" } else { "s" }) }</span>
                 <ul class="lost-fields" role="list" aria-label="Fields a read drops">
                     { for e.lost.iter().map(|(path, place)| html! {
@@ -105,10 +105,10 @@ fn effect_item(e: &EffectRow, on_jump: &Callback<FocusTarget>) -> Html {
             if let Some(note) = &e.note {
                 <p class="note">{ note.clone() }</p>
             } else {
-                <ul class="verdicts" role="list">
+                <ul class="effect-rows" role="list">
                     { lost }
                     if !e.defaulted.is_empty() {
-                        <li class="verdict"><span class="verdict-label">{ "Defaults" }</span>
+                        <li class="effect-row"><span class="effect-label">{ "Defaults" }</span>
                             <span class="why">{ format!("the new revision sets {} on read", e.defaulted.join(", ")) }</span></li>
                     }
                     { verdict("Unchanged update (kubectl apply)", &e.update) }

@@ -12,12 +12,12 @@
 use std::collections::HashMap;
 
 use crd_studio_engine::analysis::FieldSelectorPreview;
+use crd_studio_engine::analysis::PreviousCrd;
 use crd_studio_engine::authored_conversion::ConversionPreview;
 use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
 use crd_studio_engine::get::{LeftOut, ListOutput};
 use crd_studio_engine::path::locate;
-use crd_studio_engine::analysis::PreviousCrd;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
 use serde::{Deserialize, Serialize};
 

@@ -103,7 +103,10 @@ fn a_removed_field_is_data_lost_on_read() {
         "{text}"
     );
     // The summary stays the last line.
-    assert!(text.lines().last().unwrap().starts_with("rejected: "), "{text}");
+    assert!(
+        text.lines().last().unwrap().starts_with("rejected: "),
+        "{text}"
+    );
 
     let out = crd_studio(
         &dir.0,
@@ -128,7 +131,10 @@ fn a_removed_field_is_data_lost_on_read() {
     assert_eq!(e["readPruned"], serde_json::json!(["spec.image"]));
     assert_eq!(e["update"]["accepted"], false);
     assert_eq!(e["create"]["accepted"], false);
-    assert_eq!(e["read"]["spec"], serde_json::json!({"cronSpec": "*/5 * * * *"}));
+    assert_eq!(
+        e["read"]["spec"],
+        serde_json::json!({"cronSpec": "*/5 * * * *"})
+    );
 }
 
 #[test]
@@ -137,17 +143,25 @@ fn a_refused_update_exits_one_and_names_the_server_error() {
         "scope",
         &[
             ("old.yaml", OLD.to_owned()),
-            ("crd.yaml", OLD.replace("scope: Namespaced", "scope: Cluster")),
+            (
+                "crd.yaml",
+                OLD.replace("scope: Namespaced", "scope: Cluster"),
+            ),
         ],
     );
     let out = crd_studio(&dir.0, &["check", "crd.yaml", "--old-crd", "old.yaml"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("crd.yaml:7:3: error: spec.scope: Invalid value: \"Cluster\": field is immutable"),
+        text.contains(
+            "crd.yaml:7:3: error: spec.scope: Invalid value: \"Cluster\": field is immutable"
+        ),
         "{text}"
     );
-    assert!(text.contains("CRD update of old.yaml to crd.yaml: rejected"), "{text}");
+    assert!(
+        text.contains("CRD update of old.yaml to crd.yaml: rejected"),
+        "{text}"
+    );
     // The same CRD as a create is fine.
     let out = crd_studio(&dir.0, &["check", "crd.yaml"]);
     assert_eq!(out.status.code(), Some(0));

@@ -30,10 +30,10 @@ pub use crate::cel::cost_explain::{
 pub use crate::crd::apiext::schema_validation::{
     cost_error_message, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
+pub use crate::crd_diff::{ChangeSeverity, CrdChange};
 pub use crate::documents::position::Span;
 pub use crate::printing::field_selector::{Operator, Requirement, Selection};
 pub use crate::versions::conversion::Strategy;
-pub use crate::crd_diff::{ChangeSeverity, CrdChange};
 
 use crate::crd::apiext::{self, InternalCrd};
 use crate::crd::{self, Crd};

@@ -232,14 +232,7 @@ impl CompiledCrd {
         let mut located = Vec::new();
         for e in &errors {
             let v1_path = apiext::v1_path(&e.field, Some(&v1));
-            let mut f = locate_error(
-                e,
-                "crd.invalid",
-                Some(root),
-                SourceId::Crd,
-                index,
-                &v1_path,
-            );
+            let mut f = locate_error(e, "crd.invalid", Some(root), SourceId::Crd, index, &v1_path);
             f.summary = Some(e.summary(&v1_path.to_string()));
             if let (Some(loc), Some(span)) = (
                 f.location.as_mut(),
@@ -251,11 +244,12 @@ impl CompiledCrd {
             self.findings.push(f);
         }
         for w in apiext::warnings_on_update(&new, &old) {
-            self.findings.push(Finding::warning("crd.warning", w).at(Location {
-                source: SourceId::Crd,
-                document: index,
-                span: root.span,
-            }));
+            self.findings
+                .push(Finding::warning("crd.warning", w).at(Location {
+                    source: SourceId::Crd,
+                    document: index,
+                    span: root.span,
+                }));
         }
         sort_findings(&mut self.findings);
         self.report.operation = "update".to_owned();
@@ -411,10 +405,7 @@ spec:
             "              size: {type: integer}\n              color: {type: string}",
             "",
         );
-        let new = crd(
-            "              size: {type: integer, maximum: 2}",
-            "",
-        );
+        let new = crd("              size: {type: integer, maximum: 2}", "");
         let a = analyze(&Request {
             crd: new,
             objects: vec![OBJECT.to_owned(), OBJECT.replace("  color: red\n", "")],
@@ -497,7 +488,10 @@ spec:
             a.crd.errors
         );
         let e = &a.stored_effects[0];
-        assert!(e.note.as_deref().unwrap().contains("no longer has"), "{e:?}");
+        assert!(
+            e.note.as_deref().unwrap().contains("no longer has"),
+            "{e:?}"
+        );
     }
 
     #[test]
