@@ -207,6 +207,23 @@ test('the Previous CRD is saved and restored, and kept in share links', async ()
   await other.close();
 });
 
+test('a Previous CRD beside the unchanged example is the user\'s work: Reset asks, clears it, and it is restorable', async () => {
+  const dialog = page.getByRole('dialog', { name: 'Reset to the CronTab example?' });
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Reset', exact: true }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  // The example's texts, and a Previous CRD typed beside them.
+  if ((await editor('Previous CRD').count()) === 0) await page.getByRole('button', { name: 'Previous CRD', exact: true }).click();
+  await paste('Previous CRD', PREVIOUS);
+  await page.getByRole('button', { name: 'Reset example' }).click();
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Reset', exact: true }).click();
+  await until(() => (document.querySelector('.cm-content[aria-label="Previous CRD"]')?.textContent ?? 'x').trim() === '', null, 'the Previous CRD cleared');
+  await page.getByRole('button', { name: 'Restore my previous work' }).click();
+  await until(() => (document.querySelector('.cm-content[aria-label="Previous CRD"]')?.textContent ?? '').includes('color: {type: string}'), null, 'the Previous CRD restored');
+});
+
 test('no console errors', () => {
   assert.deepEqual(consoleErrors, []);
 });

@@ -901,7 +901,9 @@ fn state_of(live: &Live, tab: BottomTab) -> StudioState {
 
 /// Whether a state's texts are an example's, unchanged (nothing to lose by replacing them).
 fn is_unchanged_example(state: &StudioState) -> bool {
+    // No example has a Previous CRD: one typed is the user's work.
     gallery::is_unchanged_example(&state.crd, &state.object, &state.old_object)
+        && state.old_crd.trim().is_empty()
 }
 
 /// A replacement of the user's texts waiting for the user's yes.
@@ -1373,6 +1375,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             if now.crd == example.crd
                 && now.object == example.object
                 && now.old_object == example.old_object
+                && now.old_crd.trim().is_empty()
             {
                 notice.set(Some(Notice {
                     text: "The texts are the CronTab example already.".to_owned(),
@@ -1387,6 +1390,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     crd: example.crd,
                     object: example.object,
                     old_object: example.old_object,
+                    old_crd: String::new(),
                     ..now
                 },
                 what: "The CronTab example is back.".to_owned(),
@@ -1973,7 +1977,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             <dialog class="confirm" ref={dialog} aria-labelledby="confirm-title"
                 aria-describedby="confirm-text" onclose={on_dialog_close}>
                 <h2 id="confirm-title">{ title }</h2>
-                <p id="confirm-text">{ "Your CRD, object and old object texts are replaced. They are put aside: \
+                <p id="confirm-text">{ "Your CRD, object, old object and Previous CRD texts are replaced. They are put aside: \
                     “Restore my previous work” brings them back." }</p>
                 <div class="actions">
                     <button type="button" class="small" onclick={on_cancel} autofocus=true>{ "Cancel" }</button>
