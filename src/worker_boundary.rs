@@ -488,6 +488,42 @@ mod tests {
         );
     }
 
+    /// The Previous CRD: its answers equal a fresh analysis's while the CRD, the objects and
+    /// the previous text change one at a time, and back to a create without it.
+    #[test]
+    fn previous_crd_answers_equal_a_fresh_analysis() {
+        let mut engine = Engine::default();
+        let q = PreviewQuery::default();
+        let fresh = |r: &Request| crd_studio_engine::analyze(r);
+        let mut request = Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            old_crd: Some(EXAMPLE_CRD.replace("scope: Namespaced", "scope: Cluster")),
+            ..Request::default()
+        };
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert_eq!(a.crd.operation, "update");
+        assert!(
+            !a.crd.accepted,
+            "the scope of an established CRD is immutable"
+        );
+        assert_eq!(a.stored_effects.len(), 1);
+        request.objects = vec![EXAMPLE_OBJECT.replace("my-awesome-cron-image", "x")];
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
+        request.old_crd = Some(EXAMPLE_CRD.to_owned());
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert!(a.crd.accepted);
+        request.crd = EXAMPLE_CRD.replace("scope: Namespaced", "scope: Cluster");
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
+        request.old_crd = None;
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert_eq!(a.crd.operation, "create");
+        assert!(a.stored_effects.is_empty());
+    }
+
     /// A job without a new CRD text reuses the compiled CRD without comparing texts, and
     /// answers as a full request does; options still count.
     #[test]
