@@ -85,9 +85,11 @@ for (const [width, height] of WIDTHS) {
     // Every tab, reached with the Tab key: scrolled into the tab row whole, inside the row
     // and the window, and Enter opens its panel.
     const tabs = page.locator('.tabs [role="tab"]');
-    assert.equal(await tabs.count(), 5);
+    // Problems, Stored object, CEL rules, kubectl get, Conversion, Changes.
+    const n = await tabs.count();
+    assert.equal(n, 6);
     await tabs.first().focus();
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < n; i++) {
       const tab = tabs.nth(i);
       if (i > 0) await page.keyboard.press('Tab');
       assert.ok(await tab.evaluate((t) => t === document.activeElement), `Tab reaches tab ${i}`);

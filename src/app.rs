@@ -13,6 +13,7 @@ use yew::prelude::*;
 
 use crate::cel_model::tab_badge;
 use crate::cel_view::CelPanel;
+use crate::changes_view::ChangesPanel;
 use crate::conversion_view::ConversionPanel;
 use crate::copy_button::CopyButton;
 use crate::editor::{CodeEditor, EditorControl};
@@ -36,6 +37,8 @@ pub const CRD_KEY: &str = "crd-studio.crd";
 pub const OBJECT_KEY: &str = "crd-studio.object";
 /// localStorage key of the old object text (empty: no old object, the create path).
 pub const OLD_OBJECT_KEY: &str = "crd-studio.old-object";
+/// localStorage key of the Previous CRD text (empty: the CRD is checked as a create).
+pub const OLD_CRD_KEY: &str = "crd-studio.old-crd";
 /// localStorage key of the field validation mode.
 pub const FIELD_VALIDATION_KEY: &str = "crd-studio.field-validation";
 /// localStorage key of the kubectl get tab's `--field-selector` text.
@@ -77,6 +80,8 @@ struct Texts {
     object: EditorText,
     /// Empty when there is no old object.
     old_object: EditorText,
+    /// The Previous CRD; empty when there is none.
+    old_crd: EditorText,
 }
 
 /// Bumped when the app replaces a text (the example, a rule edited in the CEL panel, the
@@ -86,6 +91,7 @@ struct Generations {
     object: u32,
     crd: u32,
     old: u32,
+    old_crd: u32,
 }
 
 /// What the callbacks read between renders: the texts and the settings as they are now.
@@ -112,6 +118,7 @@ fn load_texts() -> Texts {
         crd: load_text(CRD_KEY).unwrap_or_else(|| EditorText::from_rust(EXAMPLE_CRD)),
         object: load_text(OBJECT_KEY).unwrap_or_else(|| EditorText::from_rust(EXAMPLE_OBJECT)),
         old_object: load_text(OLD_OBJECT_KEY).unwrap_or_default(),
+        old_crd: load_text(OLD_CRD_KEY).unwrap_or_default(),
     }
 }
 
@@ -149,6 +156,7 @@ fn rescue_unreadable() -> Vec<&'static str> {
         (CRD_KEY, "CRD"),
         (OBJECT_KEY, "object"),
         (OLD_OBJECT_KEY, "old object"),
+        (OLD_CRD_KEY, "previous CRD"),
     ] {
         let Ok(Some(raw)) = storage.get_item(key) else {
             continue;
@@ -279,6 +287,11 @@ fn download_text(state: &StudioState) -> String {
         text.push_str(state.old_object.trim_end());
         text.push('\n');
     }
+    if !state.old_crd.trim().is_empty() {
+        text.push_str("---\n# The previous revision of the CRD (previous-crd.yaml):\n");
+        text.push_str(state.old_crd.trim_end());
+        text.push('\n');
+    }
     let parts = js_sys::Array::of1(&JsValue::from_str(&text));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/yaml");
@@ -333,8 +346,12 @@ pub(crate) struct Shown {
     crd_marks: Rc<Vec<EditorDiagnostic>>,
     object_marks: Rc<Vec<EditorDiagnostic>>,
     old_marks: Rc<Vec<EditorDiagnostic>>,
+    old_crd_marks: Rc<Vec<EditorDiagnostic>>,
     /// The CEL tab's badge: rules, and whether one is broken or failing.
     cel_badge: (usize, bool),
+    /// The Changes tab's badge: breaking changes and stored objects that lose data or
+    /// cannot be updated.
+    changes_badge: usize,
     pub(crate) reply: Reply,
     /// The CRD text the analysis was made from.
     pub(crate) crd: EditorText,
@@ -351,12 +368,14 @@ impl Shown {
         let analysis = &reply.analysis;
         Shown {
             cel_badge: tab_badge(analysis),
+            changes_badge: crate::changes_model::changes_model(analysis).breaking,
             seq,
             status: status(analysis),
             rows: problem_rows(analysis),
             crd_marks: Rc::new(editor_diagnostics(analysis, Pane::Crd)),
             object_marks: Rc::new(editor_diagnostics(analysis, Pane::Object)),
             old_marks: Rc::new(editor_diagnostics(analysis, Pane::OldObject)),
+            old_crd_marks: Rc::new(editor_diagnostics(analysis, Pane::OldCrd)),
             reply,
             crd,
         }
@@ -371,6 +390,7 @@ enum BottomTab {
     Cel,
     Get,
     Conversion,
+    Changes,
 }
 
 fn field_validation_name(mode: FieldValidation) -> &'static str {
@@ -389,8 +409,8 @@ fn field_validation_name(mode: FieldValidation) -> &'static str {
 struct Autosave {
     /// The timer and the texts it will save.
     pending: Rc<RefCell<Option<(Timeout, Texts)>>>,
-    /// The texts as last saved (CRD, object, old object).
-    saved: Rc<RefCell<[Option<EditorText>; 3]>>,
+    /// The texts as last saved (CRD, object, old object, previous CRD).
+    saved: Rc<RefCell<[Option<EditorText>; 4]>>,
     /// Set while another tab has saved texts that differ from this tab's: nothing is written
     /// (it would overwrite them silently) until the user chooses whose texts to keep.
     held: Rc<Cell<bool>>,
@@ -404,7 +424,7 @@ impl Autosave {
     fn schedule(&self, texts: Texts) {
         // Storing megabytes blocks the page for tens of milliseconds: while such a text is
         // being typed, wait for a longer pause.
-        let big = [&texts.crd, &texts.object, &texts.old_object]
+        let big = [&texts.crd, &texts.object, &texts.old_object, &texts.old_crd]
             .iter()
             .any(|t| t.rough_len() > BIG_TEXT);
         let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
@@ -426,6 +446,7 @@ impl Autosave {
             (CRD_KEY, texts.crd),
             (OBJECT_KEY, texts.object),
             (OLD_OBJECT_KEY, texts.old_object),
+            (OLD_CRD_KEY, texts.old_crd),
         ];
         let mut failure = None;
         for ((key, text), last) in all.into_iter().zip(saved.iter_mut()) {
@@ -526,6 +547,7 @@ impl Analyser {
         let job = Job {
             objects: vec![texts.object.rust().to_string()],
             old_object: old_object_of(&texts.old_object),
+            old_crd: old_object_of(&texts.old_crd),
             options: {
                 let mut options = Options {
                     field_validation: live.mode,
@@ -822,6 +844,7 @@ fn saved_state() -> StudioState {
         crd: texts.crd.rust().to_string(),
         object: texts.object.rust().to_string(),
         old_object: texts.old_object.rust().to_string(),
+        old_crd: texts.old_crd.rust().to_string(),
         field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
             .unwrap_or_default(),
         field_selector: query.field_selector,
@@ -837,6 +860,7 @@ fn store_state(state: &StudioState) {
     save(CRD_KEY, &state.crd);
     save(OBJECT_KEY, &state.object);
     save(OLD_OBJECT_KEY, &state.old_object);
+    save(OLD_CRD_KEY, &state.old_crd);
     save(FIELD_VALIDATION_KEY, &state.field_validation);
     save(FIELD_SELECTOR_KEY, &state.field_selector);
     save(CONVERSION_TARGET_KEY, &state.conversion_target);
@@ -863,6 +887,7 @@ fn state_of(live: &Live, tab: BottomTab) -> StudioState {
         crd: live.texts.crd.rust().to_string(),
         object: live.texts.object.rust().to_string(),
         old_object: live.texts.old_object.rust().to_string(),
+        old_crd: live.texts.old_crd.rust().to_string(),
         field_validation: live.mode,
         kubernetes_version: live.kubernetes_version.clone(),
         version: live.version.to_string(),
@@ -876,7 +901,9 @@ fn state_of(live: &Live, tab: BottomTab) -> StudioState {
 
 /// Whether a state's texts are an example's, unchanged (nothing to lose by replacing them).
 fn is_unchanged_example(state: &StudioState) -> bool {
+    // No example has a Previous CRD: one typed is the user's work.
     gallery::is_unchanged_example(&state.crd, &state.object, &state.old_object)
+        && state.old_crd.trim().is_empty()
 }
 
 /// A replacement of the user's texts waiting for the user's yes.
@@ -899,6 +926,7 @@ fn tab_of(name: &str) -> BottomTab {
         "cel" => BottomTab::Cel,
         "get" => BottomTab::Get,
         "conversion" => BottomTab::Conversion,
+        "changes" => BottomTab::Changes,
         _ => BottomTab::Problems,
     }
 }
@@ -911,6 +939,7 @@ fn tab_name(tab: BottomTab) -> &'static str {
         BottomTab::Cel => "cel",
         BottomTab::Get => "get",
         BottomTab::Conversion => "conversion",
+        BottomTab::Changes => "changes",
     }
 }
 
@@ -949,6 +978,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     crd: EditorText::from_rust(state.crd.clone()),
                     object: EditorText::from_rust(state.object.clone()),
                     old_object: EditorText::from_rust(state.old_object.clone()),
+                    old_crd: EditorText::from_rust(state.old_crd.clone()),
                 },
                 None => load_texts(),
             },
@@ -1033,6 +1063,9 @@ pub fn Studio(props: &StudioProps) -> Html {
         || ()
     });
     let old_open = use_state(|| false);
+    // The Previous CRD editor: collapsed by default, like the Old object's.
+    let old_crd_open = use_state(|| false);
+    let old_crd_control = use_memo((), |_| EditorControl::default());
     let bottom = {
         let initial = initial.clone();
         use_state(move || {
@@ -1127,6 +1160,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         CRD_KEY => &live.texts.crd,
                         OBJECT_KEY => &live.texts.object,
                         OLD_OBJECT_KEY => &live.texts.old_object,
+                        OLD_CRD_KEY => &live.texts.old_crd,
                         _ => return,
                     };
                     let theirs: String = e
@@ -1197,6 +1231,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 Pane::Crd => &mut state.texts.crd,
                 Pane::Object => &mut state.texts.object,
                 Pane::OldObject => &mut state.texts.old_object,
+                Pane::OldCrd => &mut state.texts.old_crd,
             };
             *slot = text;
             analyser.run(&state);
@@ -1211,6 +1246,7 @@ pub fn Studio(props: &StudioProps) -> Html {
     let on_crd = edit(Pane::Crd);
     let on_object = edit(Pane::Object);
     let on_old_object = edit(Pane::OldObject);
+    let on_old_crd = edit(Pane::OldCrd);
     // The app puts a text in place of the user's: the editor reloads it.
     let replace = {
         let live = live.clone();
@@ -1239,6 +1275,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                             crd: EditorText::from_rust(next.crd.clone()),
                             object: EditorText::from_rust(next.object.clone()),
                             old_object: EditorText::from_rust(next.old_object.clone()),
+                            old_crd: EditorText::from_rust(next.old_crd.clone()),
                         };
                         state.mode = next.field_validation;
                         state.query = query_of(&next);
@@ -1250,6 +1287,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         g.object += 1;
                         g.crd += 1;
                         g.old += 1;
+                        g.old_crd += 1;
                     }
                 }
             }
@@ -1337,6 +1375,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             if now.crd == example.crd
                 && now.object == example.object
                 && now.old_object == example.old_object
+                && now.old_crd.trim().is_empty()
             {
                 notice.set(Some(Notice {
                     text: "The texts are the CronTab example already.".to_owned(),
@@ -1351,6 +1390,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     crd: example.crd,
                     object: example.object,
                     old_object: example.old_object,
+                    old_crd: String::new(),
                     ..now
                 },
                 what: "The CronTab example is back.".to_owned(),
@@ -1514,6 +1554,14 @@ pub fn Studio(props: &StudioProps) -> Html {
             theme_choice.set(chosen);
         })
     };
+    let on_toggle_old_crd = {
+        let old_crd_open = old_crd_open.clone();
+        Callback::from(move |_: MouseEvent| old_crd_open.set(!*old_crd_open))
+    };
+    let on_open_old_crd = {
+        let old_crd_open = old_crd_open.clone();
+        Callback::from(move |()| old_crd_open.set(true))
+    };
     let on_toggle_old = {
         let old_open = old_open.clone();
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
@@ -1539,13 +1587,19 @@ pub fn Studio(props: &StudioProps) -> Html {
         let object_control = object_control.clone();
         let old_control = old_control.clone();
         let old_open = old_open.clone();
+        let old_crd_control = old_crd_control.clone();
+        let old_crd_open = old_crd_open.clone();
         Callback::from(move |t: FocusTarget| {
             let control = match t.pane {
                 Pane::Crd => (*crd_control).clone(),
                 Pane::Object => (*object_control).clone(),
                 Pane::OldObject => (*old_control).clone(),
+                Pane::OldCrd => (*old_crd_control).clone(),
             };
-            if t.pane == Pane::OldObject && !*old_open {
+            if t.pane == Pane::OldCrd && !*old_crd_open {
+                old_crd_open.set(true);
+                Timeout::new(0, move || control.focus_at(t.line, t.utf16_column)).forget();
+            } else if t.pane == Pane::OldObject && !*old_open {
                 old_open.set(true);
                 Timeout::new(0, move || control.focus_at(t.line, t.utf16_column)).forget();
             } else {
@@ -1553,6 +1607,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             }
         })
     };
+    let focus_changes = focus.clone();
     let on_problem = {
         let focus = focus.clone();
         Callback::from(move |row: ProblemRow| {
@@ -1598,13 +1653,14 @@ pub fn Studio(props: &StudioProps) -> Html {
     };
 
     let empty = Rc::new(Vec::new());
-    let (crd_marks, object_marks, old_marks) = match &*shown {
+    let (crd_marks, object_marks, old_marks, old_crd_marks) = match &*shown {
         Some(s) => (
             s.crd_marks.clone(),
             s.object_marks.clone(),
             s.old_marks.clone(),
+            s.old_crd_marks.clone(),
         ),
-        None => (empty.clone(), empty.clone(), empty),
+        None => (empty.clone(), empty.clone(), empty.clone(), empty),
     };
     // A long analysis shows how far it is and how long it has run, and can be stopped. The
     // live status itself stays "Analysing…" (a screen reader is not told every second).
@@ -1679,6 +1735,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         .map(|s| row_counts(&s.rows))
         .unwrap_or_default();
     let (cel_rules, cel_bad) = shown.as_ref().map(|s| s.cel_badge).unwrap_or_default();
+    let changes_badge = shown.as_ref().map(|s| s.changes_badge).unwrap_or_default();
     let count_class = if counts.errors > 0 {
         "count error"
     } else if counts.warnings > 0 {
@@ -1690,6 +1747,7 @@ pub fn Studio(props: &StudioProps) -> Html {
     let editors = html! {
         <main class="editors">
 
+            <div class={classes!("object-column", "crd-column", (*old_crd_open).then_some("old-open"))}>
             <section class="pane" aria-labelledby="crd-title">
                 <h2 id="crd-title">{ "CustomResourceDefinition" }<span class="file">{ "crd.yaml" }</span>
                     <span class="hint" title="In the editors, Tab and Shift+Tab move the focus on; Ctrl+] and Ctrl+[ indent and outdent the line">{ "Tab moves on · Ctrl+] indents" }</span></h2>
@@ -1703,6 +1761,17 @@ pub fn Studio(props: &StudioProps) -> Html {
                     read_only={props.lock_crd}
                 />
             </section>
+            { crate::changes_view::previous_crd_pane(crate::changes_view::PreviousCrdPane {
+                open: *old_crd_open,
+                in_use: !texts.old_crd.is_blank(),
+                text: texts.old_crd.clone(),
+                generation: generations.old_crd,
+                marks: old_crd_marks,
+                on_toggle: on_toggle_old_crd,
+                on_change: on_old_crd,
+                control: (*old_crd_control).clone(),
+            }) }
+            </div>
             <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
                 <section class="pane" aria-labelledby="object-title">
                     <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
@@ -1783,6 +1852,15 @@ pub fn Studio(props: &StudioProps) -> Html {
                     onclick={on_tab(BottomTab::Conversion)}>
                     { "Conversion" }
                 </button>
+                <button type="button" role="tab" id="tab-changes" aria-controls="panel-changes"
+                    title="The CRD as an update of the Previous CRD: the server's verdict, the changes, and the objects already stored"
+                    aria-selected={if *bottom == BottomTab::Changes { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Changes)}>
+                    { "Changes" }
+                    if changes_badge > 0 {
+                        <span class="count error">{ changes_badge }</span>
+                    }
+                </button>
             </div>
             <ProblemsPanel
                 shown={(*shown).clone()}
@@ -1815,6 +1893,12 @@ pub fn Studio(props: &StudioProps) -> Html {
                 hidden={*bottom != BottomTab::Conversion}
                 query={(*query).clone()}
                 {on_query}
+            />
+            <ChangesPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Changes}
+                on_jump={focus_changes}
+                on_open_previous={on_open_old_crd}
             />
         </section>
     };
@@ -1893,7 +1977,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             <dialog class="confirm" ref={dialog} aria-labelledby="confirm-title"
                 aria-describedby="confirm-text" onclose={on_dialog_close}>
                 <h2 id="confirm-title">{ title }</h2>
-                <p id="confirm-text">{ "Your CRD, object and old object texts are replaced. They are put aside: \
+                <p id="confirm-text">{ "Your CRD, object, old object and Previous CRD texts are replaced. They are put aside: \
                     “Restore my previous work” brings them back." }</p>
                 <div class="actions">
                     <button type="button" class="small" onclick={on_cancel} autofocus=true>{ "Cancel" }</button>

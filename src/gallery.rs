@@ -123,6 +123,7 @@ impl Example {
             crd: self.crd.to_owned(),
             objects: vec![self.object.to_owned()],
             old_object: (!self.old_object.trim().is_empty()).then(|| self.old_object.to_owned()),
+            old_crd: None,
             options: Options {
                 field_validation: self.field_validation,
                 ..Options::default()

@@ -15,6 +15,7 @@
 //! `cargo test` checks them natively.
 
 pub mod cel_model;
+pub mod changes_model;
 pub mod embed_options;
 pub mod gallery;
 pub mod preview_model;
@@ -29,6 +30,8 @@ pub mod worker_protocol;
 mod app;
 #[cfg(target_arch = "wasm32")]
 mod cel_view;
+#[cfg(target_arch = "wasm32")]
+mod changes_view;
 #[cfg(target_arch = "wasm32")]
 mod conversion_view;
 #[cfg(target_arch = "wasm32")]

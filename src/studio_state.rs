@@ -28,13 +28,16 @@ pub struct StudioState {
     pub object: String,
     /// The old object text (blank: the create path).
     pub old_object: String,
+    /// The Previous CRD text (blank: the CRD is checked as a create).
+    pub old_crd: String,
     /// The field validation mode.
     pub field_validation: FieldValidation,
     /// The Kubernetes minor version to model (blank: the engine's default).
     pub kubernetes_version: String,
     /// The CRD version selected in the Stored object tab (blank: the stored one).
     pub version: String,
-    /// The open tab: `problems`, `stored`, `cel`, `get` or `conversion` (blank: problems).
+    /// The open tab: `problems`, `stored`, `cel`, `get`, `conversion` or `changes` (blank:
+    /// problems).
     pub tab: String,
     /// The kubectl get tab's `--field-selector`.
     pub field_selector: String,
@@ -162,6 +165,7 @@ mod tests {
             crd: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n".into(),
             object: "apiVersion: stable.example.com/v1\nkind: CronTab\n# ünïcödé ✓\n".into(),
             old_object: "x: 1\n".into(),
+            old_crd: "kind: CustomResourceDefinition\n".into(),
             field_validation: FieldValidation::Warn,
             kubernetes_version: "1.33".into(),
             version: "v1".into(),

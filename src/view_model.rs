@@ -25,6 +25,8 @@ pub enum Pane {
     Object,
     /// The old object editor (the update path).
     OldObject,
+    /// The Previous CRD editor (the CRD's update path, the Changes tab).
+    OldCrd,
 }
 
 impl Pane {
@@ -34,6 +36,7 @@ impl Pane {
             Pane::Crd => "CRD",
             Pane::Object => "Object",
             Pane::OldObject => "Old object",
+            Pane::OldCrd => "Previous CRD",
         }
     }
 
@@ -43,7 +46,8 @@ impl Pane {
             SourceId::Crd => Some(Pane::Crd),
             SourceId::Object(0) => Some(Pane::Object),
             SourceId::OldObject => Some(Pane::OldObject),
-            SourceId::Object(_) | SourceId::OldCrd => None,
+            SourceId::OldCrd => Some(Pane::OldCrd),
+            SourceId::Object(_) => None,
         }
     }
 }
@@ -55,7 +59,7 @@ pub fn file_name(source: SourceId) -> String {
         SourceId::Object(0) => "object.yaml".to_owned(),
         SourceId::Object(n) => format!("object-{}.yaml", n + 1),
         SourceId::OldObject => "old-object.yaml".to_owned(),
-        SourceId::OldCrd => "old-crd.yaml".to_owned(),
+        SourceId::OldCrd => "previous-crd.yaml".to_owned(),
     }
 }
 
@@ -520,6 +524,8 @@ mod tests {
         assert_eq!(Pane::of(SourceId::Object(1)), None);
         assert_eq!(Pane::of(SourceId::OldObject), Some(Pane::OldObject));
         assert_eq!(Pane::OldObject.label(), "Old object");
+        assert_eq!(Pane::of(SourceId::OldCrd), Some(Pane::OldCrd));
+        assert_eq!(Pane::OldCrd.label(), "Previous CRD");
         assert_eq!(Pane::Crd.label(), "CRD");
         assert_eq!(Pane::Object.label(), "Object");
         assert_eq!(plural(1, "error", "errors"), "1 error");

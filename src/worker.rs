@@ -154,6 +154,7 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         crd,
         objects,
         old_object,
+        old_crd,
         options,
         query,
     } = job;
@@ -178,6 +179,7 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         crd,
         objects,
         old_object,
+        old_crd,
         options,
     };
     let mut next_report = js_sys::Date::now() + PROGRESS_EVERY_MS;

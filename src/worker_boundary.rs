@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use crd_studio_engine::analysis::FieldSelectorPreview;
+use crd_studio_engine::analysis::PreviousCrd;
 use crd_studio_engine::authored_conversion::ConversionPreview;
 use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
 use crd_studio_engine::document::parse;
@@ -110,6 +111,8 @@ pub struct WebhookPreview {
 struct Compiled {
     crd: String,
     options: Options,
+    /// The previous revision's text, and that revision compiled (kept while it stays).
+    old_crd: Option<(String, std::rc::Rc<PreviousCrd>)>,
     compiled: CompiledCrd,
 }
 
@@ -195,11 +198,29 @@ impl Engine {
             Compiled {
                 crd: request.crd.clone(),
                 options: request.options.clone(),
+                old_crd: None,
                 compiled,
             }
         });
-        if (!crd_unchanged && entry.crd != request.crd) || entry.options != request.options {
-            entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
+        let options_changed = entry.options != request.options;
+        let old_changed = entry.old_crd.as_ref().map(|(t, _)| t) != request.old_crd.as_ref();
+        if (!crd_unchanged && entry.crd != request.crd) || options_changed || old_changed {
+            // The previous revision is compiled again only when its text or the options
+            // change; the new one is recompiled (its content work reused) and checked as an
+            // update of it.
+            if options_changed || old_changed {
+                entry.old_crd = request.old_crd.as_ref().map(|t| {
+                    (
+                        t.clone(),
+                        std::rc::Rc::new(PreviousCrd::compile(t, &request.options)),
+                    )
+                });
+            }
+            let previous = entry.old_crd.as_ref().map(|(_, p)| p.clone());
+            entry.compiled = entry
+                .compiled
+                .recompile(&request.crd, &request.options)
+                .with_previous(&request.crd, previous);
             entry.compiled.set_time_zones(time_zones);
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
@@ -465,6 +486,42 @@ mod tests {
             engine.studios.get("a").map(|c| c.crd.as_str()),
             Some("kind: [")
         );
+    }
+
+    /// The Previous CRD: its answers equal a fresh analysis's while the CRD, the objects and
+    /// the previous text change one at a time, and back to a create without it.
+    #[test]
+    fn previous_crd_answers_equal_a_fresh_analysis() {
+        let mut engine = Engine::default();
+        let q = PreviewQuery::default();
+        let fresh = |r: &Request| crd_studio_engine::analyze(r);
+        let mut request = Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            old_crd: Some(EXAMPLE_CRD.replace("scope: Namespaced", "scope: Cluster")),
+            ..Request::default()
+        };
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert_eq!(a.crd.operation, "update");
+        assert!(
+            !a.crd.accepted,
+            "the scope of an established CRD is immutable"
+        );
+        assert_eq!(a.stored_effects.len(), 1);
+        request.objects = vec![EXAMPLE_OBJECT.replace("my-awesome-cron-image", "x")];
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
+        request.old_crd = Some(EXAMPLE_CRD.to_owned());
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert!(a.crd.accepted);
+        request.crd = EXAMPLE_CRD.replace("scope: Namespaced", "scope: Cluster");
+        assert_eq!(engine.answer("a", &request, &q).analysis, fresh(&request));
+        request.old_crd = None;
+        let a = engine.answer("a", &request, &q).analysis;
+        assert_eq!(a, fresh(&request));
+        assert_eq!(a.crd.operation, "create");
+        assert!(a.stored_effects.is_empty());
     }
 
     /// A job without a new CRD text reuses the compiled CRD without comparing texts, and

@@ -40,6 +40,9 @@ pub struct Job {
     pub objects: Vec<String>,
     /// The old object (update path), if any.
     pub old_object: Option<String>,
+    /// The previous revision of the CRD (the CRD's update path, the Changes tab), if any.
+    #[serde(default)]
+    pub old_crd: Option<String>,
     /// The analysis options.
     pub options: Options,
     /// What the kubectl get and Conversion tabs ask.

@@ -12,6 +12,7 @@ fuzz_target!(|case: CelCase| {
         crd: case.crd(),
         objects: vec![CelCase::object_text(&case.object)],
         old_object: case.old.as_ref().map(CelCase::object_text),
+        old_crd: None,
         options: Options {
             kubernetes_version: case.version().to_owned(),
             ..crd_studio_fuzz::options()

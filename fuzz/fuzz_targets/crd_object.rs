@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
         crd,
         objects,
         old_object,
+        old_crd: None,
         options: crd_studio_fuzz::options(),
     });
 });

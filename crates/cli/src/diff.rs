@@ -148,11 +148,13 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         }
     }
     let changes = diff_crds(&old.text, &new.text);
-    // The objects under the new revision, as `check` sees them.
+    // The objects under the new revision, as `check` sees them, and as stored under the
+    // previous one (`check --old-crd`'s stored-object effects).
     let analysis = (!objects.is_empty()).then(|| {
         analyze(&Request {
             crd: new.text.clone(),
             objects: objects.iter().map(|o| o.text.clone()).collect(),
+            old_crd: Some(old.text.clone()),
             options: Options::default(),
             ..Request::default()
         })
@@ -161,6 +163,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         crd: &new.name,
         objects: objects.iter().map(|o| o.name.as_str()).collect(),
         old: None,
+        old_crd: Some(&old.name),
     };
     let object_findings: Vec<&crd_studio_engine::Finding> = analysis
         .iter()
@@ -235,6 +238,12 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                         f.message
                     ));
                 }
+                out.push_str(&super::changes::effects_text(
+                    a,
+                    &new.name,
+                    &old.name,
+                    &names.objects,
+                ));
                 out.push_str(&format!(
                     "{} of {} objects rejected by the new revision\n",
                     objects_rejected,
@@ -279,6 +288,9 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                 },
                 "changes": list,
                 "objects": analysis.as_ref().map(|a| super::json_output(a, &names)["objects"].clone()),
+                "storedEffects": analysis.as_ref().map(|a| {
+                    super::changes::json_parts(a, &new.name, &old.name, &names.objects)["storedEffects"].clone()
+                }),
             }))
             .map_err(|e| Error::Io(format!("cannot write JSON: {e}")))?;
             s.push('\n');

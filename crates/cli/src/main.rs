@@ -23,6 +23,7 @@ fn time_zones() -> TimeZoneDb {
 }
 use serde_json::{json, Value};
 
+mod changes;
 mod convert;
 mod cost;
 mod diff;
@@ -42,6 +43,9 @@ documents); `-` reads standard input (at most once).
 
 options:
   --old-object FILE          check the objects as an update of this object (ratcheting)
+  --old-crd FILE             check the CRD as an update of this previous revision, list the
+                             changes, and what the new revision does to the objects as
+                             stored under the previous one (read, unchanged update, create)
   --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0)
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
   --now RFC3339              the clock for `date` printer columns in the JSON output's table
@@ -88,6 +92,7 @@ struct Check {
     crd: String,
     objects: Vec<String>,
     old_object: Option<String>,
+    old_crd: Option<String>,
     format: Format,
     field_validation: FieldValidation,
     now: Option<String>,
@@ -137,10 +142,16 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         .as_deref()
         .map(|p| read_input(p, &mut stdin_used))
         .transpose()?;
+    let old_crd = check
+        .old_crd
+        .as_deref()
+        .map(|p| read_input(p, &mut stdin_used))
+        .transpose()?;
     let request = Request {
         crd: crd.text.clone(),
         objects: objects.iter().map(|o| o.text.clone()).collect(),
         old_object: old.as_ref().map(|o| o.text.clone()),
+        old_crd: old_crd.as_ref().map(|o| o.text.clone()),
         options: Options {
             field_validation: check.field_validation,
             now: Some(now.rfc3339()),
@@ -157,11 +168,31 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         crd: &crd.name,
         objects: objects.iter().map(|o| o.name.as_str()).collect(),
         old: old.as_ref().map(|o| o.name.as_str()),
+        old_crd: old_crd.as_ref().map(|o| o.name.as_str()),
     };
     let out = match check.format {
-        Format::Text => text_output(&analysis, &names),
+        Format::Text => {
+            let mut out = text_output(&analysis, &names);
+            if let Some(old) = names.old_crd {
+                // Before the summary line.
+                let at = out.trim_end().rfind('\n').map_or(0, |i| i + 1);
+                out.insert_str(
+                    at,
+                    &changes::text_section(&analysis, names.crd, old, &names.objects),
+                );
+            }
+            out
+        }
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json_output(&analysis, &names))
+            let mut v = json_output(&analysis, &names);
+            if let (Some(old), Some(map)) = (names.old_crd, v.as_object_mut()) {
+                if let Value::Object(parts) =
+                    changes::json_parts(&analysis, names.crd, old, &names.objects)
+                {
+                    map.extend(parts);
+                }
+            }
+            let mut s = serde_json::to_string_pretty(&v)
                 .map_err(|e| Error::Io(format!("cannot write JSON: {e}")))?;
             s.push('\n');
             s
@@ -192,6 +223,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     }
     let mut positional = Vec::new();
     let mut old_object = None;
+    let mut old_crd = None;
     let mut format = Format::Text;
     let mut field_validation = FieldValidation::Strict;
     let mut now = None;
@@ -216,6 +248,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         };
         match name {
             "--old-object" => old_object = Some(value()?),
+            "--old-crd" => old_crd = Some(value()?),
             "--now" => now = Some(value()?),
             "--format" => {
                 format = match value()?.as_str() {
@@ -250,6 +283,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         crd,
         objects: positional.collect(),
         old_object,
+        old_crd,
         format,
         field_validation,
         now,
@@ -293,15 +327,20 @@ struct Names<'a> {
     crd: &'a str,
     objects: Vec<&'a str>,
     old: Option<&'a str>,
+    old_crd: Option<&'a str>,
 }
 
 impl Names<'_> {
     /// The name of a source, and its position in the command line's order.
     fn of(&self, source: SourceId) -> (usize, &str) {
         match source {
-            SourceId::Crd | SourceId::OldCrd => (0, self.crd),
+            SourceId::Crd => (0, self.crd),
             SourceId::Object(i) => (1 + i, self.objects.get(i).copied().unwrap_or("<object>")),
             SourceId::OldObject => (1 + self.objects.len(), self.old.unwrap_or("<old object>")),
+            SourceId::OldCrd => (
+                2 + self.objects.len(),
+                self.old_crd.unwrap_or("<previous CRD>"),
+            ),
         }
     }
 

@@ -95,6 +95,7 @@ fn run_target(target: &str, data: &[u8]) {
                 crd,
                 objects,
                 old_object,
+                old_crd: None,
                 options,
             });
         }

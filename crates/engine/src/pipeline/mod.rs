@@ -847,6 +847,7 @@ spec:
             crd: RULES_CRD.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),
+            old_crd: None,
             options: crate::report::analysis::Options::default(),
         })
     }
@@ -952,6 +953,7 @@ spec:
             crd: crd.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),
+            old_crd: None,
             options,
         })
     }

@@ -12,6 +12,9 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod update;
+pub use update::{PreviousCrd, RequestVerdict, StoredEffect};
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::cel::report::{
@@ -27,6 +30,7 @@ pub use crate::cel::cost_explain::{
 pub use crate::crd::apiext::schema_validation::{
     cost_error_message, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
+pub use crate::crd_diff::{ChangeSeverity, CrdChange};
 pub use crate::documents::position::Span;
 pub use crate::printing::field_selector::{Operator, Requirement, Selection};
 pub use crate::versions::conversion::Strategy;
@@ -106,6 +110,9 @@ pub struct Request {
     pub objects: Vec<String>,
     /// The old object (update path, ratcheting), if any.
     pub old_object: Option<String>,
+    /// The previous revision of the CRD, if any: the CRD is then validated as an update of
+    /// it, and the analysis reports the changes and what happens to stored objects.
+    pub old_crd: Option<String>,
     /// Options.
     pub options: Options,
 }
@@ -116,10 +123,14 @@ pub struct Request {
 pub struct CrdReport {
     /// `metadata.name`, when there is one.
     pub name: Option<String>,
-    /// Whether the server would accept the CRD.
+    /// Whether the server would accept the CRD (the create, or the update of the previous
+    /// revision when one is given).
     pub accepted: bool,
     /// The server's validation errors.
     pub errors: Vec<FieldErrorReport>,
+    /// `create`, or `update` when a previous revision was given.
+    #[serde(default)]
+    pub operation: String,
 }
 
 /// The result for one custom object (one YAML document).
@@ -277,6 +288,13 @@ pub struct Analysis {
     /// analyse again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub needs_time_zones: bool,
+    /// The changes from the previous revision of the CRD ([`Request::old_crd`]).
+    #[serde(default)]
+    pub changes: Vec<CrdChange>,
+    /// What the new revision does to each object document stored under the previous one
+    /// (only with [`Request::old_crd`]).
+    #[serde(default)]
+    pub stored_effects: Vec<StoredEffect>,
 }
 
 impl Analysis {
@@ -314,6 +332,10 @@ pub struct CompiledCrd {
     parse_base: Option<(Rc<str>, Rc<ParsedText>)>,
     /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
     reparsed: bool,
+    /// The previous revision ([`CompiledCrd::with_previous`]).
+    previous: Option<Rc<PreviousCrd>>,
+    /// The changes from the previous revision.
+    changes: Vec<CrdChange>,
 }
 
 impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
@@ -838,6 +860,7 @@ impl CompiledCrd {
                     FieldErrorReport::from_field_error(e, f.and_then(|f| f.location))
                 })
                 .collect(),
+            operation: "create".to_owned(),
         };
         let version_overview = match reused {
             Some(m) => m.version_overview.clone(),
@@ -889,6 +912,8 @@ impl CompiledCrd {
             reused: reused.is_some(),
             parse_base,
             reparsed: false,
+            previous: None,
+            changes: Vec::new(),
         }
     }
 
@@ -983,6 +1008,7 @@ impl CompiledCrd {
             .as_ref()
             .and_then(|o| o.values().next().map(|(_, r)| r.to_json()));
         let mut done = 0;
+        let mut stored_effects = Vec::new();
         for (i, text) in objects.iter().enumerate() {
             let parsed = document::parse(text, SourceId::Object(i));
             // Documents known so far, and at least one for each text not read yet.
@@ -997,6 +1023,13 @@ impl CompiledCrd {
                 let (report, mut object_findings) =
                     self.analyze_object(i, doc.index, root, old_root.as_ref());
                 findings.append(&mut object_findings);
+                let create = old_root.is_none().then_some(&report);
+                if let Some((effect, mut effect_findings)) =
+                    self.stored_effect(i, doc.index, root, create)
+                {
+                    findings.append(&mut effect_findings);
+                    stored_effects.push(effect);
+                }
                 reports.push(report);
                 done += 1;
                 progress(Progress { done, total });
@@ -1010,6 +1043,8 @@ impl CompiledCrd {
             objects: reports,
             findings,
             version_overview: self.version_overview.clone(),
+            changes: self.changes.clone(),
+            stored_effects,
         }
     }
 
@@ -1538,7 +1573,12 @@ pub fn analyze_with_time_zones(
     request: &Request,
     time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
 ) -> Analysis {
-    let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
+    let previous = request
+        .old_crd
+        .as_deref()
+        .map(|t| Rc::new(PreviousCrd::compile(t, &request.options)));
+    let mut compiled =
+        CompiledCrd::compile(&request.crd, &request.options).with_previous(&request.crd, previous);
     compiled.set_time_zones(time_zones);
     compiled.analyze_objects(&request.objects, request.old_object.as_deref())
 }

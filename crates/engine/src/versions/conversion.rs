@@ -792,5 +792,60 @@ pub fn served_from_storage_with(
     out
 }
 
+/// A stored object read back through the (possibly changed) CRD ([`read_from_storage`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadBack {
+    /// The object as the read returns it, in the read version.
+    pub object: Json,
+    /// Fields of the stored object the read drops: those the storage version's schema no
+    /// longer has (the decoding step), then those the read version's schema drops after
+    /// conversion. Paths of the stored object (the None strategy changes only `apiVersion`).
+    pub pruned_paths: Vec<String>,
+    /// Fields the storage version's defaults set on read.
+    pub defaulted_paths: Vec<String>,
+}
+
+/// How a read in `read_version` returns an object that is in storage as `in_storage` (in the
+/// version `storage_version`, written under this or an earlier revision of the CRD): the
+/// storage codec decodes it with the schema of the version it is stored in (pruning and
+/// defaulting), converts it to the read version and prunes it by that version's schema. Errors
+/// when the stored version is no longer a version of the CRD, or the conversion needs the
+/// webhook.
+pub fn read_from_storage(
+    crd: &dyn CompiledCrdParts,
+    storage_version: &str,
+    in_storage: &Json,
+    read_version: &str,
+) -> Result<ReadBack, String> {
+    let Some(internal) = crd.internal() else {
+        return Err("there is no readable CRD".to_owned());
+    };
+    let versions = crd.compiled_versions();
+    if !versions.iter().any(|v| v.name == storage_version) {
+        return Err(format!(
+            "the object is stored in version {storage_version}, which the new revision no longer has: the server cannot read it"
+        ));
+    }
+    let webhook = !matches!(Strategy::of(internal), Strategy::None);
+    let group = &internal.spec.group;
+    let gv = GroupVersion::new(group, read_version);
+    if webhook && read_version != storage_version {
+        return Err(format!(
+            "reading it in version {read_version} needs the conversion webhook"
+        ));
+    }
+    let valid = valid_versions(crd);
+    let facts = facts(crd);
+    let decoded = pipeline::decode(in_storage.clone(), &facts, versions, true, false)?;
+    let (mut pruned_paths, read) = (decoded.unknown, decoded.object);
+    let mut converted = convert_none(&valid, &read, false, &gv)?;
+    pruned_paths.extend(coerce_converted(&mut converted, &facts, versions)?);
+    Ok(ReadBack {
+        defaulted_paths: pipeline::added_paths(in_storage, &read),
+        object: converted,
+        pruned_paths,
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,512 @@
+//! Changing a CRD (issue 16): the CRD validated as an update of a previous revision, the
+//! changes between the two revisions ([`crate::crd_diff`]), and what happens to each sample
+//! object as stored under the previous revision once the new one is in place.
+//!
+//! The update path is the server's (`customResourceDefinitionStrategy`: `BeforeUpdate`'s
+//! system fields, `PrepareForUpdate`, `ValidateCustomResourceDefinitionUpdate` with the
+//! options the old CRD allows, `WarningsOnUpdate`); the stored-object effects reuse the
+//! analysis's own pipeline (the previous revision's create and storage write, the new
+//! revision's storage read, and its update path with ratcheting).
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{locate_error, CompiledCrd, FieldErrorReport, ObjectReport};
+use crate::crd::apiext::{self, InternalCrd};
+use crate::documents::document::Node;
+use crate::documents::field_error::FieldError;
+use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
+use crate::documents::json_text::JsonText;
+use crate::documents::path::{locate, FieldPath};
+
+/// The previous revision of the CRD, compiled once (as the server created it) and reused
+/// while only the new revision or the objects change.
+#[derive(Clone, Debug)]
+pub struct PreviousCrd {
+    text: Rc<str>,
+    compiled: CompiledCrd,
+}
+
+impl PreviousCrd {
+    /// Reads the previous revision's text.
+    pub fn compile(text: &str, options: &super::Options) -> PreviousCrd {
+        PreviousCrd {
+            text: Rc::from(text),
+            compiled: CompiledCrd::compile(text, options),
+        }
+    }
+
+    /// The previous revision's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The previous revision as compiled for a create.
+    pub fn compiled(&self) -> &CompiledCrd {
+        &self.compiled
+    }
+}
+
+/// The server's verdict on one request about a stored object.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestVerdict {
+    /// Whether the server would accept it.
+    pub accepted: bool,
+    /// Why not: the decoding error (400), when the body cannot be decoded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_error: Option<String>,
+    /// The errors the server would return, located in the object's text.
+    pub errors: Vec<FieldErrorReport>,
+    /// The warnings it would return.
+    pub warnings: Vec<String>,
+}
+
+impl RequestVerdict {
+    fn of(report: &ObjectReport) -> RequestVerdict {
+        RequestVerdict {
+            accepted: report.accepted && report.object_error.is_none(),
+            decode_error: report
+                .decode_error
+                .clone()
+                .or_else(|| report.object_error.clone()),
+            errors: report.errors.clone(),
+            warnings: report.warnings.clone(),
+        }
+    }
+}
+
+/// What the new revision does to one sample object stored under the previous revision.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredEffect {
+    /// Which object text (0-based).
+    pub source: usize,
+    /// Which document of that text (0-based).
+    pub document: usize,
+    /// The object's `apiVersion`, `kind` and `metadata.name`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// Whether the previous revision accepts the object (a create). When it does not, the
+    /// object is taken as stored anyway (it may predate a rule), as the previous revision
+    /// would have written it.
+    pub previously_accepted: bool,
+    /// The previous revision's storage version, the version the object is stored in.
+    pub stored_version: String,
+    /// The object as stored under the previous revision (converted to its storage version,
+    /// pruned, defaulted).
+    pub stored: JsonText,
+    /// Why the effects could not be worked out (the previous revision does not serve the
+    /// object, the new one cannot read the stored version, a conversion needs the webhook);
+    /// the fields below are then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The version the read is in: the object's own version when the new revision still
+    /// has it, else the new storage version.
+    pub read_version: String,
+    /// What a read returns under the new revision.
+    pub read: JsonText,
+    /// Fields of the stored object a read drops: data lost (the next write stores the
+    /// object without them).
+    pub read_pruned: Vec<String>,
+    /// Fields the new revision's defaults set on read.
+    pub read_defaulted: Vec<String>,
+    /// An unchanged update (`kubectl apply` of the same object) under the new revision: the
+    /// object read as the old object, the object text as the new one, so ratcheting applies.
+    pub update: RequestVerdict,
+    /// A create of the same object under the new revision.
+    pub create: RequestVerdict,
+}
+
+/// The system fields the request gets from the live object: `kubectl apply` patches it, so
+/// the request carries its resource version, and `rest.BeforeUpdate` keeps its uid (when the
+/// request has none), creation time and generation.
+fn before_update_meta(new: &mut InternalCrd, old: &InternalCrd) {
+    // `kubectl apply` patches the live object: the request carries its resource version.
+    if new.metadata.resource_version.is_empty() {
+        new.metadata.resource_version = old.metadata.resource_version.clone();
+    }
+    if new.metadata.uid.is_empty() {
+        new.metadata.uid = old.metadata.uid.clone();
+    }
+    if !old.metadata.creation_timestamp.is_zero() {
+        new.metadata.creation_timestamp = old.metadata.creation_timestamp;
+    }
+    new.metadata.generation = old.metadata.generation;
+}
+
+/// The previous revision as the server holds it: a text without a `status` (the file the
+/// CRD was applied from) stands for a CRD the server created and established, so its status
+/// is what the server sets: the storage version stored (already done on reading), names
+/// accepted, established.
+fn as_stored(old: &InternalCrd) -> InternalCrd {
+    let mut old = old.clone();
+    if old.status.conditions.is_empty() {
+        for type_ in ["NamesAccepted", "Established"] {
+            old.status.conditions.push(apiext::internal::Condition {
+                type_: type_.to_owned(),
+                status: "True".to_owned(),
+                ..Default::default()
+            });
+        }
+        old.status.accepted_names = old.spec.names.clone();
+    }
+    if old.metadata.generation == 0 {
+        old.metadata.generation = 1;
+    }
+    // Every stored object has a resource version; the text's stands for it, or any.
+    if old.metadata.resource_version.is_empty() {
+        old.metadata.resource_version = "1".to_owned();
+    }
+    old
+}
+
+/// The update's findings and report, in place of the create's.
+impl CompiledCrd {
+    /// This CRD as an update of `previous` (`None`: back to a create). Replaces the create's
+    /// validation errors and warnings by the update's (the server's messages and paths, as on
+    /// create), adds the changes between the revisions, and keeps `previous` for the
+    /// stored-object effects of [`CompiledCrd::analyze_objects`]. `text` is this CRD's text.
+    pub fn with_previous(mut self, text: &str, previous: Option<Rc<PreviousCrd>>) -> CompiledCrd {
+        let Some(prev) = previous else {
+            return self;
+        };
+        // The previous text's own problems (it does not parse, or is not a CRD) are in that
+        // editor, as warnings: the verdict is about the request.
+        for f in prev.compiled.parsed().findings.iter().chain(
+            prev.compiled
+                .findings()
+                .iter()
+                .filter(|f| f.code.starts_with("crd.") && f.code.contains("read")),
+        ) {
+            let mut f = f.clone();
+            if let Some(l) = f.location.as_mut() {
+                l.source = SourceId::OldCrd;
+            }
+            if f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+            }
+            self.findings.push(f);
+        }
+        self.changes = crate::crd_diff::diff_crds(&prev.text, text);
+        let (Some(new), Some(old), Some((doc, root))) = (
+            self.internal.as_deref(),
+            prev.compiled.internal(),
+            self.parsed.values().next(),
+        ) else {
+            if self.internal.is_some() {
+                self.findings.push(Finding::warning(
+                    "crd.previous-unreadable",
+                    "the previous CRD text holds no readable CustomResourceDefinition: the CRD is checked as a create",
+                ));
+            }
+            sort_findings(&mut self.findings);
+            self.previous = Some(prev);
+            return self;
+        };
+        let index = doc.index;
+        let old = as_stored(old);
+        let mut new = new.clone();
+        before_update_meta(&mut new, &old);
+        let default_rules = crate::cel::validator::DefaultsRules::new();
+        let defaults = apiext::defaults::DefaultsValidation {
+            cel: Some(&default_rules),
+            ..apiext::defaults::DefaultsValidation::without_cel()
+        };
+        let cel = crate::cel::RuleCompiler::new(&self.options.kubernetes_version);
+        let errors = apiext::validate_update(
+            &new,
+            &old,
+            apiext::Hooks {
+                cel: Some(&cel),
+                defaults: Some(&defaults),
+            },
+        );
+        let v1 = root.to_json();
+        let text_lines = &self.parsed.lines;
+        self.findings
+            .retain(|f| f.code != "crd.invalid" && f.code != "crd.warning");
+        let mut located = Vec::new();
+        for e in &errors {
+            let v1_path = apiext::v1_path(&e.field, Some(&v1));
+            let mut f = locate_error(e, "crd.invalid", Some(root), SourceId::Crd, index, &v1_path);
+            f.summary = Some(e.summary(&v1_path.to_string()));
+            if let (Some(loc), Some(span)) = (
+                f.location.as_mut(),
+                crate::cel::rules_view::cel_error_span(text, text_lines, root, &v1_path, &e.detail),
+            ) {
+                loc.span = span;
+            }
+            located.push(f.location);
+            self.findings.push(f);
+        }
+        for w in apiext::warnings_on_update(&new, &old) {
+            self.findings
+                .push(Finding::warning("crd.warning", w).at(Location {
+                    source: SourceId::Crd,
+                    document: index,
+                    span: root.span,
+                }));
+        }
+        sort_findings(&mut self.findings);
+        self.report.operation = "update".to_owned();
+        self.report.errors = errors
+            .iter()
+            .zip(located)
+            .map(|(e, l): (&FieldError, _)| FieldErrorReport::from_field_error(e, l))
+            .collect();
+        self.report.accepted = !self.findings.iter().any(|f| f.severity == Severity::Error);
+        self.previous = Some(prev);
+        self
+    }
+
+    /// The previous revision given to [`CompiledCrd::with_previous`].
+    pub fn previous(&self) -> Option<&PreviousCrd> {
+        self.previous.as_deref()
+    }
+
+    /// What the new revision does to one object document stored under the previous one, and
+    /// the data-loss findings in the object's text. `create` is the object's create report
+    /// under this revision, when the caller has it.
+    pub(super) fn stored_effect(
+        &self,
+        source: usize,
+        document: usize,
+        root: &Node,
+        create: Option<&ObjectReport>,
+    ) -> Option<(StoredEffect, Vec<Finding>)> {
+        let prev = self.previous.as_deref()?;
+        let mut findings = Vec::new();
+        let (before, _) = prev.compiled.analyze_object(source, document, root, None);
+        let mut effect = StoredEffect {
+            source,
+            document,
+            api_version: before.api_version.clone(),
+            kind: before.kind.clone(),
+            name: before.name.clone(),
+            previously_accepted: before.accepted,
+            stored_version: before.stored_version.clone(),
+            stored: before.stored.clone(),
+            ..StoredEffect::default()
+        };
+        let create_report;
+        let create = match create {
+            Some(c) => c,
+            None => {
+                create_report = self.analyze_object(source, document, root, None).0;
+                &create_report
+            }
+        };
+        effect.create = RequestVerdict::of(create);
+        if let Some(e) = &before.object_error {
+            effect.note = Some(format!("the previous revision cannot store it: {e}"));
+            return Some((effect, findings));
+        }
+        if before.stored.is_null() {
+            effect.note = Some(match (&before.decode_error, &before.stored_note) {
+                (Some(e), _) => format!("the previous revision cannot store it: {e}"),
+                (None, Some(n)) => format!("the previous revision's stored object is unknown: {n}"),
+                (None, None) => "the previous revision cannot store it".to_owned(),
+            });
+            return Some((effect, findings));
+        }
+        let object_version = before
+            .api_version
+            .split_once('/')
+            .map(|(_, v)| v)
+            .unwrap_or("");
+        let read_version = if self.compiled.iter().any(|v| v.name == object_version) {
+            object_version.to_owned()
+        } else {
+            match self.compiled.iter().find(|v| v.storage) {
+                Some(v) => v.name.clone(),
+                None => object_version.to_owned(),
+            }
+        };
+        effect.read_version = read_version.clone();
+        let read = match crate::versions::conversion::read_from_storage(
+            self,
+            &before.stored_version,
+            &before.stored.to_value(),
+            &read_version,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                effect.note = Some(e);
+                return Some((effect, findings));
+            }
+        };
+        for path in &read.pruned_paths {
+            let hit = locate(root, &FieldPath::parse(path));
+            findings.push(
+                Finding::warning(
+                    "studio.lost-on-read",
+                    format!(
+                        "{path}: stored under the previous revision, but the new revision's schema does not have it: a read no longer returns it, and the next write of the object drops it from storage (data lost)"
+                    ),
+                )
+                .with_field(path.clone())
+                .at(Location {
+                    source: SourceId::Object(source),
+                    document,
+                    span: hit.span,
+                }),
+            );
+        }
+        effect.read_pruned = read.pruned_paths;
+        effect.read_defaulted = read.defaulted_paths;
+        // `kubectl apply` of the unchanged object: the stored object, as read, is the old one.
+        let (update, _) = self.analyze_object(source, document, root, Some(&read.object));
+        effect.update = RequestVerdict::of(&update);
+        effect.read = JsonText::from_value(&read.object);
+        Some((effect, findings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::analysis::{analyze, Request};
+
+    fn crd(fields: &str, extra: &str) -> String {
+        format!(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: widgets, kind: Widget}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+{fields}
+{extra}"#
+        )
+    }
+
+    const OBJECT: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n  color: red\n";
+
+    #[test]
+    fn removed_field_is_lost_on_read() {
+        let old = crd(
+            "              size: {type: integer}\n              color: {type: string}",
+            "",
+        );
+        let new = crd("              size: {type: integer, maximum: 2}", "");
+        let a = analyze(&Request {
+            crd: new,
+            objects: vec![OBJECT.to_owned(), OBJECT.replace("  color: red\n", "")],
+            old_crd: Some(old),
+            ..Request::default()
+        });
+        assert_eq!(a.crd.operation, "update");
+        assert!(a.crd.accepted, "{:?}", a.crd.errors);
+        let e = &a.stored_effects[0];
+        assert_eq!(e.note, None);
+        assert_eq!(e.stored_version, "v1");
+        assert_eq!(e.read_pruned, vec!["spec.color".to_owned()]);
+        // `kubectl apply` of the same file now names an unknown field (strict decoding).
+        assert!(!e.update.accepted);
+        assert_eq!(
+            e.update.decode_error.as_deref(),
+            Some("Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown field \"spec.color\"")
+        );
+        // Without it, the unchanged update keeps the too-large size (ratcheting); a create
+        // does not.
+        let e = &a.stored_effects[1];
+        assert!(e.read_pruned.is_empty());
+        assert!(e.update.accepted, "{:?}", e.update);
+        assert!(!e.create.accepted);
+        assert_eq!(
+            e.create.errors[0].error,
+            "spec.size: Invalid value: 3: spec.size in body should be less than or equal to 2"
+        );
+        let lost: Vec<_> = a
+            .findings
+            .iter()
+            .filter(|f| f.code == "studio.lost-on-read")
+            .collect();
+        assert_eq!(lost.len(), 1);
+        assert_eq!(lost[0].location.unwrap().source, SourceId::Object(0));
+    }
+
+    #[test]
+    fn update_rules_apply() {
+        // Changing the scope of an established CRD is refused on update, not on create.
+        let old = crd("              size: {type: integer}", "");
+        let new = old.replace("scope: Namespaced", "scope: Cluster");
+        let a = analyze(&Request {
+            crd: new.clone(),
+            old_crd: Some(old),
+            ..Request::default()
+        });
+        assert!(!a.crd.accepted);
+        assert_eq!(
+            a.crd.errors[0].error,
+            "spec.scope: Invalid value: \"Cluster\": field is immutable"
+        );
+        let f = a.findings.iter().find(|f| f.code == "crd.invalid").unwrap();
+        assert_eq!(f.location.unwrap().source, SourceId::Crd);
+        let created = analyze(&Request {
+            crd: new,
+            ..Request::default()
+        });
+        assert!(created.crd.accepted);
+        assert_eq!(created.crd.operation, "create");
+        assert!(created.stored_effects.is_empty());
+    }
+
+    #[test]
+    fn removing_a_stored_version_is_refused() {
+        let old = crd("              size: {type: integer}", "");
+        let new = old.replace("name: v1\n", "name: v2\n");
+        let a = analyze(&Request {
+            crd: new,
+            objects: vec![OBJECT.to_owned()],
+            old_crd: Some(old),
+            ..Request::default()
+        });
+        assert!(!a.crd.accepted);
+        assert!(
+            a.crd.errors.iter().any(|e| e.error.starts_with(
+                "status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions; v1 was previously a storage version"
+            )),
+            "{:?}",
+            a.crd.errors
+        );
+        let e = &a.stored_effects[0];
+        assert!(
+            e.note.as_deref().unwrap().contains("no longer has"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn unreadable_previous_text_is_a_warning_there() {
+        let new = crd("              size: {type: integer}", "");
+        let a = analyze(&Request {
+            crd: new,
+            old_crd: Some("a: [".to_owned()),
+            ..Request::default()
+        });
+        assert!(a.crd.accepted);
+        assert!(a
+            .findings
+            .iter()
+            .any(|f| f.location.is_some_and(|l| l.source == SourceId::OldCrd)));
+    }
+}
