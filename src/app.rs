@@ -38,6 +38,8 @@ pub const OBJECT_KEY: &str = "crd-studio.object";
 pub const OLD_OBJECT_KEY: &str = "crd-studio.old-object";
 /// localStorage key of the field validation mode.
 pub const FIELD_VALIDATION_KEY: &str = "crd-studio.field-validation";
+/// localStorage key of the Kubernetes version to model (blank: the engine's default).
+pub const KUBERNETES_VERSION_KEY: &str = "crd-studio.kubernetes-version";
 /// localStorage key of the kubectl get tab's `--field-selector` text.
 pub const FIELD_SELECTOR_KEY: &str = "crd-studio.field-selector";
 /// localStorage key of the Conversion tab's target version.
@@ -824,6 +826,7 @@ fn saved_state() -> StudioState {
         old_object: texts.old_object.rust().to_string(),
         field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
             .unwrap_or_default(),
+        kubernetes_version: LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
         field_selector: query.field_selector,
         conversion_target: query.target,
         webhook_response: query.webhook_response,
@@ -838,6 +841,7 @@ fn store_state(state: &StudioState) {
     save(OBJECT_KEY, &state.object);
     save(OLD_OBJECT_KEY, &state.old_object);
     save(FIELD_VALIDATION_KEY, &state.field_validation);
+    save(KUBERNETES_VERSION_KEY, &state.kubernetes_version);
     save(FIELD_SELECTOR_KEY, &state.field_selector);
     save(CONVERSION_TARGET_KEY, &state.conversion_target);
     save(WEBHOOK_RESPONSE_KEY, &state.webhook_response);
@@ -940,8 +944,16 @@ pub fn Studio(props: &StudioProps) -> Html {
         let initial = initial.clone();
         use_state(move || initial.as_deref().map_or_else(load_query, query_of))
     };
+    let kubernetes_version = {
+        let initial = initial.clone();
+        use_state(move || match &initial {
+            Some(state) => state.kubernetes_version.clone(),
+            None => LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
+        })
+    };
     let live = {
         let (mode, query) = (*field_validation, (*query).clone());
+        let kube_initial = (*kubernetes_version).clone();
         let initial = initial.clone();
         use_mut_ref(move || Live {
             texts: match &initial {
@@ -954,10 +966,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             },
             mode,
             query,
-            kubernetes_version: initial
-                .as_ref()
-                .map(|s| s.kubernetes_version.clone())
-                .unwrap_or_default(),
+            kubernetes_version: kube_initial,
             version: initial
                 .as_ref()
                 .map(|s| AttrValue::from(s.version.clone()))
@@ -1150,6 +1159,11 @@ pub fn Studio(props: &StudioProps) -> Html {
             save(FIELD_VALIDATION_KEY, mode)
         }
     });
+    use_effect_with((*kubernetes_version).clone(), move |v| {
+        if !embed {
+            save(KUBERNETES_VERSION_KEY, v)
+        }
+    });
     use_effect_with((*query).clone(), move |q| {
         if !embed {
             save(FIELD_SELECTOR_KEY, &q.field_selector);
@@ -1165,12 +1179,17 @@ pub fn Studio(props: &StudioProps) -> Html {
         let analyser = analyser.clone();
         let paused = paused.clone();
         use_effect_with(
-            (*field_validation, (*query).clone()),
-            move |(mode, query)| {
+            (
+                *field_validation,
+                (*query).clone(),
+                (*kubernetes_version).clone(),
+            ),
+            move |(mode, query, kube)| {
                 {
                     let mut live = live.borrow_mut();
                     live.mode = *mode;
                     live.query = query.clone();
+                    live.kubernetes_version = kube.clone();
                 }
                 if !*paused {
                     analyser.run(&live.borrow());
@@ -1221,6 +1240,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         let rerender = rerender.clone();
         let (field_validation, query, bottom) =
             (field_validation.clone(), query.clone(), bottom.clone());
+        let kubernetes_version = kubernetes_version.clone();
         Rc::new(move |what: Replace| {
             {
                 let mut state = live.borrow_mut();
@@ -1245,6 +1265,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         state.kubernetes_version = next.kubernetes_version.clone();
                         state.version = next.version.clone().into();
                         field_validation.set(next.field_validation);
+                        kubernetes_version.set(next.kubernetes_version.clone());
                         query.set(query_of(&next));
                         bottom.set(tab_of(&next.tab));
                         g.object += 1;
@@ -1503,6 +1524,17 @@ pub fn Studio(props: &StudioProps) -> Html {
             field_validation.set(mode);
         })
     };
+    let on_kubernetes_version = {
+        let kubernetes_version = kubernetes_version.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            kubernetes_version.set(select.value());
+        })
+    };
+    let kube_shown = crd_studio_engine::kube_version::KubernetesVersion::parse_or_default(
+        &kubernetes_version,
+    )
+    .to_string();
     let theme_choice = use_state(theme::stored);
     let on_theme = {
         let theme_choice = theme_choice.clone();
@@ -1942,6 +1974,15 @@ pub fn Studio(props: &StudioProps) -> Html {
                         { for [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore].into_iter().map(|m| {
                             let name = field_validation_name(m);
                             html! { <option value={name} selected={name == mode_name}>{ name }</option> }
+                        }) }
+                    </select>
+                </label>
+                <label class="option" title="The Kubernetes version whose API server is modelled: its CEL libraries, formats and feature gates">
+                    <span>{ "Kubernetes" }</span>
+                    <select aria-label="Kubernetes version" onchange={on_kubernetes_version}>
+                        { for crd_studio_engine::kube_version::KubernetesVersion::all().rev().map(|v| {
+                            let name = v.to_string();
+                            html! { <option value={name.clone()} selected={name == kube_shown}>{ name }</option> }
                         }) }
                     </select>
                 </label>

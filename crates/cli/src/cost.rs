@@ -32,7 +32,8 @@ that bring it under the limits, each checked by estimating again.
 options:
   --version VERSION          only this version of the CRD (default: every version with rules)
   --format text|json         output format (default text)
-  --kubernetes-version X     the Kubernetes minor version whose CEL library applies (default 1.36)
+  --kubernetes-version X     the Kubernetes minor to model (1.30 to 1.37, default 1.37): its
+                             CEL libraries
   -h, --help                 print this help
 
 exit status: 0 when every cost is within its limit, 1 when one is over, 2 on usage or I/O
@@ -73,7 +74,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         };
         match name {
             "--version" => version = Some(value()?),
-            "--kubernetes-version" => kubernetes_version = Some(value()?),
+            "--kubernetes-version" => {
+                kubernetes_version = Some(super::checked_kubernetes_version(&value()?)?)
+            }
             "--format" => {
                 format = match value()?.as_str() {
                     "text" => Format::Text,

@@ -41,6 +41,7 @@ options:
   --old-object FILE          check the objects as an update of this object (ratcheting)
   --format text|json         output format (default text)
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  --kubernetes-version V     the Kubernetes minor to model (1.30 to 1.37, default 1.37)
   --now RFC3339              the clock for `date` printer columns in the JSON output's table
                              rows (default: the current time; a future date reads <invalid>)
   -h, --help                 print this help
@@ -87,6 +88,7 @@ struct Check {
     format: Format,
     field_validation: FieldValidation,
     now: Option<String>,
+    kubernetes_version: String,
 }
 
 /// One input text with the name it is shown under.
@@ -139,6 +141,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         options: Options {
             field_validation: check.field_validation,
             now: Some(now.rfc3339()),
+            kubernetes_version: check.kubernetes_version.clone(),
             ..Options::default()
         },
     };
@@ -189,6 +192,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     let mut format = Format::Text;
     let mut field_validation = FieldValidation::Strict;
     let mut now = None;
+    let mut kubernetes_version = Options::default().kubernetes_version;
     let mut only_files = false;
     let mut it = rest.iter();
     while let Some(arg) = it.next() {
@@ -211,6 +215,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         match name {
             "--old-object" => old_object = Some(value()?),
             "--now" => now = Some(value()?),
+            "--kubernetes-version" => kubernetes_version = checked_kubernetes_version(&value()?)?,
             "--format" => {
                 format = match value()?.as_str() {
                     "text" => Format::Text,
@@ -244,7 +249,15 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         format,
         field_validation,
         now,
+        kubernetes_version,
     })
+}
+
+/// The value of `--kubernetes-version`, checked against the versions the engine models.
+pub(crate) fn checked_kubernetes_version(text: &str) -> Result<String, Error> {
+    crd_studio_engine::kube_version::KubernetesVersion::parse(text)
+        .map(|v| v.to_string())
+        .map_err(|e| Error::Usage(format!("--kubernetes-version: {e}")))
 }
 
 /// Reads a file, or standard input for `-` (at most once). Reading stops one byte past the

@@ -10,6 +10,7 @@
 pub mod document;
 pub mod field_error;
 pub mod finding;
+pub mod kube_version;
 pub mod path;
 pub mod position;
 pub mod scalar_pos;
