@@ -5,4 +5,5 @@
 //! Uses every earlier stage.
 
 pub mod analysis;
+pub mod explain;
 pub mod get;
