@@ -1531,10 +1531,9 @@ pub fn Studio(props: &StudioProps) -> Html {
             kubernetes_version.set(select.value());
         })
     };
-    let kube_shown = crd_studio_engine::kube_version::KubernetesVersion::parse_or_default(
-        &kubernetes_version,
-    )
-    .to_string();
+    let kube_shown =
+        crd_studio_engine::kube_version::KubernetesVersion::parse_or_default(&kubernetes_version)
+            .to_string();
     let theme_choice = use_state(theme::stored);
     let on_theme = {
         let theme_choice = theme_choice.clone();

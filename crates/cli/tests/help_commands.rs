@@ -37,7 +37,8 @@ spec:
                 minimum: 1
 "#;
 
-const OBJECT: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {address: 10.0.0.1}\n";
+const OBJECT: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {address: 10.0.0.1}\n";
 
 struct TempDir(PathBuf);
 
@@ -71,9 +72,21 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn kubernetes_version_changes_the_verdict() {
     let dir = dir_with("kv");
-    let new = run(&dir.0, &["check", "crd.yaml", "o.yaml", "--kubernetes-version", "1.37"]);
+    let new = run(
+        &dir.0,
+        &[
+            "check",
+            "crd.yaml",
+            "o.yaml",
+            "--kubernetes-version",
+            "1.37",
+        ],
+    );
     assert_eq!(new.status.code(), Some(0), "{}", text(&new.stdout));
-    let old = run(&dir.0, &["check", "crd.yaml", "o.yaml", "--kubernetes-version=1.30"]);
+    let old = run(
+        &dir.0,
+        &["check", "crd.yaml", "o.yaml", "--kubernetes-version=1.30"],
+    );
     assert_eq!(old.status.code(), Some(1), "{}", text(&old.stdout));
     assert!(
         text(&old.stdout).contains("undeclared reference to 'isIP'"),
@@ -107,6 +120,11 @@ fn kubernetes_version_is_checked_on_every_command() {
         let mut good = args.clone();
         good.extend(["--kubernetes-version", "1.31"]);
         let out = run(&dir.0, &good);
-        assert_ne!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
     }
 }

@@ -44,7 +44,8 @@ fn run(crd: &str, object: &str, minor: u32) -> crd_studio_engine::Analysis {
     })
 }
 
-const OBJECT: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {a: \"10.0.0.1\"}\n";
+const OBJECT: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {a: \"10.0.0.1\"}\n";
 
 /// A rule using a function of a later library: accepted from its first server minor, and
 /// rejected before with the server's compile error.
@@ -54,7 +55,11 @@ fn functions_arrive_with_their_version() {
     let table = [
         ("!has(self.a) || isIP(self.a)", 31, "isIP"),
         ("!has(self.a) || ip(self.a).family() == 4", 31, "ip"),
-        ("!has(self.a) || format.dns1123Label().validate(self.a).hasValue()", 32, "format"),
+        (
+            "!has(self.a) || format.dns1123Label().validate(self.a).hasValue()",
+            32,
+            "format",
+        ),
         ("[1, 2].all(i, v, v > i)", 33, ""),
         ("isSemver('1.2.3', true)", 34, ""),
         ("[2, 1].sort() == [1, 2]", 35, ""),
@@ -63,16 +68,13 @@ fn functions_arrive_with_their_version() {
         let text = crd(rule, "", "");
         for minor in 30..=37 {
             let a = run(&text, OBJECT, minor);
-            let errors: Vec<String> = a
-                .crd
-                .errors
-                .iter()
-                .map(|e| e.error.clone())
-                .collect();
+            let errors: Vec<String> = a.crd.errors.iter().map(|e| e.error.clone()).collect();
             if minor >= first {
                 assert!(errors.is_empty(), "{rule} at 1.{minor}: {errors:?}");
             } else {
-                let e = errors.first().unwrap_or_else(|| panic!("{rule} at 1.{minor} accepted"));
+                let e = errors
+                    .first()
+                    .unwrap_or_else(|| panic!("{rule} at 1.{minor} accepted"));
                 assert!(
                     e.starts_with(
                         "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "
@@ -81,7 +83,9 @@ fn functions_arrive_with_their_version() {
                 );
                 if !name.is_empty() {
                     assert!(
-                        e.contains(&format!("undeclared reference to '{name}' (in container '')")),
+                        e.contains(&format!(
+                            "undeclared reference to '{name}' (in container '')"
+                        )),
                         "{rule} at 1.{minor}: {e}"
                     );
                 }
@@ -125,7 +129,11 @@ fn formats_follow_the_server_version() {
 /// (an info finding says so) and a field selector on them is refused.
 #[test]
 fn selectable_fields_gate() {
-    let text = crd("true", "", "    selectableFields:\n    - jsonPath: .spec.a\n");
+    let text = crd(
+        "true",
+        "",
+        "    selectableFields:\n    - jsonPath: .spec.a\n",
+    );
     for minor in [30, 31, 37] {
         let a = run(&text, OBJECT, minor);
         let notes: Vec<&str> = a

@@ -480,7 +480,9 @@ fn gate_notes(root: &Node, document: usize, kube: KubernetesVersion, findings: &
         .and_then(|v| v.as_seq())
         .map_or(0, |s| s.len());
     for i in 0..count {
-        paths.push(FieldPath::parse(&format!("spec.versions[{i}].selectableFields")));
+        paths.push(FieldPath::parse(&format!(
+            "spec.versions[{i}].selectableFields"
+        )));
     }
     for path in paths {
         let hit = locate(root, &path);

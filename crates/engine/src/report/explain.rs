@@ -13,7 +13,8 @@
 use serde_json::{json, Map, Value as Json};
 
 /// The reference the builder gives `metadata`.
-const OBJECT_META_REF: &str = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+const OBJECT_META_REF: &str =
+    "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 /// `TypeMeta`'s `apiVersion` description.
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
@@ -41,6 +42,86 @@ pub struct ExplainRequest<'a> {
     pub field_path: &'a [String],
     /// `--recursive`.
     pub recursive: bool,
+}
+
+/// `kubectl explain RESOURCE[.FIELD.PATH] [--api-version V] [--recursive]` for the CRD of
+/// `crd_text` (compiled as `compiled`): the version is `api_version` (`v1` or
+/// `group/v1`; it must be served) or the preferred version; `path` is dot-separated and may
+/// start with the resource's plural, singular, kind or a short name. A CRD the server would
+/// reject is not published, so it has no explanation.
+pub fn explain_crd(
+    compiled: &crate::report::analysis::CompiledCrd,
+    crd_text: &str,
+    api_version: Option<&str>,
+    path: &str,
+    recursive: bool,
+) -> Result<String, String> {
+    let Some(crd) = compiled.internal() else {
+        return Err("the CRD text holds no CustomResourceDefinition".to_owned());
+    };
+    if compiled
+        .findings()
+        .iter()
+        .any(|f| f.severity == crate::documents::finding::Severity::Error)
+    {
+        return Err(
+            "the API server would reject this CRD, so it publishes no schema to explain".to_owned(),
+        );
+    }
+    let group = crd.spec.group.as_str();
+    let names = &crd.spec.names;
+    let version = match api_version.map(str::trim).filter(|v| !v.is_empty()) {
+        Some(v) => {
+            let name = v.strip_prefix(&format!("{group}/")).unwrap_or(v);
+            if !crd.spec.versions.iter().any(|x| x.served && x.name == name) {
+                return Err(format!(
+                    "couldn't find resource for \"{group}/{name}, Resource={}\"",
+                    names.plural
+                ));
+            }
+            name.to_owned()
+        }
+        None => crate::versions::overview::preferred_version(crd)
+            .ok_or_else(|| "the CRD serves no version".to_owned())?,
+    };
+    let mut segments: Vec<String> = path
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if let Some(first) = segments.first() {
+        let f = first.to_ascii_lowercase();
+        let names_it = f == names.plural.to_ascii_lowercase()
+            || f == names.singular.to_ascii_lowercase()
+            || f == names.kind.to_ascii_lowercase()
+            || names
+                .short_names
+                .iter()
+                .any(|n| n.to_ascii_lowercase() == f);
+        if names_it {
+            segments.remove(0);
+        }
+    }
+    let parsed =
+        crate::documents::document::parse(crd_text, crate::documents::finding::SourceId::Crd);
+    let v1 = parsed.values().next().map(|(_, root)| root.to_json());
+    let schema = v1.as_ref().and_then(|v1| {
+        v1.get("spec")?
+            .get("versions")?
+            .as_array()?
+            .iter()
+            .find(|v| v.get("name").and_then(Json::as_str) == Some(version.as_str()))?
+            .get("schema")?
+            .get("openAPIV3Schema")
+    });
+    explain(&ExplainRequest {
+        group,
+        version: &version,
+        kind: &names.kind,
+        schema,
+        field_path: &segments,
+        recursive,
+    })
 }
 
 /// The published OpenAPI document the template reads: the resource's schema and the
@@ -89,8 +170,16 @@ pub fn published_schema(schema: Option<&Json>) -> Json {
     };
     let mut root = Json::Object(s.clone());
     set_property(&mut root, "metadata", metadata_ref());
-    set_property(&mut root, "apiVersion", json!({"type": "string", "description": API_VERSION_DOC}));
-    set_property(&mut root, "kind", json!({"type": "string", "description": KIND_DOC}));
+    set_property(
+        &mut root,
+        "apiVersion",
+        json!({"type": "string", "description": API_VERSION_DOC}),
+    );
+    set_property(
+        &mut root,
+        "kind",
+        json!({"type": "string", "description": KIND_DOC}),
+    );
     add_embedded_properties(&mut root, 0);
     root
 }
@@ -127,11 +216,21 @@ fn add_embedded_properties(s: &mut Json, depth: usize) {
         add_embedded_properties(ap, depth + 1);
     }
     if m.get("x-kubernetes-embedded-resource") == Some(&Json::Bool(true)) {
-        set_property(s, "apiVersion", json!({"type": "string", "description": EMBEDDED_API_VERSION_DOC}));
-        set_property(s, "kind", json!({"type": "string", "description": EMBEDDED_KIND_DOC}));
+        set_property(
+            s,
+            "apiVersion",
+            json!({"type": "string", "description": EMBEDDED_API_VERSION_DOC}),
+        );
+        set_property(
+            s,
+            "kind",
+            json!({"type": "string", "description": EMBEDDED_KIND_DOC}),
+        );
         set_property(s, "metadata", metadata_ref());
         if let Json::Object(m) = s {
-            let req = m.entry("required").or_insert_with(|| Json::Array(Vec::new()));
+            let req = m
+                .entry("required")
+                .or_insert_with(|| Json::Array(Vec::new()));
             if let Json::Array(r) = req {
                 for name in ["kind", "apiVersion"] {
                     if !r.iter().any(|x| x.as_str() == Some(name)) {
@@ -164,7 +263,10 @@ fn meta_schemas() -> Map<String, Json> {
             "resourceVersion": s, "selfLink": s, "uid": s,
         }}),
     );
-    m.insert(format!("{p}Time"), json!({"type": "string", "format": "date-time"}));
+    m.insert(
+        format!("{p}Time"),
+        json!({"type": "string", "format": "date-time"}),
+    );
     m.insert(format!("{p}FieldsV1"), json!({"type": "object"}));
     m.insert(
         format!("{p}ManagedFieldsEntry"),
@@ -200,11 +302,14 @@ fn ref_of(s: &Json) -> &str {
 
 /// `additionalProperties` when it is a schema (not a boolean).
 fn additional(s: &Json) -> Option<&Json> {
-    s.get("additionalProperties").filter(|a| a.is_object() && truthy(Some(a)))
+    s.get("additionalProperties")
+        .filter(|a| a.is_object() && truthy(Some(a)))
 }
 
 fn all_of(s: &Json) -> &[Json] {
-    s.get("allOf").and_then(Json::as_array).map_or(&[], Vec::as_slice)
+    s.get("allOf")
+        .and_then(Json::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// kubectl's `indent`: the pad before the text and after every newline.
@@ -225,7 +330,13 @@ impl Document {
     }
 
     /// The template's `output`.
-    fn output(&self, schema: &Json, history: &[String], path: &[String], recursive: bool) -> String {
+    fn output(
+        &self,
+        schema: &Json,
+        history: &[String],
+        path: &[String],
+        recursive: bool,
+    ) -> String {
         if history.len() > 64 {
             return String::new();
         }
@@ -236,7 +347,11 @@ impl Document {
         let Some((first, rest)) = path.split_first() else {
             let mut out = String::from("DESCRIPTION:\n");
             let d = self.description(resolved, 0);
-            let d = if d.is_empty() { "<empty>".to_owned() } else { d };
+            let d = if d.is_empty() {
+                "<empty>".to_owned()
+            } else {
+                d
+            };
             out.push_str(&indent(4, &wrap(76, &d)));
             out.push('\n');
             let docs = external_docs(resolved, 0, 4, 76);
@@ -290,7 +405,11 @@ impl Document {
             return String::new();
         }
         let mut out = String::new();
-        if let Some(d) = s.get("description").and_then(Json::as_str).filter(|d| !d.is_empty()) {
+        if let Some(d) = s
+            .get("description")
+            .and_then(Json::as_str)
+            .filter(|d| !d.is_empty())
+        {
             out.push_str(d);
             out.push('\n');
         }
@@ -307,7 +426,13 @@ impl Document {
     }
 
     /// The template's `fieldList`.
-    fn field_list(&self, schema: &Json, level: usize, history: &[String], recursive: bool) -> String {
+    fn field_list(
+        &self,
+        schema: &Json,
+        level: usize,
+        history: &[String],
+        recursive: bool,
+    ) -> String {
         let r = ref_of(schema);
         if !r.is_empty() && history.iter().any(|h| h == r) || history.len() > 64 || level > 64 {
             return String::new();
@@ -394,14 +519,23 @@ impl Document {
             return self.type_guess(one, depth + 1);
         }
         let r = ref_of(s);
-        let ty = |v: &Json| v.get("type").and_then(Json::as_str).unwrap_or("").to_owned();
+        let ty = |v: &Json| {
+            v.get("type")
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
         if !r.is_empty() {
             let target = self.resolve(r);
             let t = target.map(ty).unwrap_or_default();
             if target.is_none() || t.is_empty() || t == "object" {
                 let name = r.rsplit('/').next().unwrap_or("");
                 let last = name.rsplit('.').next().unwrap_or("");
-                return if last.is_empty() { "Object".to_owned() } else { last.to_owned() };
+                return if last.is_empty() {
+                    "Object".to_owned()
+                } else {
+                    last.to_owned()
+                };
             }
             return t;
         }
@@ -420,11 +554,19 @@ fn external_docs(s: &Json, heading: usize, content: usize, width: usize) -> Stri
     };
     let mut out = indent(heading, "EXTERNAL DOCS:");
     out.push('\n');
-    if let Some(d) = docs.get("description").and_then(Json::as_str).filter(|d| !d.is_empty()) {
+    if let Some(d) = docs
+        .get("description")
+        .and_then(Json::as_str)
+        .filter(|d| !d.is_empty())
+    {
         out.push_str(&indent(content, &wrap(width, d)));
         out.push('\n');
     }
-    if let Some(u) = docs.get("url").and_then(Json::as_str).filter(|u| !u.is_empty()) {
+    if let Some(u) = docs
+        .get("url")
+        .and_then(Json::as_str)
+        .filter(|u| !u.is_empty())
+    {
         out.push_str(&indent(content, &format!("URL: {u}")));
         out.push('\n');
     }
@@ -433,7 +575,11 @@ fn external_docs(s: &Json, heading: usize, content: usize, width: usize) -> Stri
 
 /// The template's `extractEnum`.
 fn extract_enum(s: &Json, long: bool, limit: i64, indent_amount: usize) -> String {
-    let Some(values) = s.get("enum").and_then(Json::as_array).filter(|e| !e.is_empty()) else {
+    let Some(values) = s
+        .get("enum")
+        .and_then(Json::as_array)
+        .filter(|e| !e.is_empty())
+    else {
         return String::new();
     };
     let mut out = if long {
@@ -454,7 +600,9 @@ fn extract_enum(s: &Json, long: bool, limit: i64, indent_amount: usize) -> Strin
         match e {
             Json::String(x) if x.is_empty() => out.push_str("\"\""),
             // encoding/json decodes every number as float64.
-            Json::Number(n) => out.push_str(&gostd::strconv::format_float_g(n.as_f64().unwrap_or(0.0))),
+            Json::Number(n) => {
+                out.push_str(&gostd::strconv::format_float_g(n.as_f64().unwrap_or(0.0)))
+            }
             other => out.push_str(&gostd::fmt::v(other)),
         }
     }

@@ -7,3 +7,4 @@
 pub mod analysis;
 pub mod explain;
 pub mod get;
+pub mod sample;

@@ -16,14 +16,32 @@ fn kubectl_sub_template_cases() {
     // typeGuess
     for (schema, want) in [
         (json!({"type": "string"}), "string"),
-        (json!({"type": "string", "additionalProperties": true}), "string"),
+        (
+            json!({"type": "string", "additionalProperties": true}),
+            "string",
+        ),
         (json!({"type": "array"}), "array"),
         (json!({"type": "object"}), "Object"),
-        (json!({"type": "array", "items": {"type": "number"}}), "[]number"),
-        (json!({"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}), "[]map[string]string"),
-        (json!({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}), "map[string][]string"),
-        (json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}), "Object"),
-        (json!({"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}), "string"),
+        (
+            json!({"type": "array", "items": {"type": "number"}}),
+            "[]number",
+        ),
+        (
+            json!({"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}),
+            "[]map[string]string",
+        ),
+        (
+            json!({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}),
+            "map[string][]string",
+        ),
+        (
+            json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}),
+            "Object",
+        ),
+        (
+            json!({"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}),
+            "string",
+        ),
         (metadata_ref(), "ObjectMeta"),
     ] {
         assert_eq!(d.type_guess(&schema, 0), want, "{schema}");
@@ -32,27 +50,54 @@ fn kubectl_sub_template_cases() {
     let parent = json!({"type": "object", "description": "not printed",
         "properties": {"thefield": {"type": "string", "description": "a description that should be printed"}},
         "required": ["thefield"]});
-    assert_eq!(d.field_detail("thefield", &parent, true, 0), "thefield\t<string> -required-\n");
+    assert_eq!(
+        d.field_detail("thefield", &parent, true, 0),
+        "thefield\t<string> -required-\n"
+    );
     assert_eq!(
         d.field_detail("thefield", &parent, false, 0),
         "thefield\t<string> -required-\n  a description that should be printed\n\n"
     );
-    assert_eq!(d.field_detail("thefield", &parent, true, 5), "          thefield\t<string> -required-\n");
+    assert_eq!(
+        d.field_detail("thefield", &parent, true, 5),
+        "          thefield\t<string> -required-\n"
+    );
     let with_docs = json!({"properties": {"thefield": {"type": "string", "description": "a description",
         "externalDocs": {"description": "Find more info here", "url": "https://example.com/docs"}}}});
-    assert_eq!(d.field_detail("thefield", &with_docs, true, 0), "thefield\t<string>\n");
+    assert_eq!(
+        d.field_detail("thefield", &with_docs, true, 0),
+        "thefield\t<string>\n"
+    );
     assert_eq!(
         d.field_detail("thefield", &with_docs, false, 0),
         "thefield\t<string>\n  a description\n\n  EXTERNAL DOCS:\n    Find more info here\n    URL: https://example.com/docs\n\n"
     );
     // extractEnum
     assert_eq!(extract_enum(&json!({"enum": []}), true, -1, 0), "");
-    assert_eq!(extract_enum(&json!({"enum": [0, 1, 2, 3]}), true, -1, 0), "ENUM:\n    0\n    1\n    2\n    3");
-    assert_eq!(extract_enum(&json!({"enum": [0, 1, 2, 3]}), false, -1, 2), "\n  enum: 0, 1, 2, 3");
-    assert_eq!(extract_enum(&json!({"enum": [0, 1, 2, 3]}), false, 2, 2), "\n  enum: 0, 1, ....");
-    assert_eq!(extract_enum(&json!({"enum": [0, 1, 2, 3]}), true, 2, 2), "ENUM:\n    0\n    1, ....");
-    assert_eq!(extract_enum(&json!({"enum": ["Block", "File", ""]}), true, -1, 0), "ENUM:\n    Block\n    File\n    \"\"");
-    assert_eq!(extract_enum(&json!({"enum": [1000000, 0.5]}), false, 4, 0), "\nenum: 1e+06, 0.5");
+    assert_eq!(
+        extract_enum(&json!({"enum": [0, 1, 2, 3]}), true, -1, 0),
+        "ENUM:\n    0\n    1\n    2\n    3"
+    );
+    assert_eq!(
+        extract_enum(&json!({"enum": [0, 1, 2, 3]}), false, -1, 2),
+        "\n  enum: 0, 1, 2, 3"
+    );
+    assert_eq!(
+        extract_enum(&json!({"enum": [0, 1, 2, 3]}), false, 2, 2),
+        "\n  enum: 0, 1, ...."
+    );
+    assert_eq!(
+        extract_enum(&json!({"enum": [0, 1, 2, 3]}), true, 2, 2),
+        "ENUM:\n    0\n    1, ...."
+    );
+    assert_eq!(
+        extract_enum(&json!({"enum": ["Block", "File", ""]}), true, -1, 0),
+        "ENUM:\n    Block\n    File\n    \"\""
+    );
+    assert_eq!(
+        extract_enum(&json!({"enum": [1000000, 0.5]}), false, 4, 0),
+        "\nenum: 1e+06, 0.5"
+    );
 }
 
 #[test]
@@ -195,8 +240,14 @@ DESCRIPTION:
     assert!(run(&["spec", "tags", "key"], false)
         .unwrap()
         .contains("FIELD: key <string>\n\n\nDESCRIPTION:\n    <empty>\n"));
-    assert_eq!(run(&["spec", "nope"], false), Err("field \"nope\" does not exist".to_owned()));
-    assert_eq!(run(&["spec", "nope", "deeper"], false), Err("field \"deeper\" does not exist".to_owned()));
+    assert_eq!(
+        run(&["spec", "nope"], false),
+        Err("field \"nope\" does not exist".to_owned())
+    );
+    assert_eq!(
+        run(&["spec", "nope", "deeper"], false),
+        Err("field \"deeper\" does not exist".to_owned())
+    );
 }
 
 #[test]
@@ -265,5 +316,8 @@ FIELDS:
         ..ExplainRequest::default()
     })
     .unwrap();
-    assert_eq!(none, "KIND:       Widget\nVERSION:    v1\n\nDESCRIPTION:\n    <empty>\n\n");
+    assert_eq!(
+        none,
+        "KIND:       Widget\nVERSION:    v1\n\nDESCRIPTION:\n    <empty>\n\n"
+    );
 }
