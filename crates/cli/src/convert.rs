@@ -343,7 +343,7 @@ fn as_one(mut objects: Vec<Value>) -> Value {
 }
 
 /// Writes the outputs and returns the exit code.
-fn finish(out: &str, err: &str, code: u8) -> Result<ExitCode, Error> {
+pub(crate) fn finish(out: &str, err: &str, code: u8) -> Result<ExitCode, Error> {
     let mut stdout = io::stdout().lock();
     // A closed pipe (`| head`) is not an error of the conversion.
     let _ = stdout
@@ -372,7 +372,7 @@ fn render(v: &Value, format: Format) -> String {
 
 /// Block-style YAML of a JSON value (keys sorted, strings quoted when a YAML reader could
 /// take them for something else), ending in a newline.
-fn yaml(v: &Value, indent: usize, out: &mut String) {
+pub(crate) fn yaml(v: &Value, indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);
     match v {
         Value::Object(m) if !m.is_empty() => {

@@ -26,12 +26,15 @@ use serde_json::{json, Value};
 mod convert;
 mod cost;
 mod get;
+mod help_commands;
 
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
        crd-studio get CRD OBJECT... [-o wide]           (see `crd-studio get --help`)
        crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
+       crd-studio explain CRD [FIELD.PATH] ...          (see `crd-studio explain --help`)
+       crd-studio sample CRD [--version V] ...          (see `crd-studio sample --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -104,6 +107,8 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     match args.split_first().map(|(c, r)| (c.as_str(), r)) {
         Some(("convert", rest)) => return convert::run(rest),
         Some(("cost", rest)) => return cost::run(rest),
+        Some(("explain", rest)) => return help_commands::run_explain(rest),
+        Some(("sample", rest)) => return help_commands::run_sample(rest),
         _ => {}
     }
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -184,7 +189,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     };
     if command != "check" {
         return usage(format!(
-            "unknown command `{command}` (the commands are `check`, `convert` and `cost`)"
+            "unknown command `{command}` (the commands are `check`, `convert`, `cost`, `get`, `explain` and `sample`)"
         ));
     }
     let mut positional = Vec::new();

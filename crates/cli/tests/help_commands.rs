@@ -128,3 +128,79 @@ fn kubernetes_version_is_checked_on_every_command() {
         );
     }
 }
+
+#[test]
+fn explain_prints_kubectls_text() {
+    let dir = dir_with("explain");
+    let out = run(&dir.0, &["explain", "crd.yaml", "widgets.spec"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "GROUP:      example.com
+KIND:       Widget
+VERSION:    v1
+
+FIELD: spec <Object>
+
+
+DESCRIPTION:
+    The desired state.
+    
+FIELDS:
+  address\t<string> -required-
+    An IP address.
+
+  replicas\t<integer>
+    <no description>
+
+
+"
+    );
+    let rec = run(
+        &dir.0,
+        &[
+            "explain",
+            "crd.yaml",
+            "--recursive",
+            "--api-version",
+            "example.com/v1",
+        ],
+    );
+    assert!(
+        text(&rec.stdout).contains(
+            "  spec\t<Object>\n    address\t<string> -required-\n    replicas\t<integer>\n"
+        ),
+        "{}",
+        text(&rec.stdout)
+    );
+    let missing = run(&dir.0, &["explain", "crd.yaml", "spec.nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        text(&missing.stderr),
+        "error: field \"nope\" does not exist\n"
+    );
+    let version = run(&dir.0, &["explain", "crd.yaml", "--api-version=v9"]);
+    assert_eq!(version.status.code(), Some(1));
+    assert_eq!(
+        text(&version.stderr),
+        "error: couldn't find resource for \"example.com/v9, Resource=widgets\"\n"
+    );
+}
+
+#[test]
+fn sample_prints_an_accepted_object() {
+    let dir = dir_with("sample");
+    let out = run(&dir.0, &["sample", "crd.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    assert!(yaml.starts_with("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample\nspec:\n  address: "), "{yaml}");
+    let all = run(
+        &dir.0,
+        &["sample", "crd.yaml", "--all-fields", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&all.stdout).expect("JSON");
+    assert_eq!(v["spec"]["replicas"], 1);
+    let bad = run(&dir.0, &["sample", "crd.yaml", "--version", "v2"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("the CRD has no version `v2` (it has v1)"));
+}

@@ -2,7 +2,8 @@
 //! (`apiVersion`, `kind`, `metadata.name`, the required fields, an allowed enum value,
 //! minimums, lengths, item and property counts, a matching pattern where a simple candidate
 //! matches, list-map keys and set items unique; fields with a default are left to the
-//! server's defaulting), or with `all_fields` every declared field.
+//! server's defaulting; an optional `spec` with required fields of its own is filled in),
+//! or with `all_fields` every declared field.
 //!
 //! CEL rules are not solved: a sample can break one, and the corpus measurement
 //! (`crates/engine/tests/sample_corpus.rs`) lists those by reason.
@@ -71,7 +72,14 @@ pub fn sample(
             if matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
                 continue;
             }
-            if !g.wanted(s, name, prop) {
+            // An optional `spec` that has required fields of its own is filled in too: an
+            // object without its spec says little.
+            let spec_needed = name == "spec"
+                && prop
+                    .value_validation
+                    .as_ref()
+                    .is_some_and(|v| !v.required.is_empty());
+            if !g.wanted(s, name, prop) && !spec_needed {
                 continue;
             }
             if let Some(v) = g.value(prop, 1, 0) {
