@@ -125,3 +125,51 @@ test('switching the Kubernetes version changes a rule\'s verdict, and is saved',
   await page.getByLabel('Kubernetes version').selectOption('1.37');
   await statusIs('Accepted');
 });
+
+test('the Explain tab prints kubectl explain and descends by clicking a field', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  await statusIs('Accepted');
+  await page.locator('#tab-explain').click();
+  const pre = page.locator('#panel-explain pre.explain-text');
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.startsWith('GROUP:      example.com\nKIND:       Widget\nVERSION:    v1\n'), null, 'the explain text');
+  const text = await pre.textContent();
+  assert.ok(text.includes('DESCRIPTION:\n    A widget.\n'), text);
+  assert.ok(text.includes('  spec\t<Object>\n    The desired state.\n'), text);
+  await page.locator('#panel-explain button.explain-field', { hasText: 'spec' }).click();
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.includes('FIELD: spec <Object>'), null, 'the spec field');
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'spec');
+  const spec = await pre.textContent();
+  assert.ok(spec.includes('  address\t<string> -required-\n    An IP address.\n'), spec);
+  assert.ok(spec.includes('  mode\t<string>\n  enum: fast, slow\n'), spec);
+  await page.getByLabel('Field path').fill('spec.nope');
+  await until(() => document.querySelector('#panel-explain .explain-error')?.textContent === 'error: field "nope" does not exist', null, 'the error');
+  await page.getByLabel('Field path').fill('spec.mode');
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.includes('FIELD: mode <string>\nENUM:\n    fast\n    slow\n'), null, 'the enum');
+  assert.equal(await page.locator('#panel-explain .command').textContent(), 'kubectl explain widgets.spec.mode --api-version=example.com/v1');
+  await screenshot('explain');
+  await page.getByRole('button', { name: 'Up' }).click();
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'spec');
+});
+
+test('Generate sample adds an accepted object and keeps what was typed', async () => {
+  await paste('CRD', CRD.replace('            x-kubernetes-validations:\n            - rule: isIP(self.address)\n', ''));
+  await paste('Object', '');
+  const button = page.getByRole('button', { name: 'Generate sample' });
+  await until(() => !document.querySelector('button.generate-sample')?.disabled, null, 'the sample');
+  await button.click();
+  const objectText = () => page.evaluate(() => document.querySelector('.cm-content[aria-label="Object"]').innerText);
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').innerText.includes('name: widget-sample'), null, 'the sample text');
+  let t = await objectText();
+  assert.ok(t.startsWith('apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample\nspec:\n  address: '), t);
+  assert.ok(!t.includes('---'), t);
+  await statusIs('Accepted');
+  // A second click keeps the first object and adds a document.
+  await button.click();
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').innerText.includes('---'), null, 'the second document');
+  t = await objectText();
+  assert.ok(t.includes('name: widget-sample\n') && t.includes('---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample-2\n'), t);
+  await statusIs('Accepted');
+  await screenshot('sample');
+  assert.deepEqual(consoleErrors, []);
+});

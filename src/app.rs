@@ -17,6 +17,7 @@ use crate::conversion_view::ConversionPanel;
 use crate::copy_button::CopyButton;
 use crate::editor::{CodeEditor, EditorControl};
 use crate::editor_text::EditorText;
+use crate::explain_view::ExplainPanel;
 use crate::gallery;
 use crate::get_view::GetPanel;
 use crate::stored_panel::StoredPanel;
@@ -104,6 +105,8 @@ struct Live {
 /// A text the app puts in place of the user's.
 enum Replace {
     Crd(String),
+    /// The Object text (a generated sample added).
+    Object(String),
     OldObject(EditorText),
     /// Every text and setting (an example, restored work).
     State(Box<StudioState>),
@@ -178,7 +181,7 @@ fn load_query() -> PreviewQuery {
         target: load(CONVERSION_TARGET_KEY),
         webhook_response: load(WEBHOOK_RESPONSE_KEY),
         mappings: load(MAPPINGS_KEY),
-        now: String::new(),
+        ..PreviewQuery::default()
     }
 }
 
@@ -373,6 +376,7 @@ enum BottomTab {
     Cel,
     Get,
     Conversion,
+    Explain,
 }
 
 fn field_validation_name(mode: FieldValidation) -> &'static str {
@@ -903,6 +907,7 @@ fn tab_of(name: &str) -> BottomTab {
         "cel" => BottomTab::Cel,
         "get" => BottomTab::Get,
         "conversion" => BottomTab::Conversion,
+        "explain" => BottomTab::Explain,
         _ => BottomTab::Problems,
     }
 }
@@ -915,6 +920,7 @@ fn tab_name(tab: BottomTab) -> &'static str {
         BottomTab::Cel => "cel",
         BottomTab::Get => "get",
         BottomTab::Conversion => "conversion",
+        BottomTab::Explain => "explain",
     }
 }
 
@@ -925,7 +931,7 @@ fn query_of(state: &StudioState) -> PreviewQuery {
         target: state.conversion_target.clone(),
         webhook_response: state.webhook_response.clone(),
         mappings: state.mappings.clone(),
-        now: String::new(),
+        ..PreviewQuery::default()
     }
 }
 
@@ -1254,6 +1260,10 @@ pub fn Studio(props: &StudioProps) -> Html {
                         state.texts.old_object = text;
                         g.old += 1;
                     }
+                    Replace::Object(text) => {
+                        state.texts.object = EditorText::from_rust(text);
+                        g.object += 1;
+                    }
                     Replace::State(next) => {
                         state.texts = Texts {
                             crd: EditorText::from_rust(next.crd.clone()),
@@ -1286,6 +1296,24 @@ pub fn Studio(props: &StudioProps) -> Html {
     let on_rewrite_crd = {
         let replace = replace.clone();
         Callback::from(move |text: String| replace(Replace::Crd(text)))
+    };
+    // "Generate sample": the engine's minimal sample for the object's version, added as a
+    // new document (or in place of a blank text: nothing typed is lost).
+    let sample_text = (*shown)
+        .as_ref()
+        .and_then(|s| s.reply.previews.sample.clone());
+    let on_sample = {
+        let replace = replace.clone();
+        let live = live.clone();
+        let sample_text = sample_text.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(sample) = &sample_text {
+                let current = live.borrow().texts.object.rust().to_string();
+                replace(Replace::Object(crate::explain_model::with_sample(
+                    &current, sample,
+                )));
+            }
+        })
     };
     // The state as it is now (for Share, and to put aside before a replacement).
     let current = {
@@ -1596,6 +1624,16 @@ pub fn Studio(props: &StudioProps) -> Html {
         let query = query.clone();
         Callback::from(move |q: PreviewQuery| query.set(q))
     };
+    let on_explain = {
+        let query = query.clone();
+        Callback::from(move |(explain_path, explain_recursive): (String, bool)| {
+            query.set(PreviewQuery {
+                explain_path,
+                explain_recursive,
+                ..(*query).clone()
+            })
+        })
+    };
     let on_selector = {
         let query = query.clone();
         Callback::from(move |field_selector: String| {
@@ -1736,7 +1774,10 @@ pub fn Studio(props: &StudioProps) -> Html {
             </section>
             <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
                 <section class="pane" aria-labelledby="object-title">
-                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
+                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span>
+                        <button type="button" class="small generate-sample" onclick={on_sample}
+                            disabled={sample_text.is_none()}
+                            title="Add a minimal object the schema accepts (required fields, enums, bounds) as a new document">{ "Generate sample" }</button></h2>
                     <CodeEditor
                         label={Pane::Object.label()}
                         text={texts.object.clone()}
@@ -1814,6 +1855,12 @@ pub fn Studio(props: &StudioProps) -> Html {
                     onclick={on_tab(BottomTab::Conversion)}>
                     { "Conversion" }
                 </button>
+                <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
+                    title="What kubectl explain prints for the resource, field by field"
+                    aria-selected={if *bottom == BottomTab::Explain { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Explain)}>
+                    { "Explain" }
+                </button>
             </div>
             <ProblemsPanel
                 shown={(*shown).clone()}
@@ -1846,6 +1893,13 @@ pub fn Studio(props: &StudioProps) -> Html {
                 hidden={*bottom != BottomTab::Conversion}
                 query={(*query).clone()}
                 {on_query}
+            />
+            <ExplainPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Explain}
+                path={AttrValue::from(query.explain_path.clone())}
+                recursive={query.explain_recursive}
+                on_change={on_explain}
             />
         </section>
     };

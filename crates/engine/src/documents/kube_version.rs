@@ -58,7 +58,7 @@ impl KubernetesVersion {
     };
 
     /// Every modelled version, oldest first.
-    pub fn all() -> impl Iterator<Item = KubernetesVersion> {
+    pub fn all() -> impl DoubleEndedIterator<Item = KubernetesVersion> {
         (OLDEST_MINOR..=NEWEST_MINOR).map(|minor| KubernetesVersion { minor })
     }
 

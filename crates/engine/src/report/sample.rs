@@ -118,10 +118,8 @@ impl Gen {
             return Some(first.clone());
         }
         if self.all {
-            if let Some(d) = &s.generic.default {
-                if variant == 0 {
-                    return Some(d.clone());
-                }
+            if let (Some(d), 0) = (&s.generic.default, variant) {
+                return Some(d.clone());
             }
         }
         if s.extensions.x_int_or_string {
@@ -354,10 +352,8 @@ fn number(vv: &crate::schema::structural::ValueValidation, integer: bool, varian
             x = if vv.exclusive_maximum { max - 1.0 } else { max };
         }
     }
-    if integer || x.fract() == 0.0 {
-        if x.abs() < 9.0e15 {
-            return json!(x as i64);
-        }
+    if (integer || x.fract() == 0.0) && x.abs() < 9.0e15 {
+        return json!(x as i64);
     }
     serde_json::Number::from_f64(x).map_or(json!(0), Json::Number)
 }
