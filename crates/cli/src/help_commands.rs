@@ -50,13 +50,16 @@ options:
 exit status: 0 when a sample was printed, 1 when the CRD has no such version or no CRD,
 2 on usage or I/O errors.";
 
+/// An option given: its name and value (empty for a flag).
+type Opt = (String, String);
+
 /// Reads `--name value` / `--name=value` options and positional arguments; `flags` take no
 /// value.
 fn parse(
     args: &[String],
     flags: &[&str],
     valued: &[&str],
-) -> Result<(Vec<String>, Vec<(String, String)>), Error> {
+) -> Result<(Vec<String>, Vec<Opt>), Error> {
     let mut positional = Vec::new();
     let mut options = Vec::new();
     let mut it = args.iter();
@@ -84,7 +87,7 @@ fn parse(
     Ok((positional, options))
 }
 
-fn option<'a>(options: &'a [(String, String)], name: &str) -> Option<&'a str> {
+fn option<'a>(options: &'a [Opt], name: &str) -> Option<&'a str> {
     options
         .iter()
         .rev()
@@ -92,7 +95,7 @@ fn option<'a>(options: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-fn compile(crd: &str, options: &[(String, String)]) -> Result<CompiledCrd, Error> {
+fn compile(crd: &str, options: &[Opt]) -> Result<CompiledCrd, Error> {
     let mut o = Options::default();
     if let Some(v) = option(options, "--kubernetes-version") {
         o.kubernetes_version = checked_kubernetes_version(v)?;
