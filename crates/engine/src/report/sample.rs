@@ -282,6 +282,7 @@ fn string(vv: &crate::schema::structural::ValueValidation, variant: usize) -> St
             "abort",
             "monday",
             "a.yaml",
+            "2024",
         ];
         let mut c: Vec<String> = base.iter().map(|b| (*b).to_owned()).collect();
         if variant > 0 {
