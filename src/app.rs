@@ -18,6 +18,7 @@ use crate::conversion_view::ConversionPanel;
 use crate::copy_button::CopyButton;
 use crate::editor::{CodeEditor, EditorControl};
 use crate::editor_text::EditorText;
+use crate::explain_view::ExplainPanel;
 use crate::gallery;
 use crate::get_view::GetPanel;
 use crate::stored_panel::StoredPanel;
@@ -41,6 +42,8 @@ pub const OLD_OBJECT_KEY: &str = "crd-studio.old-object";
 pub const OLD_CRD_KEY: &str = "crd-studio.old-crd";
 /// localStorage key of the field validation mode.
 pub const FIELD_VALIDATION_KEY: &str = "crd-studio.field-validation";
+/// localStorage key of the Kubernetes version to model (blank: the engine's default).
+pub const KUBERNETES_VERSION_KEY: &str = "crd-studio.kubernetes-version";
 /// localStorage key of the kubectl get tab's `--field-selector` text.
 pub const FIELD_SELECTOR_KEY: &str = "crd-studio.field-selector";
 /// localStorage key of the Conversion tab's target version.
@@ -108,6 +111,8 @@ struct Live {
 /// A text the app puts in place of the user's.
 enum Replace {
     Crd(String),
+    /// The Object text (a generated sample added).
+    Object(String),
     OldObject(EditorText),
     /// Every text and setting (an example, restored work).
     State(Box<StudioState>),
@@ -184,7 +189,7 @@ fn load_query() -> PreviewQuery {
         target: load(CONVERSION_TARGET_KEY),
         webhook_response: load(WEBHOOK_RESPONSE_KEY),
         mappings: load(MAPPINGS_KEY),
-        now: String::new(),
+        ..PreviewQuery::default()
     }
 }
 
@@ -391,6 +396,7 @@ enum BottomTab {
     Get,
     Conversion,
     Changes,
+    Explain,
 }
 
 fn field_validation_name(mode: FieldValidation) -> &'static str {
@@ -847,6 +853,7 @@ fn saved_state() -> StudioState {
         old_crd: texts.old_crd.rust().to_string(),
         field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
             .unwrap_or_default(),
+        kubernetes_version: LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
         field_selector: query.field_selector,
         conversion_target: query.target,
         webhook_response: query.webhook_response,
@@ -862,6 +869,7 @@ fn store_state(state: &StudioState) {
     save(OLD_OBJECT_KEY, &state.old_object);
     save(OLD_CRD_KEY, &state.old_crd);
     save(FIELD_VALIDATION_KEY, &state.field_validation);
+    save(KUBERNETES_VERSION_KEY, &state.kubernetes_version);
     save(FIELD_SELECTOR_KEY, &state.field_selector);
     save(CONVERSION_TARGET_KEY, &state.conversion_target);
     save(WEBHOOK_RESPONSE_KEY, &state.webhook_response);
@@ -927,6 +935,7 @@ fn tab_of(name: &str) -> BottomTab {
         "get" => BottomTab::Get,
         "conversion" => BottomTab::Conversion,
         "changes" => BottomTab::Changes,
+        "explain" => BottomTab::Explain,
         _ => BottomTab::Problems,
     }
 }
@@ -940,6 +949,7 @@ fn tab_name(tab: BottomTab) -> &'static str {
         BottomTab::Get => "get",
         BottomTab::Conversion => "conversion",
         BottomTab::Changes => "changes",
+        BottomTab::Explain => "explain",
     }
 }
 
@@ -950,7 +960,7 @@ fn query_of(state: &StudioState) -> PreviewQuery {
         target: state.conversion_target.clone(),
         webhook_response: state.webhook_response.clone(),
         mappings: state.mappings.clone(),
-        now: String::new(),
+        ..PreviewQuery::default()
     }
 }
 
@@ -969,8 +979,16 @@ pub fn Studio(props: &StudioProps) -> Html {
         let initial = initial.clone();
         use_state(move || initial.as_deref().map_or_else(load_query, query_of))
     };
+    let kubernetes_version = {
+        let initial = initial.clone();
+        use_state(move || match &initial {
+            Some(state) => state.kubernetes_version.clone(),
+            None => LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
+        })
+    };
     let live = {
         let (mode, query) = (*field_validation, (*query).clone());
+        let kube_initial = (*kubernetes_version).clone();
         let initial = initial.clone();
         use_mut_ref(move || Live {
             texts: match &initial {
@@ -984,10 +1002,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             },
             mode,
             query,
-            kubernetes_version: initial
-                .as_ref()
-                .map(|s| s.kubernetes_version.clone())
-                .unwrap_or_default(),
+            kubernetes_version: kube_initial,
             version: initial
                 .as_ref()
                 .map(|s| AttrValue::from(s.version.clone()))
@@ -1184,6 +1199,11 @@ pub fn Studio(props: &StudioProps) -> Html {
             save(FIELD_VALIDATION_KEY, mode)
         }
     });
+    use_effect_with((*kubernetes_version).clone(), move |v| {
+        if !embed {
+            save(KUBERNETES_VERSION_KEY, v)
+        }
+    });
     use_effect_with((*query).clone(), move |q| {
         if !embed {
             save(FIELD_SELECTOR_KEY, &q.field_selector);
@@ -1199,12 +1219,17 @@ pub fn Studio(props: &StudioProps) -> Html {
         let analyser = analyser.clone();
         let paused = paused.clone();
         use_effect_with(
-            (*field_validation, (*query).clone()),
-            move |(mode, query)| {
+            (
+                *field_validation,
+                (*query).clone(),
+                (*kubernetes_version).clone(),
+            ),
+            move |(mode, query, kube)| {
                 {
                     let mut live = live.borrow_mut();
                     live.mode = *mode;
                     live.query = query.clone();
+                    live.kubernetes_version = kube.clone();
                 }
                 if !*paused {
                     analyser.run(&live.borrow());
@@ -1257,6 +1282,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         let rerender = rerender.clone();
         let (field_validation, query, bottom) =
             (field_validation.clone(), query.clone(), bottom.clone());
+        let kubernetes_version = kubernetes_version.clone();
         Rc::new(move |what: Replace| {
             {
                 let mut state = live.borrow_mut();
@@ -1270,6 +1296,10 @@ pub fn Studio(props: &StudioProps) -> Html {
                         state.texts.old_object = text;
                         g.old += 1;
                     }
+                    Replace::Object(text) => {
+                        state.texts.object = EditorText::from_rust(text);
+                        g.object += 1;
+                    }
                     Replace::State(next) => {
                         state.texts = Texts {
                             crd: EditorText::from_rust(next.crd.clone()),
@@ -1282,6 +1312,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         state.kubernetes_version = next.kubernetes_version.clone();
                         state.version = next.version.clone().into();
                         field_validation.set(next.field_validation);
+                        kubernetes_version.set(next.kubernetes_version.clone());
                         query.set(query_of(&next));
                         bottom.set(tab_of(&next.tab));
                         g.object += 1;
@@ -1303,6 +1334,24 @@ pub fn Studio(props: &StudioProps) -> Html {
     let on_rewrite_crd = {
         let replace = replace.clone();
         Callback::from(move |text: String| replace(Replace::Crd(text)))
+    };
+    // "Generate sample": the engine's minimal sample for the object's version, added as a
+    // new document (or in place of a blank text: nothing typed is lost).
+    let sample_text = (*shown)
+        .as_ref()
+        .and_then(|s| s.reply.previews.sample.clone());
+    let on_sample = {
+        let replace = replace.clone();
+        let live = live.clone();
+        let sample_text = sample_text.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(sample) = &sample_text {
+                let current = live.borrow().texts.object.rust().to_string();
+                replace(Replace::Object(crate::explain_model::with_sample(
+                    &current, sample,
+                )));
+            }
+        })
     };
     // The state as it is now (for Share, and to put aside before a replacement).
     let current = {
@@ -1543,6 +1592,16 @@ pub fn Studio(props: &StudioProps) -> Html {
             field_validation.set(mode);
         })
     };
+    let on_kubernetes_version = {
+        let kubernetes_version = kubernetes_version.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            kubernetes_version.set(select.value());
+        })
+    };
+    let kube_shown =
+        crd_studio_engine::kube_version::KubernetesVersion::parse_or_default(&kubernetes_version)
+            .to_string();
     let theme_choice = use_state(theme::stored);
     let on_theme = {
         let theme_choice = theme_choice.clone();
@@ -1619,6 +1678,16 @@ pub fn Studio(props: &StudioProps) -> Html {
     let on_query = {
         let query = query.clone();
         Callback::from(move |q: PreviewQuery| query.set(q))
+    };
+    let on_explain = {
+        let query = query.clone();
+        Callback::from(move |(explain_path, explain_recursive): (String, bool)| {
+            query.set(PreviewQuery {
+                explain_path,
+                explain_recursive,
+                ..(*query).clone()
+            })
+        })
     };
     let on_selector = {
         let query = query.clone();
@@ -1774,7 +1843,10 @@ pub fn Studio(props: &StudioProps) -> Html {
             </div>
             <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
                 <section class="pane" aria-labelledby="object-title">
-                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span></h2>
+                    <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span>
+                        <button type="button" class="small generate-sample" onclick={on_sample}
+                            disabled={sample_text.is_none()}
+                            title="Add a minimal object the schema accepts (required fields, enums, bounds) as a new document">{ "Generate sample" }</button></h2>
                     <CodeEditor
                         label={Pane::Object.label()}
                         text={texts.object.clone()}
@@ -1860,6 +1932,11 @@ pub fn Studio(props: &StudioProps) -> Html {
                     if changes_badge > 0 {
                         <span class="count error">{ changes_badge }</span>
                     }
+                <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
+                    title="What kubectl explain prints for the resource, field by field"
+                    aria-selected={if *bottom == BottomTab::Explain { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Explain)}>
+                    { "Explain" }
                 </button>
             </div>
             <ProblemsPanel
@@ -1899,6 +1976,12 @@ pub fn Studio(props: &StudioProps) -> Html {
                 hidden={*bottom != BottomTab::Changes}
                 on_jump={focus_changes}
                 on_open_previous={on_open_old_crd}
+            <ExplainPanel
+                shown={(*shown).clone()}
+                hidden={*bottom != BottomTab::Explain}
+                path={AttrValue::from(query.explain_path.clone())}
+                recursive={query.explain_recursive}
+                on_change={on_explain}
             />
         </section>
     };
@@ -2026,6 +2109,15 @@ pub fn Studio(props: &StudioProps) -> Html {
                         { for [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore].into_iter().map(|m| {
                             let name = field_validation_name(m);
                             html! { <option value={name} selected={name == mode_name}>{ name }</option> }
+                        }) }
+                    </select>
+                </label>
+                <label class="option" title="The Kubernetes version whose API server is modelled: its CEL libraries, formats and feature gates">
+                    <span>{ "Kubernetes" }</span>
+                    <select aria-label="Kubernetes version" onchange={on_kubernetes_version}>
+                        { for crd_studio_engine::kube_version::KubernetesVersion::all().rev().map(|v| {
+                            let name = v.to_string();
+                            html! { <option value={name.clone()} selected={name == kube_shown}>{ name }</option> }
                         }) }
                     </select>
                 </label>

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::studio_state::StudioState;
 
 /// The tabs a studio can open on (`tab` attribute), as [`StudioState::tab`] names them.
-pub const TABS: [&str; 5] = ["problems", "stored", "cel", "get", "conversion"];
+pub const TABS: [&str; 6] = ["problems", "stored", "cel", "get", "conversion", "explain"];
 
 /// What the embed script passes to `mount_embed` as JSON (camelCase keys, all optional).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

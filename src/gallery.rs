@@ -140,6 +140,7 @@ impl Example {
             webhook_response: self.webhook_response.to_owned(),
             mappings: String::new(),
             now: now.to_owned(),
+            ..PreviewQuery::default()
         }
     }
 }

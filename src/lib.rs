@@ -17,6 +17,7 @@
 pub mod cel_model;
 pub mod changes_model;
 pub mod embed_options;
+pub mod explain_model;
 pub mod gallery;
 pub mod preview_model;
 pub mod stored_view;
@@ -42,6 +43,8 @@ pub mod editor;
 pub mod editor_text;
 #[cfg(target_arch = "wasm32")]
 pub mod embed;
+#[cfg(target_arch = "wasm32")]
+mod explain_view;
 #[cfg(target_arch = "wasm32")]
 mod get_view;
 #[cfg(target_arch = "wasm32")]

@@ -58,6 +58,12 @@ pub struct PreviewQuery {
     /// saved.
     #[serde(default)]
     pub now: String,
+    /// The Explain tab's field path (`spec.replicas`; blank: the resource).
+    #[serde(default)]
+    pub explain_path: String,
+    /// The Explain tab's `--recursive`.
+    #[serde(default)]
+    pub explain_recursive: bool,
 }
 
 /// The engine's answers for the kubectl get and Conversion tabs.
@@ -88,6 +94,12 @@ pub struct Previews {
     /// The same with `-o wide`.
     #[serde(default)]
     pub kubectl_list_wide: Option<ListOutput>,
+    /// kubectl explain for the Explain tab's path.
+    #[serde(default)]
+    pub explain: Option<crate::explain_model::ExplainPreview>,
+    /// The minimal sample object (YAML) for "Generate sample".
+    #[serde(default)]
+    pub sample: Option<String>,
 }
 
 /// The conversion webhook call for the samples, and the server's verdict on the response.
@@ -152,7 +164,14 @@ impl Engine {
         );
         let pruned_locations = locate_pruned(request, &analysis);
         let value_locations = locate_values(request, &analysis);
-        let previews = previews(compiled, &analysis, query);
+        let mut previews = previews(compiled, &analysis, query);
+        (previews.explain, previews.sample) = crate::explain_model::answer(
+            compiled,
+            &request.crd,
+            &analysis,
+            &query.explain_path,
+            query.explain_recursive,
+        );
         Reply {
             analysis,
             pruned_locations,

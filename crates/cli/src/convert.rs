@@ -39,6 +39,7 @@ options:
   --review-response FILE     the webhook's response (JSON or YAML) to check
   --uid UID                  the request uid (default: derived from the request, as the studio does)
   --format yaml|json         output format (default yaml)
+  --kubernetes-version V     the Kubernetes minor to model (1.30 to 1.37, default 1.37)
   -h, --help                 print this help
 
 exit status: 0 when the server would convert, 1 when it would fail (its messages on
@@ -59,12 +60,14 @@ struct Args {
     response: Option<String>,
     uid: Option<String>,
     format: Format,
+    kubernetes_version: String,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
     let usage = |m: String| Err(Error::Usage(m));
     let mut positional = Vec::new();
     let (mut to, mut response, mut uid, mut format) = (None, None, None, Format::Yaml);
+    let mut kubernetes_version = Options::default().kubernetes_version;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "-" || !arg.starts_with('-') {
@@ -83,6 +86,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
             "--to" => to = Some(value()?),
             "--review-response" => response = Some(value()?),
             "--uid" => uid = Some(value()?),
+            "--kubernetes-version" => {
+                kubernetes_version = super::checked_kubernetes_version(&value()?)?
+            }
             "--format" => {
                 format = match value()?.as_str() {
                     "yaml" => Format::Yaml,
@@ -110,6 +116,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         response,
         uid,
         format,
+        kubernetes_version,
     })
 }
 
@@ -128,7 +135,11 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         .as_deref()
         .map(|p| read_input(p, &mut stdin_used))
         .transpose()?;
-    let compiled = CompiledCrd::compile(&crd.text, &Options::default());
+    let options = Options {
+        kubernetes_version: args.kubernetes_version.clone(),
+        ..Options::default()
+    };
+    let compiled = CompiledCrd::compile(&crd.text, &options);
     let mut err = String::new();
     let Some(internal) = compiled.internal() else {
         for f in compiled.findings() {
@@ -332,7 +343,7 @@ fn as_one(mut objects: Vec<Value>) -> Value {
 }
 
 /// Writes the outputs and returns the exit code.
-fn finish(out: &str, err: &str, code: u8) -> Result<ExitCode, Error> {
+pub(crate) fn finish(out: &str, err: &str, code: u8) -> Result<ExitCode, Error> {
     let mut stdout = io::stdout().lock();
     // A closed pipe (`| head`) is not an error of the conversion.
     let _ = stdout
@@ -361,7 +372,7 @@ fn render(v: &Value, format: Format) -> String {
 
 /// Block-style YAML of a JSON value (keys sorted, strings quoted when a YAML reader could
 /// take them for something else), ending in a newline.
-fn yaml(v: &Value, indent: usize, out: &mut String) {
+pub(crate) fn yaml(v: &Value, indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);
     match v {
         Value::Object(m) if !m.is_empty() => {

@@ -1,4 +1,4 @@
-//! `crd-studio cost CRD [--version V] [--format text|json] [--kubernetes-version X]`: the
+//! `crd-studio cost CRD [--version V] [--format text|json|sarif] [--kubernetes-version X]`: the
 //! estimated CEL cost of every `x-kubernetes-validations` expression as the API server checks
 //! it when the CRD is written, what drives it, and the bounds that would bring it under the
 //! limits (the engine's `cost_explain` report).
@@ -33,7 +33,8 @@ options:
   --version VERSION          only this version of the CRD (default: every version with rules)
   --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0, rule ids
                              cel.cost.expression and cel.cost.total)
-  --kubernetes-version X     the Kubernetes minor version whose CEL library applies (default 1.36)
+  --kubernetes-version X     the Kubernetes minor to model (1.30 to 1.37, default 1.37): its
+                             CEL libraries
   -h, --help                 print this help
 
 exit status: 0 when every cost is within its limit, 1 when one is over, 2 on usage or I/O
@@ -75,7 +76,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         };
         match name {
             "--version" => version = Some(value()?),
-            "--kubernetes-version" => kubernetes_version = Some(value()?),
+            "--kubernetes-version" => {
+                kubernetes_version = Some(super::checked_kubernetes_version(&value()?)?)
+            }
             "--format" => {
                 format = match value()?.as_str() {
                     "text" => Format::Text,

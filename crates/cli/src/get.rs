@@ -41,6 +41,7 @@ options:
                              preferred version, only the objects the selector keeps, or
                              kubectl's No resources found message, or the server's error
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  --kubernetes-version V     the Kubernetes minor to model (1.30 to 1.37, default 1.37)
   -h, --help                 print this help
 
 exit status: 0 when every object would be stored, 1 when the server would reject or not
@@ -56,6 +57,7 @@ struct Args {
     now: Option<String>,
     field_validation: FieldValidation,
     field_selector: Option<String>,
+    kubernetes_version: String,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -66,6 +68,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut now = None;
     let mut field_validation = FieldValidation::Strict;
     let mut field_selector = None;
+    let mut kubernetes_version = Options::default().kubernetes_version;
     let mut only_files = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -103,6 +106,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
             },
             "--now" => now = Some(value()?),
             "--field-selector" => field_selector = Some(value()?),
+            "--kubernetes-version" => {
+                kubernetes_version = super::checked_kubernetes_version(&value()?)?
+            }
             "--field-validation" => {
                 field_validation = match value()?.to_ascii_lowercase().as_str() {
                     "strict" => FieldValidation::Strict,
@@ -134,6 +140,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         now,
         field_validation,
         field_selector,
+        kubernetes_version,
     })
 }
 
@@ -170,6 +177,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     let options = Options {
         field_validation: args.field_validation,
         now: Some(now_text.clone()),
+        kubernetes_version: args.kubernetes_version.clone(),
         ..Options::default()
     };
     let compiled = CompiledCrd::compile(&crd.text, &options);

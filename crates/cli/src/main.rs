@@ -28,6 +28,7 @@ mod convert;
 mod cost;
 mod diff;
 mod get;
+mod help_commands;
 mod sarif;
 
 const USAGE: &str = "\
@@ -36,6 +37,8 @@ usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio get CRD OBJECT... [-o wide]           (see `crd-studio get --help`)
        crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
        crd-studio diff OLD_CRD NEW_CRD [OBJECT...] ...  (see `crd-studio diff --help`)
+       crd-studio explain CRD [FIELD.PATH] ...          (see `crd-studio explain --help`)
+       crd-studio sample CRD [--version V] ...          (see `crd-studio sample --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -48,6 +51,7 @@ options:
                              stored under the previous one (read, unchanged update, create)
   --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0)
   --field-validation MODE    Strict (default), Warn or Ignore: unknown and duplicate fields
+  --kubernetes-version V     the Kubernetes minor to model (1.30 to 1.37, default 1.37)
   --now RFC3339              the clock for `date` printer columns in the JSON output's table
                              rows (default: the current time; a future date reads <invalid>)
   -h, --help                 print this help
@@ -96,6 +100,7 @@ struct Check {
     format: Format,
     field_validation: FieldValidation,
     now: Option<String>,
+    kubernetes_version: String,
 }
 
 /// One input text with the name it is shown under.
@@ -112,6 +117,8 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         Some(("convert", rest)) => return convert::run(rest),
         Some(("cost", rest)) => return cost::run(rest),
         Some(("diff", rest)) => return diff::run(rest),
+        Some(("explain", rest)) => return help_commands::run_explain(rest),
+        Some(("sample", rest)) => return help_commands::run_sample(rest),
         _ => {}
     }
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -155,6 +162,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         options: Options {
             field_validation: check.field_validation,
             now: Some(now.rfc3339()),
+            kubernetes_version: check.kubernetes_version.clone(),
             ..Options::default()
         },
     };
@@ -218,7 +226,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     };
     if command != "check" {
         return usage(format!(
-            "unknown command `{command}` (the commands are `check`, `convert`, `cost`, `diff` and `get`)"
+            "unknown command `{command}` (the commands are `check`, `convert`, `cost`, `diff`, `explain`, `get` and `sample`)"
         ));
     }
     let mut positional = Vec::new();
@@ -227,6 +235,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     let mut format = Format::Text;
     let mut field_validation = FieldValidation::Strict;
     let mut now = None;
+    let mut kubernetes_version = Options::default().kubernetes_version;
     let mut only_files = false;
     let mut it = rest.iter();
     while let Some(arg) = it.next() {
@@ -250,6 +259,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
             "--old-object" => old_object = Some(value()?),
             "--old-crd" => old_crd = Some(value()?),
             "--now" => now = Some(value()?),
+            "--kubernetes-version" => kubernetes_version = checked_kubernetes_version(&value()?)?,
             "--format" => {
                 format = match value()?.as_str() {
                     "text" => Format::Text,
@@ -287,7 +297,15 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         format,
         field_validation,
         now,
+        kubernetes_version,
     })
+}
+
+/// The value of `--kubernetes-version`, checked against the versions the engine models.
+pub(crate) fn checked_kubernetes_version(text: &str) -> Result<String, Error> {
+    crd_studio_engine::kube_version::KubernetesVersion::parse(text)
+        .map(|v| v.to_string())
+        .map_err(|e| Error::Usage(format!("--kubernetes-version: {e}")))
 }
 
 /// Reads a file, or standard input for `-` (at most once). Reading stops one byte past the

@@ -59,7 +59,9 @@ pub mod report;
 
 // The modules by their names before the stage folders, for callers.
 pub use crd::apiext;
-pub use documents::{document, field_error, finding, path, position, scalar_pos, yaml_events};
+pub use documents::{
+    document, field_error, finding, kube_version, path, position, scalar_pos, yaml_events,
+};
 pub use object::{defaulting, listtype, objectmeta, pruning, validation};
 pub use printing::{field_selector, jsonpath, scale, table};
 pub use report::{analysis, get};

@@ -11,7 +11,8 @@ use crate::schema::props::JsonSchemaProps;
 use super::sites::SchemaStep;
 use super::ChangeSeverity::{self, Compatible, Risky};
 
-/// The Kubernetes version the rules are compiled for (the analysis's default).
+/// The CEL compatibility version the rules are compiled for: the default server's (1.37
+/// compiles new expressions with the 1.36 environment).
 pub const KUBERNETES_VERSION: &str = "1.36";
 
 /// One rule difference at a schema node.

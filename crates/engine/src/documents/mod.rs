@@ -11,6 +11,7 @@ pub mod document;
 pub mod field_error;
 pub mod finding;
 pub mod json_text;
+pub mod kube_version;
 pub mod path;
 pub mod position;
 pub mod scalar_pos;

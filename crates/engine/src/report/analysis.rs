@@ -41,6 +41,7 @@ use crate::documents::document::{self, Node, ParsedText};
 use crate::documents::field_error::FieldError;
 use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
 use crate::documents::json_text::JsonText;
+use crate::documents::kube_version::{FeatureGate, KubernetesVersion};
 use crate::documents::path::{locate, FieldPath};
 use crate::object::validation::SchemaValidator;
 use crate::pipeline::{self, CompiledVersion, CrdFacts, UnknownFields};
@@ -65,7 +66,9 @@ pub enum FieldValidation {
 pub struct Options {
     /// Unknown/duplicate field handling.
     pub field_validation: FieldValidation,
-    /// The Kubernetes minor version whose rules apply (CEL environment compatibility), e.g. `1.36`.
+    /// The Kubernetes server minor version to model, e.g. `1.37` (see
+    /// [`crate::documents::kube_version`]: its CEL compatibility version, formats and feature
+    /// gates); blank or not modelled: the default, 1.37.
     pub kubernetes_version: String,
     /// The namespace of the request (`kubectl`'s current namespace), given to namespaced
     /// objects that name none.
@@ -92,7 +95,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             field_validation: FieldValidation::Strict,
-            kubernetes_version: "1.36".to_owned(),
+            kubernetes_version: KubernetesVersion::DEFAULT.to_string(),
             namespace: "default".to_owned(),
             now: None,
             generate_names: true,
@@ -320,6 +323,8 @@ pub struct CompiledCrd {
     report: CrdReport,
     versions: Vec<VersionReport>,
     options: Options,
+    /// The CEL compatibility version of [`Options::kubernetes_version`] (`1.36` for 1.37).
+    cel_compatibility: String,
     version_overview: Option<crate::versions::VersionOverview>,
     /// Named time zones for CEL (Go's tzdata); given by the caller, never read by the engine.
     time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
@@ -356,7 +361,7 @@ impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
     }
 
     fn kubernetes_version(&self) -> &str {
-        &self.options.kubernetes_version
+        &self.cel_compatibility
     }
 
     fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb> {
@@ -478,22 +483,70 @@ fn locate_error(
     }
 }
 
+/// The CRD strategy's `dropDisabledFields` on create: with `CustomResourceFieldSelectors`
+/// off (1.30's default), `selectableFields` are dropped before validation.
+fn drop_disabled_fields(crd: &mut InternalCrd, kube: KubernetesVersion) {
+    if !kube.gate_enabled(FeatureGate::CustomResourceFieldSelectors) {
+        crd.spec.selectable_fields.clear();
+        for v in &mut crd.spec.versions {
+            v.selectable_fields.clear();
+        }
+    }
+}
+
+/// An info finding at each `selectableFields` the server drops at `kube` (its feature gate
+/// is off by default there).
+fn gate_notes(root: &Node, document: usize, kube: KubernetesVersion, findings: &mut Vec<Finding>) {
+    let mut paths = vec![FieldPath::parse("spec.selectableFields")];
+    let count = root
+        .get("spec")
+        .and_then(|s| s.get("versions"))
+        .and_then(|v| v.as_seq())
+        .map_or(0, |s| s.len());
+    for i in 0..count {
+        paths.push(FieldPath::parse(&format!(
+            "spec.versions[{i}].selectableFields"
+        )));
+    }
+    for path in paths {
+        let hit = locate(root, &path);
+        if !hit.exact {
+            continue;
+        }
+        let mut f = Finding::new(
+            Severity::Info,
+            "crd.feature-gate-off",
+            format!(
+                "selectableFields is dropped on create: the {} feature gate is off by default in Kubernetes {kube}",
+                FeatureGate::CustomResourceFieldSelectors.name()
+            ),
+        )
+        .at(Location {
+            source: SourceId::Crd,
+            document,
+            span: hit.span,
+        });
+        f.field = Some(path.to_string());
+        findings.push(f);
+    }
+}
+
 /// The compiled versions of an internal CRD: schema (per version or shared), structural
 /// form (from `cache`, where CRD validation left it), validator, subresources.
 fn compile_versions<'a>(
     crd: &'a InternalCrd,
-    options: &Options,
+    kube: KubernetesVersion,
     cache: &apiext::StructuralCache<'a>,
 ) -> Vec<CompiledVersion> {
     let vopts = crate::object::validation::Options {
-        compatibility_version: crate::object::validation::CompatibilityVersion::parse(
-            &options.kubernetes_version,
-        )
-        .unwrap_or_default(),
+        compatibility_version: crate::object::validation::CompatibilityVersion::new(
+            1,
+            kube.compatibility_minor(),
+        ),
     };
     // The rules are compiled once per schema (versions may share one), with the
     // stored-expressions environment, as the custom-resource strategy does.
-    let compiler = crate::cel::RuleCompiler::new(&options.kubernetes_version);
+    let compiler = crate::cel::RuleCompiler::new(&kube.compatibility_version());
     let mut rule_validators: Vec<(Arc<Structural>, Rc<crate::cel::validator::Validator>)> =
         Vec::new();
     crd.spec
@@ -646,6 +699,7 @@ impl CompiledCrd {
         parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
     ) -> CompiledCrd {
         let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
+        let kube = KubernetesVersion::parse_or_default(&options.kubernetes_version);
         let mut findings = parsed.findings.clone();
         let mut model = None;
         let mut internal: Option<Rc<InternalCrd>> = None;
@@ -695,10 +749,14 @@ impl CompiledCrd {
                     (m.internal.clone(), problems)
                 }
                 None => {
-                    let (icrd, problems) = apiext::from_v1_json(&v1);
+                    let (mut icrd, problems) = apiext::from_v1_json(&v1);
+                    drop_disabled_fields(&mut icrd, kube);
                     (Rc::new(icrd), problems)
                 }
             };
+            if !kube.gate_enabled(FeatureGate::CustomResourceFieldSelectors) {
+                gate_notes(root, doc.index, kube, &mut findings);
+            }
             for p in &problems {
                 let path = FieldPath::parse(&p.path);
                 let hit = locate(root, &path);
@@ -740,7 +798,7 @@ impl CompiledCrd {
                     // Validation converts each schema to its structural form once; the
                     // versions are compiled with the same forms.
                     let cache = apiext::StructuralCache::new();
-                    let cel = crate::cel::RuleCompiler::new(&options.kubernetes_version);
+                    let cel = crate::cel::RuleCompiler::new(&kube.compatibility_version());
                     // The compile results are kept for the rules of the version reports.
                     let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
                     errors = apiext::validate_create_with_cache(
@@ -752,7 +810,7 @@ impl CompiledCrd {
                         &cache,
                     );
                     cel_records = recorder.into_records();
-                    compiled = Rc::new(compile_versions(&icrd, options, &cache));
+                    compiled = Rc::new(compile_versions(&icrd, kube, &cache));
                 }
             }
             for e in &errors {
@@ -823,7 +881,7 @@ impl CompiledCrd {
                 let costs = crate::cel::cost_explain::schema_costs(
                     &versions,
                     c,
-                    &options.kubernetes_version,
+                    &kube.compatibility_version(),
                 );
                 (versions, steps, costs)
             }
@@ -906,6 +964,7 @@ impl CompiledCrd {
             report,
             versions,
             options: options.clone(),
+            cel_compatibility: kube.compatibility_version(),
             version_overview,
             time_zones: None,
             memo,

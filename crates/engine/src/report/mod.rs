@@ -5,4 +5,6 @@
 //! Uses every earlier stage.
 
 pub mod analysis;
+pub mod explain;
 pub mod get;
+pub mod sample;

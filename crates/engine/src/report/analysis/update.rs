@@ -217,7 +217,10 @@ impl CompiledCrd {
             cel: Some(&default_rules),
             ..apiext::defaults::DefaultsValidation::without_cel()
         };
-        let cel = crate::cel::RuleCompiler::new(&self.options.kubernetes_version);
+        let kube = crate::documents::kube_version::KubernetesVersion::parse_or_default(
+            &self.options.kubernetes_version,
+        );
+        let cel = crate::cel::RuleCompiler::new(&kube.compatibility_version());
         let errors = apiext::validate_update(
             &new,
             &old,

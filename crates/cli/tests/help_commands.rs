@@ -1,0 +1,206 @@
+//! Issue 15: `--kubernetes-version` on every command, `crd-studio explain` and
+//! `crd-studio sample`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: A widget.
+        type: object
+        properties:
+          spec:
+            description: The desired state.
+            type: object
+            required: [address]
+            x-kubernetes-validations:
+            - rule: isIP(self.address)
+            properties:
+              address:
+                description: An IP address.
+                type: string
+                maxLength: 45
+              replicas:
+                type: integer
+                minimum: 1
+"#;
+
+const OBJECT: &str =
+    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {address: 10.0.0.1}\n";
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir_with(test: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("crd-studio-help-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("crd.yaml"), CRD).expect("write");
+    std::fs::write(dir.join("o.yaml"), OBJECT).expect("write");
+    TempDir(dir)
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run crd-studio")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn kubernetes_version_changes_the_verdict() {
+    let dir = dir_with("kv");
+    let new = run(
+        &dir.0,
+        &[
+            "check",
+            "crd.yaml",
+            "o.yaml",
+            "--kubernetes-version",
+            "1.37",
+        ],
+    );
+    assert_eq!(new.status.code(), Some(0), "{}", text(&new.stdout));
+    let old = run(
+        &dir.0,
+        &["check", "crd.yaml", "o.yaml", "--kubernetes-version=1.30"],
+    );
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old.stdout));
+    assert!(
+        text(&old.stdout).contains("undeclared reference to 'isIP'"),
+        "{}",
+        text(&old.stdout)
+    );
+}
+
+#[test]
+fn kubernetes_version_is_checked_on_every_command() {
+    let dir = dir_with("kv-bad");
+    for args in [
+        vec!["check", "crd.yaml", "o.yaml"],
+        vec!["get", "crd.yaml", "o.yaml"],
+        vec!["convert", "crd.yaml", "o.yaml", "--to", "v1"],
+        vec!["cost", "crd.yaml"],
+        vec!["explain", "crd.yaml"],
+        vec!["sample", "crd.yaml"],
+    ] {
+        let mut bad = args.clone();
+        bad.extend(["--kubernetes-version", "1.29"]);
+        let out = run(&dir.0, &bad);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(
+                "--kubernetes-version: unsupported Kubernetes version \"1.29\": the modelled versions are 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"
+            ),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let mut good = args.clone();
+        good.extend(["--kubernetes-version", "1.31"]);
+        let out = run(&dir.0, &good);
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn explain_prints_kubectls_text() {
+    let dir = dir_with("explain");
+    let out = run(&dir.0, &["explain", "crd.yaml", "widgets.spec"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "GROUP:      example.com
+KIND:       Widget
+VERSION:    v1
+
+FIELD: spec <Object>
+
+
+DESCRIPTION:
+    The desired state.
+    
+FIELDS:
+  address\t<string> -required-
+    An IP address.
+
+  replicas\t<integer>
+    <no description>
+
+
+"
+    );
+    let rec = run(
+        &dir.0,
+        &[
+            "explain",
+            "crd.yaml",
+            "--recursive",
+            "--api-version",
+            "example.com/v1",
+        ],
+    );
+    assert!(
+        text(&rec.stdout).contains(
+            "  spec\t<Object>\n    address\t<string> -required-\n    replicas\t<integer>\n"
+        ),
+        "{}",
+        text(&rec.stdout)
+    );
+    let missing = run(&dir.0, &["explain", "crd.yaml", "spec.nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        text(&missing.stderr),
+        "error: field \"nope\" does not exist\n"
+    );
+    let version = run(&dir.0, &["explain", "crd.yaml", "--api-version=v9"]);
+    assert_eq!(version.status.code(), Some(1));
+    assert_eq!(
+        text(&version.stderr),
+        "error: couldn't find resource for \"example.com/v9, Resource=widgets\"\n"
+    );
+}
+
+#[test]
+fn sample_prints_an_accepted_object() {
+    let dir = dir_with("sample");
+    let out = run(&dir.0, &["sample", "crd.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    assert!(yaml.starts_with("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample\nspec:\n  address: "), "{yaml}");
+    let all = run(
+        &dir.0,
+        &["sample", "crd.yaml", "--all-fields", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&all.stdout).expect("JSON");
+    assert_eq!(v["spec"]["replicas"], 1);
+    let bad = run(&dir.0, &["sample", "crd.yaml", "--version", "v2"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stderr).contains("the CRD has no version `v2` (it has v1)"));
+}

@@ -1,0 +1,175 @@
+// End-to-end tests of issue 15 (help while writing), parts 1, 4 and 5:
+// 1. the "Kubernetes version" select: switching it changes a rule's verdict, and it is
+//    saved and carried by share links;
+// 4. the Explain tab: kubectl explain's text for the object's version, a field path, and
+//    field names that descend;
+// 5. "Generate sample": the sample is added as an object text the engine accepts, and
+//    nothing typed is lost.
+//
+//   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test help.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { launch } from './browser.mjs';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
+
+let browser;
+let page;
+const consoleErrors = [];
+
+before(async () => {
+  browser = await launch('crd-studio-e2e-help-');
+  browser.context.setDefaultTimeout(20_000);
+  page = await browser.context.newPage();
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
+  });
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function screenshot(name) {
+  if (!SCREENSHOT_DIR) return;
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+  }
+}
+
+const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+
+async function paste(label, text) {
+  await editor(label).click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+async function until(fn, arg, what, timeout = 10_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await page.evaluate(fn, arg);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+const statusIs = (prefix) =>
+  until((p) => document.querySelector('p.status[role="status"]')?.textContent.startsWith(p), prefix, `status ${prefix}`);
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: A widget.
+        type: object
+        properties:
+          spec:
+            description: The desired state.
+            type: object
+            required: [address]
+            x-kubernetes-validations:
+            - rule: isIP(self.address)
+            properties:
+              address:
+                description: An IP address.
+                type: string
+                maxLength: 45
+              mode:
+                type: string
+                enum: [fast, slow]
+`;
+const OBJECT = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {address: 10.0.0.1}\n';
+
+test('switching the Kubernetes version changes a rule\'s verdict, and is saved', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  const select = page.getByLabel('Kubernetes version');
+  assert.equal(await select.inputValue(), '1.37');
+  await statusIs('Accepted');
+  await select.selectOption('1.30');
+  await statusIs('Rejected');
+  await until(() => document.body.textContent.includes("undeclared reference to 'isIP'"), null, 'the compile error');
+  await screenshot('kubernetes-version');
+  assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.kubernetes-version')), '"1.30"');
+  await select.selectOption('1.31');
+  await statusIs('Accepted');
+  await select.selectOption('1.30');
+  await statusIs('Rejected');
+  // A reload keeps the choice.
+  await page.reload();
+  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  assert.equal(await page.getByLabel('Kubernetes version').inputValue(), '1.30');
+  await statusIs('Rejected');
+  await page.getByLabel('Kubernetes version').selectOption('1.37');
+  await statusIs('Accepted');
+});
+
+test('the Explain tab prints kubectl explain and descends by clicking a field', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  await statusIs('Accepted');
+  await page.locator('#tab-explain').click();
+  const pre = page.locator('#panel-explain pre.explain-text');
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.startsWith('GROUP:      example.com\nKIND:       Widget\nVERSION:    v1\n'), null, 'the explain text');
+  const text = await pre.textContent();
+  assert.ok(text.includes('DESCRIPTION:\n    A widget.\n'), text);
+  assert.ok(text.includes('  spec\t<Object>\n    The desired state.\n'), text);
+  await page.locator('#panel-explain button.explain-field', { hasText: 'spec' }).click();
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.includes('FIELD: spec <Object>'), null, 'the spec field');
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'spec');
+  const spec = await pre.textContent();
+  assert.ok(spec.includes('  address\t<string> -required-\n    An IP address.\n'), spec);
+  assert.ok(spec.includes('  mode\t<string>\n  enum: fast, slow\n'), spec);
+  await page.getByLabel('Field path').fill('spec.nope');
+  await until(() => document.querySelector('#panel-explain .explain-error')?.textContent === 'error: field "nope" does not exist', null, 'the error');
+  await page.getByLabel('Field path').fill('spec.mode');
+  await until(() => document.querySelector('#panel-explain pre.explain-text')?.textContent.includes('FIELD: mode <string>\nENUM:\n    fast\n    slow\n'), null, 'the enum');
+  assert.equal(await page.locator('#panel-explain .command').textContent(), 'kubectl explain widgets.spec.mode --api-version=example.com/v1');
+  await screenshot('explain');
+  await page.getByRole('button', { name: 'Up' }).click();
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'spec');
+});
+
+test('Generate sample adds an accepted object and keeps what was typed', async () => {
+  await paste('CRD', CRD.replace('            x-kubernetes-validations:\n            - rule: isIP(self.address)\n', ''));
+  await paste('Object', '');
+  const button = page.getByRole('button', { name: 'Generate sample' });
+  await until(() => !document.querySelector('button.generate-sample')?.disabled, null, 'the sample');
+  await button.click();
+  const objectText = () => page.evaluate(() => document.querySelector('.cm-content[aria-label="Object"]').innerText);
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').innerText.includes('name: widget-sample'), null, 'the sample text');
+  let t = await objectText();
+  assert.ok(t.startsWith('apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample\nspec:\n  address: '), t);
+  assert.ok(!t.includes('---'), t);
+  await statusIs('Accepted');
+  // A second click keeps the first object and adds a document.
+  await button.click();
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').innerText.includes('---'), null, 'the second document');
+  t = await objectText();
+  assert.ok(t.includes('name: widget-sample\n') && t.includes('---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample-2\n'), t);
+  await statusIs('Accepted');
+  await screenshot('sample');
+  assert.deepEqual(consoleErrors, []);
+});
