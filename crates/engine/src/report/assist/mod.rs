@@ -1,0 +1,2 @@
+//! Help while writing (placeholder)
+pub mod yaml_context;
