@@ -312,6 +312,8 @@ pub struct CompiledCrd {
     parse_base: Option<(Rc<str>, Rc<ParsedText>)>,
     /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
     reparsed: bool,
+    /// The CRD text (for the fixes of object findings that edit a rule).
+    text: Rc<str>,
 }
 
 impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
@@ -820,6 +822,7 @@ impl CompiledCrd {
             &mut findings,
         );
         sort_findings(&mut findings);
+        crate::report::assist::fixes::add_crd_fixes(&mut findings, text, &compiled);
         let report = CrdReport {
             name: model
                 .as_ref()
@@ -887,6 +890,7 @@ impl CompiledCrd {
             reused: reused.is_some(),
             parse_base,
             reparsed: false,
+            text: Rc::from(text),
         }
     }
 
@@ -914,6 +918,11 @@ impl CompiledCrd {
     /// the edit changed ([`document::reparse`]; for tests and benchmarks).
     pub fn reparsed(&self) -> bool {
         self.reparsed
+    }
+
+    /// The CRD text this was compiled from.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The typed model, when the text held a readable CRD.
@@ -1000,6 +1009,7 @@ impl CompiledCrd {
                 progress(Progress { done, total });
             }
         }
+        crate::report::assist::fixes::add_object_fixes(&mut findings, objects, self);
         sort_findings(&mut findings);
         Analysis {
             crd: self.report.clone(),

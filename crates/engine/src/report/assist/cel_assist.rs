@@ -91,7 +91,7 @@ fn ident_char(c: char) -> bool {
 }
 
 /// The schema node a `self.a.b` chain reaches (`None` when the chain is not one).
-fn resolve<'a>(node: Option<&'a Structural>, chain: &str) -> Option<&'a Structural> {
+pub fn resolve<'a>(node: Option<&'a Structural>, chain: &str) -> Option<&'a Structural> {
     let mut parts = chain.split('.');
     let head = parts.next()?;
     if head != "self" && head != "oldSelf" {

@@ -210,7 +210,7 @@ fn top_level_value(text: &str, offset: usize, key: &str) -> Option<String> {
 
 /// The root schema of the object's version (from its `apiVersion`; else the storage
 /// version's).
-fn object_root<'a>(crd: &'a CompiledCrd, text: &str, offset: usize) -> Option<&'a Structural> {
+pub(crate) fn object_root<'a>(crd: &'a CompiledCrd, text: &str, offset: usize) -> Option<&'a Structural> {
     let versions = crd.compiled_versions();
     let named = top_level_value(text, offset, "apiVersion")
         .and_then(|av| av.rsplit('/').next().map(str::to_owned));
@@ -336,7 +336,7 @@ fn value_items(node: &Structural) -> Vec<CompletionItem> {
     out
 }
 
-fn walk<'a>(root: Option<&'a Structural>, path: &[Seg]) -> Option<&'a Structural> {
+pub(crate) fn walk<'a>(root: Option<&'a Structural>, path: &[Seg]) -> Option<&'a Structural> {
     let mut node = root?;
     for seg in path {
         node = child(node, seg)?;
@@ -424,22 +424,25 @@ pub fn schema_place(path: &[Seg]) -> Option<SchemaPlace> {
 /// The structural node at a schema place (the version's, else the first version's that has it).
 pub fn schema_node<'a>(crd: &'a CompiledCrd, place: &SchemaPlace) -> Option<&'a Structural> {
     let versions = crd.compiled_versions();
-    let find = |v: &'a crate::pipeline::CompiledVersion| {
-        let mut node = v.structural.as_deref()?;
-        for s in &place.steps {
-            node = match s {
-                Seg::Key(k) if k.is_empty() => node.additional_properties.as_ref()?.structural.as_deref()?,
-                Seg::Key(k) => node.properties.get(k)?,
-                Seg::Item(_) => node.items.as_deref()?,
-            };
-        }
-        Some(node)
-    };
+    let find = |v: &'a crate::pipeline::CompiledVersion| walk_steps(v.structural.as_deref()?, &place.steps);
     place
         .version
         .and_then(|i| versions.get(i))
         .and_then(find)
         .or_else(|| versions.iter().find_map(find))
+}
+
+/// The node `steps` (from [`schema_place`]) reach from `root`.
+pub fn walk_steps<'a>(root: &'a Structural, steps: &[Seg]) -> Option<&'a Structural> {
+    let mut node = root;
+    for s in steps {
+        node = match s {
+            Seg::Key(k) if k.is_empty() => node.additional_properties.as_ref()?.structural.as_deref()?,
+            Seg::Key(k) => node.properties.get(k)?,
+            Seg::Item(_) => node.items.as_deref()?,
+        };
+    }
+    Some(node)
 }
 
 fn crd_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completions> {

@@ -174,3 +174,90 @@ fn crd_hover() {
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("scope").unwrap() + 1).unwrap();
     assert!(h.lines.first().unwrap().contains("Namespaced or Cluster"));
 }
+
+mod fixes_table {
+    use super::CRD;
+    use crate::documents::finding::{apply_text_edits, Finding, SourceId};
+    use crate::report::analysis::{analyze, Analysis, Options, Request};
+
+    const OBJECT: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  replicas: 2\n";
+
+    fn run(crd: &str, object: &str) -> Analysis {
+        analyze(&Request {
+            crd: crd.to_owned(),
+            objects: vec![object.to_owned()],
+            old_object: None,
+            options: Options::default(),
+        })
+    }
+
+    fn key(f: &Finding) -> (String, Option<String>, String) {
+        (f.code.clone(), f.field.clone(), f.message.clone())
+    }
+
+    /// Applies each fix of the finding with `code` and checks the finding is gone and nothing
+    /// new came; returns the fixes' titles.
+    fn check(crd: &str, object: &str, code: &str) -> Vec<String> {
+        let before = run(crd, object);
+        let f = before
+            .findings
+            .iter()
+            .find(|f| f.code == code && !f.fixes.is_empty())
+            .unwrap_or_else(|| panic!("no fixable {code}: {:#?}", before.findings));
+        let mut titles = Vec::new();
+        for fix in &f.fixes {
+            let source = fix.source.or(f.location.map(|l| l.source)).unwrap();
+            let (c, o) = match source {
+                SourceId::Crd => (apply_text_edits(crd, &fix.edits).unwrap(), object.to_owned()),
+                _ => (crd.to_owned(), apply_text_edits(object, &fix.edits).unwrap()),
+            };
+            let after = run(&c, &o);
+            let old: Vec<_> = before.findings.iter().map(key).collect();
+            let gone = !after.findings.iter().any(|g| key(g) == key(f));
+            let added: Vec<&Finding> = after
+                .findings
+                .iter()
+                .filter(|g| !old.contains(&key(g)))
+                .filter(|g| !g.note)
+                .collect();
+            assert!(gone, "{}: the finding stays after `{}`:\n{c}\n{o}", code, fix.title);
+            assert!(added.is_empty(), "{}: `{}` adds {added:#?}\n{c}\n{o}", code, fix.title);
+            titles.push(fix.title.clone());
+        }
+        titles
+    }
+
+    #[test]
+    fn each_fix_removes_its_finding_and_adds_none() {
+        // Missing type, inferred from properties / enum / items / default.
+        let crd = CRD.replace("              paused:\n                type: boolean\n", "              paused:\n                properties:\n                  a:\n                    type: string\n");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: object`"]);
+        let crd = CRD.replace("              mode:\n                type: string\n", "              mode:\n");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: string`"]);
+        let crd = CRD.replace("              tags:\n                type: array\n", "              tags:\n");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: array`"]);
+        let crd = CRD.replace("              paused:\n                type: boolean\n", "              paused:\n                default: 3\n");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: integer`"]);
+        // An undefined CEL field.
+        let crd = CRD.replace("rule: self.replicas > 0", "rule: self.replica > 0");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Did you mean `replicas`?"]);
+        let crd = CRD.replace("rule: self.replicas > 0", "rule: \"self.mode == 'Fast' || self.replicsa > 1\"");
+        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Did you mean `replicas`?"]);
+        // A printer column that can never show a value.
+        let crd = CRD.replace("    schema:\n", "    additionalPrinterColumns:\n    - name: Mode\n      type: string\n      jsonPath: .spec.mdoe\n    schema:\n");
+        assert_eq!(check(&crd, OBJECT, "crd.printer-column"), vec!["Use `mode`"]);
+        // An unknown field: renamed, or removed.
+        let obj = format!("{OBJECT}  pasued: true\n");
+        assert_eq!(check(CRD, &obj, "object.unknown-field"), vec!["Rename to `paused`", "Remove `pasued`"]);
+        let obj = format!("{OBJECT}  zzz:\n    deep: 1\n  mode: Fast\n");
+        assert_eq!(check(CRD, &obj, "object.unknown-field"), vec!["Remove `zzz`"]);
+        // An enum value.
+        let obj = format!("{OBJECT}  mode: fats\n");
+        assert_eq!(check(CRD, &obj, "object.invalid"), vec!["Change to `Fast`"]);
+        // `no such key` at runtime: the rule guarded with has().
+        let crd = CRD.replace("rule: self.replicas > 0", "rule: self.mode.size() > 0").replace("                default: Fast\n", "");
+        assert_eq!(check(&crd, OBJECT, "object.invalid"), vec!["Guard the rule with `has(self.mode)`"]);
+        let crd = CRD.replace("rule: self.replicas > 0", "rule: 'self.mode != ''x'''").replace("                default: Fast\n", "");
+        assert_eq!(check(&crd, OBJECT, "object.invalid"), vec!["Guard the rule with `has(self.mode)`"]);
+    }
+}
