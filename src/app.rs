@@ -5,6 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crd_studio_engine::{FieldValidation, Options, Severity};
+use crd_studio_engine::report::assist::Editor as AssistEditor;
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
 use wasm_bindgen::closure::Closure;
@@ -23,6 +24,7 @@ use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
 use crate::theme::{self, Theme};
 use crate::view_model::{
+    EditorFix,
     editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
     ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
@@ -1553,6 +1555,17 @@ pub fn Studio(props: &StudioProps) -> Html {
             }
         })
     };
+    // A finding's repair, applied in its editor as the user's own edit (Undo takes it back).
+    let on_fix = {
+        let crd_control = crd_control.clone();
+        let object_control = object_control.clone();
+        let old_control = old_control.clone();
+        Callback::from(move |(pane, fix): (Pane, EditorFix)| match pane {
+            Pane::Crd => crd_control.apply_fix(&fix),
+            Pane::Object => object_control.apply_fix(&fix),
+            Pane::OldObject => old_control.apply_fix(&fix),
+        })
+    };
     let on_problem = {
         let focus = focus.clone();
         Callback::from(move |row: ProblemRow| {
@@ -1701,6 +1714,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     on_change={on_crd}
                     control={(*crd_control).clone()}
                     read_only={props.lock_crd}
+                    assist={Some((analyser.studio.clone(), AssistEditor::Crd))}
                 />
             </section>
             <div class={classes!("object-column", (*old_open).then_some("old-open"))}>
@@ -1713,6 +1727,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         diagnostics={object_marks}
                         on_change={on_object}
                         control={(*object_control).clone()}
+                        assist={Some((analyser.studio.clone(), AssistEditor::Object))}
                     />
                 </section>
                 <section class={classes!("pane", "old-pane", (!*old_open).then_some("collapsed"))} aria-labelledby="old-title">
@@ -1745,6 +1760,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                                 diagnostics={old_marks}
                                 on_change={on_old_object}
                                 control={(*old_control).clone()}
+                                assist={Some((analyser.studio.clone(), AssistEditor::Object))}
                             />
                         </div>
                     }
@@ -1788,6 +1804,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 shown={(*shown).clone()}
                 hidden={*bottom != BottomTab::Problems}
                 on_select={on_problem}
+                {on_fix}
                 paused={*paused}
             />
             <StoredPanel
@@ -1985,6 +2002,8 @@ struct ProblemsProps {
     shown: Option<Rc<Shown>>,
     hidden: bool,
     on_select: Callback<ProblemRow>,
+    /// Applies a finding's repair.
+    on_fix: Callback<(Pane, EditorFix)>,
     /// The texts wait for the user after a crash.
     paused: bool,
 }
@@ -2003,7 +2022,7 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
     } else {
         html! {
             <ul class="problem-list" role="list">
-                { for rows.iter().map(|row| problem_item(row, &props.on_select)) }
+                { for rows.iter().map(|row| problem_item(row, &props.on_select, &props.on_fix)) }
             </ul>
         }
     };
@@ -2015,14 +2034,19 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
     }
 }
 
-fn problem_item(row: &ProblemRow, on_select: &Callback<ProblemRow>) -> Html {
-    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} /> }
+fn problem_item(
+    row: &ProblemRow,
+    on_select: &Callback<ProblemRow>,
+    on_fix: &Callback<(Pane, EditorFix)>,
+) -> Html {
+    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} on_fix={on_fix.clone()} /> }
 }
 
 #[derive(Properties, PartialEq)]
 struct ProblemItemProps {
     row: ProblemRow,
     on_select: Callback<ProblemRow>,
+    on_fix: Callback<(Pane, EditorFix)>,
 }
 
 /// One finding: a headline in plain words (a button that goes to the place), the exact text
@@ -2088,10 +2112,37 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { if *copied == Some(true) { "Copied" } else { "" } }
                 </span>
             </div>
+            if !row.fixes.is_empty() {
+                <div class="problem-fixes">
+                    { for row.fixes.iter().map(|(pane, fix)| {
+                        let onclick = {
+                            let pair = (*pane, fix.clone());
+                            props.on_fix.reform(move |_: MouseEvent| pair.clone())
+                        };
+                        let label = format!("Fix: {}", fix.title.replace('`', ""));
+                        html! {
+                            <button type="button" class="small fix" title={label.clone()} aria-label={label} {onclick}>
+                                { fix_title(&fix.title) }
+                            </button>
+                        }
+                    }) }
+                </div>
+            }
             if row.show_exact {
                 <pre class="exact" aria-label={who}>{ row.message.clone() }</pre>
             }
         </li>
+    }
+}
+
+/// A fix's title with its `code` parts as code.
+fn fix_title(title: &str) -> Html {
+    html! {
+        <>{ for title.split('`').enumerate().map(|(i, part)| if i % 2 == 1 {
+            html! { <code>{ part.to_owned() }</code> }
+        } else {
+            html! { { part.to_owned() } }
+        }) }</>
     }
 }
 

@@ -94,6 +94,64 @@ pub struct ProblemRow {
     pub code: String,
     /// Where a click goes, when the finding is in a text shown on the page.
     pub target: Option<FocusTarget>,
+    /// The finding's repairs, each with the editor it edits.
+    pub fixes: Vec<(Pane, EditorFix)>,
+}
+
+/// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
+/// columns), in the shape `web/editor.js` takes (`applyEdits`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorEdit {
+    /// Start line.
+    pub from_line: usize,
+    /// Start column.
+    pub from_col: usize,
+    /// End line.
+    pub to_line: usize,
+    /// End column (exclusive).
+    pub to_col: usize,
+    /// The new text.
+    pub text: String,
+}
+
+/// A finding's repair for an editor: its title and edits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorFix {
+    /// What it does ("Rename to `replicas`").
+    pub title: String,
+    /// The edits.
+    pub edits: Vec<EditorEdit>,
+}
+
+/// The finding's repairs, each with the editor whose text it edits.
+pub fn finding_fixes(f: &Finding) -> Vec<(Pane, EditorFix)> {
+    f.fixes
+        .iter()
+        .filter_map(|fix| {
+            let source = fix.source.or(f.location.map(|l| l.source))?;
+            let pane = Pane::of(source)?;
+            let edits = fix
+                .edits
+                .iter()
+                .map(|e| EditorEdit {
+                    from_line: e.span.start.line,
+                    from_col: e.span.start.utf16_column,
+                    to_line: e.span.end.line,
+                    to_col: e.span.end.utf16_column,
+                    text: e.new_text.clone(),
+                })
+                .collect();
+            Some((
+                pane,
+                EditorFix {
+                    title: fix.title.clone(),
+                    edits,
+                },
+            ))
+        })
+        .collect()
 }
 
 fn place(location: Option<&Location>) -> String {
@@ -128,6 +186,7 @@ impl ProblemRow {
                     utf16_column: l.span.start.utf16_column,
                 })
             }),
+            fixes: finding_fixes(f),
         }
     }
 }
@@ -167,6 +226,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 note: false,
                 code: "server.warning".to_owned(),
                 target: None,
+                fixes: Vec::new(),
             });
         }
     }
@@ -191,6 +251,9 @@ pub struct EditorDiagnostic {
     pub message: String,
     /// The rule that produced it.
     pub source: String,
+    /// The repairs that edit this editor's text (buttons in the marker's tooltip).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<EditorFix>,
 }
 
 /// The inline markers for one editor.
@@ -220,6 +283,11 @@ pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnost
                 severity: f.severity.as_str(),
                 message,
                 source: f.code.clone(),
+                fixes: finding_fixes(f)
+                    .into_iter()
+                    .filter(|(p, _)| *p == pane)
+                    .map(|(_, fix)| fix)
+                    .collect(),
             })
         })
         .collect()
@@ -633,6 +701,7 @@ mod tests {
             severity: "warning",
             message: "m".to_owned(),
             source: "c".to_owned(),
+            fixes: Vec::new(),
         };
         assert_eq!(
             serde_json::to_string(&d).unwrap(),

@@ -177,6 +177,22 @@ impl Engine {
         self.studios.remove(studio);
     }
 
+    /// Answers a completion or hover request with the studio's compiled CRD (the last one
+    /// analysed; before any, the CRD editor's own text compiled).
+    pub fn assist(&self, request: &crate::assist::AssistRequest) -> crate::assist::AssistAnswer {
+        match self.studios.get(&request.studio) {
+            Some(c) => crate::assist::answer(&c.compiled, request),
+            None => {
+                let text = match request.editor {
+                    crd_studio_engine::report::assist::Editor::Crd => request.text.as_str(),
+                    crd_studio_engine::report::assist::Editor::Object => "",
+                };
+                let compiled = CompiledCrd::compile(text, &Options::default());
+                crate::assist::answer(&compiled, request)
+            }
+        }
+    }
+
     /// How many studios have a compiled CRD.
     pub fn studios(&self) -> usize {
         self.studios.len()

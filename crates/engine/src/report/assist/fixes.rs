@@ -431,9 +431,11 @@ fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
         let vstart = pos + 5 + spaces;
         let value = text.get(vstart..)?.split('\n').next().unwrap_or("");
         let value = value.trim_end();
-        let (new_text, len) = if value == rule {
-            (serde_json::to_string(&guarded).ok()?, value.len())
-        } else if value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).and_then(|v| serde_json::from_str::<String>(&format!("\"{v}\"")).ok()).as_deref() == Some(rule) {
+        let double = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .and_then(|v| serde_json::from_str::<String>(&format!("\"{v}\"")).ok());
+        let (new_text, len) = if value == rule || double.as_deref() == Some(rule) {
             (serde_json::to_string(&guarded).ok()?, value.len())
         } else if value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')).map(|v| v.replace("''", "'")).as_deref() == Some(rule) {
             (format!("'{}'", guarded.replace('\'', "''")), value.len())
