@@ -111,6 +111,13 @@ struct Compiled {
     crd: String,
     options: Options,
     compiled: CompiledCrd,
+    /// The last compile that had schemas, kept while the text does not (a rule being typed
+    /// inside an unclosed quote breaks the YAML): completion and hover read it.
+    last_schemas: Option<CompiledCrd>,
+}
+
+fn has_schemas(c: &CompiledCrd) -> bool {
+    c.compiled_versions().iter().any(|v| v.structural.is_some())
 }
 
 /// The worker's engine: one compiled CRD per studio, reused while the studio's CRD text and
@@ -181,7 +188,7 @@ impl Engine {
     /// analysed; before any, the CRD editor's own text compiled).
     pub fn assist(&self, request: &crate::assist::AssistRequest) -> crate::assist::AssistAnswer {
         match self.studios.get(&request.studio) {
-            Some(c) => crate::assist::answer(&c.compiled, request),
+            Some(c) => crate::assist::answer(c.last_schemas.as_ref().unwrap_or(&c.compiled), request),
             None => {
                 let text = match request.editor {
                     crd_studio_engine::report::assist::Editor::Crd => request.text.as_str(),
@@ -212,11 +219,18 @@ impl Engine {
                 crd: request.crd.clone(),
                 options: request.options.clone(),
                 compiled,
+                last_schemas: None,
             }
         });
         if (!crd_unchanged && entry.crd != request.crd) || entry.options != request.options {
-            entry.compiled = entry.compiled.recompile(&request.crd, &request.options);
-            entry.compiled.set_time_zones(time_zones);
+            let mut next = entry.compiled.recompile(&request.crd, &request.options);
+            next.set_time_zones(time_zones);
+            let previous = std::mem::replace(&mut entry.compiled, next);
+            if has_schemas(&entry.compiled) {
+                entry.last_schemas = None;
+            } else if has_schemas(&previous) {
+                entry.last_schemas = Some(previous);
+            }
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
         }
