@@ -251,10 +251,13 @@ test('a fix in the editor\'s lint tooltip removes its finding', async () => {
   await page.getByRole('button', { name: 'Fix: Change to Fast' }).waitFor();
   // The marker's tooltip, by hovering the marked value.
   await until(() => document.querySelector('.cm-lintRange'), null, 'the marker');
-  const box = await pointAt('Object', 'mode: fats', 8);
+  const box = await pointAt('Object', 'mode: fats', 2);
   await page.mouse.move(box.x, box.y);
   const action = page.locator('.cm-tooltip .cm-diagnosticAction', { hasText: 'Change to `Fast`' });
   await action.waitFor();
+  await screenshot('assist-lint-fix-1280.png', 1280);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.mouse.move(box.x, box.y);
   await action.click();
   await until(() => !document.querySelector('#panel-problems')?.textContent.includes('fats'), null, 'the finding to go');
   assert.match(await editor('Object').textContent(), /mode: Fast/);

@@ -4,8 +4,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crd_studio_engine::{FieldValidation, Options, Severity};
 use crd_studio_engine::report::assist::Editor as AssistEditor;
+use crd_studio_engine::{FieldValidation, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
 use wasm_bindgen::closure::Closure;
@@ -24,9 +24,8 @@ use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
 use crate::theme::{self, Theme};
 use crate::view_model::{
-    EditorFix,
-    editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
-    ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
+    editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, EditorFix, FocusTarget,
+    Pane, ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
 use crate::worker_boundary::{PreviewQuery, Reply};
 use crate::worker_client::{self, Event as WorkerEvent};

@@ -106,8 +106,12 @@ mod tests {
 
     #[test]
     fn an_object_completion_through_the_worker_shape() {
-        let crd = CompiledCrd::compile(include_str!("../examples/crontab/crd.yaml"), &Options::default());
-        let text = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: é\nspec:\n  cron";
+        let crd = CompiledCrd::compile(
+            include_str!("../examples/crontab/crd.yaml"),
+            &Options::default(),
+        );
+        let text =
+            "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: é\nspec:\n  cron";
         let req = AssistRequest {
             studio: "main".into(),
             id: 1,
@@ -121,6 +125,9 @@ mod tests {
         assert!(c.items.iter().any(|i| i.label == "cronSpec"), "{c:?}");
         assert_eq!(c.to - c.from, 4);
         let json = serde_json::to_string(&req).unwrap();
-        assert!(!json.contains("cron"), "the text travels beside the JSON: {json}");
+        assert!(
+            !json.contains("cron"),
+            "the text travels beside the JSON: {json}"
+        );
     }
 }

@@ -12,8 +12,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::editor_text::EditorText;
 use crate::assist::{AssistKind, AssistRequest};
+use crate::editor_text::EditorText;
 use crate::view_model::{utf16_offset, EditorDiagnostic, EditorFix};
 use crd_studio_engine::report::assist::Editor;
 
@@ -239,9 +239,9 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
         use_effect_with(*code_mirror, move |&use_code_mirror| {
             if use_code_mirror {
                 let created = match (editor_api(), host.cast::<Element>()) {
-                    (Some(api), Some(parent)) => {
-                        create_code_mirror(api, &parent, &label, &text, read_only, on_change, assist)
-                    }
+                    (Some(api), Some(parent)) => create_code_mirror(
+                        api, &parent, &label, &text, read_only, on_change, assist,
+                    ),
                     _ => Err(JsValue::from_str("no CrdEditor API or no host element")),
                 };
                 match created {

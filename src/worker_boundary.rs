@@ -188,7 +188,9 @@ impl Engine {
     /// analysed; before any, the CRD editor's own text compiled).
     pub fn assist(&self, request: &crate::assist::AssistRequest) -> crate::assist::AssistAnswer {
         match self.studios.get(&request.studio) {
-            Some(c) => crate::assist::answer(c.last_schemas.as_ref().unwrap_or(&c.compiled), request),
+            Some(c) => {
+                crate::assist::answer(c.last_schemas.as_ref().unwrap_or(&c.compiled), request)
+            }
             None => {
                 let text = match request.editor {
                     crd_studio_engine::report::assist::Editor::Crd => request.text.as_str(),

@@ -5,5 +5,5 @@
 //! Uses every earlier stage.
 
 pub mod analysis;
-pub mod get;
 pub mod assist;
+pub mod get;

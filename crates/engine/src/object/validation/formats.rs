@@ -82,7 +82,11 @@ pub fn supported_formats(version: CompatibilityVersion) -> Vec<&'static str> {
     let mut out = vec!["int32", "int64", "float", "double"];
     for (major, minor, names) in VERSIONED_FORMATS {
         if version >= CompatibilityVersion::new(*major, *minor) {
-            out.extend(names.iter().map(|n| if *n == "datetime" { "date-time" } else { n }));
+            out.extend(
+                names
+                    .iter()
+                    .map(|n| if *n == "datetime" { "date-time" } else { n }),
+            );
         }
     }
     out

@@ -3,7 +3,9 @@
 //! `apiservercel.Escape`), and the functions, macros and receiver methods of the selected
 //! Kubernetes version's environment with their signatures.
 
-use cel_core::decls::{kubernetes_options, EnvOption, EnvVersion, FunctionDecl, KubeVersion, OverloadDecl};
+use cel_core::decls::{
+    kubernetes_options, EnvOption, EnvVersion, FunctionDecl, KubeVersion, OverloadDecl,
+};
 
 use super::docs::cel_doc;
 use super::{first_line, item, node_lines, type_text, CompletionItem, Completions, Hover};
@@ -25,7 +27,12 @@ pub fn functions(version: &str) -> Vec<FunctionDecl> {
             }
         }
     }
-    out.retain(|f| f.name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()));
+    out.retain(|f| {
+        f.name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+    });
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
@@ -34,7 +41,9 @@ pub fn functions(version: &str) -> Vec<FunctionDecl> {
 pub fn signature(name: &str, o: &OverloadDecl) -> String {
     let args: Vec<String> = o.args.iter().map(|a| a.to_string()).collect();
     if o.member {
-        let (target, rest) = args.split_first().map_or(("", &[][..]), |(t, r)| (t.as_str(), r));
+        let (target, rest) = args
+            .split_first()
+            .map_or(("", &[][..]), |(t, r)| (t.as_str(), r));
         format!("{target}.{name}({}) -> {}", rest.join(", "), o.result)
     } else {
         format!("{name}({}) -> {}", args.join(", "), o.result)
@@ -46,7 +55,10 @@ fn cel_kind(s: &Structural) -> &'static str {
     if s.extensions.x_int_or_string || (s.generic.type_.is_empty()) {
         return "dyn";
     }
-    let format = s.value_validation.as_ref().map_or("", |v| v.format.as_str());
+    let format = s
+        .value_validation
+        .as_ref()
+        .map_or("", |v| v.format.as_str());
     match (s.generic.type_.as_str(), format) {
         ("string", "byte") => "bytes",
         ("string", "duration") => "google.protobuf.Duration",
@@ -115,7 +127,12 @@ fn expression(text: &str, start: usize, offset: usize) -> Option<&str> {
 }
 
 fn trailing(s: &str, f: impl Fn(char) -> bool) -> &str {
-    let n: usize = s.chars().rev().take_while(|&c| f(c)).map(char::len_utf8).sum();
+    let n: usize = s
+        .chars()
+        .rev()
+        .take_while(|&c| f(c))
+        .map(char::len_utf8)
+        .sum();
     s.get(s.len() - n..).unwrap_or("")
 }
 
@@ -127,7 +144,12 @@ fn function_item(f: &FunctionDecl, o: &OverloadDecl, kind: &str) -> CompletionIt
         signature(&f.name, o)
     };
     let arity = o.args.len() - usize::from(o.member);
-    let mut i = item(&f.name, kind, detail, cel_doc(&f.name).unwrap_or("").to_owned());
+    let mut i = item(
+        &f.name,
+        kind,
+        detail,
+        cel_doc(&f.name).unwrap_or("").to_owned(),
+    );
     i.apply = Some(if arity == 0 {
         format!("{}()", f.name)
     } else {
@@ -157,7 +179,12 @@ pub fn complete(
         if let Some(t) = target {
             for (name, s) in &t.properties {
                 if let Some(cel_name) = escape(name) {
-                    items.push(item(&cel_name, "property", type_text(s), first_line(&s.generic.description)));
+                    items.push(item(
+                        &cel_name,
+                        "property",
+                        type_text(s),
+                        first_line(&s.generic.description),
+                    ));
                 }
             }
         }
@@ -168,17 +195,34 @@ pub fn complete(
         }
         if matches!(kind, "list" | "map" | "dyn") {
             for (name, sig, doc) in MACROS {
-                let mut i = item(name, "function", (*sig).to_owned(), cel_doc(doc).unwrap_or("").to_owned());
+                let mut i = item(
+                    name,
+                    "function",
+                    (*sig).to_owned(),
+                    cel_doc(doc).unwrap_or("").to_owned(),
+                );
                 i.apply = Some(format!("{name}("));
                 items.push(i);
             }
         }
     } else {
         let ty = node.map(type_text).unwrap_or_else(|| "dyn".to_owned());
-        let desc = node.map(|n| first_line(&n.generic.description)).unwrap_or_default();
+        let desc = node
+            .map(|n| first_line(&n.generic.description))
+            .unwrap_or_default();
         items.push(item("self", "variable", ty.clone(), desc.clone()));
-        items.push(item("oldSelf", "variable", ty, "The value before the update (transition rules).".to_owned()));
-        let mut has = item("has", "function", "has(e.f) -> bool".to_owned(), cel_doc("has").unwrap_or("").to_owned());
+        items.push(item(
+            "oldSelf",
+            "variable",
+            ty,
+            "The value before the update (transition rules).".to_owned(),
+        ));
+        let mut has = item(
+            "has",
+            "function",
+            "has(e.f) -> bool".to_owned(),
+            cel_doc("has").unwrap_or("").to_owned(),
+        );
         has.apply = Some("has(".to_owned());
         items.push(has);
         for f in &fns {
@@ -205,12 +249,19 @@ pub fn hover(
     start: usize,
     offset: usize,
 ) -> Option<Hover> {
-    let line_end = text.get(offset..)?.find('\n').map_or(text.len(), |i| offset + i);
+    let line_end = text
+        .get(offset..)?
+        .find('\n')
+        .map_or(text.len(), |i| offset + i);
     let head = expression(text, start, offset)?;
     let left = trailing(head, ident_char);
     let right: &str = {
         let t = text.get(offset..line_end)?;
-        let n: usize = t.chars().take_while(|&c| ident_char(c)).map(char::len_utf8).sum();
+        let n: usize = t
+            .chars()
+            .take_while(|&c| ident_char(c))
+            .map(char::len_utf8)
+            .sum();
         t.get(..n)?
     };
     let word = format!("{left}{right}");

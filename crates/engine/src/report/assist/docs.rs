@@ -10,20 +10,60 @@ pub type Entry = (&'static str, &'static str, &'static str);
 
 /// An object's top-level fields besides its schema's.
 pub const OBJECT_ROOT: &[Entry] = &[
-    ("apiVersion", "string · required", "The group/version of the resource, one the CRD serves."),
-    ("kind", "string · required", "The kind the CRD names (spec.names.kind)."),
-    ("metadata", "ObjectMeta · required", "Name, namespace, labels, annotations and the other standard metadata."),
+    (
+        "apiVersion",
+        "string · required",
+        "The group/version of the resource, one the CRD serves.",
+    ),
+    (
+        "kind",
+        "string · required",
+        "The kind the CRD names (spec.names.kind).",
+    ),
+    (
+        "metadata",
+        "ObjectMeta · required",
+        "Name, namespace, labels, annotations and the other standard metadata.",
+    ),
 ];
 
 /// `metadata` fields a user writes.
 pub const OBJECT_META: &[Entry] = &[
-    ("name", "string", "The object's name, unique in its namespace; required unless generateName is set."),
-    ("generateName", "string", "A prefix the server completes with a random suffix when name is empty."),
-    ("namespace", "string", "The namespace of a namespaced object (the request's namespace when left out)."),
-    ("labels", "map[string]string", "Key/value pairs for selecting objects (keys and values are checked as label syntax)."),
-    ("annotations", "map[string]string", "Non-identifying key/value data (at most 256 KiB together)."),
-    ("finalizers", "[]string", "Names that must be removed before the object is deleted."),
-    ("ownerReferences", "[]OwnerReference", "Objects this one depends on (garbage collection)."),
+    (
+        "name",
+        "string",
+        "The object's name, unique in its namespace; required unless generateName is set.",
+    ),
+    (
+        "generateName",
+        "string",
+        "A prefix the server completes with a random suffix when name is empty.",
+    ),
+    (
+        "namespace",
+        "string",
+        "The namespace of a namespaced object (the request's namespace when left out).",
+    ),
+    (
+        "labels",
+        "map[string]string",
+        "Key/value pairs for selecting objects (keys and values are checked as label syntax).",
+    ),
+    (
+        "annotations",
+        "map[string]string",
+        "Non-identifying key/value data (at most 256 KiB together).",
+    ),
+    (
+        "finalizers",
+        "[]string",
+        "Names that must be removed before the object is deleted.",
+    ),
+    (
+        "ownerReferences",
+        "[]OwnerReference",
+        "Objects this one depends on (garbage collection).",
+    ),
 ];
 
 /// The keywords of a structural schema node (what `apiextensions-apiserver` allows).
@@ -69,46 +109,150 @@ pub const SCHEMA_KEYWORDS: &[Entry] = &[
 
 /// The fields of one `x-kubernetes-validations` rule.
 pub const VALIDATION_RULE: &[Entry] = &[
-    ("rule", "string · required", "A CEL expression over self (and oldSelf) that must be true."),
+    (
+        "rule",
+        "string · required",
+        "A CEL expression over self (and oldSelf) that must be true.",
+    ),
     ("message", "string", "The message when the rule is false."),
-    ("messageExpression", "string", "A CEL expression giving the message (a string)."),
-    ("reason", "string", "FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate."),
-    ("fieldPath", "string", "Where the error is reported, relative to the rule's node (e.g. .spec.replicas)."),
-    ("optionalOldSelf", "boolean", "The rule also runs on create and when oldSelf is absent, with oldSelf an optional."),
+    (
+        "messageExpression",
+        "string",
+        "A CEL expression giving the message (a string).",
+    ),
+    (
+        "reason",
+        "string",
+        "FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate.",
+    ),
+    (
+        "fieldPath",
+        "string",
+        "Where the error is reported, relative to the rule's node (e.g. .spec.replicas).",
+    ),
+    (
+        "optionalOldSelf",
+        "boolean",
+        "The rule also runs on create and when oldSelf is absent, with oldSelf an optional.",
+    ),
 ];
 
 const CRD_ROOT: &[Entry] = &[
     ("apiVersion", "string", "apiextensions.k8s.io/v1"),
     ("kind", "string", "CustomResourceDefinition"),
-    ("metadata", "ObjectMeta", "The CRD's name must be <plural>.<group>."),
-    ("spec", "CustomResourceDefinitionSpec", "The resource the CRD defines."),
+    (
+        "metadata",
+        "ObjectMeta",
+        "The CRD's name must be <plural>.<group>.",
+    ),
+    (
+        "spec",
+        "CustomResourceDefinitionSpec",
+        "The resource the CRD defines.",
+    ),
 ];
 const CRD_SPEC: &[Entry] = &[
-    ("group", "string · required", "The API group of the resource (a DNS subdomain with a dot)."),
-    ("names", "CustomResourceDefinitionNames · required", "The resource's plural, singular, kind, list kind, short names and categories."),
+    (
+        "group",
+        "string · required",
+        "The API group of the resource (a DNS subdomain with a dot).",
+    ),
+    (
+        "names",
+        "CustomResourceDefinitionNames · required",
+        "The resource's plural, singular, kind, list kind, short names and categories.",
+    ),
     ("scope", "string · required", "Namespaced or Cluster."),
-    ("versions", "[]CustomResourceDefinitionVersion · required", "The versions served; exactly one is the storage version."),
-    ("conversion", "CustomResourceConversion", "How objects are converted between versions (None or Webhook)."),
-    ("preserveUnknownFields", "boolean", "Must be false in apiextensions.k8s.io/v1."),
+    (
+        "versions",
+        "[]CustomResourceDefinitionVersion · required",
+        "The versions served; exactly one is the storage version.",
+    ),
+    (
+        "conversion",
+        "CustomResourceConversion",
+        "How objects are converted between versions (None or Webhook).",
+    ),
+    (
+        "preserveUnknownFields",
+        "boolean",
+        "Must be false in apiextensions.k8s.io/v1.",
+    ),
 ];
 const CRD_NAMES: &[Entry] = &[
-    ("plural", "string · required", "The resource name in URLs (lowercase); the CRD is named <plural>.<group>."),
-    ("singular", "string", "The singular name (lowercase); defaults to the kind in lowercase."),
-    ("kind", "string · required", "The kind objects carry (CamelCase)."),
-    ("listKind", "string", "The kind of lists; defaults to <kind>List."),
+    (
+        "plural",
+        "string · required",
+        "The resource name in URLs (lowercase); the CRD is named <plural>.<group>.",
+    ),
+    (
+        "singular",
+        "string",
+        "The singular name (lowercase); defaults to the kind in lowercase.",
+    ),
+    (
+        "kind",
+        "string · required",
+        "The kind objects carry (CamelCase).",
+    ),
+    (
+        "listKind",
+        "string",
+        "The kind of lists; defaults to <kind>List.",
+    ),
     ("shortNames", "[]string", "Short names kubectl accepts."),
-    ("categories", "[]string", "Groups such as all that kubectl get <category> includes."),
+    (
+        "categories",
+        "[]string",
+        "Groups such as all that kubectl get <category> includes.",
+    ),
 ];
 const CRD_VERSION: &[Entry] = &[
-    ("name", "string · required", "The version name (v1, v1beta1, ...)."),
-    ("served", "boolean · required", "Whether the version is served by the REST API."),
-    ("storage", "boolean · required", "Whether objects are stored in this version (exactly one)."),
-    ("deprecated", "boolean", "Clients get a deprecation warning."),
-    ("deprecationWarning", "string", "The warning text instead of the default one."),
-    ("schema", "CustomResourceValidation", "The version's openAPIV3Schema."),
-    ("subresources", "CustomResourceSubresources", "status and scale."),
-    ("additionalPrinterColumns", "[]CustomResourceColumnDefinition", "The columns kubectl get prints."),
-    ("selectableFields", "[]SelectableField", "Fields usable in field selectors."),
+    (
+        "name",
+        "string · required",
+        "The version name (v1, v1beta1, ...).",
+    ),
+    (
+        "served",
+        "boolean · required",
+        "Whether the version is served by the REST API.",
+    ),
+    (
+        "storage",
+        "boolean · required",
+        "Whether objects are stored in this version (exactly one).",
+    ),
+    (
+        "deprecated",
+        "boolean",
+        "Clients get a deprecation warning.",
+    ),
+    (
+        "deprecationWarning",
+        "string",
+        "The warning text instead of the default one.",
+    ),
+    (
+        "schema",
+        "CustomResourceValidation",
+        "The version's openAPIV3Schema.",
+    ),
+    (
+        "subresources",
+        "CustomResourceSubresources",
+        "status and scale.",
+    ),
+    (
+        "additionalPrinterColumns",
+        "[]CustomResourceColumnDefinition",
+        "The columns kubectl get prints.",
+    ),
+    (
+        "selectableFields",
+        "[]SelectableField",
+        "Fields usable in field selectors.",
+    ),
 ];
 const CRD_SCHEMA: &[Entry] = &[(
     "openAPIV3Schema",
@@ -116,35 +260,95 @@ const CRD_SCHEMA: &[Entry] = &[(
     "The structural OpenAPI v3 schema objects are validated, pruned and defaulted with.",
 )];
 const CRD_SUBRESOURCES: &[Entry] = &[
-    ("status", "object", "Enables the /status subresource ({}): status changes only through it."),
-    ("scale", "CustomResourceSubresourceScale", "Enables /scale with these paths."),
+    (
+        "status",
+        "object",
+        "Enables the /status subresource ({}): status changes only through it.",
+    ),
+    (
+        "scale",
+        "CustomResourceSubresourceScale",
+        "Enables /scale with these paths.",
+    ),
 ];
 const CRD_SCALE: &[Entry] = &[
-    ("specReplicasPath", "string · required", "JSON path of the desired replicas, e.g. .spec.replicas."),
-    ("statusReplicasPath", "string · required", "JSON path of the observed replicas, e.g. .status.replicas."),
-    ("labelSelectorPath", "string", "JSON path of the label selector string (for the HPA)."),
+    (
+        "specReplicasPath",
+        "string · required",
+        "JSON path of the desired replicas, e.g. .spec.replicas.",
+    ),
+    (
+        "statusReplicasPath",
+        "string · required",
+        "JSON path of the observed replicas, e.g. .status.replicas.",
+    ),
+    (
+        "labelSelectorPath",
+        "string",
+        "JSON path of the label selector string (for the HPA).",
+    ),
 ];
 const CRD_COLUMN: &[Entry] = &[
     ("name", "string · required", "The column header."),
-    ("type", "string · required", "integer, number, string, boolean or date."),
-    ("jsonPath", "string · required", "A JSONPath evaluated on each object, e.g. .spec.replicas."),
-    ("format", "string", "A format for the value (e.g. int32, date-time)."),
+    (
+        "type",
+        "string · required",
+        "integer, number, string, boolean or date.",
+    ),
+    (
+        "jsonPath",
+        "string · required",
+        "A JSONPath evaluated on each object, e.g. .spec.replicas.",
+    ),
+    (
+        "format",
+        "string",
+        "A format for the value (e.g. int32, date-time).",
+    ),
     ("description", "string", "What the column shows."),
-    ("priority", "integer", "Columns above 0 show only with -o wide."),
+    (
+        "priority",
+        "integer",
+        "Columns above 0 show only with -o wide.",
+    ),
 ];
-const CRD_SELECTABLE: &[Entry] = &[("jsonPath", "string · required", "A JSONPath to a scalar field usable in --field-selector.")];
+const CRD_SELECTABLE: &[Entry] = &[(
+    "jsonPath",
+    "string · required",
+    "A JSONPath to a scalar field usable in --field-selector.",
+)];
 const CRD_CONVERSION: &[Entry] = &[
-    ("strategy", "string · required", "None (only apiVersion changes) or Webhook."),
-    ("webhook", "WebhookConversion", "The webhook to call when strategy is Webhook."),
+    (
+        "strategy",
+        "string · required",
+        "None (only apiVersion changes) or Webhook.",
+    ),
+    (
+        "webhook",
+        "WebhookConversion",
+        "The webhook to call when strategy is Webhook.",
+    ),
 ];
 const CRD_WEBHOOK: &[Entry] = &[
-    ("conversionReviewVersions", "[]string · required", "The ConversionReview versions the webhook understands, e.g. [v1]."),
-    ("clientConfig", "WebhookClientConfig", "Where the webhook is: url or service, and caBundle."),
+    (
+        "conversionReviewVersions",
+        "[]string · required",
+        "The ConversionReview versions the webhook understands, e.g. [v1].",
+    ),
+    (
+        "clientConfig",
+        "WebhookClientConfig",
+        "Where the webhook is: url or service, and caBundle.",
+    ),
 ];
 const CRD_CLIENT: &[Entry] = &[
     ("url", "string", "An https URL of the webhook."),
     ("service", "ServiceReference", "A Service in the cluster."),
-    ("caBundle", "string", "PEM CA bundle (base64) to verify the webhook's certificate."),
+    (
+        "caBundle",
+        "string",
+        "PEM CA bundle (base64) to verify the webhook's certificate.",
+    ),
 ];
 const CRD_SERVICE: &[Entry] = &[
     ("namespace", "string · required", "The Service's namespace."),
@@ -165,7 +369,9 @@ pub fn crd_node(path: &[Seg]) -> Option<&'static [Entry]> {
         [Some("spec"), Some("versions"), None, Some("schema")] => CRD_SCHEMA,
         [Some("spec"), Some("versions"), None, Some("subresources")] => CRD_SUBRESOURCES,
         [Some("spec"), Some("versions"), None, Some("subresources"), Some("scale")] => CRD_SCALE,
-        [Some("spec"), Some("versions"), None, Some("additionalPrinterColumns"), None] => CRD_COLUMN,
+        [Some("spec"), Some("versions"), None, Some("additionalPrinterColumns"), None] => {
+            CRD_COLUMN
+        }
         [Some("spec"), Some("versions"), None, Some("selectableFields"), None] => CRD_SELECTABLE,
         [Some("spec"), Some("conversion")] => CRD_CONVERSION,
         [Some("spec"), Some("conversion"), Some("webhook")] => CRD_WEBHOOK,
@@ -189,9 +395,10 @@ pub fn crd_values(path: &[Seg], key: &str) -> &'static [&'static str] {
         ([Some("spec"), Some("versions"), None], "served" | "storage" | "deprecated") => {
             &["true", "false"]
         }
-        ([Some("spec"), Some("versions"), None, Some("additionalPrinterColumns"), None], "type") => {
-            &["integer", "number", "string", "boolean", "date"]
-        }
+        (
+            [Some("spec"), Some("versions"), None, Some("additionalPrinterColumns"), None],
+            "type",
+        ) => &["integer", "number", "string", "boolean", "date"],
         _ => &[],
     }
 }

@@ -69,7 +69,8 @@ fn fix(title: String, edits: Vec<TextEdit>) -> Fix {
 /// A YAML plain scalar can hold `s` as it is (else it is written as a JSON string).
 fn yaml_scalar(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
         && !matches!(
             s.to_lowercase().as_str(),
             "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n" | "~"
@@ -102,7 +103,8 @@ pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledV
             .nth(1)
             .and_then(|r| r.split('\'').next())
             .map(str::to_owned);
-        let column = f.code == "crd.printer-column" && f.message.contains("the schema has no field `");
+        let column =
+            f.code == "crd.printer-column" && f.message.contains("the schema has no field `");
         if !is_missing_type && undefined.is_none() && !column {
             continue;
         }
@@ -178,7 +180,10 @@ fn missing_type(text: &str, lines: &LineIndex, key_at: usize) -> Option<Fix> {
                     } else {
                         // A block list: the next line's item.
                         let next = text.get(pos + line.len() + 1..).unwrap_or("");
-                        next.lines().next().and_then(|l| l.trim().strip_prefix("- ")).and_then(scalar_type)
+                        next.lines()
+                            .next()
+                            .and_then(|l| l.trim().strip_prefix("- "))
+                            .and_then(scalar_type)
                     }
                 }
                 "default" => scalar_type(v),
@@ -224,7 +229,10 @@ fn undefined_field(
         .min_by_key(|&i| i.abs_diff(rel))?;
     let start = line_start + found + 1;
     let ctx = yaml_context::context(text, start)?;
-    let Place::Value { start: rule_start, .. } = ctx.place else {
+    let Place::Value {
+        start: rule_start, ..
+    } = ctx.place
+    else {
         return None;
     };
     let place = super::schema_place(&ctx.path)?;
@@ -249,11 +257,20 @@ fn undefined_field(
     let best = nearest(name, names.iter().map(String::as_str))?;
     Some(fix(
         format!("Did you mean `{best}`?"),
-        vec![edit(text, lines, start, start + name.len(), best.to_owned())],
+        vec![edit(
+            text,
+            lines,
+            start,
+            start + name.len(),
+            best.to_owned(),
+        )],
     ))
 }
 
-fn schema_node_in<'a>(compiled: &'a [CompiledVersion], place: &super::SchemaPlace) -> Option<&'a Structural> {
+fn schema_node_in<'a>(
+    compiled: &'a [CompiledVersion],
+    place: &super::SchemaPlace,
+) -> Option<&'a Structural> {
     let find = |v: &'a CompiledVersion| super::walk_steps(v.structural.as_deref()?, &place.steps);
     place
         .version
@@ -273,7 +290,11 @@ fn column_path(
 ) -> Option<Fix> {
     let rest = f.message.split("the schema has no field `").nth(1)?;
     let (missing, rest) = rest.split_once('`')?;
-    let parent = rest.split("under `").nth(1).and_then(|r| r.split('`').next()).unwrap_or("");
+    let parent = rest
+        .split("under `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap_or("");
     let version: usize = f
         .field
         .as_deref()?
@@ -285,7 +306,10 @@ fn column_path(
     let mut node = compiled.get(version)?.structural.as_deref()?;
     for step in parent.split('.').filter(|s| !s.is_empty()) {
         let step = step.split('[').next().unwrap_or(step);
-        node = node.properties.get(step).or_else(|| node.items.as_deref().and_then(|i| i.properties.get(step)))?;
+        node = node
+            .properties
+            .get(step)
+            .or_else(|| node.items.as_deref().and_then(|i| i.properties.get(step)))?;
     }
     if node.generic.type_ == "array" {
         node = node.items.as_deref()?;
@@ -295,7 +319,13 @@ fn column_path(
     let at = value.rfind(missing)?;
     Some(fix(
         format!("Use `{best}`"),
-        vec![edit(text, lines, start + at, start + at + missing.len(), best.to_owned())],
+        vec![edit(
+            text,
+            lines,
+            start + at,
+            start + at + missing.len(),
+            best.to_owned(),
+        )],
     ))
 }
 
@@ -308,32 +338,50 @@ pub fn add_object_fixes(findings: &mut [Finding], objects: &[String], crd: &Comp
     let mut indexes: Vec<Option<LineIndex>> = vec![None; objects.len()];
     for f in findings.iter_mut() {
         let Some(loc) = f.location else { continue };
-        let SourceId::Object(i) = loc.source else { continue };
+        let SourceId::Object(i) = loc.source else {
+            continue;
+        };
         let Some(text) = objects.get(i) else { continue };
         let (start, end) = (loc.span.start.offset, loc.span.end.offset);
         let unknown = f.code == "object.unknown-field";
-        let not_supported = f.message.contains(": Unsupported value: ") && f.message.contains("supported values: ");
-        let no_such_key = f.message.contains("no such key: ") && f.message.contains(" evaluating rule: ");
+        let not_supported =
+            f.message.contains(": Unsupported value: ") && f.message.contains("supported values: ");
+        let no_such_key =
+            f.message.contains("no such key: ") && f.message.contains(" evaluating rule: ");
         if !unknown && !not_supported && !no_such_key {
             continue;
         }
-        let Some(lines) = indexes.get_mut(i).map(|l| l.get_or_insert_with(|| LineIndex::new(text))) else {
+        let Some(lines) = indexes
+            .get_mut(i)
+            .map(|l| l.get_or_insert_with(|| LineIndex::new(text)))
+        else {
             continue;
         };
         if unknown {
             f.fixes.extend(unknown_field(text, lines, crd, start, end));
         } else if not_supported {
-            f.fixes.extend(enum_value(text, lines, &f.message, start, end));
+            f.fixes
+                .extend(enum_value(text, lines, &f.message, start, end));
         } else {
             f.fixes.extend(guard_rule(crd, &f.message));
         }
     }
 }
 
-fn unknown_field(text: &str, lines: &LineIndex, crd: &CompiledCrd, start: usize, end: usize) -> Vec<Fix> {
+fn unknown_field(
+    text: &str,
+    lines: &LineIndex,
+    crd: &CompiledCrd,
+    start: usize,
+    end: usize,
+) -> Vec<Fix> {
     let mut out = Vec::new();
-    let Some(key) = text.get(start..end) else { return out };
-    let Some(ctx) = yaml_context::context(text, start) else { return out };
+    let Some(key) = text.get(start..end) else {
+        return out;
+    };
+    let Some(ctx) = yaml_context::context(text, start) else {
+        return out;
+    };
     if let Some(parent) = super::walk(super::object_root(crd, text, start), &ctx.path) {
         let free: Vec<&str> = parent
             .properties
@@ -349,14 +397,26 @@ fn unknown_field(text: &str, lines: &LineIndex, crd: &CompiledCrd, start: usize,
         }
     }
     // Remove: the key's line and the lines under it, when the key starts its line.
-    let line_start = text.get(..start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let line_start = text
+        .get(..start)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
     let indent = start - line_start;
-    if text.get(line_start..start).is_some_and(|p| p.chars().all(|c| c == ' ')) {
-        let mut stop = text.get(start..).and_then(|t| t.find('\n')).map_or(text.len(), |i| start + i + 1);
+    if text
+        .get(line_start..start)
+        .is_some_and(|p| p.chars().all(|c| c == ' '))
+    {
+        let mut stop = text
+            .get(start..)
+            .and_then(|t| t.find('\n'))
+            .map_or(text.len(), |i| start + i + 1);
         while let Some(rest) = text.get(stop..).filter(|r| !r.is_empty()) {
             let line = rest.split('\n').next().unwrap_or("");
             let li = line.len() - line.trim_start_matches(' ').len();
-            if line.trim().is_empty() || li > indent || (li == indent && line.trim_start().starts_with("- ")) {
+            if line.trim().is_empty()
+                || li > indent
+                || (li == indent && line.trim_start().starts_with("- "))
+            {
                 stop = (stop + line.len() + 1).min(text.len());
             } else {
                 break;
@@ -370,7 +430,13 @@ fn unknown_field(text: &str, lines: &LineIndex, crd: &CompiledCrd, start: usize,
     out
 }
 
-fn enum_value(text: &str, lines: &LineIndex, message: &str, start: usize, end: usize) -> Option<Fix> {
+fn enum_value(
+    text: &str,
+    lines: &LineIndex,
+    message: &str,
+    start: usize,
+    end: usize,
+) -> Option<Fix> {
     let list = message.rsplit("supported values: ").next()?;
     let values: Vec<String> = list
         .split(", ")
@@ -419,7 +485,11 @@ fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
         .map(char::len_utf8)
         .sum();
     let chain = before.get(before.len() - n..)?;
-    if !(chain == "self" || chain.starts_with("self.") || chain == "oldSelf" || chain.starts_with("oldSelf.")) {
+    if !(chain == "self"
+        || chain.starts_with("self.")
+        || chain == "oldSelf"
+        || chain.starts_with("oldSelf."))
+    {
         return None;
     }
     let guarded = format!("!has({chain}.{key}) || ({rule})");
@@ -437,7 +507,13 @@ fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
             .and_then(|v| serde_json::from_str::<String>(&format!("\"{v}\"")).ok());
         let (new_text, len) = if value == rule || double.as_deref() == Some(rule) {
             (serde_json::to_string(&guarded).ok()?, value.len())
-        } else if value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')).map(|v| v.replace("''", "'")).as_deref() == Some(rule) {
+        } else if value
+            .strip_prefix('\'')
+            .and_then(|v| v.strip_suffix('\''))
+            .map(|v| v.replace("''", "'"))
+            .as_deref()
+            == Some(rule)
+        {
             (format!("'{}'", guarded.replace('\'', "''")), value.len())
         } else {
             continue;

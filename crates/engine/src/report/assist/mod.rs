@@ -204,13 +204,24 @@ fn top_level_value(text: &str, offset: usize, key: &str) -> Option<String> {
         .get(..doc_end)?
         .lines()
         .find_map(|l| l.strip_prefix(prefix.as_str()))
-        .map(|v| v.split(" #").next().unwrap_or("").trim().trim_matches(['"', '\'']).to_owned())
+        .map(|v| {
+            v.split(" #")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches(['"', '\''])
+                .to_owned()
+        })
         .filter(|v| !v.is_empty())
 }
 
 /// The root schema of the object's version (from its `apiVersion`; else the storage
 /// version's).
-pub(crate) fn object_root<'a>(crd: &'a CompiledCrd, text: &str, offset: usize) -> Option<&'a Structural> {
+pub(crate) fn object_root<'a>(
+    crd: &'a CompiledCrd,
+    text: &str,
+    offset: usize,
+) -> Option<&'a Structural> {
     let versions = crd.compiled_versions();
     let named = top_level_value(text, offset, "apiVersion")
         .and_then(|av| av.rsplit('/').next().map(str::to_owned));
@@ -255,16 +266,28 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
         Place::Key => {
             if ctx.path.is_empty() {
                 for (name, detail, info) in docs::OBJECT_ROOT {
-                    items.push(item(name, "property", (*detail).to_owned(), (*info).to_owned()));
+                    items.push(item(
+                        name,
+                        "property",
+                        (*detail).to_owned(),
+                        (*info).to_owned(),
+                    ));
                 }
             }
             if let Some(fields) = meta_node(&ctx.path) {
                 for (name, detail, info) in fields {
-                    items.push(item(name, "property", (*detail).to_owned(), (*info).to_owned()));
+                    items.push(item(
+                        name,
+                        "property",
+                        (*detail).to_owned(),
+                        (*info).to_owned(),
+                    ));
                 }
             } else if let Some(node) = walk(root, &ctx.path) {
                 for (name, s) in &node.properties {
-                    if ctx.path.is_empty() && ["apiVersion", "kind", "metadata"].contains(&name.as_str()) {
+                    if ctx.path.is_empty()
+                        && ["apiVersion", "kind", "metadata"].contains(&name.as_str())
+                    {
                         continue;
                     }
                     let req = is_required(node, name);
@@ -273,7 +296,12 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
                     } else {
                         type_text(s)
                     };
-                    items.push(item(name, "property", detail, first_line(&s.generic.description)));
+                    items.push(item(
+                        name,
+                        "property",
+                        detail,
+                        first_line(&s.generic.description),
+                    ));
                 }
             }
             items.retain(|i| !ctx.siblings.contains(&i.label));
@@ -286,7 +314,12 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
         Place::Value { key, .. } => {
             if ctx.path.is_empty() && key == "apiVersion" {
                 for v in served_api_versions(crd) {
-                    items.push(item(&v, "constant", "served version".to_owned(), String::new()));
+                    items.push(item(
+                        &v,
+                        "constant",
+                        "served version".to_owned(),
+                        String::new(),
+                    ));
                 }
             } else if ctx.path.is_empty() && key == "kind" {
                 if let Some(k) = crd_kind(crd) {
@@ -321,8 +354,18 @@ fn value_items(node: &Structural) -> Vec<CompletionItem> {
         }
     }
     if out.is_empty() && node.generic.type_ == "boolean" {
-        out.push(item("true", "constant", "boolean".to_owned(), String::new()));
-        out.push(item("false", "constant", "boolean".to_owned(), String::new()));
+        out.push(item(
+            "true",
+            "constant",
+            "boolean".to_owned(),
+            String::new(),
+        ));
+        out.push(item(
+            "false",
+            "constant",
+            "boolean".to_owned(),
+            String::new(),
+        ));
     }
     if let Some(d) = &node.generic.default {
         let label = match d {
@@ -330,7 +373,12 @@ fn value_items(node: &Structural) -> Vec<CompletionItem> {
             other => json_text(other),
         };
         if !out.iter().any(|i| i.label == label) && !label.starts_with(['{', '[']) {
-            out.push(item(&label, "constant", "default".to_owned(), String::new()));
+            out.push(item(
+                &label,
+                "constant",
+                "default".to_owned(),
+                String::new(),
+            ));
         }
     }
     out
@@ -347,20 +395,21 @@ pub(crate) fn walk<'a>(root: Option<&'a Structural>, path: &[Seg]) -> Option<&'a
 fn object_hover(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Hover> {
     let (path, key, from, to) = yaml_context::key_at(text, offset)?;
     let root = object_root(crd, text, offset);
-    let (title, lines) = if path.is_empty() && !root.is_some_and(|r| r.properties.contains_key(&key)) {
-        let (_, detail, info) = docs::OBJECT_ROOT.iter().find(|(n, _, _)| *n == key)?;
-        (format!("{key}: {detail}"), vec![(*info).to_owned()])
-    } else if let Some(meta) = meta_node(&path) {
-        let (_, detail, info) = meta.iter().find(|(n, _, _)| *n == key)?;
-        (format!("{key}: {detail}"), vec![(*info).to_owned()])
-    } else {
-        let parent = walk(root, &path)?;
-        let node = child(parent, &Seg::Key(key.clone()))?;
-        (
-            format!("{key}: {}", type_text(node)),
-            node_lines(node, is_required(parent, &key)),
-        )
-    };
+    let (title, lines) =
+        if path.is_empty() && !root.is_some_and(|r| r.properties.contains_key(&key)) {
+            let (_, detail, info) = docs::OBJECT_ROOT.iter().find(|(n, _, _)| *n == key)?;
+            (format!("{key}: {detail}"), vec![(*info).to_owned()])
+        } else if let Some(meta) = meta_node(&path) {
+            let (_, detail, info) = meta.iter().find(|(n, _, _)| *n == key)?;
+            (format!("{key}: {detail}"), vec![(*info).to_owned()])
+        } else {
+            let parent = walk(root, &path)?;
+            let node = child(parent, &Seg::Key(key.clone()))?;
+            (
+                format!("{key}: {}", type_text(node)),
+                node_lines(node, is_required(parent, &key)),
+            )
+        };
     Some(Hover {
         from,
         to,
@@ -386,7 +435,9 @@ pub struct SchemaPlace {
 
 /// Splits a CRD path at its schema: `None` when it is not inside `openAPIV3Schema`.
 pub fn schema_place(path: &[Seg]) -> Option<SchemaPlace> {
-    let at = path.iter().position(|s| s.key() == Some("openAPIV3Schema"))?;
+    let at = path
+        .iter()
+        .position(|s| s.key() == Some("openAPIV3Schema"))?;
     let version = match path {
         [Seg::Key(s), Seg::Key(v), Seg::Item(i), ..] if s == "spec" && v == "versions" => Some(*i),
         _ => None,
@@ -424,7 +475,9 @@ pub fn schema_place(path: &[Seg]) -> Option<SchemaPlace> {
 /// The structural node at a schema place (the version's, else the first version's that has it).
 pub fn schema_node<'a>(crd: &'a CompiledCrd, place: &SchemaPlace) -> Option<&'a Structural> {
     let versions = crd.compiled_versions();
-    let find = |v: &'a crate::pipeline::CompiledVersion| walk_steps(v.structural.as_deref()?, &place.steps);
+    let find = |v: &'a crate::pipeline::CompiledVersion| {
+        walk_steps(v.structural.as_deref()?, &place.steps)
+    };
     place
         .version
         .and_then(|i| versions.get(i))
@@ -437,7 +490,9 @@ pub fn walk_steps<'a>(root: &'a Structural, steps: &[Seg]) -> Option<&'a Structu
     let mut node = root;
     for s in steps {
         node = match s {
-            Seg::Key(k) if k.is_empty() => node.additional_properties.as_ref()?.structural.as_deref()?,
+            Seg::Key(k) if k.is_empty() => {
+                node.additional_properties.as_ref()?.structural.as_deref()?
+            }
             Seg::Key(k) => node.properties.get(k)?,
             Seg::Item(_) => node.items.as_deref()?,
         };
@@ -460,12 +515,22 @@ fn crd_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completi
         match (&ctx.place, place.rest.as_slice()) {
             (Place::Key, []) => {
                 for (name, detail, info) in docs::SCHEMA_KEYWORDS {
-                    items.push(item(name, "keyword", (*detail).to_owned(), (*info).to_owned()));
+                    items.push(item(
+                        name,
+                        "keyword",
+                        (*detail).to_owned(),
+                        (*info).to_owned(),
+                    ));
                 }
             }
             (Place::Key, [Seg::Key(x), Seg::Item(_)]) if x == "x-kubernetes-validations" => {
                 for (name, detail, info) in docs::VALIDATION_RULE {
-                    items.push(item(name, "property", (*detail).to_owned(), (*info).to_owned()));
+                    items.push(item(
+                        name,
+                        "property",
+                        (*detail).to_owned(),
+                        (*info).to_owned(),
+                    ));
                 }
             }
             (Place::Value { key, .. }, []) => {
@@ -478,7 +543,12 @@ fn crd_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completi
         match &ctx.place {
             Place::Key => {
                 for (name, detail, info) in shape.unwrap_or(&[]) {
-                    items.push(item(name, "property", (*detail).to_owned(), (*info).to_owned()));
+                    items.push(item(
+                        name,
+                        "property",
+                        (*detail).to_owned(),
+                        (*info).to_owned(),
+                    ));
                 }
             }
             Place::Value { key, .. } => {
@@ -576,7 +646,12 @@ fn crd_hover(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Hover> {
 
 /// Completion items at byte `offset` of `text`, an object text or the CRD text (`crd` is the
 /// last compiled CRD, whose schemas and CEL environment apply).
-pub fn complete(crd: &CompiledCrd, editor: Editor, text: &str, offset: usize) -> Option<Completions> {
+pub fn complete(
+    crd: &CompiledCrd,
+    editor: Editor,
+    text: &str,
+    offset: usize,
+) -> Option<Completions> {
     match editor {
         Editor::Object => object_complete(crd, text, offset),
         Editor::Crd => crd_complete(crd, text, offset),

@@ -65,11 +65,21 @@ fn object_completion() {
     let crd = compiled();
     let obj = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  |";
     let l = labels(&crd, Editor::Object, obj);
-    assert!(has(&l, &["replicas", "mode", "paused", "my-label", "tags"]), "{l:?}");
+    assert!(
+        has(&l, &["replicas", "mode", "paused", "my-label", "tags"]),
+        "{l:?}"
+    );
     // Required first.
     assert_eq!(l.first().map(String::as_str), Some("replicas"));
-    let l = labels(&crd, Editor::Object, "apiVersion: example.com/v1\nspec:\n  replicas: 1\n  |");
-    assert!(!l.contains(&"replicas".to_owned()), "present keys are not offered: {l:?}");
+    let l = labels(
+        &crd,
+        Editor::Object,
+        "apiVersion: example.com/v1\nspec:\n  replicas: 1\n  |",
+    );
+    assert!(
+        !l.contains(&"replicas".to_owned()),
+        "present keys are not offered: {l:?}"
+    );
     let l = labels(&crd, Editor::Object, "spec:\n  mode: |");
     assert_eq!(l, vec!["Fast", "Slow"]);
     let l = labels(&crd, Editor::Object, "spec:\n  paused: |");
@@ -79,9 +89,15 @@ fn object_completion() {
     let l = labels(&crd, Editor::Object, "kind: |");
     assert_eq!(l, vec!["Widget"]);
     let l = labels(&crd, Editor::Object, "metadata:\n  |");
-    assert!(has(&l, &["name", "namespace", "labels", "annotations"]), "{l:?}");
+    assert!(
+        has(&l, &["name", "namespace", "labels", "annotations"]),
+        "{l:?}"
+    );
     let l = labels(&crd, Editor::Object, "|");
-    assert!(has(&l, &["apiVersion", "kind", "metadata", "spec"]), "{l:?}");
+    assert!(
+        has(&l, &["apiVersion", "kind", "metadata", "spec"]),
+        "{l:?}"
+    );
     // Half-typed, broken YAML below and above.
     let l = labels(&crd, Editor::Object, "spec:\n  tags: [a,\n  rep|\n  : :\n");
     assert_eq!(l, vec!["replicas"]);
@@ -93,7 +109,10 @@ fn object_hover() {
     let t = "apiVersion: example.com/v1\nspec:\n  replicas: 0\n";
     let h = hover(&crd, Editor::Object, t, t.find("plicas").unwrap()).unwrap();
     assert_eq!(h.title, "replicas: integer");
-    assert_eq!(h.lines, vec!["How many copies run.", "required · minimum: 1"]);
+    assert_eq!(
+        h.lines,
+        vec!["How many copies run.", "required · minimum: 1"]
+    );
     assert_eq!(t.get(h.from..h.to), Some("replicas"));
     let h = hover(&crd, Editor::Object, t, t.find("Version").unwrap()).unwrap();
     assert!(h.title.starts_with("apiVersion"), "{h:?}");
@@ -102,20 +121,66 @@ fn object_hover() {
 #[test]
 fn crd_completion() {
     let crd = compiled();
-    let at_node = CRD.replace("              paused:\n", "              paused:\n                |\n");
+    let at_node = CRD.replace(
+        "              paused:\n",
+        "              paused:\n                |\n",
+    );
     let l = labels(&crd, Editor::Crd, &at_node);
-    assert!(has(&l, &["description", "enum", "x-kubernetes-validations", "maxLength"]), "{l:?}");
-    assert!(!l.contains(&"type".to_owned()), "type is there already: {l:?}");
-    let l = labels(&crd, Editor::Crd, "spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        type: |");
-    assert!(has(&l, &["object", "array", "string", "integer", "number", "boolean"]), "{l:?}");
-    let l = labels(&crd, Editor::Crd, "spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        format: |");
+    assert!(
+        has(
+            &l,
+            &[
+                "description",
+                "enum",
+                "x-kubernetes-validations",
+                "maxLength"
+            ]
+        ),
+        "{l:?}"
+    );
+    assert!(
+        !l.contains(&"type".to_owned()),
+        "type is there already: {l:?}"
+    );
+    let l = labels(
+        &crd,
+        Editor::Crd,
+        "spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        type: |",
+    );
+    assert!(
+        has(
+            &l,
+            &["object", "array", "string", "integer", "number", "boolean"]
+        ),
+        "{l:?}"
+    );
+    let l = labels(
+        &crd,
+        Editor::Crd,
+        "spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        format: |",
+    );
     assert!(has(&l, &["date-time", "uri", "int64"]), "{l:?}");
     let l = labels(&crd, Editor::Crd, "spec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        x-kubernetes-list-type: |");
     assert_eq!(l, vec!["atomic", "set", "map"]);
     let l = labels(&crd, Editor::Crd, "spec:\n  |");
-    assert!(has(&l, &["group", "names", "scope", "versions", "conversion"]), "{l:?}");
+    assert!(
+        has(&l, &["group", "names", "scope", "versions", "conversion"]),
+        "{l:?}"
+    );
     let l = labels(&crd, Editor::Crd, "spec:\n  versions:\n  - name: v1\n    |");
-    assert!(has(&l, &["served", "storage", "schema", "subresources", "additionalPrinterColumns"]), "{l:?}");
+    assert!(
+        has(
+            &l,
+            &[
+                "served",
+                "storage",
+                "schema",
+                "subresources",
+                "additionalPrinterColumns"
+            ]
+        ),
+        "{l:?}"
+    );
     assert!(!l.contains(&"name".to_owned()));
     let l = labels(&crd, Editor::Crd, "spec:\n  scope: |");
     assert_eq!(l, vec!["Namespaced", "Cluster"]);
@@ -126,7 +191,10 @@ fn cel_completion() {
     let crd = compiled();
     let text = CRD.replace("rule: self.replicas > 0", "rule: self.|");
     let l = labels(&crd, Editor::Crd, &text);
-    assert!(has(&l, &["replicas", "mode", "my__dash__label", "tags"]), "{l:?}");
+    assert!(
+        has(&l, &["replicas", "mode", "my__dash__label", "tags"]),
+        "{l:?}"
+    );
     let text = CRD.replace("rule: self.replicas > 0", "rule: self.tags.|");
     let l = labels(&crd, Editor::Crd, &text);
     assert!(has(&l, &["all", "exists", "size", "isSorted"]), "{l:?}");
@@ -136,7 +204,10 @@ fn cel_completion() {
     assert!(l.contains(&"startsWith".to_owned()), "{l:?}");
     let text = CRD.replace("rule: self.replicas > 0", "rule: |");
     let l = labels(&crd, Editor::Crd, &text);
-    assert!(has(&l, &["self", "oldSelf", "has", "size", "quantity"]), "{l:?}");
+    assert!(
+        has(&l, &["self", "oldSelf", "has", "size", "quantity"]),
+        "{l:?}"
+    );
     // A function of a later version is not offered at an earlier one.
     let old = CompiledCrd::compile(
         CRD,
@@ -146,7 +217,10 @@ fn cel_completion() {
         },
     );
     let l = labels(&old, Editor::Crd, &text);
-    assert!(!l.contains(&"semver".to_owned()) && l.contains(&"ip".to_owned()), "{l:?}");
+    assert!(
+        !l.contains(&"semver".to_owned()) && l.contains(&"ip".to_owned()),
+        "{l:?}"
+    );
     let l = labels(&crd, Editor::Crd, &text);
     assert!(l.contains(&"semver".to_owned()), "{l:?}");
 }
@@ -159,9 +233,18 @@ fn cel_hover() {
     assert_eq!(h.title, "replicas: integer");
     assert_eq!(CRD.get(h.from..h.to), Some("replicas"));
     let text = CRD.replace("rule: self.replicas > 0", "rule: self.mode.startsWith('F')");
-    let h = hover(&crd, Editor::Crd, &text, text.find("startsWith").unwrap() + 3).unwrap();
+    let h = hover(
+        &crd,
+        Editor::Crd,
+        &text,
+        text.find("startsWith").unwrap() + 3,
+    )
+    .unwrap();
     assert_eq!(h.title, "string.startsWith(string) -> bool");
-    assert_eq!(h.lines.first().map(String::as_str), Some("Whether the string starts with the prefix."));
+    assert_eq!(
+        h.lines.first().map(String::as_str),
+        Some("Whether the string starts with the prefix.")
+    );
 }
 
 #[test]
@@ -180,7 +263,8 @@ mod fixes_table {
     use crate::documents::finding::{apply_text_edits, Finding, SourceId};
     use crate::report::analysis::{analyze, Analysis, Options, Request};
 
-    const OBJECT: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  replicas: 2\n";
+    const OBJECT: &str =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  replicas: 2\n";
 
     fn run(crd: &str, object: &str) -> Analysis {
         analyze(&Request {
@@ -208,8 +292,14 @@ mod fixes_table {
         for fix in &f.fixes {
             let source = fix.source.or(f.location.map(|l| l.source)).unwrap();
             let (c, o) = match source {
-                SourceId::Crd => (apply_text_edits(crd, &fix.edits).unwrap(), object.to_owned()),
-                _ => (crd.to_owned(), apply_text_edits(object, &fix.edits).unwrap()),
+                SourceId::Crd => (
+                    apply_text_edits(crd, &fix.edits).unwrap(),
+                    object.to_owned(),
+                ),
+                _ => (
+                    crd.to_owned(),
+                    apply_text_edits(object, &fix.edits).unwrap(),
+                ),
             };
             let after = run(&c, &o);
             let old: Vec<_> = before.findings.iter().map(key).collect();
@@ -220,8 +310,17 @@ mod fixes_table {
                 .filter(|g| !old.contains(&key(g)))
                 .filter(|g| !g.note)
                 .collect();
-            assert!(gone, "{}: the finding stays after `{}`:\n{c}\n{o}", code, fix.title);
-            assert!(added.is_empty(), "{}: `{}` adds {added:#?}\n{c}\n{o}", code, fix.title);
+            assert!(
+                gone,
+                "{}: the finding stays after `{}`:\n{c}\n{o}",
+                code, fix.title
+            );
+            assert!(
+                added.is_empty(),
+                "{}: `{}` adds {added:#?}\n{c}\n{o}",
+                code,
+                fix.title
+            );
             titles.push(fix.title.clone());
         }
         titles
@@ -231,33 +330,82 @@ mod fixes_table {
     fn each_fix_removes_its_finding_and_adds_none() {
         // Missing type, inferred from properties / enum / items / default.
         let crd = CRD.replace("              paused:\n                type: boolean\n", "              paused:\n                properties:\n                  a:\n                    type: string\n");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: object`"]);
-        let crd = CRD.replace("              mode:\n                type: string\n", "              mode:\n");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: string`"]);
-        let crd = CRD.replace("              tags:\n                type: array\n", "              tags:\n");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: array`"]);
-        let crd = CRD.replace("              paused:\n                type: boolean\n", "              paused:\n                default: 3\n");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Add `type: integer`"]);
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Add `type: object`"]
+        );
+        let crd = CRD.replace(
+            "              mode:\n                type: string\n",
+            "              mode:\n",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Add `type: string`"]
+        );
+        let crd = CRD.replace(
+            "              tags:\n                type: array\n",
+            "              tags:\n",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Add `type: array`"]
+        );
+        let crd = CRD.replace(
+            "              paused:\n                type: boolean\n",
+            "              paused:\n                default: 3\n",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Add `type: integer`"]
+        );
         // An undefined CEL field.
         let crd = CRD.replace("rule: self.replicas > 0", "rule: self.replica > 0");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Did you mean `replicas`?"]);
-        let crd = CRD.replace("rule: self.replicas > 0", "rule: \"self.mode == 'Fast' || self.replicsa > 1\"");
-        assert_eq!(check(&crd, OBJECT, "crd.invalid"), vec!["Did you mean `replicas`?"]);
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Did you mean `replicas`?"]
+        );
+        let crd = CRD.replace(
+            "rule: self.replicas > 0",
+            "rule: \"self.mode == 'Fast' || self.replicsa > 1\"",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Did you mean `replicas`?"]
+        );
         // A printer column that can never show a value.
         let crd = CRD.replace("    schema:\n", "    additionalPrinterColumns:\n    - name: Mode\n      type: string\n      jsonPath: .spec.mdoe\n    schema:\n");
-        assert_eq!(check(&crd, OBJECT, "crd.printer-column"), vec!["Use `mode`"]);
+        assert_eq!(
+            check(&crd, OBJECT, "crd.printer-column"),
+            vec!["Use `mode`"]
+        );
         // An unknown field: renamed, or removed.
         let obj = format!("{OBJECT}  pasued: true\n");
-        assert_eq!(check(CRD, &obj, "object.unknown-field"), vec!["Rename to `paused`", "Remove `pasued`"]);
+        assert_eq!(
+            check(CRD, &obj, "object.unknown-field"),
+            vec!["Rename to `paused`", "Remove `pasued`"]
+        );
         let obj = format!("{OBJECT}  zzz:\n    deep: 1\n  mode: Fast\n");
-        assert_eq!(check(CRD, &obj, "object.unknown-field"), vec!["Remove `zzz`"]);
+        assert_eq!(
+            check(CRD, &obj, "object.unknown-field"),
+            vec!["Remove `zzz`"]
+        );
         // An enum value.
         let obj = format!("{OBJECT}  mode: fats\n");
         assert_eq!(check(CRD, &obj, "object.invalid"), vec!["Change to `Fast`"]);
         // `no such key` at runtime: the rule guarded with has().
-        let crd = CRD.replace("rule: self.replicas > 0", "rule: self.mode.size() > 0").replace("                default: Fast\n", "");
-        assert_eq!(check(&crd, OBJECT, "object.invalid"), vec!["Guard the rule with `has(self.mode)`"]);
-        let crd = CRD.replace("rule: self.replicas > 0", "rule: 'self.mode != ''x'''").replace("                default: Fast\n", "");
-        assert_eq!(check(&crd, OBJECT, "object.invalid"), vec!["Guard the rule with `has(self.mode)`"]);
+        let crd = CRD
+            .replace("rule: self.replicas > 0", "rule: self.mode.size() > 0")
+            .replace("                default: Fast\n", "");
+        assert_eq!(
+            check(&crd, OBJECT, "object.invalid"),
+            vec!["Guard the rule with `has(self.mode)`"]
+        );
+        let crd = CRD
+            .replace("rule: self.replicas > 0", "rule: 'self.mode != ''x'''")
+            .replace("                default: Fast\n", "");
+        assert_eq!(
+            check(&crd, OBJECT, "object.invalid"),
+            vec!["Guard the rule with `has(self.mode)`"]
+        );
     }
 }

@@ -261,7 +261,10 @@ pub fn context(text: &str, offset: usize) -> Option<Context> {
             match &s.key {
                 Some(k) if first_parent && is_block_indicator(s.value) && place == Place::Key => {
                     // The cursor is inside this key's block scalar.
-                    let next = text.get(start..).and_then(|t| t.find('\n')).map(|i| start + i + 1);
+                    let next = text
+                        .get(start..)
+                        .and_then(|t| t.find('\n'))
+                        .map(|i| start + i + 1);
                     place = Place::Value {
                         key: k.clone(),
                         start: next.unwrap_or(line_start),
@@ -338,7 +341,10 @@ pub fn context(text: &str, offset: usize) -> Option<Context> {
 /// of its mapping and the key's byte range.
 pub fn key_at(text: &str, offset: usize) -> Option<(Vec<Seg>, String, usize, usize)> {
     let line_start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text.get(offset..)?.find('\n').map_or(text.len(), |i| offset + i);
+    let line_end = text
+        .get(offset..)?
+        .find('\n')
+        .map_or(text.len(), |i| offset + i);
     let line = text.get(line_start..line_end)?;
     let s = shape(line);
     let key = s.key?;
@@ -421,6 +427,9 @@ mod tests {
         let t = "spec:\n  replicas: 3\n";
         let (path, key, s, e) = key_at(t, t.find("licas").unwrap()).unwrap();
         assert_eq!(path, vec![Seg::Key("spec".into())]);
-        assert_eq!((key.as_str(), t.get(s..e).unwrap()), ("replicas", "replicas"));
+        assert_eq!(
+            (key.as_str(), t.get(s..e).unwrap()),
+            ("replicas", "replicas")
+        );
     }
 }
