@@ -18,6 +18,14 @@ use crate::schema::Structural;
 use super::cel_assist;
 use super::yaml_context::{self, Place};
 
+/// At most this many findings of a text get fixes: each fix reads the text around its
+/// finding (the lines above it, a rule's scalar), so a text with thousands of findings does
+/// not pay thousands of scans.
+pub const MAX_FIXED: usize = 100;
+
+/// Names longer than this get no "nearest name" (distance is quadratic in the length).
+const MAX_NAME: usize = 128;
+
 /// Levenshtein distance between two strings (case-insensitive), by characters.
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
@@ -38,10 +46,13 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 /// The candidate nearest `word`, when it is near enough to be what was meant.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if word.len() > MAX_NAME {
+        return None;
+    }
     let limit = (word.chars().count() / 2).max(2);
     candidates
         .into_iter()
-        .filter(|c| *c != word)
+        .filter(|c| *c != word && c.len() <= MAX_NAME)
         .map(|c| (distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, c)| (*d, *c))
@@ -90,7 +101,11 @@ fn yaml_scalar(s: &str) -> String {
 /// Adds the fixes of the CRD's findings (`text` is the CRD text).
 pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledVersion]) {
     let mut lines: Option<LineIndex> = None;
+    let mut fixed = 0;
     for f in findings.iter_mut() {
+        if fixed >= MAX_FIXED {
+            break;
+        }
         let Some(loc) = f.location.filter(|l| l.source == SourceId::Crd) else {
             continue;
         };
@@ -109,6 +124,7 @@ pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledV
             continue;
         }
         let lines = lines.get_or_insert_with(|| LineIndex::new(text));
+        fixed += 1;
         let (start, end) = (loc.span.start.offset, loc.span.end.offset);
         let found = if is_missing_type {
             missing_type(text, lines, start)
@@ -336,6 +352,9 @@ fn column_path(
 /// Adds the fixes of the objects' findings.
 pub fn add_object_fixes(findings: &mut [Finding], objects: &[String], crd: &CompiledCrd) {
     let mut indexes: Vec<Option<LineIndex>> = vec![None; objects.len()];
+    let mut fixed = vec![0usize; objects.len()];
+    let mut crd_lines: Option<LineIndex> = None;
+    let mut guards: Vec<(String, Option<Fix>)> = Vec::new();
     for f in findings.iter_mut() {
         let Some(loc) = f.location else { continue };
         let SourceId::Object(i) = loc.source else {
@@ -351,6 +370,10 @@ pub fn add_object_fixes(findings: &mut [Finding], objects: &[String], crd: &Comp
         if !unknown && !not_supported && !no_such_key {
             continue;
         }
+        match fixed.get_mut(i) {
+            Some(n) if *n < MAX_FIXED => *n += 1,
+            _ => continue,
+        }
         let Some(lines) = indexes
             .get_mut(i)
             .map(|l| l.get_or_insert_with(|| LineIndex::new(text)))
@@ -363,7 +386,16 @@ pub fn add_object_fixes(findings: &mut [Finding], objects: &[String], crd: &Comp
             f.fixes
                 .extend(enum_value(text, lines, &f.message, start, end));
         } else {
-            f.fixes.extend(guard_rule(crd, &f.message));
+            // One rule fails the same way in many objects: its fix is worked out once.
+            let found = match guards.iter().find(|(m, _)| *m == f.message) {
+                Some((_, g)) => g.clone(),
+                None => {
+                    let g = guard_rule(crd, &f.message, &mut crd_lines);
+                    guards.push((f.message.clone(), g.clone()));
+                    g
+                }
+            };
+            f.fixes.extend(found);
         }
     }
 }
@@ -470,7 +502,7 @@ fn enum_value(
 }
 
 /// `no such key: K evaluating rule: R`: the rule in the CRD, guarded with `has()`.
-fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
+fn guard_rule(crd: &CompiledCrd, message: &str, lines: &mut Option<LineIndex>) -> Option<Fix> {
     let rest = message.split("no such key: ").nth(1)?;
     let (key, rule) = rest.split_once(" evaluating rule: ")?;
     let text = crd.text();
@@ -494,7 +526,7 @@ fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
     }
     let guarded = format!("!has({chain}.{key}) || ({rule})");
     // The rule's scalar in the CRD text: `rule: R`, `rule: "R"` or `rule: 'R'`.
-    let lines = LineIndex::new(text);
+    let lines = lines.get_or_insert_with(|| LineIndex::new(text));
     for (pos, _) in text.match_indices("rule:") {
         let after = text.get(pos + 5..)?;
         let spaces = after.len() - after.trim_start_matches(' ').len();
@@ -521,7 +553,7 @@ fn guard_rule(crd: &CompiledCrd, message: &str) -> Option<Fix> {
         return Some(Fix {
             title: format!("Guard the rule with `has({chain}.{key})`"),
             source: Some(SourceId::Crd),
-            edits: vec![edit(text, &lines, vstart, vstart + len, new_text)],
+            edits: vec![edit(text, lines, vstart, vstart + len, new_text)],
         });
     }
     None
