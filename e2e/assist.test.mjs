@@ -253,7 +253,7 @@ test('a fix in the editor\'s lint tooltip removes its finding', async () => {
   await until(() => document.querySelector('.cm-lintRange'), null, 'the marker');
   const box = await pointAt('Object', 'mode: fats', 2);
   await page.mouse.move(box.x, box.y);
-  const action = page.locator('.cm-tooltip .cm-diagnosticAction', { hasText: 'Change to `Fast`' });
+  const action = page.locator('.cm-tooltip .cm-diagnosticAction', { hasText: 'Change to Fast' });
   await action.waitFor();
   await screenshot('assist-lint-fix-1280.png', 1280);
   await page.setViewportSize({ width: 1280, height: 800 });

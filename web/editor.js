@@ -257,7 +257,7 @@ function setDiagnostics(handle, diags) {
       message: d.message ?? '',
       source: d.source,
       actions: (d.fixes ?? []).map((f) => ({
-        name: f.title,
+        name: f.title.replace(/`/g, ''),
         apply(view) {
           view.dispatch({ changes: changesOf(view.state.doc, f.edits), userEvent: 'input.fix' });
         },
