@@ -4,6 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use crd_studio_engine::report::assist::Editor as AssistEditor;
 use crd_studio_engine::{FieldValidation, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
@@ -25,8 +26,8 @@ use crate::stored_panel::StoredPanel;
 use crate::studio_state::{self, StudioState};
 use crate::theme::{self, Theme};
 use crate::view_model::{
-    editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, FocusTarget, Pane,
-    ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
+    editor_diagnostics, problem_rows, row_counts, status, EditorDiagnostic, EditorFix, FocusTarget,
+    Pane, ProblemRow, Status, EXAMPLE_CRD, EXAMPLE_OBJECT,
 };
 use crate::worker_boundary::{PreviewQuery, Reply};
 use crate::worker_client::{self, Event as WorkerEvent};
@@ -1667,6 +1668,19 @@ pub fn Studio(props: &StudioProps) -> Html {
         })
     };
     let focus_changes = focus.clone();
+    // A finding's repair, applied in its editor as the user's own edit (Undo takes it back).
+    let on_fix = {
+        let crd_control = crd_control.clone();
+        let object_control = object_control.clone();
+        let old_control = old_control.clone();
+        let old_crd_control = old_crd_control.clone();
+        Callback::from(move |(pane, fix): (Pane, EditorFix)| match pane {
+            Pane::Crd => crd_control.apply_fix(&fix),
+            Pane::Object => object_control.apply_fix(&fix),
+            Pane::OldObject => old_control.apply_fix(&fix),
+            Pane::OldCrd => old_crd_control.apply_fix(&fix),
+        })
+    };
     let on_problem = {
         let focus = focus.clone();
         Callback::from(move |row: ProblemRow| {
@@ -1828,6 +1842,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     on_change={on_crd}
                     control={(*crd_control).clone()}
                     read_only={props.lock_crd}
+                    assist={Some((analyser.studio.clone(), AssistEditor::Crd))}
                 />
             </section>
             { crate::changes_view::previous_crd_pane(crate::changes_view::PreviousCrdPane {
@@ -1854,6 +1869,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                         diagnostics={object_marks}
                         on_change={on_object}
                         control={(*object_control).clone()}
+                        assist={Some((analyser.studio.clone(), AssistEditor::Object))}
                     />
                 </section>
                 <section class={classes!("pane", "old-pane", (!*old_open).then_some("collapsed"))} aria-labelledby="old-title">
@@ -1886,6 +1902,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                                 diagnostics={old_marks}
                                 on_change={on_old_object}
                                 control={(*old_control).clone()}
+                                assist={Some((analyser.studio.clone(), AssistEditor::Object))}
                             />
                         </div>
                     }
@@ -1932,6 +1949,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     if changes_badge > 0 {
                         <span class="count error">{ changes_badge }</span>
                     }
+                </button>
                 <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
                     title="What kubectl explain prints for the resource, field by field"
                     aria-selected={if *bottom == BottomTab::Explain { "true" } else { "false" }}
@@ -1943,6 +1961,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 shown={(*shown).clone()}
                 hidden={*bottom != BottomTab::Problems}
                 on_select={on_problem}
+                {on_fix}
                 paused={*paused}
             />
             <StoredPanel
@@ -1976,6 +1995,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 hidden={*bottom != BottomTab::Changes}
                 on_jump={focus_changes}
                 on_open_previous={on_open_old_crd}
+            />
             <ExplainPanel
                 shown={(*shown).clone()}
                 hidden={*bottom != BottomTab::Explain}
@@ -2161,6 +2181,8 @@ struct ProblemsProps {
     shown: Option<Rc<Shown>>,
     hidden: bool,
     on_select: Callback<ProblemRow>,
+    /// Applies a finding's repair.
+    on_fix: Callback<(Pane, EditorFix)>,
     /// The texts wait for the user after a crash.
     paused: bool,
 }
@@ -2179,7 +2201,7 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
     } else {
         html! {
             <ul class="problem-list" role="list">
-                { for rows.iter().map(|row| problem_item(row, &props.on_select)) }
+                { for rows.iter().map(|row| problem_item(row, &props.on_select, &props.on_fix)) }
             </ul>
         }
     };
@@ -2191,14 +2213,19 @@ fn ProblemsPanel(props: &ProblemsProps) -> Html {
     }
 }
 
-fn problem_item(row: &ProblemRow, on_select: &Callback<ProblemRow>) -> Html {
-    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} /> }
+fn problem_item(
+    row: &ProblemRow,
+    on_select: &Callback<ProblemRow>,
+    on_fix: &Callback<(Pane, EditorFix)>,
+) -> Html {
+    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} on_fix={on_fix.clone()} /> }
 }
 
 #[derive(Properties, PartialEq)]
 struct ProblemItemProps {
     row: ProblemRow,
     on_select: Callback<ProblemRow>,
+    on_fix: Callback<(Pane, EditorFix)>,
 }
 
 /// One finding: a headline in plain words (a button that goes to the place), the exact text
@@ -2264,10 +2291,37 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { if *copied == Some(true) { "Copied" } else { "" } }
                 </span>
             </div>
+            if !row.fixes.is_empty() {
+                <div class="problem-fixes">
+                    { for row.fixes.iter().map(|(pane, fix)| {
+                        let onclick = {
+                            let pair = (*pane, fix.clone());
+                            props.on_fix.reform(move |_: MouseEvent| pair.clone())
+                        };
+                        let label = format!("Fix: {}", fix.title.replace('`', ""));
+                        html! {
+                            <button type="button" class="small fix" title={label.clone()} aria-label={label} {onclick}>
+                                { fix_title(&fix.title) }
+                            </button>
+                        }
+                    }) }
+                </div>
+            }
             if row.show_exact {
                 <pre class="exact" aria-label={who}>{ row.message.clone() }</pre>
             }
         </li>
+    }
+}
+
+/// A fix's title with its `code` parts as code.
+fn fix_title(title: &str) -> Html {
+    html! {
+        <>{ for title.split('`').enumerate().map(|(i, part)| if i % 2 == 1 {
+            html! { <code>{ part.to_owned() }</code> }
+        } else {
+            html! { { part.to_owned() } }
+        }) }</>
     }
 }
 

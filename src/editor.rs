@@ -12,8 +12,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::assist::{AssistKind, AssistRequest};
 use crate::editor_text::EditorText;
-use crate::view_model::{utf16_offset, EditorDiagnostic};
+use crate::view_model::{utf16_offset, EditorDiagnostic, EditorFix};
+use crd_studio_engine::report::assist::Editor;
 
 #[wasm_bindgen]
 extern "C" {
@@ -37,6 +39,9 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = setDoc)]
     fn set_doc(this: &CrdEditorApi, handle: &JsValue, text: &JsString) -> Result<(), JsValue>;
 
+    #[wasm_bindgen(method, catch, js_name = applyEdits)]
+    fn apply_edits(this: &CrdEditorApi, handle: &JsValue, edits: &JsValue) -> Result<(), JsValue>;
+
     #[wasm_bindgen(method, catch)]
     fn destroy(this: &CrdEditorApi, handle: &JsValue) -> Result<(), JsValue>;
 }
@@ -54,12 +59,17 @@ fn log_js_error(what: &str, result: Result<(), JsValue>) {
     }
 }
 
+/// `options.assist(kind, text, utf16Offset, resolve)` of `web/editor.js`.
+type AssistClosure = Closure<dyn FnMut(String, JsString, u32, js_sys::Function)>;
+
 enum Backend {
     CodeMirror {
         api: CrdEditorApi,
         handle: JsValue,
         // Called by JavaScript on every edit; lives as long as the editor.
         _on_change: Closure<dyn FnMut(JsString)>,
+        // Called by JavaScript for completion and hover; lives as long as the editor.
+        _assist: Option<AssistClosure>,
     },
     TextArea(HtmlTextAreaElement),
 }
@@ -134,6 +144,18 @@ impl EditorControl {
         }
     }
 
+    /// Applies a finding's repair as an edit by the user (the change handler runs; Undo
+    /// takes it back).
+    pub fn apply_fix(&self, fix: &EditorFix) {
+        if let Some(Backend::CodeMirror { api, handle, .. }) = &self.0.borrow().backend {
+            let json = serde_json::to_string(&fix.edits).unwrap_or_else(|_| "[]".to_owned());
+            match js_sys::JSON::parse(&json) {
+                Ok(edits) => log_js_error("applyEdits", api.apply_edits(handle, &edits)),
+                Err(e) => console::error!("edits JSON", e),
+            }
+        }
+    }
+
     fn set_text(&self, text: &EditorText) {
         match &self.0.borrow().backend {
             Some(Backend::CodeMirror { api, handle, .. }) => {
@@ -176,6 +198,9 @@ pub struct CodeEditorProps {
     /// The text cannot be edited (it can still be read, selected and copied).
     #[prop_or_default]
     pub read_only: bool,
+    /// Completion and hover from the engine's worker: the studio and which editor this is.
+    #[prop_or_default]
+    pub assist: Option<(AttrValue, Editor)>,
 }
 
 impl PartialEq for CodeEditorProps {
@@ -187,6 +212,7 @@ impl PartialEq for CodeEditorProps {
             && self.on_change == other.on_change
             && self.control == other.control
             && self.read_only == other.read_only
+            && self.assist == other.assist
     }
 }
 
@@ -206,15 +232,16 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
         let control = props.control.clone();
         let label = props.label.clone();
         let read_only = props.read_only;
+        let assist = props.assist.clone();
         let text = props.text.clone();
         let on_change = on_change.clone();
         let code_mirror = code_mirror.clone();
         use_effect_with(*code_mirror, move |&use_code_mirror| {
             if use_code_mirror {
                 let created = match (editor_api(), host.cast::<Element>()) {
-                    (Some(api), Some(parent)) => {
-                        create_code_mirror(api, &parent, &label, &text, read_only, on_change)
-                    }
+                    (Some(api), Some(parent)) => create_code_mirror(
+                        api, &parent, &label, &text, read_only, on_change, assist,
+                    ),
                     _ => Err(JsValue::from_str("no CrdEditor API or no host element")),
                 };
                 match created {
@@ -276,6 +303,7 @@ fn create_code_mirror(
     text: &EditorText,
     read_only: bool,
     on_change: Rc<RefCell<Callback<EditorText>>>,
+    assist: Option<(AttrValue, Editor)>,
 ) -> Result<Backend, JsValue> {
     let closure = Closure::<dyn FnMut(JsString)>::new(move |text: JsString| {
         let cb = on_change.borrow().clone();
@@ -286,10 +314,40 @@ fn create_code_mirror(
     js_sys::Reflect::set(&options, &"label".into(), &JsValue::from_str(label))?;
     js_sys::Reflect::set(&options, &"onChange".into(), closure.as_ref())?;
     js_sys::Reflect::set(&options, &"readOnly".into(), &JsValue::from_bool(read_only))?;
+    let assist = assist.filter(|_| !read_only).map(|(studio, editor)| {
+        AssistClosure::new(
+            move |kind: String, text: JsString, offset: u32, resolve: js_sys::Function| {
+                let request = AssistRequest {
+                    studio: studio.to_string(),
+                    id: 0,
+                    kind: if kind == "hover" {
+                        AssistKind::Hover
+                    } else {
+                        AssistKind::Complete
+                    },
+                    editor,
+                    offset: offset as usize,
+                    text: String::new(),
+                };
+                crate::worker_client::assist(
+                    request,
+                    text.into(),
+                    Box::new(move |answer| {
+                        let json = serde_json::to_string(&answer).unwrap_or_default();
+                        let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&json));
+                    }),
+                );
+            },
+        )
+    });
+    if let Some(a) = &assist {
+        js_sys::Reflect::set(&options, &"assist".into(), a.as_ref())?;
+    }
     let handle = api.create(parent, &options)?;
     Ok(Backend::CodeMirror {
         api,
         handle,
         _on_change: closure,
+        _assist: assist,
     })
 }

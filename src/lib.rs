@@ -14,6 +14,7 @@
 //! colour theme's choice), [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
 //! `cargo test` checks them natively.
 
+pub mod assist;
 pub mod cel_model;
 pub mod changes_model;
 pub mod embed_options;

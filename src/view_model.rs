@@ -98,6 +98,64 @@ pub struct ProblemRow {
     pub code: String,
     /// Where a click goes, when the finding is in a text shown on the page.
     pub target: Option<FocusTarget>,
+    /// The finding's repairs, each with the editor it edits.
+    pub fixes: Vec<(Pane, EditorFix)>,
+}
+
+/// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
+/// columns), in the shape `web/editor.js` takes (`applyEdits`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorEdit {
+    /// Start line.
+    pub from_line: usize,
+    /// Start column.
+    pub from_col: usize,
+    /// End line.
+    pub to_line: usize,
+    /// End column (exclusive).
+    pub to_col: usize,
+    /// The new text.
+    pub text: String,
+}
+
+/// A finding's repair for an editor: its title and edits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorFix {
+    /// What it does ("Rename to `replicas`").
+    pub title: String,
+    /// The edits.
+    pub edits: Vec<EditorEdit>,
+}
+
+/// The finding's repairs, each with the editor whose text it edits.
+pub fn finding_fixes(f: &Finding) -> Vec<(Pane, EditorFix)> {
+    f.fixes
+        .iter()
+        .filter_map(|fix| {
+            let source = fix.source.or(f.location.map(|l| l.source))?;
+            let pane = Pane::of(source)?;
+            let edits = fix
+                .edits
+                .iter()
+                .map(|e| EditorEdit {
+                    from_line: e.span.start.line,
+                    from_col: e.span.start.utf16_column,
+                    to_line: e.span.end.line,
+                    to_col: e.span.end.utf16_column,
+                    text: e.new_text.clone(),
+                })
+                .collect();
+            Some((
+                pane,
+                EditorFix {
+                    title: fix.title.clone(),
+                    edits,
+                },
+            ))
+        })
+        .collect()
 }
 
 fn place(location: Option<&Location>) -> String {
@@ -132,6 +190,7 @@ impl ProblemRow {
                     utf16_column: l.span.start.utf16_column,
                 })
             }),
+            fixes: finding_fixes(f),
         }
     }
 }
@@ -171,6 +230,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 note: false,
                 code: "server.warning".to_owned(),
                 target: None,
+                fixes: Vec::new(),
             });
         }
     }
@@ -195,6 +255,9 @@ pub struct EditorDiagnostic {
     pub message: String,
     /// The rule that produced it.
     pub source: String,
+    /// The repairs that edit this editor's text (buttons in the marker's tooltip).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<EditorFix>,
 }
 
 /// The inline markers for one editor.
@@ -224,6 +287,11 @@ pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnost
                 severity: f.severity.as_str(),
                 message,
                 source: f.code.clone(),
+                fixes: finding_fixes(f)
+                    .into_iter()
+                    .filter(|(p, _)| *p == pane)
+                    .map(|(_, fix)| fix)
+                    .collect(),
             })
         })
         .collect()
@@ -639,6 +707,7 @@ mod tests {
             severity: "warning",
             message: "m".to_owned(),
             source: "c".to_owned(),
+            fixes: Vec::new(),
         };
         assert_eq!(
             serde_json::to_string(&d).unwrap(),

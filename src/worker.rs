@@ -71,8 +71,10 @@ pub fn worker_receive(meta: &str, crd: Option<String>) {
     let Ok(mut message) = serde_json::from_str::<ToWorker>(meta) else {
         return;
     };
-    if let ToWorker::Analyze(job) = &mut message {
-        job.crd = crd;
+    match &mut message {
+        ToWorker::Analyze(job) => job.crd = crd,
+        ToWorker::Assist(request) => request.text = crd.unwrap_or_default(),
+        ToWorker::Forget { .. } => {}
     }
     INBOX.with(|i| i.borrow_mut().push(message));
 }
@@ -93,6 +95,7 @@ pub fn worker_step() -> Option<String> {
             CRDS.with(|c| c.borrow_mut().remove(&studio));
             None
         }
+        ToWorker::Assist(request) => serde_json::to_string(&run_assist(&request)).ok(),
         ToWorker::Analyze(mut job) => {
             // The job as it would run again (the CRD text stays in CRDS).
             let crd = job.crd.take();
@@ -141,6 +144,16 @@ pub(crate) fn run_job(job: Job) -> FromWorker {
     let answer = run(job, false);
     RUNNING.with(|r| r.set(None));
     answer
+}
+
+/// Answers a completion or hover request (in the worker, or in the page without one).
+pub(crate) fn run_assist(request: &crate::assist::AssistRequest) -> FromWorker {
+    let answer = ENGINE.with(|e| e.borrow().assist(request));
+    FromWorker {
+        studio: request.studio.clone(),
+        seq: request.id,
+        outcome: Outcome::Assist(Box::new(answer)),
+    }
 }
 
 /// A long analysis tells the page how far it is: first after this long, then at most this

@@ -126,6 +126,13 @@ struct Compiled {
     /// The previous revision's text, and that revision compiled (kept while it stays).
     old_crd: Option<(String, std::rc::Rc<PreviousCrd>)>,
     compiled: CompiledCrd,
+    /// The last compile that had schemas, kept while the text does not (a rule being typed
+    /// inside an unclosed quote breaks the YAML): completion and hover read it.
+    last_schemas: Option<CompiledCrd>,
+}
+
+fn has_schemas(c: &CompiledCrd) -> bool {
+    c.compiled_versions().iter().any(|v| v.structural.is_some())
 }
 
 /// The worker's engine: one compiled CRD per studio, reused while the studio's CRD text and
@@ -199,6 +206,24 @@ impl Engine {
         self.studios.remove(studio);
     }
 
+    /// Answers a completion or hover request with the studio's compiled CRD (the last one
+    /// analysed; before any, the CRD editor's own text compiled).
+    pub fn assist(&self, request: &crate::assist::AssistRequest) -> crate::assist::AssistAnswer {
+        match self.studios.get(&request.studio) {
+            Some(c) => {
+                crate::assist::answer(c.last_schemas.as_ref().unwrap_or(&c.compiled), request)
+            }
+            None => {
+                let text = match request.editor {
+                    crd_studio_engine::report::assist::Editor::Crd => request.text.as_str(),
+                    crd_studio_engine::report::assist::Editor::Object => "",
+                };
+                let compiled = CompiledCrd::compile(text, &Options::default());
+                crate::assist::answer(&compiled, request)
+            }
+        }
+    }
+
     /// How many studios have a compiled CRD.
     pub fn studios(&self) -> usize {
         self.studios.len()
@@ -219,6 +244,7 @@ impl Engine {
                 options: request.options.clone(),
                 old_crd: None,
                 compiled,
+                last_schemas: None,
             }
         });
         let options_changed = entry.options != request.options;
@@ -235,12 +261,19 @@ impl Engine {
                     )
                 });
             }
-            let previous = entry.old_crd.as_ref().map(|(_, p)| p.clone());
-            entry.compiled = entry
+            let previous_crd = entry.old_crd.as_ref().map(|(_, p)| p.clone());
+            let mut next = entry
                 .compiled
                 .recompile(&request.crd, &request.options)
-                .with_previous(&request.crd, previous);
-            entry.compiled.set_time_zones(time_zones);
+                .with_previous(&request.crd, previous_crd);
+            next.set_time_zones(time_zones);
+            // The last compile with schemas answers completion while the CRD text is broken.
+            let previous = std::mem::replace(&mut entry.compiled, next);
+            if has_schemas(&entry.compiled) {
+                entry.last_schemas = None;
+            } else if has_schemas(&previous) {
+                entry.last_schemas = Some(previous);
+            }
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
         }

@@ -29,6 +29,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::assist::{AssistAnswer, AssistRequest};
 use crate::editor_text::EditorText;
 use crate::worker_boundary::Reply;
 use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, Outgoing, ToWorker};
@@ -344,6 +345,52 @@ pub fn forget(studio: &str) {
     });
 }
 
+/// Hears the answer to a completion or hover request.
+type AssistDone = Box<dyn FnOnce(AssistAnswer)>;
+
+thread_local! {
+    /// The completion and hover requests waiting for their answer, by id.
+    static ASSISTS: RefCell<(u64, HashMap<u64, AssistDone>)> = RefCell::new((0, HashMap::new()));
+}
+
+/// Asks the worker for completion or hover in an editor of `request.studio` (`text`: the
+/// editor's string, sent beside the request); `done` hears the answer. It waits behind an
+/// analysis in flight, and never cancels one.
+pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(AssistAnswer)>) {
+    let id = ASSISTS.with(|a| {
+        let mut a = a.borrow_mut();
+        a.0 += 1;
+        let id = a.0;
+        // Requests the worker never answered (it was replaced meanwhile) are dropped.
+        a.1.retain(|k, _| id.saturating_sub(*k) < 32);
+        a.1.insert(id, done);
+        id
+    });
+    request.id = id;
+    let worker = CLIENT.with(|c| ensure_worker(&mut c.borrow_mut()));
+    match worker {
+        Some(w) => {
+            let Ok(meta) = serde_json::to_string(&ToWorker::Assist(Box::new(request))) else {
+                return;
+            };
+            let message = js_sys::Array::of2(&JsValue::from_str(&meta), &text);
+            if let Err(e) = w.post_message(&message) {
+                gloo::console::error!("could not post to the engine's worker", e);
+            }
+        }
+        None => {
+            request.text = text.as_string().unwrap_or_default();
+            gloo::timers::callback::Timeout::new(0, move || {
+                let answer = crate::worker::run_assist(&request);
+                if let Ok(text) = serde_json::to_string(&answer) {
+                    on_answer(&text);
+                }
+            })
+            .forget();
+        }
+    }
+}
+
 fn on_answer(text: &str) {
     let Ok(answer) = serde_json::from_str::<FromWorker>(text) else {
         gloo::console::error!("unreadable answer from the engine's worker");
@@ -356,6 +403,12 @@ fn on_answer(text: &str) {
     } = answer;
     let reply = match outcome {
         Outcome::Reply(reply) => reply,
+        Outcome::Assist(answer) => {
+            if let Some(done) = ASSISTS.with(|a| a.borrow_mut().1.remove(&seq)) {
+                done(*answer);
+            }
+            return;
+        }
         Outcome::Panic { message } => {
             crashed(Some(&studio), Some(seq), message);
             return;

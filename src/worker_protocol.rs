@@ -59,6 +59,9 @@ pub struct Job {
 pub enum ToWorker {
     /// Analyse.
     Analyze(Box<Job>),
+    /// Completion or hover in an editor (answered with [`Outcome::Assist`], its `seq` the
+    /// request's `id`; never coalesced, never cancels an analysis).
+    Assist(Box<crate::assist::AssistRequest>),
     /// The studio is gone: drop its compiled CRD.
     Forget {
         /// The studio.
@@ -77,6 +80,8 @@ pub enum Outcome {
         /// The panic message and place.
         message: String,
     },
+    /// The answer to an [`ToWorker::Assist`] request.
+    Assist(Box<crate::assist::AssistAnswer>),
     /// Not an answer yet: how far the job is (sent during long analyses).
     Progress {
         /// Object documents analysed.
@@ -285,6 +290,7 @@ impl Inbox {
                 }
                 self.queue.push_back(ToWorker::Analyze(job));
             }
+            ToWorker::Assist(request) => self.queue.push_back(ToWorker::Assist(request)),
             ToWorker::Forget { studio } => {
                 if let Some(at) = self.queued_job(&studio) {
                     self.queue.remove(at);

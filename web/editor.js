@@ -8,7 +8,12 @@
 //   CrdEditor.focusAt(h, line, utf16Col)
 //   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
 //   CrdEditor.getDoc(h) -> text
+//   CrdEditor.applyEdits(h, [{ fromLine, fromCol, toLine, toCol, text }])  // a user edit (onChange, undo)
 //   CrdEditor.destroy(h)
+//
+// With `options.assist(kind, text, utf16Offset, resolve)` ('complete' or 'hover'; resolve
+// gets the worker's JSON answer or null) the editor offers completion (while typing and
+// Ctrl+Space) and hover documentation; a diagnostic's `fixes` become buttons in its tooltip.
 
 import { EditorState, Annotation } from '@codemirror/state';
 import {
@@ -28,6 +33,8 @@ import {
   indentUnit,
 } from '@codemirror/language';
 import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
+import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
+import { hoverTooltip } from '@codemirror/view';
 import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
 
@@ -72,6 +79,21 @@ const theme = EditorView.theme({
     color: 'var(--text)',
     border: '1px solid var(--border)',
   },
+  '.cm-tooltip-autocomplete > ul > li[aria-selected]': {
+    backgroundColor: 'var(--focus)',
+    color: 'var(--panel)',
+  },
+  '.cm-completionDetail': { opacity: '0.8', marginLeft: '0.8em', fontStyle: 'normal' },
+  '.cm-completionInfo': { maxWidth: '22em', whiteSpace: 'pre-wrap' },
+  '.cm-hover-doc': { padding: '4px 8px', maxWidth: 'min(36em, 90vw)', fontSize: '12px' },
+  '.cm-hover-doc code': { fontWeight: 'bold', whiteSpace: 'pre-wrap', wordBreak: 'break-word' },
+  '.cm-hover-doc p': { margin: '4px 0 0', whiteSpace: 'pre-wrap' },
+  '.cm-diagnosticAction': {
+    backgroundColor: 'var(--panel)',
+    color: 'var(--text)',
+    border: '1px solid var(--border)',
+    borderRadius: '3px',
+  },
   '.cm-diagnostic-error': { borderLeftColor: 'var(--error)' },
   '.cm-diagnostic-warning': { borderLeftColor: 'var(--warning)' },
   '.cm-diagnostic-info, .cm-diagnostic-hint': { borderLeftColor: 'var(--info)' },
@@ -95,8 +117,91 @@ function offsetOf(doc, line, col) {
   return l.from + c - 1;
 }
 
+// Edits in 1-based line / UTF-16 column coordinates → CodeMirror changes.
+function changesOf(doc, edits) {
+  return (edits ?? []).map((e) => {
+    const from = offsetOf(doc, e.fromLine, e.fromCol);
+    const to = Math.max(from, offsetOf(doc, e.toLine, e.toCol));
+    return { from, to, insert: e.text ?? '' };
+  });
+}
+
+// Asks the app (the engine's worker) and waits for its answer; null when there is none.
+function ask(handle, kind, state, pos) {
+  if (typeof handle.assist !== 'function') return Promise.resolve(null);
+  return new Promise((resolve) => {
+    handle.assist(kind, state.doc.toString(), pos, (json) => {
+      try {
+        resolve(json ? JSON.parse(json) : null);
+      } catch {
+        resolve(null);
+      }
+    });
+  });
+}
+
+const completionTypes = new Set(['property', 'keyword', 'enum', 'constant', 'function', 'method', 'variable', 'type']);
+
+function completionSource(handle) {
+  return async (context) => {
+    const word = context.matchBefore(/[\w.\-\/$]*/);
+    const before = context.state.sliceDoc(Math.max(0, context.pos - 2), context.pos);
+    // While typing: only after a word character, a dot, or `: ` (a value starts).
+    if (!context.explicit && (!word || word.from === word.to) && !/(\.|: )$/.test(before)) return null;
+    const answer = await ask(handle, 'complete', context.state, context.pos);
+    const c = answer && answer.completions;
+    if (!c || !c.items || c.items.length === 0) return null;
+    return {
+      from: c.from,
+      to: c.to,
+      options: c.items.map((i) => ({
+        label: i.label,
+        type: completionTypes.has(i.kind) ? i.kind : 'text',
+        detail: i.detail || undefined,
+        info: i.info || undefined,
+        apply: i.apply || undefined,
+      })),
+      validFor: /^[\w\-]*$/,
+    };
+  };
+}
+
+function hoverSource(handle) {
+  return async (view, pos) => {
+    const answer = await ask(handle, 'hover', view.state, pos);
+    const h = answer && answer.hover;
+    if (!h) return null;
+    return {
+      pos: h.from,
+      end: h.to,
+      above: true,
+      create() {
+        const dom = document.createElement('div');
+        dom.className = 'cm-hover-doc';
+        dom.setAttribute('role', 'tooltip');
+        const title = document.createElement('code');
+        title.textContent = h.title;
+        dom.appendChild(title);
+        for (const line of h.lines ?? []) {
+          const p = document.createElement('p');
+          p.textContent = line;
+          dom.appendChild(p);
+        }
+        return { dom };
+      },
+    };
+  };
+}
+
 function create(parent, options = {}) {
-  const handle = { view: null, onChange: options.onChange };
+  const handle = { view: null, onChange: options.onChange, assist: options.assist };
+  const assistExtensions = typeof options.assist === 'function'
+    ? [
+        autocompletion({ override: [completionSource(handle)], icons: false }),
+        keymap.of(completionKeymap),
+        hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
+      ]
+    : [];
   const extensions = [
     lineNumbers(),
     highlightActiveLineGutter(),
@@ -113,6 +218,7 @@ function create(parent, options = {}) {
     syntaxHighlighting(highlight),
     // Tab and Shift+Tab move the focus on, as everywhere else on the page: an editor is no
     // keyboard trap. Indentation is Ctrl+] / Ctrl+[ (defaultKeymap's indentMore/indentLess).
+    ...assistExtensions,
     keymap.of([...defaultKeymap, ...historyKeymap]),
     yaml(),
     lintGutter(),
@@ -150,6 +256,12 @@ function setDiagnostics(handle, diags) {
       severity: d.severity === 'error' || d.severity === 'warning' ? d.severity : 'info',
       message: d.message ?? '',
       source: d.source,
+      actions: (d.fixes ?? []).map((f) => ({
+        name: f.title.replace(/`/g, ''),
+        apply(view) {
+          view.dispatch({ changes: changesOf(view.state.doc, f.edits), userEvent: 'input.fix' });
+        },
+      })),
     });
   }
   handle.view.dispatch(cmSetDiagnostics(handle.view.state, list));
@@ -175,12 +287,19 @@ function getDoc(handle) {
   return handle.view.state.doc.toString();
 }
 
+function applyEdits(handle, edits) {
+  const view = handle.view;
+  view.dispatch({ changes: changesOf(view.state.doc, edits), userEvent: 'input.fix' });
+  view.focus();
+}
+
 function destroy(handle) {
   handle.onChange = null;
+  handle.assist = null;
   handle.view.destroy();
 }
 
-window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, destroy };
+window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, applyEdits, destroy };
 
 // The page's wasm memory, for the browser benchmark's memory figure (Trunk announces the
 // started module with its exports).

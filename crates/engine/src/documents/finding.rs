@@ -132,6 +132,54 @@ pub struct Finding {
     /// location is only where a click goes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub note: bool,
+    /// Repairs: each a set of text edits that removes this finding (and adds none), when the
+    /// repair is obvious (`report::assist::fixes`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<Fix>,
+}
+
+/// One repair of a finding: what it does, and the edits that do it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fix {
+    /// What the repair does, e.g. "Change to `replicas`".
+    pub title: String,
+    /// The text the edits apply to, when not the finding's own (a CEL rule in the CRD
+    /// repairing an object's finding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceId>,
+    /// The edits (non-overlapping).
+    pub edits: Vec<TextEdit>,
+}
+
+/// A replacement of a span of a text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextEdit {
+    /// What is replaced (empty: an insertion).
+    pub span: Span,
+    /// The new text.
+    pub new_text: String,
+}
+
+/// `text` with the edits applied; `None` when they overlap or fall outside it.
+pub fn apply_text_edits(text: &str, edits: &[TextEdit]) -> Option<String> {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.span.start.offset, e.span.end.offset));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for e in sorted {
+        let (start, end) = (e.span.start.offset, e.span.end.offset);
+        if start < at || end < start {
+            return None;
+        }
+        out.push_str(text.get(at..start)?);
+        text.get(start..end)?;
+        out.push_str(&e.new_text);
+        at = end;
+    }
+    out.push_str(text.get(at..)?);
+    Some(out)
 }
 
 impl Finding {
@@ -147,6 +195,7 @@ impl Finding {
             location: None,
             summary: None,
             note: false,
+            fixes: Vec::new(),
         }
     }
 

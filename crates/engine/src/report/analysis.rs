@@ -341,6 +341,8 @@ pub struct CompiledCrd {
     previous: Option<Rc<PreviousCrd>>,
     /// The changes from the previous revision.
     changes: Vec<CrdChange>,
+    /// The CRD text (for the fixes of object findings that edit a rule).
+    text: Rc<str>,
 }
 
 impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
@@ -902,6 +904,7 @@ impl CompiledCrd {
             &mut findings,
         );
         sort_findings(&mut findings);
+        crate::report::assist::fixes::add_crd_fixes(&mut findings, text, &compiled);
         let report = CrdReport {
             name: model
                 .as_ref()
@@ -973,6 +976,7 @@ impl CompiledCrd {
             reparsed: false,
             previous: None,
             changes: Vec::new(),
+            text: Rc::from(text),
         }
     }
 
@@ -1000,6 +1004,11 @@ impl CompiledCrd {
     /// the edit changed ([`document::reparse`]; for tests and benchmarks).
     pub fn reparsed(&self) -> bool {
         self.reparsed
+    }
+
+    /// The CRD text this was compiled from.
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The typed model, when the text held a readable CRD.
@@ -1094,6 +1103,7 @@ impl CompiledCrd {
                 progress(Progress { done, total });
             }
         }
+        crate::report::assist::fixes::add_object_fixes(&mut findings, objects, self);
         sort_findings(&mut findings);
         Analysis {
             crd: self.report.clone(),

@@ -5,6 +5,7 @@
 //! Uses every earlier stage.
 
 pub mod analysis;
+pub mod assist;
 pub mod explain;
 pub mod get;
 pub mod sample;

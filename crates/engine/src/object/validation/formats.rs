@@ -77,6 +77,21 @@ const VERSIONED_FORMATS: &[(u32, u32, &[&str])] = &[
     (1, 34, &["k8sshortname", "k8slongname"]),
 ];
 
+/// The formats a CRD schema may name at `version`, as users write them (`date-time`).
+pub fn supported_formats(version: CompatibilityVersion) -> Vec<&'static str> {
+    let mut out = vec!["int32", "int64", "float", "double"];
+    for (major, minor, names) in VERSIONED_FORMATS {
+        if version >= CompatibilityVersion::new(*major, *minor) {
+            out.extend(
+                names
+                    .iter()
+                    .map(|n| if *n == "datetime" { "date-time" } else { n }),
+            );
+        }
+    }
+    out
+}
+
 /// go-openapi's name normalization: `-` removed.
 pub fn normalize(name: &str) -> String {
     name.replace('-', "")

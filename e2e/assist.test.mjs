@@ -1,0 +1,268 @@
+// End-to-end tests of help while writing (issue 15, parts 2, 3 and 6): Ctrl+Space completion
+// in the object editor, in the CRD editor and inside a CEL rule, hover documentation of a
+// field, and a finding's fix applied from Problems and from the editor's lint tooltip.
+//
+//   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test assist.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { launch } from './browser.mjs';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
+const EXAMPLE_CRD = readFileSync(new URL('../examples/crontab/crd.yaml', import.meta.url), 'utf8');
+// The example with descriptions and an enum, for hover and the enum fix.
+const CRD = EXAMPLE_CRD.replace(
+  '                cronSpec:\n                  type: string\n',
+  '                cronSpec:\n                  type: string\n                  description: The schedule, in cron format.\n',
+).replace(
+  '                replicas:\n                  type: integer\n',
+  '                replicas:\n                  type: integer\n                mode:\n                  type: string\n                  enum: [Fast, Slow]\n',
+);
+
+let browser;
+let page;
+const consoleErrors = [];
+
+before(async () => {
+  browser = await launch('crd-studio-e2e-assist-');
+  browser.context.setDefaultTimeout(20_000);
+  page = await browser.context.newPage();
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
+  });
+  await page.goto(BASE_URL);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+async function screenshot(name, width = 1280) {
+  if (!SCREENSHOT_DIR) return;
+  await page.setViewportSize({ width, height: 800 });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
+}
+
+const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+
+async function paste(label, text) {
+  await editor(label).click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+}
+
+/** Polls `fn` in the page until it returns a truthy value. */
+async function until(fn, arg, what) {
+  for (let i = 0; i < 200; i++) {
+    const v = await page.evaluate(fn, arg);
+    if (v) return v;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The screen point of character `delta` of the first occurrence of `needle` (on one line)
+ * in `label`'s editor, the line scrolled into view first. */
+async function pointAt(label, needle, delta = needle.length) {
+  const p = await page.evaluate(([label, needle, delta]) => {
+    const content = document.querySelector(`.cm-content[aria-label="${label}"]`);
+    for (const line of content.querySelectorAll('.cm-line')) {
+      const i = line.textContent.indexOf(needle);
+      if (i < 0) continue;
+      line.scrollIntoView({ block: 'center' });
+      let at = i + delta;
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      let node;
+      while ((node = walker.nextNode())) {
+        if (at <= node.length) {
+          const r = document.createRange();
+          if (at > 0) {
+            r.setStart(node, at - 1);
+            r.setEnd(node, at);
+            const b = r.getBoundingClientRect();
+            return { x: b.right - 1, y: (b.top + b.bottom) / 2 };
+          }
+          r.setStart(node, 0);
+          r.setEnd(node, 1);
+          const b = r.getBoundingClientRect();
+          return { x: b.left + 1, y: (b.top + b.bottom) / 2 };
+        }
+        at -= node.length;
+      }
+    }
+    return null;
+  }, [label, needle, delta]);
+  assert.ok(p, `${needle} in the ${label} editor`);
+  return p;
+}
+
+/** Puts the cursor at the end of `needle` (a line's text ending there). */
+async function cursorAfter(label, needle) {
+  const p = await pointAt(label, needle);
+  await page.mouse.click(p.x + 1, p.y);
+}
+
+/** Ctrl+Space, then the labels of the completion list. */
+async function complete() {
+  await page.keyboard.press('Control+Space');
+  return until(() => {
+    const list = document.querySelector('.cm-tooltip-autocomplete');
+    if (!list) return null;
+    return [...list.querySelectorAll('.cm-completionLabel')].map((e) => e.textContent);
+  }, null, 'the completion list');
+}
+
+async function closeCompletion() {
+  await page.keyboard.press('Escape');
+  await until(() => !document.querySelector('.cm-tooltip-autocomplete'), null, 'the list to close');
+}
+
+/** The newest status line once it no longer says "Analysing". */
+async function settled(what) {
+  await page.waitForTimeout(150);
+  return until(() => {
+    const s = document.querySelector('.topbar [role="status"]')?.textContent ?? '';
+    return s && !s.includes('Analysing') ? s : null;
+  }, null, what);
+}
+
+const OBJECT = `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-cron
+spec:
+  cronSpec: "* * * * */5"
+  `;
+
+test('Ctrl+Space in the object editor offers the schema\'s fields, with type and description', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  await settled('the first analysis');
+  const labels = await complete();
+  for (const want of ['image', 'replicas', 'mode']) assert.ok(labels.includes(want), `${want} in ${labels}`);
+  assert.ok(!labels.includes('cronSpec'), `a field already written is not offered: ${labels}`);
+  const detail = await page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')]
+    .map((li) => li.textContent).join('|'));
+  assert.match(detail, /replicas\s*integer/);
+  await screenshot('assist-object-completion-1280.png', 1280);
+  await screenshot('assist-object-completion-360.png', 360);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // Enter inserts the chosen field with its colon.
+  await page.keyboard.type('ima');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'image', null, 'image first');
+  await page.keyboard.press('Enter');
+  const text = await editor('Object').textContent();
+  assert.match(text, /image: $/m);
+  // Enum values of a value.
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(OBJECT + 'mode: ');
+  const values = await complete();
+  assert.deepEqual(values.sort(), ['Fast', 'Slow']);
+  await closeCompletion();
+});
+
+test('Ctrl+Space in the CRD editor offers OpenAPI keywords at a schema node and type values', async () => {
+  await paste('CRD', CRD.replace('                replicas:\n                  type: integer\n',
+    '                replicas:\n                  type: integer\n                  ma\n'));
+  await cursorAfter('CRD', '                  ma');
+  const labels = await complete();
+  for (const want of ['maximum', 'maxLength', 'format']) {
+    assert.ok(labels.includes(want), `${want} in ${labels}`);
+  }
+  assert.ok(!labels.includes('type'), `not a keyword typed: ${labels}`);
+  await page.keyboard.type('xi');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'maximum', null, 'maximum first');
+  await closeCompletion();
+  // The values of `type`.
+  await cursorAfter('CRD', '                  type: integer');
+  for (let i = 0; i < 'integer'.length; i++) await page.keyboard.press('Backspace');
+  const types = await complete();
+  assert.deepEqual(types.sort(), ['array', 'boolean', 'integer', 'number', 'object', 'string']);
+  await closeCompletion();
+  await screenshot('assist-crd-completion-1280.png', 1280);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await closeCompletion();
+  await paste('CRD', CRD);
+});
+
+test('Ctrl+Space inside a CEL rule offers the fields of self and the receiver methods', async () => {
+  await paste('CRD', CRD);
+  await settled('the CRD');
+  await paste('CRD', CRD.replace('- rule: self.size() > 0', '- rule: self.size() > 0 && self.'));
+  await cursorAfter('CRD', '&& self.');
+  const labels = await complete();
+  for (const want of ['startsWith', 'matches', 'size']) assert.ok(labels.includes(want), `${want} in ${labels}`);
+  await closeCompletion();
+  // Half typed: the quote is not closed yet, the YAML is broken; the last CRD with schemas answers.
+  await paste('CRD', CRD.replace('"!has(self.replicas) || self.replicas <= 10"', '"self.'));
+  await settled('the broken CRD');
+  await cursorAfter('CRD', '- rule: "self.');
+  const fields = await complete();
+  for (const want of ['cronSpec', 'image', 'replicas', 'mode']) assert.ok(fields.includes(want), `${want} in ${fields}`);
+  await screenshot('assist-cel-completion-1280.png', 1280);
+  await screenshot('assist-cel-completion-360.png', 360);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await closeCompletion();
+  await paste('CRD', CRD);
+});
+
+test('hovering a field in the object shows its description and type', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  await settled('the object');
+  const box = await pointAt('Object', 'cronSpec', 3);
+  await page.mouse.move(box.x, box.y);
+  const shown = await until(() => document.querySelector('.cm-hover-doc')?.textContent, null, 'the hover tooltip');
+  assert.match(shown, /cronSpec: string/);
+  assert.match(shown, /The schedule, in cron format\./);
+  await screenshot('assist-hover-1280.png', 1280);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.mouse.move(5, 5);
+});
+
+test('a fix in Problems removes its finding', async () => {
+  await paste('CRD', CRD);
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  await paste('Object', OBJECT + 'imgae: x\n');
+  await settled('the unknown field');
+  const fix = page.getByRole('button', { name: 'Fix: Rename to image' });
+  await fix.waitFor();
+  await screenshot('assist-fix-1280.png', 1280);
+  await screenshot('assist-fix-360.png', 360);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await fix.click();
+  await until(() => !document.querySelector('#panel-problems')?.textContent.includes('imgae'), null, 'the finding to go');
+  const text = await editor('Object').textContent();
+  assert.match(text, /image: x/);
+  assert.equal(await page.getByRole('button', { name: /^Fix: / }).count(), 0);
+});
+
+test('a fix in the editor\'s lint tooltip removes its finding', async () => {
+  await paste('Object', OBJECT + 'mode: fats\n');
+  await settled('the enum value');
+  await page.getByRole('button', { name: 'Fix: Change to Fast' }).waitFor();
+  // The marker's tooltip, by hovering the marked value.
+  await until(() => document.querySelector('.cm-lintRange'), null, 'the marker');
+  const box = await pointAt('Object', 'mode: fats', 2);
+  await page.mouse.move(box.x, box.y);
+  const action = page.locator('.cm-tooltip .cm-diagnosticAction', { hasText: 'Change to Fast' });
+  await action.waitFor();
+  await screenshot('assist-lint-fix-1280.png', 1280);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.mouse.move(box.x, box.y);
+  await action.click();
+  await until(() => !document.querySelector('#panel-problems')?.textContent.includes('fats'), null, 'the finding to go');
+  assert.match(await editor('Object').textContent(), /mode: Fast/);
+});
+
+test('no console errors', () => {
+  assert.deepEqual(consoleErrors, []);
+});

@@ -1,0 +1,133 @@
+//! Completion and hover requests between the editors and the engine's worker (pure, natively
+//! tested): what crosses ([`AssistRequest`], [`AssistAnswer`]) and the worker's answer
+//! ([`answer`]), which turns the editor's UTF-16 offsets into the engine's byte offsets and
+//! back.
+
+use crd_studio_engine::report::assist::{self, Completions, Editor, Hover};
+use crd_studio_engine::CompiledCrd;
+use serde::{Deserialize, Serialize};
+
+/// Completion or hover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AssistKind {
+    /// The items for the word at the offset.
+    Complete,
+    /// The documentation of what is at the offset.
+    Hover,
+}
+
+/// A completion or hover request from an editor. The editor's text travels beside the
+/// JSON, as a job's CRD text does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistRequest {
+    /// The studio whose compiled CRD answers.
+    pub studio: String,
+    /// The request's number (answers come back with it as their `seq`).
+    pub id: u64,
+    /// Completion or hover.
+    pub kind: AssistKind,
+    /// Which editor.
+    pub editor: Editor,
+    /// The cursor, in UTF-16 code units from the start of the text.
+    pub offset: usize,
+    /// The editor's text (sent beside the JSON).
+    #[serde(default, skip)]
+    pub text: String,
+}
+
+/// The answer, offsets in UTF-16 code units.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistAnswer {
+    /// Completion items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Completions>,
+    /// Hover documentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hover: Option<Hover>,
+}
+
+/// The byte offset of UTF-16 offset `u` in `text` (clamped to the text).
+pub fn byte_offset(text: &str, u: usize) -> usize {
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        if units >= u {
+            return i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// The UTF-16 offset of byte offset `b` in `text`.
+pub fn utf16_offset(text: &str, b: usize) -> usize {
+    text.get(..b).map_or(0, |t| t.encode_utf16().count())
+}
+
+/// The answer to `request` from `crd`, the studio's compiled CRD (for the CRD editor with no
+/// compiled CRD yet, the request's text compiled).
+pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
+    let text = request.text.as_str();
+    let at = byte_offset(text, request.offset);
+    match request.kind {
+        AssistKind::Complete => AssistAnswer {
+            completions: assist::complete(crd, request.editor, text, at).map(|mut c| {
+                c.from = utf16_offset(text, c.from);
+                c.to = utf16_offset(text, c.to);
+                c
+            }),
+            hover: None,
+        },
+        AssistKind::Hover => AssistAnswer {
+            completions: None,
+            hover: assist::hover(crd, request.editor, text, at).map(|mut h| {
+                h.from = utf16_offset(text, h.from);
+                h.to = utf16_offset(text, h.to);
+                h
+            }),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crd_studio_engine::Options;
+
+    #[test]
+    fn offsets_cross_in_utf16() {
+        let t = "é😀a";
+        assert_eq!(byte_offset(t, 3), 6);
+        assert_eq!(utf16_offset(t, 6), 3);
+        assert_eq!(byte_offset(t, 99), t.len());
+    }
+
+    #[test]
+    fn an_object_completion_through_the_worker_shape() {
+        let crd = CompiledCrd::compile(
+            include_str!("../examples/crontab/crd.yaml"),
+            &Options::default(),
+        );
+        let text =
+            "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: é\nspec:\n  cron";
+        let req = AssistRequest {
+            studio: "main".into(),
+            id: 1,
+            kind: AssistKind::Complete,
+            editor: Editor::Object,
+            offset: text.encode_utf16().count(),
+            text: text.into(),
+        };
+        let a = answer(&crd, &req);
+        let c = a.completions.unwrap();
+        assert!(c.items.iter().any(|i| i.label == "cronSpec"), "{c:?}");
+        assert_eq!(c.to - c.from, 4);
+        let json = serde_json::to_string(&req).unwrap();
+        assert!(
+            !json.contains("cron"),
+            "the text travels beside the JSON: {json}"
+        );
+    }
+}
