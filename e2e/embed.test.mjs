@@ -25,8 +25,10 @@ const requests = [];
 const errors = [];
 /** Each response's URL and its body gzipped (-9) size, as a static host would serve it. */
 const downloads = [];
-/** The payload budget: what a page with embeds downloads, gzipped. */
-const BUDGET_GZIP = 1_200_000;
+/** The payload budget: what a page with embeds downloads, gzipped (issue 11's 1.2 MB, raised
+ * to 1.35 MB for issues 15 and 16 until their engine parts load on first use: see
+ * xtask/src/embed_dist.rs and ARCHITECTURE.md, "Payload"). */
+const BUDGET_GZIP = 1_350_000;
 
 before(async () => {
   browser = await launch('crd-studio-e2e-embed-');
