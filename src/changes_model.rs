@@ -147,7 +147,11 @@ fn groups(changes: &[CrdChange]) -> Vec<ChangeGroup> {
         let row = ChangeRow {
             severity: c.severity,
             severity_label: severity_label(c.severity),
-            field: c.field.clone(),
+            // The field is shown apart only when the message does not start with it.
+            field: c
+                .field
+                .clone()
+                .filter(|f| !c.message.starts_with(f.as_str())),
             message: c.message.clone(),
             code: c.code.clone(),
             old: c.old.as_ref().map(Place::of),

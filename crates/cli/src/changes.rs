@@ -37,6 +37,7 @@ pub fn text_section(analysis: &Analysis, crd: &str, old_crd: &str, objects: &[&s
                     .unwrap_or_default(),
                 c.field
                     .as_deref()
+                    .filter(|f| !c.message.starts_with(f))
                     .map(|f| format!("{f}: "))
                     .unwrap_or_default(),
                 c.message,
