@@ -197,7 +197,10 @@ function create(parent, options = {}) {
   const handle = { view: null, onChange: options.onChange, assist: options.assist };
   const assistExtensions = typeof options.assist === 'function'
     ? [
-        autocompletion({ override: [completionSource(handle)], icons: false }),
+        // While typing, the list is asked for only after a 300 ms pause (CodeMirror's default is
+        // 100 ms): a request queued in the worker between two keystrokes delays the next
+        // analysis (the browser benchmark: CronTab p50 22.6 → 40.7 ms at 100 ms).
+        autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
         keymap.of(completionKeymap),
         hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
       ]
