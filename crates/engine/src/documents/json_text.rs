@@ -156,5 +156,11 @@ mod tests {
             v = json!([v]);
         }
         assert_eq!(JsonText::from_value(&v).to_value(), v);
+        // Past serde_json's recursion limit of 128, a report still serializes and reads back
+        // (the worker's reply to the page).
+        let list = vec![JsonText::from_value(&v)];
+        let text = serde_json::to_string(&list).unwrap_or_default();
+        let back: Vec<JsonText> = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(back, list);
     }
 }

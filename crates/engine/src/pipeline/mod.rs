@@ -52,6 +52,9 @@ pub struct CompiledVersion {
     pub validator: SchemaValidator,
     /// Whether any `x-kubernetes-validations` rule exists in the schema.
     pub has_rules: bool,
+    /// Whether the schema sets a default anywhere ([`has_defaults`]), so that decoding knows,
+    /// without walking the schema per object, whether defaulting can add a field.
+    pub has_defaults: bool,
     /// The compiled rules (`cel.NewValidator(schema, true, PerCallLimit)`), when the schema
     /// has any (shared with the versions that have the same schema).
     pub cel: Option<Rc<Validator>>,
@@ -213,7 +216,11 @@ pub fn decode(
             .map(|(_, v)| v)
             .unwrap_or_default();
         let schema = schema_of(&version);
-        if snapshot && schema.is_some_and(has_defaults) {
+        let defaults = versions
+            .iter()
+            .find(|cv| cv.name == version)
+            .is_some_and(|cv| cv.has_defaults);
+        if snapshot && defaults {
             let before = obj.clone();
             defaulting::default(&mut obj, schema);
             defaulted_paths = added_paths(&before, &obj);
@@ -230,14 +237,21 @@ pub fn decode(
 }
 
 /// Whether a schema sets a default anywhere (defaulting cannot add a field otherwise).
-fn has_defaults(s: &Structural) -> bool {
-    s.generic.default.is_some()
-        || s.properties.values().any(has_defaults)
-        || s.items.as_deref().is_some_and(has_defaults)
-        || s.additional_properties
-            .as_ref()
-            .and_then(|a| a.structural.as_deref())
-            .is_some_and(has_defaults)
+pub fn has_defaults(s: &Structural) -> bool {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        if s.generic.default.is_some() {
+            return true;
+        }
+        stack.extend(s.properties.values());
+        stack.extend(s.items.as_deref());
+        stack.extend(
+            s.additional_properties
+                .as_ref()
+                .and_then(|a| a.structural.as_deref()),
+        );
+    }
+    false
 }
 
 /// Runs the create (or, with `old`, update) pipeline for one object of `version`.

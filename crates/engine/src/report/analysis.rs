@@ -584,6 +584,7 @@ fn compile_versions<'a>(
                 deprecation_warning: v.deprecation_warning.clone(),
                 validator: SchemaValidator::new(props, &vopts),
                 has_rules: structural.as_deref().is_some_and(has_rules),
+                has_defaults: structural.as_deref().is_some_and(pipeline::has_defaults),
                 structural,
                 status: subresources.is_some_and(|s| s.status),
                 scale: subresources.and_then(|s| s.scale.clone()),
