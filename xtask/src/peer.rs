@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crd_studio_engine::crd_diff::{diff_crds_detailed, ChangeDetail};
+use crd_studio_engine::documents::kube_version::KubernetesVersion;
 use crd_studio_engine::{document, SourceId};
 use serde_json::Value as Json;
 
@@ -148,7 +149,7 @@ fn crdify_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
         let expected: Json = serde_json::from_str(&read(&case.join("expected.json"))?)
             .map_err(|e| format!("{}: {e}", case.display()))?;
         let want = crdify_expected(&expected);
-        let got = crdify_report(&diff_crds_detailed(Some(&a), &b));
+        let got = crdify_report(&diff_crds_detailed(Some(&a), &b, KubernetesVersion::DEFAULT));
         let outcome = if got == want {
             Ok(())
         } else {
@@ -619,7 +620,7 @@ fn checker_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
             let new = read(&case.join("new.yaml"))?;
             let expected = yaml(&read(&case.join("expected.yaml"))?);
             let mut got = checker_results(
-                &diff_crds_detailed(old.as_deref(), &new),
+                &diff_crds_detailed(old.as_deref(), &new, KubernetesVersion::DEFAULT),
                 &crd_name(&new),
                 &registered,
             );
@@ -792,7 +793,7 @@ fn cost_error(name: &str, cost: u64, limit: u64) -> String {
 fn cost_lists(text: &str) -> Lists {
     use crd_studio_engine::crd_diff::cost_budget::{cost_facts, RULE_LIMIT, TOTAL_LIMIT};
     let (mut errors, mut warnings, mut infos) = (Vec::new(), Vec::new(), Vec::new());
-    for v in cost_facts(text) {
+    for v in cost_facts(text, KubernetesVersion::DEFAULT) {
         for n in &v.nodes {
             let (loc, path) = (&n.location, &n.schema_path);
             match n.type_.as_str() {

@@ -1,18 +1,21 @@
 //! `crd-studio diff OLD_CRD NEW_CRD [OBJECT...] [--format text|json|sarif]
-//! [--fail-on breaking|risky|none]`: the changes from a previous revision of a CRD to a new
+//! [--fail-on breaking|risky|none] [--kubernetes-version X]`: the changes from a previous revision of a CRD to a new
 //! one (the engine's `crd_diff`), each with its severity and its place in both files, and the
 //! objects checked against the new revision.
 //!
 //! Text: one line per change, `file:line:col: severity: message [code]` (the new file's place,
 //! or the old file's for a change only there), grouped by version, then the objects'
-//! findings as `check` prints them and a summary. Exit status: 1 when a change at or above
-//! the `--fail-on` threshold exists (default `breaking`) or the new CRD rejects an object
-//! (not with `--fail-on none`), 0 otherwise, 2 on usage or I/O errors.
+//! findings as `check` prints them and a summary; the update's verdict (the server validates
+//! the new revision as an update of the old) with the errors that refuse it. Exit status: 1
+//! when a change at or above the `--fail-on` threshold exists (default `breaking`), the update
+//! is refused or the new CRD rejects an object (not with `--fail-on none`), 0 otherwise, 2 on
+//! usage or I/O errors.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crd_studio_engine::crd_diff::{diff_crds, is_crd_text, ChangeSeverity, CrdChange};
+use crd_studio_engine::kube_version::KubernetesVersion;
 use crd_studio_engine::{analyze, Options, Request, SourceId};
 use serde_json::json;
 
@@ -21,13 +24,15 @@ use crate::sarif;
 
 const USAGE: &str = "\
 usage: crd-studio diff OLD_CRD NEW_CRD [OBJECT ...] [--format text|json|sarif]
-                       [--fail-on breaking|risky|none]
+                       [--fail-on breaking|risky|none] [--kubernetes-version X]
 
 Compares two revisions of a CustomResourceDefinition version by version and reports each
 change with how bad it is: breaking (for every stored object or client: a removed field or
 version, a type change, a scope change), risky (breaking for some objects: a tightened bound,
 a new required field, a new CEL rule, a higher CEL cost) or compatible. Each change is located
-in both files. OBJECT files are checked against the new revision as `crd-studio check` does.
+in both files, and whether the API server accepts the new revision as an update of the old one
+(the errors that refuse it, as `crd-studio check --old-crd` prints them). OBJECT files are
+checked against the new revision as `crd-studio check` does.
 
 options:
   --format text|json|sarif   output format (default text; sarif: SARIF 2.1.0, rule ids are
@@ -36,10 +41,14 @@ options:
   --fail-on breaking|risky|none
                              the severity from which a change fails the run (default
                              breaking)
+  --kubernetes-version X     the Kubernetes minor the update goes to (1.30 to 1.37, default
+                             1.37): its CEL environment compiles the rules whose costs are
+                             compared, and the objects are checked as it checks them
   -h, --help                 print this help
 
-exit status: 1 when a change at or above the --fail-on threshold exists or the new CRD
-rejects an object (never with --fail-on none), 0 otherwise, 2 on usage or I/O errors.";
+exit status: 1 when a change at or above the --fail-on threshold exists, the server refuses
+the update or the new CRD rejects an object (never with --fail-on none), 0 otherwise, 2 on
+usage or I/O errors.";
 
 /// Output formats.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,12 +65,14 @@ struct Args {
     objects: Vec<String>,
     format: Format,
     fail_on: Option<ChangeSeverity>,
+    kubernetes_version: String,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
     let usage = |m: String| Err(Error::Usage(m));
     let mut positional = Vec::new();
     let (mut format, mut fail_on) = (Format::Text, Some(ChangeSeverity::Breaking));
+    let mut kubernetes_version = Options::default().kubernetes_version;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "-" || !arg.starts_with('-') {
@@ -99,6 +110,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
                     }
                 }
             }
+            "--kubernetes-version" => {
+                kubernetes_version = super::checked_kubernetes_version(&value()?)?
+            }
             other => return usage(format!("unknown option `{other}`")),
         }
     }
@@ -112,6 +126,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         objects: positional.collect(),
         format,
         fail_on,
+        kubernetes_version,
     })
 }
 
@@ -147,18 +162,33 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             return Ok(ExitCode::from(2));
         }
     }
-    let changes = diff_crds(&old.text, &new.text);
+    let kube = KubernetesVersion::parse_or_default(&args.kubernetes_version);
+    let changes = diff_crds(&old.text, &new.text, kube);
     // The objects under the new revision, as `check` sees them, and as stored under the
     // previous one (`check --old-crd`'s stored-object effects).
-    let analysis = (!objects.is_empty()).then(|| {
-        analyze(&Request {
+    // Always analysed: the update's verdict (the server may refuse the new revision as an
+    // update of the old one) comes from the CRD analysis.
+    let full = analyze(&Request {
             crd: new.text.clone(),
             objects: objects.iter().map(|o| o.text.clone()).collect(),
             old_crd: Some(old.text.clone()),
-            options: Options::default(),
+            options: Options {
+                kubernetes_version: args.kubernetes_version.clone(),
+                ..Options::default()
+            },
             ..Request::default()
-        })
     });
+    let update_rejected = !full.crd.accepted;
+    let crd_findings: Vec<&crd_studio_engine::Finding> = full
+        .findings
+        .iter()
+        .filter(|f| {
+            f.location
+                .is_some_and(|l| matches!(l.source, SourceId::Crd | SourceId::OldCrd))
+                && f.severity != crd_studio_engine::Severity::Info
+        })
+        .collect();
+    let analysis = (!objects.is_empty()).then_some(&full);
     let names = Names {
         crd: &new.name,
         objects: objects.iter().map(|o| o.name.as_str()).collect(),
@@ -179,7 +209,9 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         .unwrap_or(0);
     let failed = match args.fail_on {
         None => false,
-        Some(threshold) => changes.iter().any(|c| c.severity <= threshold) || objects_rejected > 0,
+        Some(threshold) => {
+            changes.iter().any(|c| c.severity <= threshold) || objects_rejected > 0 || update_rejected
+        }
     };
     let file_of = |c: &CrdChange| match (c.new, c.old) {
         (Some(l), _) => (new.name.as_str(), Some(l)),
@@ -223,6 +255,24 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                         c.code
                     ));
                 }
+            }
+            out.push_str(&format!(
+                "update of {} to {}: {}\n",
+                old.name,
+                new.name,
+                if update_rejected { "rejected" } else { "accepted" }
+            ));
+            for f in &crd_findings {
+                let file = names.of_finding(f).1;
+                let place = match f.location {
+                    Some(l) => format!("{file}:{}:{}", l.span.start.line, l.span.start.column),
+                    None => file.to_owned(),
+                };
+                out.push_str(&format!(
+                    "{place}: {}: {}\n",
+                    f.severity.as_str(),
+                    f.message
+                ));
             }
             if let Some(a) = &analysis {
                 out.push_str(&format!("objects under {}:\n", new.name));
@@ -287,6 +337,10 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                     "compatible": count(ChangeSeverity::Compatible),
                 },
                 "changes": list,
+                "update": {
+                    "accepted": !update_rejected,
+                    "findings": crd_findings.iter().map(|f| super::finding_json(f, &names)).collect::<Vec<_>>(),
+                },
                 "objects": analysis.as_ref().map(|a| super::json_output(a, &names)["objects"].clone()),
                 "storedEffects": analysis.as_ref().map(|a| {
                     super::changes::json_parts(a, &new.name, &old.name, &names.objects)["storedEffects"].clone()
@@ -326,7 +380,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                 };
                 b.add(&c.code, level, c.message.clone(), place, related);
             }
-            for f in &object_findings {
+            for f in crd_findings.iter().chain(&object_findings) {
                 super::add_finding(&mut b, f, &names);
             }
             b.finish()

@@ -478,13 +478,7 @@ fn json_output(analysis: &Analysis, names: &Names) -> Value {
     let findings: Vec<Value> = analysis
         .findings
         .iter()
-        .map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut v {
-                map.insert("file".into(), json!(names.of_finding(f).1));
-            }
-            v
-        })
+        .map(|f| finding_json(f, names))
         .collect();
     json!({
         "accepted": analysis.accepted(),
@@ -493,6 +487,15 @@ fn json_output(analysis: &Analysis, names: &Names) -> Value {
         "objects": objects,
         "findings": findings,
     })
+}
+
+/// One finding as JSON, with its file's name added.
+fn finding_json(f: &Finding, names: &Names) -> Value {
+    let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut v {
+        map.insert("file".into(), json!(names.of_finding(f).1));
+    }
+    v
 }
 
 /// The findings as SARIF 2.1.0: rule ids are the finding codes.

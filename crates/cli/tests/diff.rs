@@ -248,6 +248,52 @@ fn objects_are_checked_against_the_new_revision() {
 }
 
 /// Validates `out` against the SARIF 2.1.0 JSON schema; returns the log.
+#[test]
+fn the_kubernetes_version_decides_the_rules_and_the_objects() {
+    // `isIP` compiles from the 1.31 server on (CEL compatibility version 1.30).
+    let d = dir();
+    let rule = |max: &str, rule: &str| {
+        crd(
+            "Namespaced",
+            &format!("addr:\n  type: string\n{max}  x-kubernetes-validations:\n  - rule: {rule}\n"),
+        )
+    };
+    let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
+    write("ip-old.yaml", rule("  maxLength: 10\n", "isIP(self)"));
+    write("ip-new.yaml", rule("", "isIP(self)"));
+    write("ip-was-size.yaml", rule("", "self.size() > 0"));
+    write("ip-object.yaml", OBJECT.replace("size: 7", "addr: 10.0.0.1"));
+    let diff = |old: &str, new: &str, object: Option<&str>, kube: &str| {
+        let mut args = vec!["diff", old, new, "--fail-on", "none"];
+        args.extend(object);
+        args.extend(["--kubernetes-version", kube]);
+        text(&run(&d, &args).stdout)
+    };
+    // The cost estimates compared are the selected server's: a 1.30 server has none.
+    let now = diff("ip-old.yaml", "ip-new.yaml", None, "1.37");
+    assert!(now.contains("[crd.change.rule-cost-increased]"), "{now}");
+    let then = diff("ip-old.yaml", "ip-new.yaml", None, "1.30");
+    assert!(!then.contains("[crd.change.rule-cost-increased]"), "{then}");
+    // A changed rule compiles in the selected server's environment on update.
+    let now = diff("ip-was-size.yaml", "ip-new.yaml", Some("ip-object.yaml"), "1.37");
+    assert!(!now.contains("undeclared reference to 'isIP'"), "{now}");
+    let then = diff("ip-was-size.yaml", "ip-new.yaml", Some("ip-object.yaml"), "1.30");
+    assert!(then.contains("undeclared reference to 'isIP'"), "{then}");
+    assert!(
+        then.contains("update of ip-was-size.yaml to ip-new.yaml: rejected"),
+        "{then}"
+    );
+    // Without objects too, and a refused update fails the run.
+    let out = run(
+        &d,
+        &["diff", "ip-was-size.yaml", "ip-new.yaml", "--kubernetes-version", "1.30"],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(text(&out.stdout).contains("undeclared reference to 'isIP'"));
+    let out = run(&d, &["diff", "ip-was-size.yaml", "ip-new.yaml"]);
+    assert_eq!(code(&out), 0, "{}", text(&out.stdout));
+}
+
 fn valid_sarif(out: &Output) -> serde_json::Value {
     // The schema's `run.language` pattern has a lone `]`, a literal in ECMA-262 regexes but a
     // syntax error for the validator's Rust regex engine: escaped here (same meaning), the

@@ -105,6 +105,7 @@ fn kubernetes_version_is_checked_on_every_command() {
         vec!["cost", "crd.yaml"],
         vec!["explain", "crd.yaml"],
         vec!["sample", "crd.yaml"],
+        vec!["diff", "crd.yaml", "crd.yaml"],
     ] {
         let mut bad = args.clone();
         bad.extend(["--kubernetes-version", "1.29"]);

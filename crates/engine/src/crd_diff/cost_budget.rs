@@ -11,6 +11,7 @@ use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 use crate::schema::structural::Structural;
 
 use super::rules::CostModel;
+use crate::documents::kube_version::KubernetesVersion;
 use super::sites::{parse_text, Revision};
 use crate::documents::finding::SourceId;
 
@@ -86,13 +87,14 @@ fn unbounded(s: &JsonSchemaProps) -> bool {
     }
 }
 
-/// The cost facts of every version of the CRD in `text` (none when it is not a CRD).
-pub fn cost_facts(text: &str) -> Vec<VersionFacts> {
+/// The cost facts of every version of the CRD in `text` (none when it is not a CRD), with
+/// rules compiled as a server of `kube` compiles them.
+pub fn cost_facts(text: &str, kube: KubernetesVersion) -> Vec<VersionFacts> {
     let parsed = parse_text(text, SourceId::Crd);
     let Some(rev) = Revision::read(&parsed) else {
         return Vec::new();
     };
-    let model = CostModel::new(rev.root);
+    let model = CostModel::new(rev.root, kube);
     let mut out = Vec::new();
     for v in &rev.versions {
         let Some(root) = model.schema(&v.name) else {

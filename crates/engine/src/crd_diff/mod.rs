@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::documents::finding::{Location, SourceId};
+use crate::documents::kube_version::KubernetesVersion;
 use crate::documents::position::Span;
 
 pub mod conventions;
@@ -130,9 +131,10 @@ impl ChangeDetail {
 
 /// The changes from `old_text` (the previous revision) to `new_text`, in the order of the new
 /// text (changes only in the old text after them). Texts that do not parse as a CRD give no
-/// changes: their problems are the CRD analysis's findings.
-pub fn diff_crds(old_text: &str, new_text: &str) -> Vec<CrdChange> {
-    diff_crds_detailed(Some(old_text), new_text)
+/// changes: their problems are the CRD analysis's findings. `kube` is the server the update
+/// goes to: its CEL environment compiles the rules whose estimated costs are compared.
+pub fn diff_crds(old_text: &str, new_text: &str, kube: KubernetesVersion) -> Vec<CrdChange> {
+    diff_crds_detailed(Some(old_text), new_text, kube)
         .into_iter()
         .filter(|d| d.shown)
         .map(|d| d.change)
@@ -141,7 +143,11 @@ pub fn diff_crds(old_text: &str, new_text: &str) -> Vec<CrdChange> {
 
 /// [`diff_crds`] with the data behind each change, hidden details included. Without an old
 /// text (a CRD being created), only the API-convention checks run, on the new text alone.
-pub fn diff_crds_detailed(old_text: Option<&str>, new_text: &str) -> Vec<ChangeDetail> {
+pub fn diff_crds_detailed(
+    old_text: Option<&str>,
+    new_text: &str,
+    kube: KubernetesVersion,
+) -> Vec<ChangeDetail> {
     let new_parsed = parse_text(new_text, SourceId::Crd);
     let Some(new) = Revision::read(&new_parsed) else {
         return Vec::new();
@@ -157,8 +163,8 @@ pub fn diff_crds_detailed(old_text: Option<&str>, new_text: &str) -> Vec<ChangeD
     let mut out = Vec::new();
     if let Some(old) = &old {
         out.extend(crd_level::crd_changes(old, &new));
-        let old_costs = rules::CostModel::new(old.root);
-        let new_costs = rules::CostModel::new(new.root);
+        let old_costs = rules::CostModel::new(old.root, kube);
+        let new_costs = rules::CostModel::new(new.root, kube);
         for nv in &new.versions {
             if let Some(ov) = old.version(&nv.name) {
                 out.extend(schema_changes(old, &new, ov, nv, &old_costs, &new_costs));

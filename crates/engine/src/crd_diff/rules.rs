@@ -6,14 +6,11 @@ use crate::cel::RuleCompiler;
 use crate::crd::apiext::hooks::CelStep;
 use crate::crd::apiext::internal::{from_v1_json, InternalCrd};
 use crate::documents::document::Node;
+use crate::documents::kube_version::KubernetesVersion;
 use crate::schema::props::JsonSchemaProps;
 
 use super::sites::SchemaStep;
 use super::ChangeSeverity::{self, Compatible, Risky};
-
-/// The CEL compatibility version the rules are compiled for: the default server's (1.37
-/// compiles new expressions with the 1.36 environment).
-pub const KUBERNETES_VERSION: &str = "1.36";
 
 /// One rule difference at a schema node.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,11 +37,13 @@ pub struct CostModel {
 
 impl CostModel {
     /// Decodes the CRD (`root`) as the server does; no estimates when it does not decode.
-    pub fn new(root: &Node) -> CostModel {
+    /// Rules compile in the CEL environment a server of `kube` compiles new expressions in
+    /// (its compatibility version, one minor behind).
+    pub fn new(root: &Node, kube: KubernetesVersion) -> CostModel {
         let (crd, _problems) = from_v1_json(&root.to_json());
         CostModel {
             crd: Some(crd),
-            compiler: RuleCompiler::new(KUBERNETES_VERSION),
+            compiler: RuleCompiler::new(&kube.compatibility_version()),
         }
     }
 
@@ -64,9 +63,10 @@ impl CostModel {
     }
 
     /// The estimated cost (`MaxCost × cardinality`, as the CRD analysis reports it) of each
-    /// rule of the node at `steps` in `version`; `None` when it cannot be estimated (a compile
-    /// error, a path through combinators).
-    pub fn costs(&self, version: &str, steps: &[SchemaStep]) -> Option<Vec<u64>> {
+    /// rule of the node at `steps` in `version`; `None` when the node's rules cannot be
+    /// estimated (no type information, a path through combinators), and `None` for a rule
+    /// that does not compile.
+    pub fn costs(&self, version: &str, steps: &[SchemaStep]) -> Option<Vec<Option<u64>>> {
         let root = self.schema(version)?;
         let cel_steps: Option<Vec<CelStep>> = steps
             .iter()
@@ -77,8 +77,17 @@ impl CostModel {
                 _ => None,
             })
             .collect();
-        let costs = self.compiler.rule_costs_at(root, &cel_steps?).ok()?;
-        Some(costs.iter().map(|c| c.estimated_cost).collect())
+        let (compilations, cardinality) = self.compiler.compile_at(root, &cel_steps?).ok()?;
+        Some(
+            compilations
+                .iter()
+                .map(|c| {
+                    c.error
+                        .is_none()
+                        .then(|| crate::cel::rule_cost(c, cardinality).estimated_cost)
+                })
+                .collect(),
+        )
     }
 }
 
@@ -100,8 +109,8 @@ fn opt(r: &Node, k: &str) -> Option<serde_json::Value> {
 pub fn rule_changes(
     old: &Node,
     new: &Node,
-    old_costs: Option<&[u64]>,
-    new_costs: Option<&[u64]>,
+    old_costs: Option<&[Option<u64>]>,
+    new_costs: Option<&[Option<u64>]>,
 ) -> Vec<RuleChange> {
     let empty: &[Node] = &[];
     let orules = old
@@ -126,7 +135,7 @@ pub fn rule_changes(
         }
         pairs.push((m, j));
     }
-    let cost = |c: Option<&[u64]>, i: usize| c.and_then(|c| c.get(i).copied());
+    let cost = |c: Option<&[Option<u64>]>, i: usize| c.and_then(|c| c.get(i).copied().flatten());
     for (m, j) in pairs.iter().copied() {
         let Some(r) = nrules.get(j) else { continue };
         let text = rule_text(r);

@@ -3,6 +3,8 @@
 
 use super::*;
 
+const K: KubernetesVersion = KubernetesVersion::DEFAULT;
+
 /// A one-version CRD whose `spec` schema has `props` (indented 16 spaces, under
 /// `properties:` of `spec`) and `extra` lines under the version.
 fn crd(scope: &str, spec_extra: &str, props: &str) -> String {
@@ -45,7 +47,7 @@ type Row = (
 
 /// The rows of the shown changes.
 fn run(old: &str, new: &str) -> Vec<Row> {
-    diff_crds(old, new)
+    diff_crds(old, new, K)
         .into_iter()
         .map(|c| {
             (
@@ -165,7 +167,7 @@ fn rule_cost_increase_uses_the_estimator() {
             &format!("              s:\n                type: string\n{max}                x-kubernetes-validations:\n                - rule: self.matches('^a+$')\n"),
         )
     };
-    let got = diff_crds_detailed(Some(&rule("                maxLength: 10\n")), &rule(""));
+    let got = diff_crds_detailed(Some(&rule("                maxLength: 10\n")), &rule(""), K);
     let cost = got
         .iter()
         .find(|d| d.change.code == "crd.change.rule-cost-increased")
@@ -175,6 +177,28 @@ fn rule_cost_increase_uses_the_estimator() {
         cost.after.as_ref().and_then(Json::as_u64).unwrap(),
     );
     assert!(b > a, "{a} -> {b}");
+}
+
+#[test]
+fn rule_costs_come_from_the_selected_servers_cel_environment() {
+    // `isIP` is in the CEL environment from compatibility version 1.30 (the 1.31 server).
+    let rule = |max: &str| {
+        crd(
+            "Namespaced",
+            "",
+            &format!("              s:\n                type: string\n{max}                x-kubernetes-validations:\n                - rule: isIP(self)\n"),
+        )
+    };
+    let (old, new) = (rule("                maxLength: 10\n"), rule(""));
+    let cost_change = |kube: KubernetesVersion| {
+        diff_crds_detailed(Some(&old), &new, kube)
+            .into_iter()
+            .any(|d| d.change.code == "crd.change.rule-cost-increased")
+    };
+    assert!(cost_change(KubernetesVersion::parse("1.31").unwrap()));
+    assert!(cost_change(K));
+    // A 1.30 server does not compile the rule: no estimate to compare.
+    assert!(!cost_change(KubernetesVersion::parse("1.30").unwrap()));
 }
 
 #[test]
@@ -192,12 +216,12 @@ fn conventions_ratchet() {
 
 #[test]
 fn not_a_crd_gives_nothing() {
-    assert!(diff_crds("a: [", "b: {").is_empty());
+    assert!(diff_crds("a: [", "b: {", K).is_empty());
 }
 
 /// The change with `code` exists with `sev`, located in both texts.
 fn has(old: &str, new: &str, code: &str, sev: ChangeSeverity) {
-    let got = diff_crds(old, new);
+    let got = diff_crds(old, new, K);
     let found = got
         .iter()
         .find(|c| c.code == format!("crd.change.{code}"))
@@ -376,6 +400,7 @@ fn rule_changes() {
         &rules(
             "                - rule: self.size() > 1\n                - rule: self == oldSelf\n",
         ),
+        K,
     );
     let added = got
         .iter()
@@ -400,7 +425,7 @@ fn version_and_crd_settings() {
     // v0 removed while the storage version is v1: breaking because it is served.
     has(&two, &base, "version-removed", Breaking);
     let stored = format!("{two}status:\n  storedVersions: [v0, v1]\n");
-    let got = diff_crds_detailed(Some(&stored), &base);
+    let got = diff_crds_detailed(Some(&stored), &base, K);
     let removed = got
         .iter()
         .find(|d| d.change.code == "crd.change.version-removed")
@@ -472,7 +497,7 @@ fn cost_facts_of_a_rule() {
         "",
         "              list:\n                type: array\n                maxItems: 10\n                items:\n                  type: string\n                  maxLength: 5\n                  x-kubernetes-validations:\n                  - rule: self.startsWith('a')\n",
     );
-    let facts = cost_budget::cost_facts(&text);
+    let facts = cost_budget::cost_facts(&text, K);
     let v = facts.first().expect("v1");
     let n = v.nodes.first().expect("node with a rule");
     assert_eq!(n.location, "^.spec.list[*]");

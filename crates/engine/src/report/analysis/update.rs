@@ -192,7 +192,13 @@ impl CompiledCrd {
             }
             self.findings.push(f);
         }
-        self.changes = crate::crd_diff::diff_crds(&prev.text, text);
+        self.changes = crate::crd_diff::diff_crds(
+            &prev.text,
+            text,
+            crate::documents::kube_version::KubernetesVersion::parse_or_default(
+                &self.options.kubernetes_version,
+            ),
+        );
         let (Some(new), Some(old), Some((doc, root))) = (
             self.internal.as_deref(),
             prev.compiled.internal(),
