@@ -149,7 +149,11 @@ fn crdify_cases(dir: &Path) -> Result<Vec<CaseOutcome>, String> {
         let expected: Json = serde_json::from_str(&read(&case.join("expected.json"))?)
             .map_err(|e| format!("{}: {e}", case.display()))?;
         let want = crdify_expected(&expected);
-        let got = crdify_report(&diff_crds_detailed(Some(&a), &b, KubernetesVersion::DEFAULT));
+        let got = crdify_report(&diff_crds_detailed(
+            Some(&a),
+            &b,
+            KubernetesVersion::DEFAULT,
+        ));
         let outcome = if got == want {
             Ok(())
         } else {

@@ -169,14 +169,14 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     // Always analysed: the update's verdict (the server may refuse the new revision as an
     // update of the old one) comes from the CRD analysis.
     let full = analyze(&Request {
-            crd: new.text.clone(),
-            objects: objects.iter().map(|o| o.text.clone()).collect(),
-            old_crd: Some(old.text.clone()),
-            options: Options {
-                kubernetes_version: args.kubernetes_version.clone(),
-                ..Options::default()
-            },
-            ..Request::default()
+        crd: new.text.clone(),
+        objects: objects.iter().map(|o| o.text.clone()).collect(),
+        old_crd: Some(old.text.clone()),
+        options: Options {
+            kubernetes_version: args.kubernetes_version.clone(),
+            ..Options::default()
+        },
+        ..Request::default()
     });
     let update_rejected = !full.crd.accepted;
     let crd_findings: Vec<&crd_studio_engine::Finding> = full
@@ -210,7 +210,9 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     let failed = match args.fail_on {
         None => false,
         Some(threshold) => {
-            changes.iter().any(|c| c.severity <= threshold) || objects_rejected > 0 || update_rejected
+            changes.iter().any(|c| c.severity <= threshold)
+                || objects_rejected > 0
+                || update_rejected
         }
     };
     let file_of = |c: &CrdChange| match (c.new, c.old) {
@@ -260,7 +262,11 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                 "update of {} to {}: {}\n",
                 old.name,
                 new.name,
-                if update_rejected { "rejected" } else { "accepted" }
+                if update_rejected {
+                    "rejected"
+                } else {
+                    "accepted"
+                }
             ));
             for f in &crd_findings {
                 let file = names.of_finding(f).1;

@@ -262,7 +262,10 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
     write("ip-old.yaml", rule("  maxLength: 10\n", "isIP(self)"));
     write("ip-new.yaml", rule("", "isIP(self)"));
     write("ip-was-size.yaml", rule("", "self.size() > 0"));
-    write("ip-object.yaml", OBJECT.replace("size: 7", "addr: 10.0.0.1"));
+    write(
+        "ip-object.yaml",
+        OBJECT.replace("size: 7", "addr: 10.0.0.1"),
+    );
     let diff = |old: &str, new: &str, object: Option<&str>, kube: &str| {
         let mut args = vec!["diff", old, new, "--fail-on", "none"];
         args.extend(object);
@@ -275,9 +278,19 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
     let then = diff("ip-old.yaml", "ip-new.yaml", None, "1.30");
     assert!(!then.contains("[crd.change.rule-cost-increased]"), "{then}");
     // A changed rule compiles in the selected server's environment on update.
-    let now = diff("ip-was-size.yaml", "ip-new.yaml", Some("ip-object.yaml"), "1.37");
+    let now = diff(
+        "ip-was-size.yaml",
+        "ip-new.yaml",
+        Some("ip-object.yaml"),
+        "1.37",
+    );
     assert!(!now.contains("undeclared reference to 'isIP'"), "{now}");
-    let then = diff("ip-was-size.yaml", "ip-new.yaml", Some("ip-object.yaml"), "1.30");
+    let then = diff(
+        "ip-was-size.yaml",
+        "ip-new.yaml",
+        Some("ip-object.yaml"),
+        "1.30",
+    );
     assert!(then.contains("undeclared reference to 'isIP'"), "{then}");
     assert!(
         then.contains("update of ip-was-size.yaml to ip-new.yaml: rejected"),
@@ -286,7 +299,13 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
     // Without objects too, and a refused update fails the run.
     let out = run(
         &d,
-        &["diff", "ip-was-size.yaml", "ip-new.yaml", "--kubernetes-version", "1.30"],
+        &[
+            "diff",
+            "ip-was-size.yaml",
+            "ip-new.yaml",
+            "--kubernetes-version",
+            "1.30",
+        ],
     );
     assert_eq!(code(&out), 1);
     assert!(text(&out.stdout).contains("undeclared reference to 'isIP'"));

@@ -129,7 +129,9 @@ fn corpus_samples_are_accepted() {
                 items.first().map_or("", String::as_str)
             );
         }
-        let floor = if all { 60.0 } else { 85.0 };
+        // 100% of both at the last measurement (issue 15); a little room for a change that
+        // trades one sample for a better engine elsewhere.
+        let floor = if all { 97.0 } else { 99.0 };
         assert!(
             share(accepted, total) >= floor,
             "the share fell below the floor"

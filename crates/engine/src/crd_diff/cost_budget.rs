@@ -11,9 +11,9 @@ use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 use crate::schema::structural::Structural;
 
 use super::rules::CostModel;
-use crate::documents::kube_version::KubernetesVersion;
 use super::sites::{parse_text, Revision};
 use crate::documents::finding::SourceId;
+use crate::documents::kube_version::KubernetesVersion;
 
 /// The per-rule limit (`StaticEstimatedCostLimit`).
 pub const RULE_LIMIT: u64 = 10_000_000;

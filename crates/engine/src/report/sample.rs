@@ -5,12 +5,17 @@
 //! server's defaulting; an optional `spec` with required fields of its own is filled in),
 //! or with `all_fields` every declared field.
 //!
-//! CEL rules are not solved: a sample can break one, and the corpus measurement
-//! (`crates/engine/tests/sample_corpus.rs`) lists those by reason.
+//! Junctors (`oneOf`, `anyOf`, `allOf`, `not`) are met by trying their branches. CEL rules
+//! are not solved but searched: a sample a rule rejects is changed where the rule complains
+//! (made minimal, one optional field more or less) while that lowers the number of errors,
+//! within a budget of analyses ([`repair`]). The corpus measurement
+//! (`crates/engine/tests/sample_corpus.rs`) lists what is still rejected, by reason.
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::schema::structural::Structural;
+use crate::report::analysis::CompiledCrd;
+use crate::report::assist::yaml_context::Seg;
+use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 
 /// Limits on how deep and how wide a sample grows.
 const MAX_DEPTH: usize = 24;
@@ -18,7 +23,7 @@ const MAX_ITEMS: usize = 16;
 
 /// A sample object for `version` of the compiled CRD, or why there is none.
 pub fn sample_for(
-    compiled: &crate::report::analysis::CompiledCrd,
+    compiled: &CompiledCrd,
     version: Option<&str>,
     all_fields: bool,
 ) -> Result<Json, String> {
@@ -37,13 +42,250 @@ pub fn sample_for(
             names.join(", ")
         ));
     };
-    Ok(sample(
+    let first = sample(
         &crd.spec.group,
         &name,
         &crd.spec.names.kind,
         cv.structural.as_deref(),
         all_fields,
-    ))
+    );
+    Ok(match cv.structural.as_deref() {
+        Some(schema) => repair(compiled, schema, first, all_fields),
+        None => first,
+    })
+}
+
+/// At most this many analyses of candidate samples while repairing one, and at most this
+/// many bytes of candidate samples analysed in all (a big CRD's all-fields sample is
+/// hundreds of kilobytes, and each analysis of it takes a good part of a second).
+const MAX_REPAIR_TRIES: usize = 48;
+const MAX_REPAIR_BYTES: usize = 2 << 20;
+
+/// What the server does with a candidate sample.
+enum Verdict {
+    /// Accepted.
+    Accepted,
+    /// Only CEL rules reject it: how many errors, and the field of each CEL error.
+    Cel(usize, Vec<String>),
+    /// Something else rejects it.
+    Other,
+}
+
+fn verdict(compiled: &CompiledCrd, text: String) -> Verdict {
+    let a = compiled.analyze_objects(&[text], None);
+    match a.objects.first() {
+        Some(r) if r.accepted => Verdict::Accepted,
+        Some(r) if !r.cel_errors.is_empty() && r.schema_errors.is_empty() => Verdict::Cel(
+            r.cel_errors.len() + r.errors.len(),
+            r.cel_errors.iter().map(|e| e.field.clone()).collect(),
+        ),
+        _ => Verdict::Other,
+    }
+}
+
+/// A field path as the server prints it (`spec.rules[0].backendRefs[0]`, `spec.map[key]`)
+/// as steps.
+fn field_steps(field: &str) -> Vec<Seg> {
+    let mut out = Vec::new();
+    for part in field.split('.') {
+        let (name, rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if !name.is_empty() {
+            out.push(Seg::Key(name.to_owned()));
+        }
+        for b in rest.split('[').filter(|b| !b.is_empty()) {
+            let b = b.trim_end_matches(']');
+            out.push(match b.parse::<usize>() {
+                Ok(n) => Seg::Item(n),
+                Err(_) => Seg::Key(b.to_owned()),
+            });
+        }
+    }
+    out
+}
+
+fn value_at_mut<'a>(v: &'a mut Json, steps: &[Seg]) -> Option<&'a mut Json> {
+    let mut v = v;
+    for s in steps {
+        v = match s {
+            Seg::Key(k) => v.as_object_mut()?.get_mut(k)?,
+            Seg::Item(i) => v.as_array_mut()?.get_mut(*i)?,
+        };
+    }
+    Some(v)
+}
+
+/// The analyses a repair may still run.
+struct Budget {
+    tries: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    /// The candidate's text when the budget allows analysing it.
+    fn take(&mut self, candidate: &Json) -> Option<String> {
+        let text = serde_json::to_string(candidate).ok()?;
+        if self.tries == 0 || text.len() > self.bytes {
+            self.tries = 0;
+            return None;
+        }
+        self.tries -= 1;
+        self.bytes -= text.len();
+        Some(text)
+    }
+}
+
+/// Candidates for one node a rule complains about (an object): each with one optional
+/// field more ("either a or b must be set"), each with one optional field less ("only
+/// one of a and b"), and the node made minimal but for one of its optional fields ("exactly
+/// one of a, b and c"); an all-fields sample tries the removals first, a minimal one the
+/// additions.
+fn node_candidates(
+    node: &Structural,
+    map: &Map<String, Json>,
+    depth: usize,
+    all: bool,
+) -> Vec<Json> {
+    let required = node
+        .value_validation
+        .as_ref()
+        .map(|v| v.required.clone())
+        .unwrap_or_default();
+    let mut fewer = Vec::new();
+    let mut more = Vec::new();
+    for (name, prop) in &node.properties {
+        let mut c = map.clone();
+        if c.contains_key(name) {
+            if !required.contains(name) {
+                c.remove(name);
+                fewer.push(Json::Object(c));
+            }
+            continue;
+        }
+        let Some(v) = Gen { all: false }
+            .value(prop, depth, 0)
+            .filter(|v| !is_empty_container(v))
+            .or_else(|| Gen { all: true }.value(prop, depth, 0))
+        else {
+            continue;
+        };
+        c.insert(name.clone(), v);
+        more.push(Json::Object(c));
+    }
+    // The node made minimal, keeping one of its optional fields ("exactly one of").
+    let mut one = Vec::new();
+    let minimal = Gen { all: false }.value(node, depth.saturating_sub(1), 0);
+    if let Some(Json::Object(min)) = minimal {
+        for (name, v) in map {
+            if !min.contains_key(name) && !required.contains(name) {
+                let mut c = min.clone();
+                c.insert(name.clone(), v.clone());
+                one.push(Json::Object(c));
+            }
+        }
+    }
+    if all {
+        fewer.extend(one);
+        fewer.extend(more);
+        fewer
+    } else {
+        more.extend(fewer);
+        more.extend(one);
+        more
+    }
+}
+
+/// A sample only CEL rules reject, changed where the rules complain while that lowers the
+/// number of errors. CEL rules are not solved, only searched, within a [`Budget`]:
+/// - an all-fields sample first has every node a rule complains about made minimal (its
+///   required fields only: "at most one of these locations", "only one of count or end");
+/// - then, one node at a time (the error's node, then its parent), one optional field more
+///   or less.
+fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: bool) -> Json {
+    let mut budget = Budget {
+        tries: MAX_REPAIR_TRIES,
+        bytes: MAX_REPAIR_BYTES,
+    };
+    let Some(text) = budget.take(&current) else {
+        return current;
+    };
+    let Verdict::Cel(mut count, mut fields) = verdict(compiled, text) else {
+        return current;
+    };
+    // Whether `next` is accepted (`Ok`), or its rejections when it has fewer errors.
+    let try_next = |next: &Json, count: usize, budget: &mut Budget| {
+        let text = budget.take(next)?;
+        match verdict(compiled, text) {
+            Verdict::Accepted => Some(Ok(())),
+            Verdict::Cel(n, f) if n < count => Some(Err((n, f))),
+            _ => None,
+        }
+    };
+    if all {
+        for _ in 0..3 {
+            let mut next = current.clone();
+            let mut steps: Vec<Vec<Seg>> = fields.iter().map(|f| field_steps(f)).collect();
+            // Outer nodes first: a node made minimal drops what was below it.
+            steps.sort_by_key(Vec::len);
+            for at in &steps {
+                let Some(node) = crate::report::assist::walk(Some(schema), at) else {
+                    continue;
+                };
+                if let (Some(slot), Some(v)) = (
+                    value_at_mut(&mut next, at),
+                    Gen { all: false }.value(node, at.len() + 1, 0),
+                ) {
+                    *slot = v;
+                }
+            }
+            match try_next(&next, count, &mut budget) {
+                Some(Ok(())) => return next,
+                Some(Err((n, f))) => (current, count, fields) = (next, n, f),
+                None => break,
+            }
+        }
+    }
+    'rounds: while budget.tries > 0 {
+        for field in &fields {
+            let steps = field_steps(field);
+            for cut in [steps.len(), steps.len().saturating_sub(1)] {
+                let at = steps.get(..cut).unwrap_or(&[]);
+                let Some(node) = crate::report::assist::walk(Some(schema), at) else {
+                    continue;
+                };
+                let mut base = current.clone();
+                let Some(Json::Object(map)) = value_at_mut(&mut base, at) else {
+                    continue;
+                };
+                for c in node_candidates(node, map, at.len() + 1, all) {
+                    if budget.tries == 0 {
+                        break 'rounds;
+                    }
+                    let mut next = current.clone();
+                    if let Some(slot) = value_at_mut(&mut next, at) {
+                        *slot = c;
+                    }
+                    match try_next(&next, count, &mut budget) {
+                        Some(Ok(())) => return next,
+                        Some(Err((n, f))) => {
+                            (current, count, fields) = (next, n, f);
+                            continue 'rounds;
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        break;
+    }
+    current
+}
+
+fn is_empty_container(v: &Json) -> bool {
+    match v {
+        Json::Array(a) => a.is_empty(),
+        Json::Object(m) => m.is_empty(),
+        _ => false,
+    }
 }
 
 /// A sample object of `kind` in `group/version` for the version's structural schema.
@@ -72,13 +314,13 @@ pub fn sample(
             if matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
                 continue;
             }
-            // An optional `spec` that has required fields of its own is filled in too: an
-            // object without its spec says little.
+            // An optional `spec` that has required fields of its own (or junctors, which may
+            // require some) is filled in too: an object without its spec says little.
             let spec_needed = name == "spec"
                 && prop
                     .value_validation
                     .as_ref()
-                    .is_some_and(|v| !v.required.is_empty());
+                    .is_some_and(|v| !v.required.is_empty() || has_junctors(v));
             if !g.wanted(s, name, prop) && !spec_needed {
                 continue;
             }
@@ -109,10 +351,35 @@ impl Gen {
     }
 
     /// A value for `s`; `variant` makes sibling items differ (set items, list-map keys).
+    /// Where the node has `allOf`/`anyOf`/`oneOf`/`not`, the plain value is kept when it
+    /// satisfies them; else each `oneOf`/`anyOf` branch in turn is merged into the node (its
+    /// enums, formats, bounds and required fields) and the first value that satisfies them
+    /// all is taken.
     fn value(&self, s: &Structural, depth: usize, variant: usize) -> Option<Json> {
         if depth > MAX_DEPTH {
             return None;
         }
+        let base = self.plain_value(s, depth, variant)?;
+        let Some(vv) = s.value_validation.as_ref().filter(|v| has_junctors(v)) else {
+            return Some(base);
+        };
+        if junctors_hold(vv, &base, 0) {
+            return Some(base);
+        }
+        for branch in vv.one_of.iter().chain(&vv.any_of) {
+            let mut merged = s.clone();
+            merge_into(&mut merged, branch, 0);
+            if let Some(c) = self.plain_value(&merged, depth, variant) {
+                if junctors_hold(vv, &c, 0) {
+                    return Some(c);
+                }
+            }
+        }
+        Some(base)
+    }
+
+    /// A value for `s` from its own keywords, its junctors aside.
+    fn plain_value(&self, s: &Structural, depth: usize, variant: usize) -> Option<Json> {
         let vv = s.value_validation.clone().unwrap_or_default();
         if let Some(first) = vv.enum_.get(variant % vv.enum_.len().max(1)) {
             return Some(first.clone());
@@ -214,6 +481,171 @@ impl Gen {
             }
         }
         Json::Array(out)
+    }
+}
+
+/// How deep junctors nest before the checks below stop (and assume they hold).
+const MAX_JUNCTOR_DEPTH: usize = 16;
+
+fn has_junctors(v: &ValueValidation) -> bool {
+    !v.all_of.is_empty() || !v.one_of.is_empty() || !v.any_of.is_empty() || v.not.is_some()
+}
+
+/// Whether `value` satisfies the junctors of `v` (`allOf` all, `oneOf` exactly one, `anyOf`
+/// at least one, `not` none).
+fn junctors_hold(v: &ValueValidation, value: &Json, depth: usize) -> bool {
+    if depth > MAX_JUNCTOR_DEPTH {
+        return true;
+    }
+    let holds = |n: &NestedValueValidation| nested_holds(n, value, depth + 1);
+    v.all_of.iter().all(holds)
+        && (v.one_of.is_empty() || v.one_of.iter().filter(|n| holds(n)).count() == 1)
+        && (v.any_of.is_empty() || v.any_of.iter().any(holds))
+        && !v.not.as_deref().is_some_and(holds)
+}
+
+/// Whether `value` satisfies a junctor branch: the keywords a sample is made to meet (enum,
+/// format, lengths, bounds, pattern, counts, required), its properties and items, and its
+/// own junctors. Keywords not checked here count as satisfied.
+fn nested_holds(n: &NestedValueValidation, value: &Json, depth: usize) -> bool {
+    if depth > MAX_JUNCTOR_DEPTH {
+        return true;
+    }
+    let v = &n.value_validation;
+    if !v.enum_.is_empty() && !v.enum_.contains(value) {
+        return false;
+    }
+    match value {
+        Json::String(s) => {
+            let len = i64::try_from(s.chars().count()).unwrap_or(i64::MAX);
+            if v.min_length.is_some_and(|m| len < m) || v.max_length.is_some_and(|m| len > m) {
+                return false;
+            }
+            if !v.format.is_empty() {
+                let checker = crate::object::validation::formats::FormatChecker::new(&v.format);
+                if checker.is_some_and(|c| !c.validates(s)) {
+                    return false;
+                }
+            }
+            if !v.pattern.is_empty()
+                && gostd::regexp::compile(&v.pattern)
+                    .ok()
+                    .and_then(|r| r.is_match(s))
+                    == Some(false)
+            {
+                return false;
+            }
+        }
+        Json::Number(num) => {
+            let x = num.as_f64().unwrap_or(0.0);
+            let below = |m: f64, excl: bool| if excl { x <= m } else { x < m };
+            let above = |m: f64, excl: bool| if excl { x >= m } else { x > m };
+            if v.minimum.is_some_and(|m| below(m, v.exclusive_minimum))
+                || v.maximum.is_some_and(|m| above(m, v.exclusive_maximum))
+            {
+                return false;
+            }
+        }
+        Json::Array(items) => {
+            let len = i64::try_from(items.len()).unwrap_or(i64::MAX);
+            if v.min_items.is_some_and(|m| len < m) || v.max_items.is_some_and(|m| len > m) {
+                return false;
+            }
+            if let Some(i) = &n.items {
+                if !items.iter().all(|x| nested_holds(i, x, depth + 1)) {
+                    return false;
+                }
+            }
+        }
+        Json::Object(map) => {
+            let len = i64::try_from(map.len()).unwrap_or(i64::MAX);
+            if v.min_properties.is_some_and(|m| len < m)
+                || v.max_properties.is_some_and(|m| len > m)
+                || !v.required.iter().all(|r| map.contains_key(r))
+            {
+                return false;
+            }
+            for (k, x) in map {
+                let child = n.properties.get(k).or(n.additional_properties.as_deref());
+                if child.is_some_and(|c| !nested_holds(c, x, depth + 1)) {
+                    return false;
+                }
+            }
+        }
+        _ => {}
+    }
+    junctors_hold(v, value, depth + 1)
+}
+
+/// `s` narrowed by a junctor branch: its enum, format, pattern, bounds and required fields
+/// added to the node's, down its properties and items (a nested `anyOf`/`oneOf` by its
+/// first branch, `allOf` by all). `not` is left to the checks.
+fn merge_into(s: &mut Structural, n: &NestedValueValidation, depth: usize) {
+    if depth > MAX_JUNCTOR_DEPTH {
+        return;
+    }
+    let b = &n.value_validation;
+    let v = s.value_validation.get_or_insert_with(Default::default);
+    if !b.enum_.is_empty() {
+        let kept: Vec<Json> = if v.enum_.is_empty() {
+            b.enum_.clone()
+        } else {
+            v.enum_
+                .iter()
+                .filter(|e| b.enum_.contains(e))
+                .cloned()
+                .collect()
+        };
+        if !kept.is_empty() {
+            v.enum_ = kept;
+        }
+    }
+    if !b.format.is_empty() {
+        v.format = b.format.clone();
+    }
+    if !b.pattern.is_empty() && v.pattern.is_empty() {
+        v.pattern = b.pattern.clone();
+    }
+    let tighter_min = |a: Option<i64>, b: Option<i64>| a.max(b);
+    let tighter_max = |a: Option<i64>, b: Option<i64>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    v.min_length = tighter_min(v.min_length, b.min_length);
+    v.max_length = tighter_max(v.max_length, b.max_length);
+    v.min_items = tighter_min(v.min_items, b.min_items);
+    v.max_items = tighter_max(v.max_items, b.max_items);
+    v.min_properties = tighter_min(v.min_properties, b.min_properties);
+    v.max_properties = tighter_max(v.max_properties, b.max_properties);
+    if b.minimum.is_some() && v.minimum.is_none_or(|m| b.minimum.is_some_and(|x| x > m)) {
+        v.minimum = b.minimum;
+        v.exclusive_minimum = b.exclusive_minimum;
+    }
+    if b.maximum.is_some() && v.maximum.is_none_or(|m| b.maximum.is_some_and(|x| x < m)) {
+        v.maximum = b.maximum;
+        v.exclusive_maximum = b.exclusive_maximum;
+    }
+    for r in &b.required {
+        if !v.required.contains(r) {
+            v.required.push(r.clone());
+        }
+    }
+    let nested: Vec<&NestedValueValidation> = b
+        .all_of
+        .iter()
+        .chain(b.any_of.first())
+        .chain(b.one_of.first())
+        .collect();
+    for x in nested {
+        merge_into(s, x, depth + 1);
+    }
+    for (k, child) in &n.properties {
+        if let Some(p) = s.properties.get_mut(k) {
+            merge_into(p, child, depth + 1);
+        }
+    }
+    if let (Some(items), Some(i)) = (s.items.as_deref_mut(), n.items.as_deref()) {
+        merge_into(items, i, depth + 1);
     }
 }
 
@@ -449,6 +881,110 @@ spec:
             spec.get("ports").unwrap().get(0).unwrap().get("name"),
             Some(&json!("example"))
         );
+    }
+
+    /// A CRD whose `spec` has the given schema lines (indented under `spec:`).
+    fn with_spec(spec: &str) -> String {
+        let spec: String = spec.lines().map(|l| format!("            {l}\n")).collect();
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: widgets.example.com}}
+spec:
+  group: example.com
+  names: {{kind: Widget, plural: widgets}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+{spec}"
+        )
+    }
+
+    fn sample_accepted(crd: &str, all: bool) -> (Json, bool) {
+        let compiled = CompiledCrd::compile(crd, &Options::default());
+        let s = sample_for(&compiled, None, all).unwrap();
+        let a = analyze(&Request {
+            crd: crd.to_owned(),
+            objects: vec![serde_json::to_string(&s).unwrap()],
+            ..Request::default()
+        });
+        (s, a.objects.first().is_some_and(|o| o.accepted))
+    }
+
+    #[test]
+    fn junctors_pick_a_branch_that_holds() {
+        // Gateway API's address: an IP address type needs an IP value; any other type is
+        // anything but IPAddress (exactly one branch must hold).
+        let crd = with_spec(
+            "type: object
+properties:
+  address:
+    type: object
+    properties:
+      type: {type: string, default: IPAddress}
+      value: {type: string}
+    oneOf:
+    - properties:
+        type: {enum: [IPAddress]}
+        value:
+          anyOf:
+          - format: ipv4
+          - format: ipv6
+    - properties:
+        type:
+          not: {enum: [IPAddress]}",
+        );
+        let (s, ok) = sample_accepted(&crd, true);
+        assert!(ok, "{s}");
+        assert_eq!(
+            s.pointer("/spec/address"),
+            Some(&json!({"type": "IPAddress", "value": "192.0.2.1"}))
+        );
+        // One of two fields required: the minimal sample sets the first.
+        let crd = with_spec(
+            "type: object
+properties:
+  a: {type: string}
+  b: {type: string}
+oneOf:
+- required: [a]
+- required: [b]",
+        );
+        let (s, ok) = sample_accepted(&crd, false);
+        assert!(ok, "{s}");
+        assert_eq!(s.pointer("/spec"), Some(&json!({"a": "example"})));
+    }
+
+    #[test]
+    fn samples_a_rule_rejects_are_repaired() {
+        let crd = with_spec(
+            "type: object
+properties:
+  source:
+    type: object
+    properties:
+      git: {type: string}
+      http: {type: string}
+      s3: {type: string}
+    x-kubernetes-validations:
+    - rule: '(has(self.git) ? 1 : 0) + (has(self.http) ? 1 : 0) + (has(self.s3) ? 1 : 0) == 1'
+      message: exactly one location
+required: [source]",
+        );
+        // Minimal: one location added; all fields: the node made minimal, then one added.
+        for all in [false, true] {
+            let (s, ok) = sample_accepted(&crd, all);
+            assert!(ok, "{s}");
+            let source = s.pointer("/spec/source").and_then(Json::as_object).unwrap();
+            assert_eq!(source.len(), 1, "{s}");
+        }
     }
 
     #[test]
