@@ -2,7 +2,7 @@
 // 1. the "Kubernetes version" select: switching it changes a rule's verdict, and it is
 //    saved and carried by share links;
 // 4. the Explain tab: kubectl explain's text for the object's version, a field path, and
-//    field names that descend;
+//    field names that descend, into metadata too (ObjectMeta's published descriptions);
 // 5. "Generate sample": the sample is added as an object text the engine accepts, and
 //    nothing typed is lost.
 //
@@ -150,6 +150,39 @@ test('the Explain tab prints kubectl explain and descends by clicking a field', 
   await screenshot('explain');
   await page.getByRole('button', { name: 'Up' }).click();
   assert.equal(await page.getByLabel('Field path').inputValue(), 'spec');
+});
+
+test('the Explain tab goes into metadata: ObjectMeta and its fields with the published descriptions', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+  await statusIs('Accepted');
+  await page.locator('#tab-explain').click();
+  await page.getByLabel('Field path').fill('');
+  const text = () => document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '';
+  await until(() => (document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '').includes('  metadata\t<ObjectMeta>\n'), null, 'the resource');
+  await page.locator('#panel-explain button.explain-field', { hasText: /^metadata$/ }).click();
+  await until(() => (document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '').includes('FIELD: metadata <ObjectMeta>'), null, 'the metadata field');
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'metadata');
+  assert.equal(await page.locator('#panel-explain .explain-error').count(), 0);
+  const meta = await page.evaluate(text);
+  assert.ok(meta.includes('    ObjectMeta is metadata that all persisted resources must have, which\n    includes all objects users must create.\n'), meta);
+  assert.ok(meta.includes('  ownerReferences\t<[]OwnerReference>\n    List of objects depended by this object.'), meta);
+  await page.locator('#panel-explain button.explain-field', { hasText: /^labels$/ }).click();
+  await until(() => (document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '').includes('FIELD: labels <map[string]string>'), null, 'the labels field');
+  assert.equal(await page.getByLabel('Field path').inputValue(), 'metadata.labels');
+  const labels = await page.evaluate(text);
+  assert.ok(labels.includes('DESCRIPTION:\n    Map of string keys and values that can be used to organize and categorize\n    (scope and select) objects.'), labels);
+  assert.equal(await page.locator('#panel-explain .command').textContent(), 'kubectl explain widgets.metadata.labels --api-version=example.com/v1');
+  await screenshot('explain-metadata-labels');
+  await page.getByRole('button', { name: 'Up' }).click();
+  await until(() => (document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '').includes('FIELD: metadata <ObjectMeta>'), null, 'back to metadata');
+  await page.locator('#panel-explain button.explain-field', { hasText: /^ownerReferences$/ }).click();
+  await until(() => (document.querySelector('#panel-explain pre.explain-text')?.textContent ?? '').includes('FIELD: ownerReferences <[]OwnerReference>'), null, 'the ownerReferences field');
+  const owners = await page.evaluate(text);
+  assert.ok(owners.includes('  uid\t<string> -required-\n    UID of the referent.'), owners);
+  await screenshot('explain-metadata-owners');
+  await page.getByLabel('Field path').fill('metadata.nope');
+  await until(() => document.querySelector('#panel-explain .explain-error')?.textContent === 'error: field "nope" does not exist', null, 'the error');
 });
 
 test('Generate sample adds an accepted object and keeps what was typed', async () => {

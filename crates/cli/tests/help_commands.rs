@@ -189,6 +189,59 @@ FIELDS:
 }
 
 #[test]
+fn explain_goes_into_metadata() {
+    let dir = dir_with("explain-meta");
+    let out = run(&dir.0, &["explain", "crd.yaml", "widgets.metadata.labels"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "GROUP:      example.com
+KIND:       Widget
+VERSION:    v1
+
+FIELD: labels <map[string]string>
+
+
+DESCRIPTION:
+    Map of string keys and values that can be used to organize and categorize
+    (scope and select) objects. May match selectors of replication controllers
+    and services. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels
+    
+
+"
+    );
+    let owners = run(
+        &dir.0,
+        &["explain", "crd.yaml", "widget.metadata.ownerReferences"],
+    );
+    assert_eq!(owners.status.code(), Some(0), "{}", text(&owners.stderr));
+    let o = text(&owners.stdout);
+    assert!(
+        o.contains("FIELD: ownerReferences <[]OwnerReference>\n")
+            && o.contains("    one managing controller.\n    OwnerReference contains enough information to let you identify an owning\n")
+            && o.contains("FIELDS:\n  apiVersion\t<string> -required-\n    API version of the referent.\n\n"),
+        "{o}"
+    );
+    let rec = run(&dir.0, &["explain", "crd.yaml", "widgets", "--recursive"]);
+    assert!(
+        text(&rec.stdout)
+            .contains("  metadata\t<ObjectMeta>\n    annotations\t<map[string]string>\n")
+            && text(&rec.stdout).contains(
+                "    ownerReferences\t<[]OwnerReference>\n      apiVersion\t<string> -required-\n"
+            ),
+        "{}",
+        text(&rec.stdout)
+    );
+    let missing = run(&dir.0, &["explain", "crd.yaml", "widgets.metadata.nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        text(&missing.stderr),
+        "error: field \"nope\" does not exist\n"
+    );
+}
+
+#[test]
 fn sample_prints_an_accepted_object() {
     let dir = dir_with("sample");
     let out = run(&dir.0, &["sample", "crd.yaml"]);

@@ -6,9 +6,9 @@
 //! at 76 columns (go-wordwrap), `FIELDS` sorted by name with `<type>`, `-required-` and
 //! `enum:`, or with `--recursive` the nested field names only.
 //!
-//! Not modelled: the descriptions of `metadata`'s own fields (ObjectMeta's schema is known
-//! by field names and types only, enough for `--recursive`), so a path below `metadata`
-//! is refused with a message saying so.
+//! `metadata` is a `$ref` to ObjectMeta, published with the types it refers to
+//! (`object_meta.rs`: the server's own descriptions), so a path below `metadata` and
+//! `--recursive` go through it as kubectl goes through any `$ref`.
 
 use serde_json::{json, Map, Value as Json};
 
@@ -134,15 +134,9 @@ struct Document {
 /// kubectl explain's text, or its error (`field "x" does not exist`), without kubectl's
 /// `error: ` prefix.
 pub fn explain(req: &ExplainRequest<'_>) -> Result<String, String> {
-    if req.field_path.first().map(String::as_str) == Some("metadata") {
-        return Err(
-            "the descriptions of metadata (ObjectMeta) are not modelled by CRD Studio: see `kubectl explain pods.metadata` for them"
-                .to_owned(),
-        );
-    }
     let doc = Document {
         root: published_schema(req.schema),
-        schemas: meta_schemas(),
+        schemas: object_meta::schemas(),
     };
     let mut out = String::new();
     if !req.group.is_empty() {
@@ -240,48 +234,6 @@ fn add_embedded_properties(s: &mut Json, depth: usize) {
             }
         }
     }
-}
-
-/// ObjectMeta and the types it refers to, by field names and types (no descriptions).
-fn meta_schemas() -> Map<String, Json> {
-    let p = "io.k8s.apimachinery.pkg.apis.meta.v1.";
-    let r = |name: &str| json!({"allOf": [{"$ref": format!("#/components/schemas/{p}{name}")}]});
-    let s = json!({"type": "string"});
-    let i = json!({"type": "integer"});
-    let b = json!({"type": "boolean"});
-    let map = json!({"type": "object", "additionalProperties": {"type": "string"}});
-    let mut m = Map::new();
-    m.insert(
-        format!("{p}ObjectMeta"),
-        json!({"type": "object", "properties": {
-            "annotations": map, "creationTimestamp": r("Time"),
-            "deletionGracePeriodSeconds": i, "deletionTimestamp": r("Time"),
-            "finalizers": {"type": "array", "items": s}, "generateName": s, "generation": i,
-            "labels": map, "managedFields": {"type": "array", "items": r("ManagedFieldsEntry")},
-            "name": s, "namespace": s,
-            "ownerReferences": {"type": "array", "items": r("OwnerReference")},
-            "resourceVersion": s, "selfLink": s, "uid": s,
-        }}),
-    );
-    m.insert(
-        format!("{p}Time"),
-        json!({"type": "string", "format": "date-time"}),
-    );
-    m.insert(format!("{p}FieldsV1"), json!({"type": "object"}));
-    m.insert(
-        format!("{p}ManagedFieldsEntry"),
-        json!({"type": "object", "properties": {
-            "apiVersion": s, "fieldsType": s, "fieldsV1": r("FieldsV1"), "manager": s,
-            "operation": s, "subresource": s, "time": r("Time"),
-        }}),
-    );
-    m.insert(
-        format!("{p}OwnerReference"),
-        json!({"type": "object", "required": ["apiVersion", "kind", "name", "uid"], "properties": {
-            "apiVersion": s, "blockOwnerDeletion": b, "controller": b, "kind": s, "name": s, "uid": s,
-        }}),
-    );
-    m
 }
 
 /// Go template truthiness of a decoded JSON value.
@@ -666,6 +618,8 @@ pub fn wrap(lim: usize, s: &str) -> String {
     }
     buf
 }
+
+pub mod object_meta;
 
 #[cfg(test)]
 mod tests;

@@ -27,42 +27,39 @@ pub const OBJECT_ROOT: &[Entry] = &[
     ),
 ];
 
-/// `metadata` fields a user writes.
+/// `metadata` fields a user writes, each with the first sentence of the description the server
+/// publishes for it (`report::explain::object_meta`, checked by its tests).
 pub const OBJECT_META: &[Entry] = &[
-    (
-        "name",
-        "string",
-        "The object's name, unique in its namespace; required unless generateName is set.",
-    ),
+    ("name", "string", "Name must be unique within a namespace."),
     (
         "generateName",
         "string",
-        "A prefix the server completes with a random suffix when name is empty.",
+        "GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided.",
     ),
     (
         "namespace",
         "string",
-        "The namespace of a namespaced object (the request's namespace when left out).",
+        "Namespace defines the space within which each name must be unique.",
     ),
     (
         "labels",
         "map[string]string",
-        "Key/value pairs for selecting objects (keys and values are checked as label syntax).",
+        "Map of string keys and values that can be used to organize and categorize (scope and select) objects.",
     ),
     (
         "annotations",
         "map[string]string",
-        "Non-identifying key/value data (at most 256 KiB together).",
+        "Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.",
     ),
     (
         "finalizers",
         "[]string",
-        "Names that must be removed before the object is deleted.",
+        "Must be empty before the object is deleted from the registry.",
     ),
     (
         "ownerReferences",
         "[]OwnerReference",
-        "Objects this one depends on (garbage collection).",
+        "List of objects depended by this object.",
     ),
 ];
 
