@@ -24,6 +24,7 @@ use crd_studio_engine::{CompiledCrd, Options, Severity, SourceId};
 use serde_json::{json, Value};
 
 use super::{read_input, Error};
+use crate::args::{self, Arg, CommandLine};
 
 const USAGE: &str = "\
 usage: crd-studio convert CRD OBJECT --to VERSION [--review-response FILE] [--uid UID]
@@ -68,27 +69,21 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut positional = Vec::new();
     let (mut to, mut response, mut uid, mut format) = (None, None, None, Format::Yaml);
     let mut kubernetes_version = Options::default().kubernetes_version;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None => (arg.as_str(), None),
+    let mut line = CommandLine::new(args);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            Arg::File(f) => {
+                positional.push(f);
+                continue;
+            }
+            Arg::Opt(n, i) => (n, i),
         };
-        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
-            Some(v) => Ok(v),
-            None => Err(Error::Usage(format!("{name} needs a value"))),
-        };
-        match name {
+        let mut value = || line.value(&name, inline.clone());
+        match name.as_str() {
             "--to" => to = Some(value()?),
             "--review-response" => response = Some(value()?),
             "--uid" => uid = Some(value()?),
-            "--kubernetes-version" => {
-                kubernetes_version = super::checked_kubernetes_version(&value()?)?
-            }
+            "--kubernetes-version" => kubernetes_version = args::kubernetes_version(&value()?)?,
             "--format" => {
                 format = match value()?.as_str() {
                     "yaml" => Format::Yaml,
@@ -96,7 +91,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
                     other => return usage(format!("unknown format `{other}` (yaml or json)")),
                 }
             }
-            other => return usage(format!("unknown option `{other}`")),
+            other => return Err(args::unknown(other)),
         }
     }
     let mut positional = positional.into_iter();

@@ -19,6 +19,7 @@ use crd_studio_engine::{analyze, Analysis, Options, Request, Severity};
 use serde_json::json;
 
 use super::{read_input, Error};
+use crate::args::{self, Arg, CommandLine, Format};
 
 const USAGE: &str = "\
 usage: crd-studio cost CRD [--version VERSION] [--format text|json|sarif] [--kubernetes-version X]
@@ -40,14 +41,6 @@ options:
 exit status: 0 when every cost is within its limit, 1 when one is over, 2 on usage or I/O
 errors.";
 
-/// Output formats.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Sarif,
-}
-
 /// A parsed `cost` command line.
 struct Args {
     crd: String,
@@ -60,34 +53,23 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let usage = |m: String| Err(Error::Usage(m));
     let mut positional = Vec::new();
     let (mut version, mut format, mut kubernetes_version) = (None, Format::Text, None);
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None => (arg.as_str(), None),
+    let mut line = CommandLine::new(args);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            Arg::File(f) => {
+                positional.push(f);
+                continue;
+            }
+            Arg::Opt(n, i) => (n, i),
         };
-        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
-            Some(v) => Ok(v),
-            None => Err(Error::Usage(format!("{name} needs a value"))),
-        };
-        match name {
+        let mut value = || line.value(&name, inline.clone());
+        match name.as_str() {
             "--version" => version = Some(value()?),
             "--kubernetes-version" => {
-                kubernetes_version = Some(super::checked_kubernetes_version(&value()?)?)
+                kubernetes_version = Some(args::kubernetes_version(&value()?)?)
             }
-            "--format" => {
-                format = match value()?.as_str() {
-                    "text" => Format::Text,
-                    "json" => Format::Json,
-                    "sarif" => Format::Sarif,
-                    other => return usage(format!("unknown format `{other}` (text or json)")),
-                }
-            }
-            other => return usage(format!("unknown option `{other}`")),
+            "--format" => format = args::format(&value()?)?,
+            other => return Err(args::unknown(other)),
         }
     }
     let mut positional = positional.into_iter();

@@ -20,6 +20,7 @@ use crd_studio_engine::{analyze, Options, Request, SourceId};
 use serde_json::json;
 
 use super::{read_input, Error, Input, Names};
+use crate::args::{self, Arg, CommandLine, Format};
 use crate::sarif;
 
 const USAGE: &str = "\
@@ -50,14 +51,6 @@ exit status: 1 when a change at or above the --fail-on threshold exists, the ser
 the update or the new CRD rejects an object (never with --fail-on none), 0 otherwise, 2 on
 usage or I/O errors.";
 
-/// Output formats.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Sarif,
-}
-
 /// A parsed `diff` command line.
 struct Args {
     old: String,
@@ -73,31 +66,18 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut positional = Vec::new();
     let (mut format, mut fail_on) = (Format::Text, Some(ChangeSeverity::Breaking));
     let mut kubernetes_version = Options::default().kubernetes_version;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None => (arg.as_str(), None),
-        };
-        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
-            Some(v) => Ok(v),
-            None => Err(Error::Usage(format!("{name} needs a value"))),
-        };
-        match name {
-            "--format" => {
-                format = match value()?.as_str() {
-                    "text" => Format::Text,
-                    "json" => Format::Json,
-                    "sarif" => Format::Sarif,
-                    other => {
-                        return usage(format!("unknown format `{other}` (text, json or sarif)"))
-                    }
-                }
+    let mut line = CommandLine::new(args);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            Arg::File(f) => {
+                positional.push(f);
+                continue;
             }
+            Arg::Opt(n, i) => (n, i),
+        };
+        let mut value = || line.value(&name, inline.clone());
+        match name.as_str() {
+            "--format" => format = args::format(&value()?)?,
             "--fail-on" => {
                 fail_on = match value()?.as_str() {
                     "breaking" => Some(ChangeSeverity::Breaking),
@@ -110,10 +90,8 @@ fn parse(args: &[String]) -> Result<Args, Error> {
                     }
                 }
             }
-            "--kubernetes-version" => {
-                kubernetes_version = super::checked_kubernetes_version(&value()?)?
-            }
-            other => return usage(format!("unknown option `{other}`")),
+            "--kubernetes-version" => kubernetes_version = args::kubernetes_version(&value()?)?,
+            other => return Err(args::unknown(other)),
         }
     }
     let mut positional = positional.into_iter();

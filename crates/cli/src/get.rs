@@ -21,6 +21,7 @@ use crd_studio_engine::table::PrintOptions;
 use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
 
 use super::{read_input, Error};
+use crate::args::{self, Arg, CommandLine};
 
 const USAGE: &str = "\
 usage: crd-studio get CRD OBJECT... [-o wide] [--no-headers] [--now RFC3339]
@@ -69,33 +70,25 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut field_validation = FieldValidation::Strict;
     let mut field_selector = None;
     let mut kubernetes_version = Options::default().kubernetes_version;
-    let mut only_files = false;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if only_files || arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        if arg == "--" {
-            only_files = true;
-            continue;
-        }
-        if arg == "--no-headers" {
+    let mut line = CommandLine::new(args);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            Arg::File(f) => {
+                positional.push(f);
+                continue;
+            }
+            // kubectl's `-owide`.
+            Arg::Opt(n, None) if n.starts_with("-o") && n.len() > 2 && !n.starts_with("--") => {
+                ("-o".to_owned(), n.get(2..).map(str::to_owned))
+            }
+            Arg::Opt(n, i) => (n, i),
+        };
+        if name == "--no-headers" && inline.is_none() {
             no_headers = true;
             continue;
         }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None if arg.starts_with("-o") && arg.len() > 2 => {
-                ("-o", arg.get(2..).map(str::to_owned))
-            }
-            None => (arg.as_str(), None),
-        };
-        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
-            Some(v) => Ok(v),
-            None => Err(Error::Usage(format!("{name} needs a value"))),
-        };
-        match name {
+        let mut value = || line.value(&name, inline.clone());
+        match name.as_str() {
             "-o" | "--output" => match value()?.as_str() {
                 "wide" => wide = true,
                 other => {
@@ -106,22 +99,9 @@ fn parse(args: &[String]) -> Result<Args, Error> {
             },
             "--now" => now = Some(value()?),
             "--field-selector" => field_selector = Some(value()?),
-            "--kubernetes-version" => {
-                kubernetes_version = super::checked_kubernetes_version(&value()?)?
-            }
-            "--field-validation" => {
-                field_validation = match value()?.to_ascii_lowercase().as_str() {
-                    "strict" => FieldValidation::Strict,
-                    "warn" => FieldValidation::Warn,
-                    "ignore" => FieldValidation::Ignore,
-                    other => {
-                        return usage(format!(
-                            "unknown field validation `{other}` (Strict, Warn or Ignore)"
-                        ))
-                    }
-                }
-            }
-            other => return usage(format!("unknown option `{other}`")),
+            "--kubernetes-version" => kubernetes_version = args::kubernetes_version(&value()?)?,
+            "--field-validation" => field_validation = args::field_validation(&value()?)?,
+            other => return Err(args::unknown(other)),
         }
     }
     let mut positional = positional.into_iter();

@@ -9,7 +9,8 @@ use crd_studio_engine::{CompiledCrd, Options};
 use serde_json::Value;
 
 use super::convert::{finish, yaml};
-use super::{checked_kubernetes_version, read_input, Error};
+use super::{read_input, Error};
+use crate::args::{self, Arg, CommandLine};
 
 const EXPLAIN_USAGE: &str = "\
 usage: crd-studio explain CRD [FIELD.PATH] [--recursive] [--api-version V]
@@ -62,26 +63,22 @@ fn parse(
 ) -> Result<(Vec<String>, Vec<Opt>), Error> {
     let mut positional = Vec::new();
     let mut options = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None => (arg.as_str(), None),
+    let mut line = CommandLine::new(args);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            Arg::File(f) => {
+                positional.push(f);
+                continue;
+            }
+            Arg::Opt(n, i) => (n, i),
         };
-        if flags.contains(&name) && inline.is_none() {
-            options.push((name.to_owned(), String::new()));
-        } else if valued.contains(&name) {
-            let value = match inline.or_else(|| it.next().cloned()) {
-                Some(v) => v,
-                None => return Err(Error::Usage(format!("{name} needs a value"))),
-            };
-            options.push((name.to_owned(), value));
+        if flags.contains(&name.as_str()) && inline.is_none() {
+            options.push((name, String::new()));
+        } else if valued.contains(&name.as_str()) {
+            let value = line.value(&name, inline)?;
+            options.push((name, value));
         } else {
-            return Err(Error::Usage(format!("unknown option `{name}`")));
+            return Err(args::unknown(&name));
         }
     }
     Ok((positional, options))
@@ -98,7 +95,7 @@ fn option<'a>(options: &'a [Opt], name: &str) -> Option<&'a str> {
 fn compile(crd: &str, options: &[Opt]) -> Result<CompiledCrd, Error> {
     let mut o = Options::default();
     if let Some(v) = option(options, "--kubernetes-version") {
-        o.kubernetes_version = checked_kubernetes_version(v)?;
+        o.kubernetes_version = args::kubernetes_version(v)?;
     }
     Ok(CompiledCrd::compile(crd, &o))
 }

@@ -8,6 +8,8 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
+use args::Format;
+
 use crd_studio_engine::{
     analyze, analyze_with_time_zones, Analysis, FieldValidation, Finding, Options, Request,
     SourceId, TimeZoneDb,
@@ -23,6 +25,7 @@ fn time_zones() -> TimeZoneDb {
 }
 use serde_json::{json, Value};
 
+mod args;
 mod changes;
 mod convert;
 mod cost;
@@ -81,14 +84,6 @@ enum Error {
     Usage(String),
     /// A file could not be read.
     Io(String),
-}
-
-/// Output formats.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Sarif,
 }
 
 /// A parsed `check` command line.
@@ -236,53 +231,24 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     let mut field_validation = FieldValidation::Strict;
     let mut now = None;
     let mut kubernetes_version = Options::default().kubernetes_version;
-    let mut only_files = false;
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        if only_files || arg == "-" || !arg.starts_with('-') {
-            positional.push(arg.clone());
-            continue;
-        }
-        if arg == "--" {
-            only_files = true;
-            continue;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_owned())),
-            None => (arg.as_str(), None),
+    let mut line = args::CommandLine::new(rest);
+    while let Some(arg) = line.next_arg() {
+        let (name, inline) = match arg {
+            args::Arg::File(f) => {
+                positional.push(f);
+                continue;
+            }
+            args::Arg::Opt(n, i) => (n, i),
         };
-        let mut value = || match inline.clone().or_else(|| it.next().cloned()) {
-            Some(v) => Ok(v),
-            None => Err(Error::Usage(format!("{name} needs a value"))),
-        };
-        match name {
+        let mut value = || line.value(&name, inline.clone());
+        match name.as_str() {
             "--old-object" => old_object = Some(value()?),
             "--old-crd" => old_crd = Some(value()?),
             "--now" => now = Some(value()?),
-            "--kubernetes-version" => kubernetes_version = checked_kubernetes_version(&value()?)?,
-            "--format" => {
-                format = match value()?.as_str() {
-                    "text" => Format::Text,
-                    "json" => Format::Json,
-                    "sarif" => Format::Sarif,
-                    other => {
-                        return usage(format!("unknown format `{other}` (text, json or sarif)"))
-                    }
-                }
-            }
-            "--field-validation" => {
-                field_validation = match value()?.to_ascii_lowercase().as_str() {
-                    "strict" => FieldValidation::Strict,
-                    "warn" => FieldValidation::Warn,
-                    "ignore" => FieldValidation::Ignore,
-                    other => {
-                        return usage(format!(
-                            "unknown field validation `{other}` (Strict, Warn or Ignore)"
-                        ))
-                    }
-                }
-            }
-            other => return usage(format!("unknown option `{other}`")),
+            "--kubernetes-version" => kubernetes_version = args::kubernetes_version(&value()?)?,
+            "--format" => format = args::format(&value()?)?,
+            "--field-validation" => field_validation = args::field_validation(&value()?)?,
+            other => return Err(args::unknown(other)),
         }
     }
     let mut positional = positional.into_iter();
@@ -299,13 +265,6 @@ fn parse(args: &[String]) -> Result<Check, Error> {
         now,
         kubernetes_version,
     })
-}
-
-/// The value of `--kubernetes-version`, checked against the versions the engine models.
-pub(crate) fn checked_kubernetes_version(text: &str) -> Result<String, Error> {
-    crd_studio_engine::kube_version::KubernetesVersion::parse(text)
-        .map(|v| v.to_string())
-        .map_err(|e| Error::Usage(format!("--kubernetes-version: {e}")))
 }
 
 /// Reads a file, or standard input for `-` (at most once). Reading stops one byte past the

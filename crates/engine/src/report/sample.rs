@@ -137,8 +137,8 @@ impl Budget {
 /// Candidates for one node a rule complains about (an object): each with one optional
 /// field more ("either a or b must be set"), each with one optional field less ("only
 /// one of a and b"), and the node made minimal but for one of its optional fields ("exactly
-/// one of a, b and c"); an all-fields sample tries the removals first, a minimal one the
-/// additions.
+/// one of a, b and c"); an all-fields sample tries the removals first, a minimal one only
+/// gains fields.
 fn node_candidates(
     node: &Structural,
     map: &Map<String, Json>,
@@ -188,8 +188,7 @@ fn node_candidates(
         fewer.extend(more);
         fewer
     } else {
-        more.extend(fewer);
-        more.extend(one);
+        // A minimal sample holds what it needs: it only gains fields.
         more
     }
 }
@@ -198,8 +197,8 @@ fn node_candidates(
 /// number of errors. CEL rules are not solved, only searched, within a [`Budget`]:
 /// - an all-fields sample first has every node a rule complains about made minimal (its
 ///   required fields only: "at most one of these locations", "only one of count or end");
-/// - then, one node at a time (the error's node, then its parent), one optional field more
-///   or less.
+/// - then, one node at a time (the error's node, then its parent; never the object's top
+///   level), one optional field more or less.
 fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: bool) -> Json {
     let mut budget = Budget {
         tries: MAX_REPAIR_TRIES,
@@ -226,7 +225,8 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
             let mut steps: Vec<Vec<Seg>> = fields.iter().map(|f| field_steps(f)).collect();
             // Outer nodes first: a node made minimal drops what was below it.
             steps.sort_by_key(Vec::len);
-            for at in &steps {
+            // Never the object itself: its `spec` and the like stay.
+            for at in steps.iter().filter(|at| !at.is_empty()) {
                 let Some(node) = crate::report::assist::walk(Some(schema), at) else {
                     continue;
                 };
@@ -249,6 +249,9 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
             let steps = field_steps(field);
             for cut in [steps.len(), steps.len().saturating_sub(1)] {
                 let at = steps.get(..cut).unwrap_or(&[]);
+                if at.is_empty() {
+                    continue;
+                }
                 let Some(node) = crate::report::assist::walk(Some(schema), at) else {
                     continue;
                 };
