@@ -250,6 +250,18 @@ impl CompiledCrd {
             ) {
                 loc.span = span;
             }
+            // A stored version removed: the status is the previous revision's (the new text
+            // usually has none), so the place to act is the new text's `spec.versions`.
+            if e.field.to_string().starts_with("status.storedVersions")
+                && root.get("status").is_none()
+            {
+                if let (Some(loc), Some(versions)) = (
+                    f.location.as_mut(),
+                    root.get("spec").and_then(|s| s.entry("versions")),
+                ) {
+                    loc.span = versions.key_span;
+                }
+            }
             located.push(f.location);
             self.findings.push(f);
         }
@@ -483,6 +495,7 @@ spec:
     fn removing_a_stored_version_is_refused() {
         let old = crd("              size: {type: integer}", "");
         let new = old.replace("name: v1\n", "name: v2\n");
+        let new_text = new.clone();
         let a = analyze(&Request {
             crd: new,
             objects: vec![OBJECT.to_owned()],
@@ -497,6 +510,18 @@ spec:
             "{:?}",
             a.crd.errors
         );
+        // Located at the new text's `spec.versions`, where the version must come back.
+        let versions_line = new_text
+            .lines()
+            .position(|l| l.trim_start().starts_with("versions:"))
+            .unwrap()
+            + 1;
+        let stored = a
+            .findings
+            .iter()
+            .find(|f| f.message.starts_with("status.storedVersions[0]"))
+            .unwrap();
+        assert_eq!(stored.location.unwrap().span.start.line, versions_line);
         let e = &a.stored_effects[0];
         assert!(
             e.note.as_deref().unwrap().contains("no longer has"),
