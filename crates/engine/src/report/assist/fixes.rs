@@ -16,7 +16,7 @@ use crate::report::analysis::CompiledCrd;
 use crate::schema::Structural;
 
 use super::cel_assist;
-use super::yaml_context::{self, Place};
+use super::yaml_context::Place;
 
 /// At most this many findings of a text get fixes: each fix reads the text around its
 /// finding (the lines above it, a rule's scalar), so a text with thousands of findings does
@@ -244,7 +244,7 @@ fn undefined_field(
         })
         .min_by_key(|&i| i.abs_diff(rel))?;
     let start = line_start + found + 1;
-    let ctx = yaml_context::context(text, start)?;
+    let ctx = super::context_at(text, start)?;
     let Place::Value {
         start: rule_start, ..
     } = ctx.place
@@ -411,7 +411,7 @@ fn unknown_field(
     let Some(key) = text.get(start..end) else {
         return out;
     };
-    let Some(ctx) = yaml_context::context(text, start) else {
+    let Some(ctx) = super::context_at(text, start) else {
         return out;
     };
     if let Some(parent) = super::walk(super::object_root(crd, text, start), &ctx.path) {

@@ -278,10 +278,7 @@ impl Scan {
                     }
                     None => {
                         // Unclosed: the cursor's string, or a broken line above.
-                        let nl = text
-                            .get(i..limit)
-                            .and_then(|t| t.find('\n'))
-                            .map(|n| i + n);
+                        let nl = text.get(i..limit).and_then(|t| t.find('\n')).map(|n| i + n);
                         match nl {
                             Some(nl) => {
                                 let raw = text.get(i + 1..nl).unwrap_or("");
@@ -309,7 +306,8 @@ impl Scan {
                     }
                     let w = text.get(start..i).unwrap_or("").to_owned();
                     if self.frames.last().is_some_and(|f| {
-                        matches!(f, Frame::Obj { .. }) && matches!(f.want(), Want::Key | Want::Comma)
+                        matches!(f, Frame::Obj { .. })
+                            && matches!(f.want(), Want::Key | Want::Comma)
                     }) {
                         // A key without quotes (YAML flow style): read it as a key.
                         self.string(w, start, i);
@@ -633,7 +631,8 @@ mod tests {
 
     #[test]
     fn replaced_range_and_siblings() {
-        let (c, t) = at("{\"spec\": {\"a\": 1, \"re|pl\": 2, \"b\": {\"c\": 1}, \"d\": 3}, \"e\": 1}");
+        let (c, t) =
+            at("{\"spec\": {\"a\": 1, \"re|pl\": 2, \"b\": {\"c\": 1}, \"d\": 3}, \"e\": 1}");
         assert_eq!(t.get(c.quote.unwrap()..c.end), Some("\"repl\""));
         assert!(c.colon_follows);
         assert_eq!(c.ctx.siblings, vec!["a", "b", "d"]);
@@ -662,7 +661,10 @@ mod tests {
         let t = "{\"spec\": {\"replicas\": 3, \"mode\": \"Fast\"}}";
         let (path, key, s, e) = key_at(t, t.find("plicas").unwrap()).unwrap();
         assert_eq!(path, vec![Seg::Key("spec".into())]);
-        assert_eq!((key.as_str(), t.get(s..e)), ("replicas", Some("\"replicas\"")));
+        assert_eq!(
+            (key.as_str(), t.get(s..e)),
+            ("replicas", Some("\"replicas\""))
+        );
         // On the opening quote, and in the value.
         let (_, key, _, _) = key_at(t, t.find("\"replicas").unwrap()).unwrap();
         assert_eq!(key, "replicas");
@@ -674,10 +676,16 @@ mod tests {
     #[test]
     fn top_level_strings_and_value_ends() {
         let t = "{\"kind\": \"W\", \"spec\": {\"apiVersion\": \"no\"}, \"apiVersion\": \"g/v2\"}";
-        assert_eq!(top_level_string(t, 0, "apiVersion").as_deref(), Some("g/v2"));
+        assert_eq!(
+            top_level_string(t, 0, "apiVersion").as_deref(),
+            Some("g/v2")
+        );
         assert_eq!(top_level_string(t, 0, "kind").as_deref(), Some("W"));
         let v = t.find("{\"api").unwrap();
-        assert_eq!(t.get(v..value_end(t, v).unwrap()), Some("{\"apiVersion\": \"no\"}"));
+        assert_eq!(
+            t.get(v..value_end(t, v).unwrap()),
+            Some("{\"apiVersion\": \"no\"}")
+        );
         assert_eq!(value_end("[1, \"]\", 2] x", 0), Some(11));
         assert_eq!(value_end("true,", 0), Some(4));
     }
