@@ -267,3 +267,132 @@ fn cel_rule_in_json() {
     assert_eq!(h.title, "replicas: integer");
     assert_eq!(rule.get(h.from..h.to), Some("replicas"));
 }
+
+mod fixes_in_json {
+    use super::crd_json;
+    use crate::documents::finding::{apply_text_edits, Finding, SourceId};
+    use crate::report::analysis::{analyze, Analysis, Options, Request};
+
+    const OBJECT: &str = "{\n  \"apiVersion\": \"example.com/v1\",\n  \"kind\": \"Widget\",\n  \"metadata\": {\"name\": \"w\"},\n  \"spec\": {\n    \"replicas\": 2\n  }\n}\n";
+
+    fn run(crd: &str, object: &str) -> Analysis {
+        analyze(&Request {
+            crd: crd.to_owned(),
+            objects: vec![object.to_owned()],
+            options: Options::default(),
+            ..Request::default()
+        })
+    }
+
+    fn key(f: &Finding) -> (String, Option<String>, String) {
+        (f.code.clone(), f.field.clone(), f.message.clone())
+    }
+
+    /// Applies each fix of the finding with `code`: the result is JSON, the finding is gone
+    /// and nothing new came; returns the fixes' titles.
+    fn check(crd: &str, object: &str, code: &str) -> Vec<String> {
+        let before = run(crd, object);
+        let Some(f) = before
+            .findings
+            .iter()
+            .find(|f| f.code == code && !f.fixes.is_empty())
+        else {
+            return Vec::new();
+        };
+        let mut titles = Vec::new();
+        for fix in &f.fixes {
+            let source = fix.source.or(f.location.map(|l| l.source)).unwrap();
+            let (c, o) = match source {
+                SourceId::Crd => (
+                    apply_text_edits(crd, &fix.edits).unwrap(),
+                    object.to_owned(),
+                ),
+                _ => (
+                    crd.to_owned(),
+                    apply_text_edits(object, &fix.edits).unwrap(),
+                ),
+            };
+            for t in [&c, &o] {
+                if let Err(e) = serde_json::from_str::<serde_json::Value>(t) {
+                    panic!("`{}` leaves invalid JSON ({e}):\n{t}", fix.title);
+                }
+            }
+            let after = run(&c, &o);
+            let old: Vec<_> = before.findings.iter().map(key).collect();
+            assert!(
+                !after.findings.iter().any(|g| key(g) == key(f)),
+                "{code}: the finding stays after `{}`:\n{c}\n{o}",
+                fix.title
+            );
+            let added: Vec<&Finding> = after
+                .findings
+                .iter()
+                .filter(|g| !old.contains(&key(g)) && !g.note)
+                .collect();
+            assert!(
+                added.is_empty(),
+                "`{}` adds {added:#?}\n{c}\n{o}",
+                fix.title
+            );
+            titles.push(fix.title.clone());
+        }
+        titles
+    }
+
+    #[test]
+    fn each_fix_is_json_in_json() {
+        let crd = crd_json();
+        // Missing type, inferred from the node's keys.
+        let t = crd.replace("\"type\": \"boolean\"", "\"default\": true");
+        assert_eq!(
+            check(&t, OBJECT, "crd.invalid"),
+            vec!["Add `type: boolean`"]
+        );
+        let t = crd.replace(
+            "\"tags\": {\n                    \"items\": {\n                      \"type\": \"string\"\n                    },\n                    \"type\": \"array\"\n",
+            "\"tags\": {\n                    \"items\": {\n                      \"type\": \"string\"\n                    }\n",
+        );
+        assert_ne!(t, crd);
+        assert_eq!(check(&t, OBJECT, "crd.invalid"), vec!["Add `type: array`"]);
+        // An undefined CEL field.
+        let t = crd.replace("self.replicas > 0", "self.replica > 0");
+        assert_eq!(
+            check(&t, OBJECT, "crd.invalid"),
+            vec!["Did you mean `replicas`?"]
+        );
+        // A printer column that can never show a value.
+        let t = crd.replacen(
+            "\"name\": \"v1\",",
+            "\"additionalPrinterColumns\": [{\"name\": \"Mode\", \"type\": \"string\", \"jsonPath\": \".spec.mdoe\"}],\n\"name\": \"v1\",",
+            1,
+        );
+        assert_ne!(t, crd);
+        assert_eq!(check(&t, OBJECT, "crd.printer-column"), vec!["Use `mode`"]);
+        // An unknown field: renamed, or removed (with its comma), last or not.
+        let o = OBJECT.replace("\"replicas\": 2", "\"replicas\": 2,\n    \"pasued\": true");
+        assert_eq!(
+            check(&crd, &o, "object.unknown-field"),
+            vec!["Rename to `paused`", "Remove `pasued`"]
+        );
+        let o = OBJECT.replace(
+            "\"replicas\": 2",
+            "\"zzz\": {\"deep\": [1, \"}\"]}, \"replicas\": 2",
+        );
+        assert_eq!(
+            check(&crd, &o, "object.unknown-field"),
+            vec!["Remove `zzz`"]
+        );
+        // An enum value.
+        let o = OBJECT.replace("\"replicas\": 2", "\"replicas\": 2, \"mode\": \"fats\"");
+        assert_eq!(check(&crd, &o, "object.invalid"), vec!["Change to `Fast`"]);
+        // `no such key`: the rule in the JSON CRD guarded with has().
+        let t = crd
+            .replace("self.replicas > 0", "self.mode.size() > 0")
+            .replace("\"default\": \"Fast\",\n", "");
+        assert_ne!(t, crd.replace("self.replicas > 0", "self.mode.size() > 0"));
+        assert_eq!(
+            check(&t, OBJECT, "object.invalid"),
+            vec!["Guard the rule with `has(self.mode)`"]
+        );
+    }
+}
