@@ -655,9 +655,20 @@ fn guard_rule(crd: &CompiledCrd, message: &str, lines: &mut Option<LineIndex>) -
     let guarded = format!("!has({chain}.{key}) || ({rule})");
     let lines = lines.get_or_insert_with(|| LineIndex::new(text));
     // In JSON: `"rule": "R"`, the string read with its escapes.
+    // Whether the document of the last match is JSON, until its end (one scan a document).
+    let mut doc: Option<(usize, bool)> = None;
     for (pos, _) in text.match_indices("\"rule\"") {
-        if !json_context::is_json(text, pos) {
-            break;
+        let json = match doc {
+            Some((end, json)) if pos < end => json,
+            _ => {
+                let (_, end) = json_context::document_range(text, pos);
+                let json = json_context::is_json(text, pos);
+                doc = Some((end, json));
+                json
+            }
+        };
+        if !json {
+            continue;
         }
         let Some(v) = member_value(text, pos) else {
             continue;

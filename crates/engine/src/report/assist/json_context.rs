@@ -576,7 +576,8 @@ mod tests {
     #[test]
     fn paths_and_places_of_half_typed_json() {
         // (text, path, value of, partial, opening quote typed)
-        let cases: &[(&str, &[&str], Option<&str>, &str, bool)] = &[
+        type Case<'a> = (&'a str, &'a [&'a str], Option<&'a str>, &'a str, bool);
+        let cases: &[Case] = &[
             ("{|", &[], None, "", false),
             ("{\"spec\": {|", &["spec"], None, "", false),
             ("{\"spec\": {\"a\": 1, |", &["spec"], None, "", false),
