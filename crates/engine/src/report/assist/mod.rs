@@ -805,7 +805,7 @@ pub fn complete(
         // The word typed (in JSON the range may start at the opening quote and end after the
         // closing one).
         let partial = text
-            .get(c.from..offset.clamp(c.from, c.to))
+            .get(c.from..offset.max(c.from).min(c.to))
             .unwrap_or("")
             .trim_start_matches('"')
             .to_owned();
