@@ -263,6 +263,174 @@ test('a fix in the editor\'s lint tooltip removes its finding', async () => {
   assert.match(await editor('Object').textContent(), /mode: Fast/);
 });
 
+// JSON texts (issue 15, gap 2): the same help, with JSON's quoting.
+
+/** The whole text of `label`'s editor (its lines; the JSON texts here are short enough to be
+ * all rendered). */
+async function docText(label) {
+  return page.evaluate((label) => [...document.querySelectorAll(`.cm-content[aria-label="${label}"] .cm-line`)]
+    .map((l) => l.textContent).join('\n'), label);
+}
+
+/** A 360 px wide screenshot: `reopen` shows the tooltip again at that width (a resize
+ * closes it), and again at 1280 px afterwards. */
+async function narrowShot(name, reopen) {
+  if (!SCREENSHOT_DIR) return;
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.waitForTimeout(300);
+  await page.evaluate(() => document.querySelector('.cm-focused .cm-activeLine')?.scrollIntoView({ block: 'center' }));
+  await reopen();
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForTimeout(300);
+  await reopen();
+}
+
+/** Enter on the list's selected item, after CodeMirror's interaction delay (75 ms after the
+ * list changed, Enter would insert a line break instead). */
+async function accept() {
+  await page.waitForTimeout(150);
+  await page.keyboard.press('Enter');
+}
+
+const JSON_OBJECT = `{
+  "apiVersion": "stable.example.com/v1",
+  "kind": "CronTab",
+  "metadata": {"name": "my-cron"},
+  "spec": {
+    "cronSpec": "* * * * */5",
+    "ima
+  }
+}`;
+
+// The example's CRD as compact JSON: one line a schema node.
+const JSON_CRD = `{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {"name": "crontabs.stable.example.com"},
+  "spec": {
+    "group": "stable.example.com",
+    "names": {"kind": "CronTab", "plural": "crontabs", "singular": "crontab", "listKind": "CronTabList"},
+    "scope": "Namespaced",
+    "versions": [{
+      "name": "v1", "served": true, "storage": true,
+      "schema": {"openAPIV3Schema": {
+        "type": "object",
+        "properties": {
+          "spec": {
+            "type": "object",
+            "x-kubernetes-validations": [{"rule": "self.replicas >= 0"}],
+            "properties": {
+              "cronSpec": {"type": "string", "description": "The schedule, in cron format."},
+              "image": {"type": "string"},
+              "replicas": {"type": "integer"},
+              "mode": {"type": "string", "enum": ["Fast", "Slow"]}
+            }
+          }
+        }
+      }}
+    }]
+  }
+}`;
+
+const ACCEPTED = /^Accepted · CRD crontabs\.stable\.example\.com accepted · 1 object accepted/;
+
+test('Ctrl+Space in a JSON object inserts quoted fields and values: the text stays JSON the studio accepts', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', JSON_OBJECT);
+  await settled('the half-typed JSON object');
+  // The opening quote typed: matched with it, replaced with it.
+  await cursorAfter('Object', '"ima');
+  const labels = await complete();
+  assert.deepEqual(labels, ['image'], `only image matches "ima: ${labels}`);
+  await screenshot('assist-json-object-completion-1280.png', 1280);
+  await narrowShot('assist-json-object-completion-360.png', complete);
+  await accept();
+  assert.match(await docText('Object'), /^ {4}"image": $/m);
+  await page.keyboard.type('"nginx",');
+  // A key place without a quote typed, after the comma: the fields not written yet.
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('    ');
+  const keys = await complete();
+  for (const want of ['replicas', 'mode']) assert.ok(keys.includes(want), `${want} in ${keys}`);
+  assert.ok(!keys.includes('image') && !keys.includes('cronSpec'), `written keys are not offered: ${keys}`);
+  await page.keyboard.type('mo');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'mode', null, 'mode first');
+  await accept();
+  // Inside the value: the enum values, inserted quoted.
+  const values = await complete();
+  assert.deepEqual(values.sort(), ['Fast', 'Slow']);
+  await page.keyboard.type('Sl');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'Slow', null, 'Slow first');
+  await accept();
+  const text = await docText('Object');
+  const parsed = JSON.parse(text);
+  assert.deepEqual(parsed.spec, { cronSpec: '* * * * */5', image: 'nginx', mode: 'Slow' });
+  assert.match(await settled('the completed JSON object'), ACCEPTED);
+});
+
+test('hovering a key of a JSON object shows its description and type', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', JSON_OBJECT.replace('"ima\n', '"image": "nginx"\n'));
+  await settled('the JSON object');
+  const box = await pointAt('Object', '"cronSpec"', 4);
+  await page.mouse.move(box.x, box.y);
+  const shown = await until(() => document.querySelector('.cm-hover-doc')?.textContent, null, 'the hover tooltip');
+  assert.match(shown, /cronSpec: string/);
+  assert.match(shown, /The schedule, in cron format\./);
+  await screenshot('assist-json-hover-1280.png', 1280);
+  await narrowShot('assist-json-hover-360.png', async () => {
+    await page.mouse.move(5, 5);
+    const p = await pointAt('Object', '"cronSpec"', 4);
+    await page.mouse.move(p.x, p.y);
+    await until(() => document.querySelector('.cm-hover-doc'), null, 'the hover tooltip');
+  });
+  await page.mouse.move(5, 5);
+});
+
+test('Ctrl+Space in a JSON CRD: keywords quoted at a schema node, self\'s fields inside a rule string', async () => {
+  const OBJ = JSON_OBJECT.replace('"ima\n', '"image": "nginx"\n');
+  await paste('Object', OBJ);
+  await paste('CRD', JSON_CRD.replace('"image": {"type": "string"}', '"image": {"type": "string", "max}'));
+  await settled('the half-typed JSON CRD');
+  await cursorAfter('CRD', '"max');
+  const labels = await complete();
+  for (const want of ['maxLength', 'maximum']) assert.ok(labels.includes(want), `${want} in ${labels}`);
+  await page.keyboard.type('Le');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'maxLength', null, 'maxLength first');
+  await accept();
+  await page.keyboard.type('64');
+  // Inside the rule's JSON string: the fields of self at the rule's node.
+  await cursorAfter('CRD', '"rule": "self.');
+  for (let i = 0; i < 'replicas'.length; i++) await page.keyboard.press('Delete');
+  const fields = await complete();
+  for (const want of ['cronSpec', 'image', 'replicas', 'mode']) assert.ok(fields.includes(want), `${want} in ${fields}`);
+  await screenshot('assist-json-cel-completion-1280.png', 1280);
+  await narrowShot('assist-json-cel-completion-360.png', async () => {
+    // A cursor move scrolls the long line so that the cursor (and the list) is in view.
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowRight');
+    return complete();
+  });
+  await page.keyboard.type('im');
+  await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'image', null, 'image first');
+  await accept();
+  const text = await docText('CRD');
+  let crd;
+  try { crd = JSON.parse(text); } catch (e) { throw new Error(`${e.message}:\n${text}`); }
+  const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+  assert.deepEqual(spec.properties.image, { type: 'string', maxLength: 64 });
+  assert.equal(spec['x-kubernetes-validations'][0].rule, 'self.image >= 0');
+  // `self.image >= 0` compares a string with an int: the server's compile error, then fixed.
+  await cursorAfter('CRD', '"rule": "self.image >= 0');
+  for (let i = 0; i < ' >= 0'.length; i++) await page.keyboard.press('Backspace');
+  await page.keyboard.type(' != \'\'');
+  assert.match(await settled('the completed JSON CRD'), ACCEPTED);
+  await paste('CRD', CRD);
+  await paste('Object', OBJECT);
+});
+
 test('no console errors', () => {
   assert.deepEqual(consoleErrors, []);
 });

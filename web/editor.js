@@ -160,8 +160,10 @@ function completionSource(handle) {
         detail: i.detail || undefined,
         info: i.info || undefined,
         apply: i.apply || undefined,
+        // In JSON the range starts at the quote typed: matched with it, shown without.
+        ...(i.filterText ? { label: i.filterText, displayLabel: i.label } : {}),
       })),
-      validFor: /^[\w\-]*$/,
+      validFor: /^"?[\w\-]*$/,
     };
   };
 }

@@ -8,6 +8,10 @@
 //! - Objects: an unknown field (the nearest field of the schema, or removing it); a value
 //!   not in the enum (the nearest allowed one); a rule's `no such key` (the rule guarded
 //!   with `has()`).
+//!
+//! In a JSON document ([`json_context::is_json`]) each fix writes JSON: `"type": "T",` as
+//! the node's first member, a renamed key and a changed enum value quoted, a removed member
+//! taken out with its comma, a guarded rule written as a JSON string.
 
 use crate::documents::finding::{Finding, Fix, SourceId, TextEdit};
 use crate::documents::position::{LineIndex, Span};
@@ -16,7 +20,8 @@ use crate::report::analysis::CompiledCrd;
 use crate::schema::Structural;
 
 use super::cel_assist;
-use super::yaml_context::{self, Place};
+use super::json_context;
+use super::yaml_context::Place;
 
 /// At most this many findings of a text get fixes: each fix reads the text around its
 /// finding (the lines above it, a rule's scalar), so a text with thousands of findings does
@@ -126,7 +131,9 @@ pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledV
         let lines = lines.get_or_insert_with(|| LineIndex::new(text));
         fixed += 1;
         let (start, end) = (loc.span.start.offset, loc.span.end.offset);
-        let found = if is_missing_type {
+        let found = if is_missing_type && json_context::is_json(text, start) {
+            missing_type_json(text, lines, start)
+        } else if is_missing_type {
             missing_type(text, lines, start)
         } else if let Some(name) = undefined {
             undefined_field(text, lines, compiled, start, &name)
@@ -220,6 +227,71 @@ fn missing_type(text: &str, lines: &LineIndex, key_at: usize) -> Option<Fix> {
     ))
 }
 
+/// The JSON type name of a value, as a schema's `type`.
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Object(_) => "object",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::Null => "object",
+    }
+}
+
+/// The offset of a JSON member's value, its key (a string or a word) at `key`.
+fn member_value(text: &str, key: usize) -> Option<usize> {
+    let after_key = json_context::value_end(text, key)?;
+    let rest = text.get(after_key..)?;
+    let colon = rest.len() - rest.trim_start().len();
+    let rest = rest.get(colon..)?.strip_prefix(':')?;
+    let spaces = rest.len() - rest.trim_start().len();
+    Some(after_key + colon + 1 + spaces)
+}
+
+/// In JSON: `"type": "T",` as the first member of the node whose key is at `key_at`, T
+/// inferred from its members as [`missing_type`] does.
+fn missing_type_json(text: &str, lines: &LineIndex, key_at: usize) -> Option<Fix> {
+    let open = if text.get(key_at..)?.starts_with('{') {
+        key_at
+    } else {
+        member_value(text, key_at)?
+    };
+    let end = json_context::value_end(text, open)?;
+    let node: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(text.get(open..end)?).ok()?;
+    let t = if node.contains_key("properties") || node.contains_key("additionalProperties") {
+        "object"
+    } else if node.contains_key("items") {
+        "array"
+    } else if let Some(first) = node
+        .get("enum")
+        .and_then(|e| e.as_array())
+        .and_then(|e| e.first())
+    {
+        json_type(first)
+    } else {
+        json_type(node.get("default")?)
+    };
+    // Before the first member, with the whitespace that precedes it.
+    let inner = text.get(open + 1..end)?;
+    let lead = inner.len() - inner.trim_start().len();
+    let at = open + 1 + lead;
+    let sep = text.get(open + 1..at)?;
+    let sep = if sep.is_empty() { " " } else { sep };
+    Some(fix(
+        format!("Add `type: {t}`"),
+        vec![edit(
+            text,
+            lines,
+            at,
+            at,
+            format!("\"type\": \"{t}\",{sep}"),
+        )],
+    ))
+}
+
 /// The rule's node, the chain before `name` and the candidates, for an undefined field at
 /// `at` (inside a rule).
 fn undefined_field(
@@ -244,7 +316,7 @@ fn undefined_field(
         })
         .min_by_key(|&i| i.abs_diff(rel))?;
     let start = line_start + found + 1;
-    let ctx = yaml_context::context(text, start)?;
+    let ctx = super::context_at(text, start)?;
     let Place::Value {
         start: rule_start, ..
     } = ctx.place
@@ -411,7 +483,15 @@ fn unknown_field(
     let Some(key) = text.get(start..end) else {
         return out;
     };
-    let Some(ctx) = yaml_context::context(text, start) else {
+    let json = json_context::is_json(text, start);
+    // A JSON key's span has its quotes.
+    let quoted = json && key.len() >= 2 && key.starts_with('"') && key.ends_with('"');
+    let key = if quoted {
+        key.get(1..key.len() - 1).unwrap_or(key)
+    } else {
+        key
+    };
+    let Some(ctx) = super::context_at(text, start) else {
         return out;
     };
     if let Some(parent) = super::walk(super::object_root(crd, text, start), &ctx.path) {
@@ -422,11 +502,20 @@ fn unknown_field(
             .filter(|k| !ctx.siblings.iter().any(|s| s == k))
             .collect();
         if let Some(best) = nearest(key, free) {
+            let new_text = if json {
+                serde_json::to_string(best).unwrap_or_default()
+            } else {
+                best.to_owned()
+            };
             out.push(fix(
                 format!("Rename to `{best}`"),
-                vec![edit(text, lines, start, end, best.to_owned())],
+                vec![edit(text, lines, start, end, new_text)],
             ));
         }
+    }
+    if json {
+        out.extend(remove_member_json(text, lines, key, start));
+        return out;
     }
     // Remove: the key's line and the lines under it, when the key starts its line.
     let line_start = text
@@ -462,6 +551,28 @@ fn unknown_field(
     out
 }
 
+/// In JSON: the member whose key is at `start` removed with its comma (the one after it, or
+/// before it when it is the last member).
+fn remove_member_json(text: &str, lines: &LineIndex, key: &str, start: usize) -> Option<Fix> {
+    let value = member_value(text, start)?;
+    let value_end = json_context::value_end(text, value)?;
+    let after = text.get(value_end..)?;
+    let gap = after.len() - after.trim_start().len();
+    let (from, to) = if after.get(gap..)?.starts_with(',') {
+        let rest = text.get(value_end + gap + 1..)?;
+        let ws = rest.len() - rest.trim_start().len();
+        (start, value_end + gap + 1 + ws)
+    } else {
+        let before = text.get(..start)?.trim_end();
+        let comma = before.strip_suffix(',').map(str::len);
+        (comma.unwrap_or(start), value_end)
+    };
+    Some(fix(
+        format!("Remove `{key}`"),
+        vec![edit(text, lines, from, to, String::new())],
+    ))
+}
+
 fn enum_value(
     text: &str,
     lines: &LineIndex,
@@ -470,12 +581,19 @@ fn enum_value(
     end: usize,
 ) -> Option<Fix> {
     let list = message.rsplit("supported values: ").next()?;
+    let json = json_context::is_json(text, start);
     let values: Vec<String> = list
         .split(", ")
         .filter_map(|v| serde_json::from_str::<String>(v.trim()).ok())
         .collect();
     // The location may be the key (`mode`) of `mode: value`: the value is after the colon.
+    let json_value = if json {
+        member_value(text, start).and_then(|v| Some((v, json_context::value_end(text, v)?)))
+    } else {
+        None
+    };
     let (start, end) = match text.get(end..).and_then(|r| r.strip_prefix(':')) {
+        _ if json_value.is_some() => json_value.unwrap_or((start, end)),
         Some(after) => {
             let line = after.split('\n').next().unwrap_or("");
             let line = line.split(" #").next().unwrap_or(line);
@@ -497,7 +615,17 @@ fn enum_value(
         .map(|(_, v)| v)?;
     Some(fix(
         format!("Change to `{best}`"),
-        vec![edit(text, lines, start, end, yaml_scalar(best))],
+        vec![edit(
+            text,
+            lines,
+            start,
+            end,
+            if json {
+                serde_json::to_string(best).unwrap_or_default()
+            } else {
+                yaml_scalar(best)
+            },
+        )],
     ))
 }
 
@@ -525,8 +653,45 @@ fn guard_rule(crd: &CompiledCrd, message: &str, lines: &mut Option<LineIndex>) -
         return None;
     }
     let guarded = format!("!has({chain}.{key}) || ({rule})");
-    // The rule's scalar in the CRD text: `rule: R`, `rule: "R"` or `rule: 'R'`.
     let lines = lines.get_or_insert_with(|| LineIndex::new(text));
+    // In JSON: `"rule": "R"`, the string read with its escapes.
+    // Whether the document of the last match is JSON, until its end (one scan a document).
+    let mut doc: Option<(usize, bool)> = None;
+    for (pos, _) in text.match_indices("\"rule\"") {
+        let json = match doc {
+            Some((end, json)) if pos < end => json,
+            _ => {
+                let (_, end) = json_context::document_range(text, pos);
+                let json = json_context::is_json(text, pos);
+                doc = Some((end, json));
+                json
+            }
+        };
+        if !json {
+            continue;
+        }
+        let Some(v) = member_value(text, pos) else {
+            continue;
+        };
+        let Some(e) = json_context::value_end(text, v) else {
+            continue;
+        };
+        let value = text.get(v..e)?;
+        if serde_json::from_str::<String>(value).ok().as_deref() == Some(rule) {
+            return Some(Fix {
+                title: format!("Guard the rule with `has({chain}.{key})`"),
+                source: Some(SourceId::Crd),
+                edits: vec![edit(
+                    text,
+                    lines,
+                    v,
+                    e,
+                    serde_json::to_string(&guarded).ok()?,
+                )],
+            });
+        }
+    }
+    // The rule's scalar in the CRD text: `rule: R`, `rule: "R"` or `rule: 'R'`.
     for (pos, _) in text.match_indices("rule:") {
         let after = text.get(pos + 5..)?;
         let spaces = after.len() - after.trim_start_matches(' ').len();

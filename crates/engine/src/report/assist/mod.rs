@@ -4,11 +4,15 @@
 //!
 //! The cursor may be in broken, half-typed YAML: its context comes from the indentation of
 //! the lines above it ([`yaml_context`]), and the schema from the compiled CRD (the last
-//! one that compiled).
+//! one that compiled). In a JSON document (one whose first character is `{` or `[`,
+//! decided per `---` document: [`json_context::is_json`]) a tolerant scan of its tokens
+//! gives the same context ([`json_context`]), and the items insert JSON: keys quoted with
+//! `: `, string values quoted, numbers and booleans bare.
 
 pub mod cel_assist;
 pub mod docs;
 pub mod fixes;
+pub mod json_context;
 pub mod yaml_context;
 
 use serde::{Deserialize, Serialize};
@@ -16,7 +20,8 @@ use serde_json::Value as Json;
 
 use crate::report::analysis::CompiledCrd;
 use crate::schema::Structural;
-use yaml_context::{Place, Seg};
+use json_context::JsonContext;
+use yaml_context::{Context, Place, Seg};
 
 /// Which editor asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +50,10 @@ pub struct CompletionItem {
     /// The text inserted, when not the label.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub apply: Option<String>,
+    /// The text the typed word is matched against, when not the label: in JSON, the label
+    /// after the opening quote the user typed (the replaced range starts at that quote).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter_text: Option<String>,
 }
 
 /// Completions for a range of the text (the word being typed): byte offsets.
@@ -80,6 +89,86 @@ fn item(label: &str, kind: &str, detail: String, info: String) -> CompletionItem
         detail,
         info,
         apply: None,
+        filter_text: None,
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// YAML or JSON
+// ----------------------------------------------------------------------------------------
+
+/// The cursor's context: from the JSON reader when the document around the cursor is JSON
+/// (with its JSON details), else from the YAML reader.
+fn read_context(text: &str, offset: usize) -> Option<(Context, Option<JsonContext>)> {
+    if json_context::is_json(text, offset) {
+        let j = json_context::context(text, offset)?;
+        Some((j.ctx.clone(), Some(j)))
+    } else {
+        yaml_context::context(text, offset).map(|c| (c, None))
+    }
+}
+
+/// The cursor's context in a YAML or JSON document ([`read_context`] without the JSON
+/// details).
+pub(crate) fn context_at(text: &str, offset: usize) -> Option<Context> {
+    read_context(text, offset).map(|(c, _)| c)
+}
+
+/// The key under byte `offset`, from the JSON or the YAML reader (see [`read_context`]).
+pub(crate) fn key_at(text: &str, offset: usize) -> Option<(Vec<Seg>, String, usize, usize)> {
+    if json_context::is_json(text, offset) {
+        json_context::key_at(text, offset)
+    } else {
+        yaml_context::key_at(text, offset)
+    }
+}
+
+/// Whether a value's label is written bare in JSON (a number, a boolean, null).
+fn json_literal(label: &str) -> bool {
+    serde_json::from_str::<Json>(label).is_ok_and(|v| !v.is_string())
+}
+
+/// The completions for `items` at the context: the keys' and values' inserted text (YAML, or
+/// JSON quoting) and the replaced range.
+fn finish(
+    mut items: Vec<CompletionItem>,
+    ctx: &Context,
+    json: Option<&JsonContext>,
+    offset: usize,
+) -> Completions {
+    let Some(j) = json else {
+        if ctx.place == Place::Key {
+            for i in &mut items {
+                i.apply = Some(format!("{}: ", i.label));
+            }
+        }
+        return Completions {
+            from: ctx.from,
+            to: offset,
+            items,
+        };
+    };
+    for i in &mut items {
+        if ctx.place == Place::Key {
+            let quoted = serde_json::to_string(&i.label).unwrap_or_default();
+            i.apply = Some(if j.colon_follows {
+                quoted
+            } else {
+                format!("{quoted}: ")
+            });
+        } else if i.apply.is_none() && !json_literal(&i.label) {
+            i.apply = Some(serde_json::to_string(&i.label).unwrap_or_default());
+        } else if i.apply.is_none() {
+            i.apply = Some(i.label.clone());
+        }
+        if j.quote.is_some() {
+            i.filter_text = Some(format!("\"{}", i.label));
+        }
+    }
+    Completions {
+        from: j.quote.unwrap_or(ctx.from),
+        to: j.end,
+        items,
     }
 }
 
@@ -190,8 +279,12 @@ pub fn child<'a>(s: &'a Structural, seg: &Seg) -> Option<&'a Structural> {
 // The object editor
 // ----------------------------------------------------------------------------------------
 
-/// The value of a top-level `key:` in the YAML document around `offset`.
+/// The value of a top-level `key:` in the YAML document around `offset` (`"key": "value"`
+/// in a JSON document).
 fn top_level_value(text: &str, offset: usize, key: &str) -> Option<String> {
+    if json_context::is_json(text, offset) {
+        return json_context::top_level_string(text, offset, key);
+    }
     let before = text.get(..offset)?;
     let doc_start = before
         .match_indices("\n---")
@@ -259,7 +352,7 @@ fn meta_node(path: &[Seg]) -> Option<&'static [(&'static str, &'static str, &'st
 }
 
 fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completions> {
-    let ctx = yaml_context::context(text, offset)?;
+    let (ctx, json) = read_context(text, offset)?;
     let root = object_root(crd, text, offset);
     let mut items = Vec::new();
     match &ctx.place {
@@ -305,9 +398,6 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
                 }
             }
             items.retain(|i| !ctx.siblings.contains(&i.label));
-            for i in &mut items {
-                i.apply = Some(format!("{}: ", i.label));
-            }
             // Required fields first.
             items.sort_by_key(|i| !i.detail.contains("required"));
         }
@@ -329,20 +419,17 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
                 let mut path = ctx.path.clone();
                 path.push(Seg::Key(key.clone()));
                 if let Some(node) = walk(root, &path) {
-                    items.extend(value_items(node));
+                    items.extend(value_items(node, json.is_some()));
                 }
             }
         }
     }
-    Some(Completions {
-        from: ctx.from,
-        to: offset,
-        items,
-    })
+    Some(finish(items, &ctx, json.as_ref(), offset))
 }
 
-/// Enum values, booleans and nulls a value may take.
-fn value_items(node: &Structural) -> Vec<CompletionItem> {
+/// Enum values, booleans and nulls a value may take (in JSON, each inserted as its JSON
+/// text: a string enum value quoted even when it reads as a number or a boolean).
+fn value_items(node: &Structural, json: bool) -> Vec<CompletionItem> {
     let mut out = Vec::new();
     if let Some(v) = &node.value_validation {
         for e in &v.enum_ {
@@ -350,7 +437,11 @@ fn value_items(node: &Structural) -> Vec<CompletionItem> {
                 Json::String(s) => s.clone(),
                 other => json_text(other),
             };
-            out.push(item(&label, "enum", "enum".to_owned(), String::new()));
+            let mut i = item(&label, "enum", "enum".to_owned(), String::new());
+            if json {
+                i.apply = Some(json_text(e));
+            }
+            out.push(i);
         }
     }
     if out.is_empty() && node.generic.type_ == "boolean" {
@@ -373,12 +464,11 @@ fn value_items(node: &Structural) -> Vec<CompletionItem> {
             other => json_text(other),
         };
         if !out.iter().any(|i| i.label == label) && !label.starts_with(['{', '[']) {
-            out.push(item(
-                &label,
-                "constant",
-                "default".to_owned(),
-                String::new(),
-            ));
+            let mut i = item(&label, "constant", "default".to_owned(), String::new());
+            if json {
+                i.apply = Some(json_text(d));
+            }
+            out.push(i);
         }
     }
     out
@@ -393,7 +483,7 @@ pub(crate) fn walk<'a>(root: Option<&'a Structural>, path: &[Seg]) -> Option<&'a
 }
 
 fn object_hover(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Hover> {
-    let (path, key, from, to) = yaml_context::key_at(text, offset)?;
+    let (path, key, from, to) = key_at(text, offset)?;
     let root = object_root(crd, text, offset);
     let (title, lines) =
         if path.is_empty() && !root.is_some_and(|r| r.properties.contains_key(&key)) {
@@ -500,15 +590,73 @@ pub fn walk_steps<'a>(root: &'a Structural, steps: &[Seg]) -> Option<&'a Structu
     Some(node)
 }
 
+/// Whether a value at `place` is a CEL rule's text.
+fn is_rule(key: &str, place: &SchemaPlace) -> bool {
+    (key == "rule" || key == "messageExpression")
+        && matches!(place.rest.as_slice(), [Seg::Key(x), Seg::Item(_)] if x == "x-kubernetes-validations")
+}
+
+/// Completion inside a rule written as a JSON string whose opening quote is at `quote`: the
+/// string's text before the cursor decoded (escapes read), so that escapes before the
+/// cursor do not shift the CEL offsets; the word completed has no escapes, so its range
+/// is the same in the text.
+fn json_rule_complete(
+    crd: &CompiledCrd,
+    node: Option<&Structural>,
+    text: &str,
+    quote: usize,
+    offset: usize,
+) -> Option<Completions> {
+    let (decoded, _) = json_context::decode(text.get(quote + 1..offset)?)?;
+    let expr = format!("\"{decoded}");
+    let c = cel_assist::complete(crd, node, &expr, 0, expr.len())?;
+    let len = c.to.checked_sub(c.from)?;
+    Some(Completions {
+        from: offset.checked_sub(len)?,
+        to: offset,
+        items: c.items,
+    })
+}
+
+/// Hover inside a rule written as a JSON string whose opening quote is at `quote`: the
+/// string decoded, the hovered range mapped back through its escapes.
+fn json_rule_hover(
+    crd: &CompiledCrd,
+    node: Option<&Structural>,
+    text: &str,
+    quote: usize,
+    offset: usize,
+) -> Option<Hover> {
+    let line_end = text
+        .get(quote..)?
+        .find('\n')
+        .map_or(text.len(), |i| quote + i);
+    let end = json_context::value_end(text, quote)
+        .map_or(line_end, |e| e - 1)
+        .min(line_end);
+    let (decoded, map) = json_context::decode(text.get(quote + 1..end)?)?;
+    let rel = offset.checked_sub(quote + 1)?;
+    let at = map.iter().position(|&m| m >= rel)?;
+    let expr = format!("\"{decoded}");
+    let h = cel_assist::hover(crd, node, &expr, 0, at + 1)?;
+    let back = |d: usize| map.get(d.checked_sub(1)?).map(|m| quote + 1 + m);
+    Some(Hover {
+        from: back(h.from)?,
+        to: back(h.to)?,
+        ..h
+    })
+}
+
 fn crd_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completions> {
-    let ctx = yaml_context::context(text, offset)?;
+    let (ctx, json) = read_context(text, offset)?;
     let mut items = Vec::new();
     if let Some(place) = schema_place(&ctx.path) {
         if let Place::Value { key, start } = &ctx.place {
-            if (key == "rule" || key == "messageExpression")
-                && matches!(place.rest.as_slice(), [Seg::Key(x), Seg::Item(_)] if x == "x-kubernetes-validations")
-            {
+            if is_rule(key, &place) {
                 let node = schema_node(crd, &place);
+                if let Some(q) = json.as_ref().and_then(|j| j.quote) {
+                    return json_rule_complete(crd, node, text, q, offset);
+                }
                 return cel_assist::complete(crd, node, text, *start, offset);
             }
         }
@@ -560,15 +708,8 @@ fn crd_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completi
     }
     if ctx.place == Place::Key {
         items.retain(|i| !ctx.siblings.contains(&i.label));
-        for i in &mut items {
-            i.apply = Some(format!("{}: ", i.label));
-        }
     }
-    Some(Completions {
-        from: ctx.from,
-        to: offset,
-        items,
-    })
+    Some(finish(items, &ctx, json.as_ref(), offset))
 }
 
 fn schema_values(crd: &CompiledCrd, key: &str) -> Vec<CompletionItem> {
@@ -598,17 +739,21 @@ fn schema_values(crd: &CompiledCrd, key: &str) -> Vec<CompletionItem> {
 }
 
 fn crd_hover(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Hover> {
-    if let Some(ctx) = yaml_context::context(text, offset) {
+    if let Some((ctx, json)) = read_context(text, offset) {
         if let (Some(place), Place::Value { key, start }) = (schema_place(&ctx.path), &ctx.place) {
             if (key == "rule" || key == "messageExpression") && offset >= *start {
                 let node = schema_node(crd, &place);
-                if let Some(h) = cel_assist::hover(crd, node, text, *start, offset) {
-                    return Some(h);
+                let h = match json.as_ref().and_then(|j| j.quote) {
+                    Some(q) => json_rule_hover(crd, node, text, q, offset),
+                    None => cel_assist::hover(crd, node, text, *start, offset),
+                };
+                if h.is_some() {
+                    return h;
                 }
             }
         }
     }
-    let (path, key, from, to) = yaml_context::key_at(text, offset)?;
+    let (path, key, from, to) = key_at(text, offset)?;
     let (title, lines) = match schema_place(&path) {
         Some(place) if place.rest.last().and_then(Seg::key) == Some("properties") => {
             // A property's name: the node it declares.
@@ -657,7 +802,13 @@ pub fn complete(
         Editor::Crd => crd_complete(crd, text, offset),
     }
     .map(|mut c| {
-        let partial = text.get(c.from..c.to).unwrap_or("").to_owned();
+        // The word typed (in JSON the range may start at the opening quote and end after the
+        // closing one).
+        let partial = text
+            .get(c.from..offset.max(c.from).min(c.to))
+            .unwrap_or("")
+            .trim_start_matches('"')
+            .to_owned();
         // Only the items that can match what is typed (CodeMirror filters again, fuzzily).
         if !partial.is_empty() && !partial.ends_with('.') {
             let lower = partial.to_lowercase();
@@ -680,3 +831,6 @@ pub fn hover(crd: &CompiledCrd, editor: Editor, text: &str, offset: usize) -> Op
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod json_tests;
