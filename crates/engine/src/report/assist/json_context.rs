@@ -424,9 +424,34 @@ pub fn context(text: &str, offset: usize) -> Option<JsonContext> {
     let colon_follows = text
         .get(end..doc_end)
         .is_some_and(|t| t.trim_start_matches([' ', '\t']).starts_with(':'));
-    let path = scan.path();
-    let Some(Frame::Obj { key, keys, want }) = scan.frames.last() else {
-        return None;
+    let mut path = scan.path();
+    let (key, keys, want) = match scan.frames.last() {
+        Some(Frame::Obj { key, keys, want }) => (key, keys, want),
+        // An item of an array that is a key's value: read as that key's value (completion
+        // offers what the items may be).
+        Some(Frame::Arr {
+            want: Want::Value, ..
+        }) => {
+            let Some(Seg::Key(k)) = path.pop() else {
+                return None;
+            };
+            return Some(JsonContext {
+                ctx: Context {
+                    path,
+                    place: Place::Value {
+                        key: k,
+                        start: quote.unwrap_or(word_from),
+                    },
+                    partial,
+                    from: word_from,
+                    siblings: Vec::new(),
+                },
+                quote,
+                end,
+                colon_follows,
+            });
+        }
+        _ => return None,
     };
     let place = match want {
         Want::Key | Want::Comma => Place::Key,
@@ -625,8 +650,19 @@ mod tests {
             assert_eq!(c.ctx.partial, *partial, "{text:?}");
             assert_eq!(c.quote.is_some(), *quoted, "{text:?}");
         }
-        // An array's element and the place between a key and its colon: nothing.
-        assert!(context("{\"tags\": [", 10).is_none());
+        // An array's element: a value of the array's key.
+        let text = "{\"s\": {\"tags\": [\"a\", \"b";
+        let c = context(text, text.len()).unwrap();
+        assert_eq!(c.ctx.path, vec![Seg::Key("s".into())]);
+        assert_eq!(
+            c.ctx.place,
+            Place::Value {
+                key: "tags".into(),
+                start: 21
+            }
+        );
+        assert_eq!(c.ctx.partial, "b");
+        // The place between a key and its colon: nothing.
         assert!(context("{\"a\" ", 5).is_none());
     }
 

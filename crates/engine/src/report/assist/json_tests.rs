@@ -94,6 +94,18 @@ fn object_keys_in_json() {
 }
 
 #[test]
+fn array_items_in_json() {
+    let crd = compiled();
+    let (c, t) = at(
+        &crd,
+        Editor::Object,
+        &format!("{HEAD} \"spec\": {{\"replicas\": 1, \"zones\": [\"east\", |]}}}}"),
+    );
+    assert_eq!(labels(&c), vec!["east", "west"]);
+    assert_eq!(valid(&pick(&c, &t, "west"))["spec"]["zones"][1], "west");
+}
+
+#[test]
 fn object_values_in_json() {
     let crd = compiled();
     let (c, t) = at(

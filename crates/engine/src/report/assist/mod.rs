@@ -352,8 +352,19 @@ fn meta_node(path: &[Seg]) -> Option<&'static [(&'static str, &'static str, &'st
 }
 
 fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Completions> {
-    let (ctx, json) = read_context(text, offset)?;
+    let (mut ctx, json) = read_context(text, offset)?;
     let root = object_root(crd, text, offset);
+    // A YAML list item (`- |`) of scalars: a value of the list's key (its items' values).
+    if let (Place::Key, [.., Seg::Key(k), Seg::Item(_)]) = (&ctx.place, ctx.path.as_slice()) {
+        if walk(root, &ctx.path).is_some_and(|n| n.generic.type_ != "object") {
+            let key = k.clone();
+            ctx.path.truncate(ctx.path.len().saturating_sub(2));
+            ctx.place = Place::Value {
+                key,
+                start: ctx.from,
+            };
+        }
+    }
     let mut items = Vec::new();
     match &ctx.place {
         Place::Key => {
@@ -419,6 +430,12 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
                 let mut path = ctx.path.clone();
                 path.push(Seg::Key(key.clone()));
                 if let Some(node) = walk(root, &path) {
+                    // A list's values are its items' (the cursor is in an item: `- |`,
+                    // `[|`).
+                    let node = match (node.generic.type_.as_str(), node.items.as_deref()) {
+                        ("array", Some(items)) => items,
+                        _ => node,
+                    };
                     items.extend(value_items(node, json.is_some()));
                 }
             }

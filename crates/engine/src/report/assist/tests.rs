@@ -41,6 +41,11 @@ spec:
                 type: array
                 items:
                   type: string
+              zones:
+                type: array
+                items:
+                  type: string
+                  enum: [east, west]
 "#;
 
 fn compiled() -> CompiledCrd {
@@ -101,6 +106,18 @@ fn object_completion() {
     // Half-typed, broken YAML below and above.
     let l = labels(&crd, Editor::Object, "spec:\n  tags: [a,\n  rep|\n  : :\n");
     assert_eq!(l, vec!["replicas"]);
+}
+
+#[test]
+fn list_items_offer_the_items_values() {
+    let crd = compiled();
+    let text = "apiVersion: example.com/v1\nkind: Widget\nspec:\n  zones:\n  - |\n";
+    assert_eq!(labels(&crd, Editor::Object, text), vec!["east", "west"]);
+    let at = text.find('|').unwrap();
+    let c = complete(&crd, Editor::Object, &text.replacen('|', "", 1), at).unwrap();
+    assert!(c.items.iter().all(|i| i.apply.is_none()), "{c:?}");
+    let text = "apiVersion: example.com/v1\nkind: Widget\nspec:\n  zones:\n  - east\n  - w|\n";
+    assert_eq!(labels(&crd, Editor::Object, text), vec!["west"]);
 }
 
 #[test]
