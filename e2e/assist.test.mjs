@@ -370,6 +370,25 @@ test('Ctrl+Space in a JSON object inserts quoted fields and values: the text sta
   assert.match(await settled('the completed JSON object'), ACCEPTED);
 });
 
+test('a JSON member completed after one without a comma brings the comma, undone in one step', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', JSON_OBJECT.replace('"ima\n', '"image": "nginx"\n    "mo\n'));
+  await settled('the JSON object missing a comma');
+  await cursorAfter('Object', '"mo');
+  const labels = await complete();
+  assert.deepEqual(labels, ['mode']);
+  await accept();
+  assert.match(await docText('Object'), /"image": "nginx",\n {4}"mode": $/m);
+  // One undo takes the completion and its comma back.
+  await page.keyboard.press('Control+z');
+  assert.match(await docText('Object'), /"image": "nginx"\n {4}"mo\n/);
+  await complete();
+  await accept();
+  await page.keyboard.type('"Fast"');
+  assert.deepEqual(JSON.parse(await docText('Object')).spec, { cronSpec: '* * * * */5', image: 'nginx', mode: 'Fast' });
+  assert.match(await settled('the completed JSON object'), ACCEPTED);
+});
+
 test('hovering a key of a JSON object shows its description and type', async () => {
   await paste('CRD', CRD);
   await paste('Object', JSON_OBJECT.replace('"ima\n', '"image": "nginx"\n'));

@@ -76,6 +76,7 @@ pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
             completions: assist::complete(crd, request.editor, text, at).map(|mut c| {
                 c.from = utf16_offset(text, c.from);
                 c.to = utf16_offset(text, c.to);
+                c.comma_at = c.comma_at.map(|b| utf16_offset(text, b));
                 c
             }),
             hover: None,

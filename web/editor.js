@@ -33,7 +33,7 @@ import {
   indentUnit,
 } from '@codemirror/language';
 import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
-import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
+import { autocompletion, completionKeymap, pickedCompletion } from '@codemirror/autocomplete';
 import { hoverTooltip } from '@codemirror/view';
 import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
@@ -151,6 +151,17 @@ function completionSource(handle) {
     const answer = await ask(handle, 'complete', context.state, context.pos);
     const c = answer && answer.completions;
     if (!c || !c.items || c.items.length === 0) return null;
+    // JSON: a member typed after one without a comma gets the comma with it (one edit, one
+    // undo step), after the previous value.
+    const withComma = (text) => (view, completion, from, to) => {
+      const at = Math.min(c.commaAt, from);
+      view.dispatch({
+        changes: [{ from: at, insert: ',' }, { from, to, insert: text }],
+        selection: { anchor: from + 1 + text.length },
+        userEvent: 'input.complete',
+        annotations: pickedCompletion.of(completion),
+      });
+    };
     return {
       from: c.from,
       to: c.to,
@@ -159,7 +170,7 @@ function completionSource(handle) {
         type: completionTypes.has(i.kind) ? i.kind : 'text',
         detail: i.detail || undefined,
         info: i.info || undefined,
-        apply: i.apply || undefined,
+        apply: typeof c.commaAt === 'number' ? withComma(i.apply || i.label) : i.apply || undefined,
         // In JSON the range starts at the quote typed: matched with it, shown without.
         ...(i.filterText ? { label: i.filterText, displayLabel: i.label } : {}),
       })),

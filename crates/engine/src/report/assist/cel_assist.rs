@@ -238,6 +238,7 @@ pub fn complete(
         from: offset - partial.len(),
         to: offset,
         items,
+        comma_at: None,
     })
 }
 

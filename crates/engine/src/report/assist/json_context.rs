@@ -351,6 +351,9 @@ pub struct JsonContext {
     pub end: usize,
     /// A `:` follows the key being typed (so completing it does not add one).
     pub colon_follows: bool,
+    /// Where a `,` goes when the key being typed follows a member without one (the end of
+    /// that member's value).
+    pub comma_at: Option<usize>,
 }
 
 /// The keys after `from` in the object the scan is in (up to its closing `}`).
@@ -449,6 +452,7 @@ pub fn context(text: &str, offset: usize) -> Option<JsonContext> {
                 quote,
                 end,
                 colon_follows,
+                comma_at: None,
             });
         }
         _ => return None,
@@ -461,6 +465,11 @@ pub fn context(text: &str, offset: usize) -> Option<JsonContext> {
         },
         Want::Colon => return None,
     };
+    // After a value with no comma yet (`{"a": 1 "b|`): the comma goes after that value.
+    let comma_at = (*want == Want::Comma)
+        .then(|| text.get(..quote.unwrap_or(word_from)))
+        .flatten()
+        .map(|t| t.trim_end().len());
     let mut siblings = keys.clone();
     if place == Place::Key {
         // After the word under the cursor (and its closing quote) to the object's end.
@@ -482,6 +491,7 @@ pub fn context(text: &str, offset: usize) -> Option<JsonContext> {
         quote,
         end,
         colon_follows,
+        comma_at,
     })
 }
 

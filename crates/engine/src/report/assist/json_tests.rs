@@ -32,7 +32,11 @@ fn labels(c: &Completions) -> Vec<&str> {
 fn pick(c: &Completions, text: &str, label: &str) -> String {
     let i = c.items.iter().find(|i| i.label == label).unwrap();
     let insert = i.apply.clone().unwrap_or_else(|| i.label.clone());
-    format!("{}{insert}{}", &text[..c.from], &text[c.to..])
+    let picked = format!("{}{insert}{}", &text[..c.from], &text[c.to..]);
+    match c.comma_at {
+        Some(at) => format!("{},{}", &picked[..at], &picked[at..]),
+        None => picked,
+    }
 }
 
 fn valid(text: &str) -> serde_json::Value {
@@ -91,6 +95,30 @@ fn object_keys_in_json() {
     // metadata's fields.
     let (c, _) = at(&crd, Editor::Object, "{\"metadata\": {\"|");
     assert!(labels(&c).contains(&"namespace"), "{c:?}");
+}
+
+#[test]
+fn a_member_after_one_without_a_comma_brings_the_comma() {
+    let crd = compiled();
+    let (c, t) = at(
+        &crd,
+        Editor::Object,
+        &format!("{HEAD} \"spec\": {{\"replicas\": 1\n    \"mo|\n}}}}"),
+    );
+    assert_eq!(c.comma_at, Some(t.find("1\n").unwrap() + 1));
+    let picked = pick(&c, &t, "mode");
+    assert!(
+        picked.contains("\"replicas\": 1,\n    \"mode\": "),
+        "{picked}"
+    );
+    valid(&picked.replace("\"mode\": ", "\"mode\": \"Fast\""));
+    // With a comma already: none added.
+    let (c, _) = at(
+        &crd,
+        Editor::Object,
+        &format!("{HEAD} \"spec\": {{\"replicas\": 1, \"mo|}}}}"),
+    );
+    assert_eq!(c.comma_at, None);
 }
 
 #[test]

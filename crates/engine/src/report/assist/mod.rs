@@ -66,6 +66,10 @@ pub struct Completions {
     pub to: usize,
     /// The items, in the order to show.
     pub items: Vec<CompletionItem>,
+    /// Where a `,` is inserted with the chosen item (JSON: a member typed after one that
+    /// has none yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comma_at: Option<usize>,
 }
 
 /// What hovering shows: a title line and lines of documentation, for a byte range.
@@ -146,6 +150,7 @@ fn finish(
             from: ctx.from,
             to: offset,
             items,
+            comma_at: None,
         };
     };
     for i in &mut items {
@@ -168,6 +173,9 @@ fn finish(
     Completions {
         from: j.quote.unwrap_or(ctx.from),
         to: j.end,
+        comma_at: j
+            .comma_at
+            .filter(|_| ctx.place == Place::Key && !items.is_empty()),
         items,
     }
 }
@@ -632,6 +640,7 @@ fn json_rule_complete(
         from: offset.checked_sub(len)?,
         to: offset,
         items: c.items,
+        comma_at: None,
     })
 }
 
