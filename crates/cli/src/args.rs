@@ -46,6 +46,19 @@ impl<'a> CommandLine<'a> {
         })
     }
 
+    /// The next option (its name and inline `=value`); the files before it go to `files`.
+    pub(crate) fn next_option(
+        &mut self,
+        files: &mut Vec<String>,
+    ) -> Option<(String, Option<String>)> {
+        loop {
+            match self.next_arg()? {
+                Arg::File(f) => files.push(f),
+                Arg::Opt(n, i) => return Some((n, i)),
+            }
+        }
+    }
+
     /// An option's value: written inline, else the next argument.
     pub(crate) fn value(&mut self, name: &str, inline: Option<String>) -> Result<String, Error> {
         inline

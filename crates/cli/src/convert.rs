@@ -24,7 +24,7 @@ use crd_studio_engine::{CompiledCrd, Options, Severity, SourceId};
 use serde_json::{json, Value};
 
 use super::{read_input, Error};
-use crate::args::{self, Arg, CommandLine};
+use crate::args::{self, CommandLine};
 
 const USAGE: &str = "\
 usage: crd-studio convert CRD OBJECT --to VERSION [--review-response FILE] [--uid UID]
@@ -70,14 +70,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let (mut to, mut response, mut uid, mut format) = (None, None, None, Format::Yaml);
     let mut kubernetes_version = Options::default().kubernetes_version;
     let mut line = CommandLine::new(args);
-    while let Some(arg) = line.next_arg() {
-        let (name, inline) = match arg {
-            Arg::File(f) => {
-                positional.push(f);
-                continue;
-            }
-            Arg::Opt(n, i) => (n, i),
-        };
+    while let Some((name, inline)) = line.next_option(&mut positional) {
         let mut value = || line.value(&name, inline.clone());
         match name.as_str() {
             "--to" => to = Some(value()?),

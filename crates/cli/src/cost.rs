@@ -19,7 +19,7 @@ use crd_studio_engine::{analyze, Analysis, Options, Request, Severity};
 use serde_json::json;
 
 use super::{read_input, Error};
-use crate::args::{self, Arg, CommandLine, Format};
+use crate::args::{self, CommandLine, Format};
 
 const USAGE: &str = "\
 usage: crd-studio cost CRD [--version VERSION] [--format text|json|sarif] [--kubernetes-version X]
@@ -54,14 +54,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let mut positional = Vec::new();
     let (mut version, mut format, mut kubernetes_version) = (None, Format::Text, None);
     let mut line = CommandLine::new(args);
-    while let Some(arg) = line.next_arg() {
-        let (name, inline) = match arg {
-            Arg::File(f) => {
-                positional.push(f);
-                continue;
-            }
-            Arg::Opt(n, i) => (n, i),
-        };
+    while let Some((name, inline)) = line.next_option(&mut positional) {
         let mut value = || line.value(&name, inline.clone());
         match name.as_str() {
             "--version" => version = Some(value()?),

@@ -20,7 +20,7 @@ use crd_studio_engine::{analyze, Options, Request, SourceId};
 use serde_json::json;
 
 use super::{read_input, Error, Input, Names};
-use crate::args::{self, Arg, CommandLine, Format};
+use crate::args::{self, CommandLine, Format};
 use crate::sarif;
 
 const USAGE: &str = "\
@@ -67,14 +67,7 @@ fn parse(args: &[String]) -> Result<Args, Error> {
     let (mut format, mut fail_on) = (Format::Text, Some(ChangeSeverity::Breaking));
     let mut kubernetes_version = Options::default().kubernetes_version;
     let mut line = CommandLine::new(args);
-    while let Some(arg) = line.next_arg() {
-        let (name, inline) = match arg {
-            Arg::File(f) => {
-                positional.push(f);
-                continue;
-            }
-            Arg::Opt(n, i) => (n, i),
-        };
+    while let Some((name, inline)) = line.next_option(&mut positional) {
         let mut value = || line.value(&name, inline.clone());
         match name.as_str() {
             "--format" => format = args::format(&value()?)?,
@@ -106,6 +99,16 @@ fn parse(args: &[String]) -> Result<Args, Error> {
         fail_on,
         kubernetes_version,
     })
+}
+
+/// A finding as `file:line:col: severity: message`, as `check` prints it.
+fn finding_line(f: &crd_studio_engine::Finding, names: &Names) -> String {
+    let file = names.of_finding(f).1;
+    let place = match f.location {
+        Some(l) => format!("{file}:{}:{}", l.span.start.line, l.span.start.column),
+        None => file.to_owned(),
+    };
+    format!("{place}: {}: {}\n", f.severity.as_str(), f.message)
 }
 
 fn severity_text(s: ChangeSeverity) -> &'static str {
@@ -247,30 +250,12 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                 }
             ));
             for f in &crd_findings {
-                let file = names.of_finding(f).1;
-                let place = match f.location {
-                    Some(l) => format!("{file}:{}:{}", l.span.start.line, l.span.start.column),
-                    None => file.to_owned(),
-                };
-                out.push_str(&format!(
-                    "{place}: {}: {}\n",
-                    f.severity.as_str(),
-                    f.message
-                ));
+                out.push_str(&finding_line(f, &names));
             }
             if let Some(a) = &analysis {
                 out.push_str(&format!("objects under {}:\n", new.name));
                 for f in &object_findings {
-                    let file = names.of_finding(f).1;
-                    let place = match f.location {
-                        Some(l) => format!("{file}:{}:{}", l.span.start.line, l.span.start.column),
-                        None => file.to_owned(),
-                    };
-                    out.push_str(&format!(
-                        "{place}: {}: {}\n",
-                        f.severity.as_str(),
-                        f.message
-                    ));
+                    out.push_str(&finding_line(f, &names));
                 }
                 out.push_str(&super::changes::effects_text(
                     a,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::convert::{finish, yaml};
 use super::{read_input, Error};
-use crate::args::{self, Arg, CommandLine};
+use crate::args::{self, CommandLine};
 
 const EXPLAIN_USAGE: &str = "\
 usage: crd-studio explain CRD [FIELD.PATH] [--recursive] [--api-version V]
@@ -64,14 +64,7 @@ fn parse(
     let mut positional = Vec::new();
     let mut options = Vec::new();
     let mut line = CommandLine::new(args);
-    while let Some(arg) = line.next_arg() {
-        let (name, inline) = match arg {
-            Arg::File(f) => {
-                positional.push(f);
-                continue;
-            }
-            Arg::Opt(n, i) => (n, i),
-        };
+    while let Some((name, inline)) = line.next_option(&mut positional) {
         if flags.contains(&name.as_str()) && inline.is_none() {
             options.push((name, String::new()));
         } else if valued.contains(&name.as_str()) {

@@ -232,14 +232,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
     let mut now = None;
     let mut kubernetes_version = Options::default().kubernetes_version;
     let mut line = args::CommandLine::new(rest);
-    while let Some(arg) = line.next_arg() {
-        let (name, inline) = match arg {
-            args::Arg::File(f) => {
-                positional.push(f);
-                continue;
-            }
-            args::Arg::Opt(n, i) => (n, i),
-        };
+    while let Some((name, inline)) = line.next_option(&mut positional) {
         let mut value = || line.value(&name, inline.clone());
         match name.as_str() {
             "--old-object" => old_object = Some(value()?),
