@@ -11,6 +11,8 @@
 //! within a budget of analyses ([`repair`]). The corpus measurement
 //! (`crates/engine/tests/sample_corpus.rs`) lists what is still rejected, by reason.
 
+use std::cell::Cell;
+
 use serde_json::{json, Map, Value as Json};
 
 use crate::report::analysis::CompiledCrd;
@@ -161,10 +163,10 @@ fn node_candidates(
             }
             continue;
         }
-        let Some(v) = Gen { all: false }
+        let Some(v) = Gen::new(false)
             .value(prop, depth, 0)
             .filter(|v| !is_empty_container(v))
-            .or_else(|| Gen { all: true }.value(prop, depth, 0))
+            .or_else(|| Gen::new(true).value(prop, depth, 0))
         else {
             continue;
         };
@@ -173,7 +175,7 @@ fn node_candidates(
     }
     // The node made minimal, keeping one of its optional fields ("exactly one of").
     let mut one = Vec::new();
-    let minimal = Gen { all: false }.value(node, depth.saturating_sub(1), 0);
+    let minimal = Gen::new(false).value(node, depth.saturating_sub(1), 0);
     if let Some(Json::Object(min)) = minimal {
         for (name, v) in map {
             if !min.contains_key(name) && !required.contains(name) {
@@ -232,7 +234,7 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
                 };
                 if let (Some(slot), Some(v)) = (
                     value_at_mut(&mut next, at),
-                    Gen { all: false }.value(node, at.len() + 1, 0),
+                    Gen::new(false).value(node, at.len() + 1, 0),
                 ) {
                     *slot = v;
                 }
@@ -312,7 +314,7 @@ pub fn sample(
         json!({"name": format!("{}-sample", kind.to_ascii_lowercase())}),
     );
     if let Some(s) = schema {
-        let g = Gen { all: all_fields };
+        let g = Gen::new(all_fields);
         for (name, prop) in &s.properties {
             if matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
                 continue;
@@ -335,11 +337,31 @@ pub fn sample(
     Json::Object(out)
 }
 
+/// How many values and junctor checks one sample may cost: trying each branch of a junctor
+/// at every level multiplies with the depth (a hostile schema of 24 nested `oneOf`s would
+/// take 3^24 values), so past this budget values are made without trying branches and
+/// unchecked junctors count as holding.
+const MAX_GEN_STEPS: usize = 200_000;
+
 struct Gen {
     all: bool,
+    /// Steps left of [`MAX_GEN_STEPS`].
+    steps: Cell<usize>,
 }
 
 impl Gen {
+    fn new(all: bool) -> Gen {
+        Gen {
+            all,
+            steps: Cell::new(MAX_GEN_STEPS),
+        }
+    }
+
+    /// Takes one step of the budget; `false` when it is spent.
+    fn step(&self) -> bool {
+        take(&self.steps)
+    }
+
     /// Whether the field goes into the sample: every field with `all`, else the required
     /// fields the server does not default.
     fn wanted(&self, parent: &Structural, name: &str, prop: &Structural) -> bool {
@@ -366,14 +388,17 @@ impl Gen {
         let Some(vv) = s.value_validation.as_ref().filter(|v| has_junctors(v)) else {
             return Some(base);
         };
-        if junctors_hold(vv, &base, 0) {
+        if !self.step() || junctors_hold(vv, &base, 0, &self.steps) {
             return Some(base);
         }
         for branch in vv.one_of.iter().chain(&vv.any_of) {
+            if !self.step() {
+                break;
+            }
             let mut merged = s.clone();
-            merge_into(&mut merged, branch, 0);
+            merge_into(&mut merged, branch, 0, &self.steps);
             if let Some(c) = self.plain_value(&merged, depth, variant) {
-                if junctors_hold(vv, &c, 0) {
+                if junctors_hold(vv, &c, 0, &self.steps) {
                     return Some(c);
                 }
             }
@@ -496,11 +521,11 @@ fn has_junctors(v: &ValueValidation) -> bool {
 
 /// Whether `value` satisfies the junctors of `v` (`allOf` all, `oneOf` exactly one, `anyOf`
 /// at least one, `not` none).
-fn junctors_hold(v: &ValueValidation, value: &Json, depth: usize) -> bool {
-    if depth > MAX_JUNCTOR_DEPTH {
+fn junctors_hold(v: &ValueValidation, value: &Json, depth: usize, steps: &Cell<usize>) -> bool {
+    if depth > MAX_JUNCTOR_DEPTH || !take(steps) {
         return true;
     }
-    let holds = |n: &NestedValueValidation| nested_holds(n, value, depth + 1);
+    let holds = |n: &NestedValueValidation| nested_holds(n, value, depth + 1, steps);
     v.all_of.iter().all(holds)
         && (v.one_of.is_empty() || v.one_of.iter().filter(|n| holds(n)).count() == 1)
         && (v.any_of.is_empty() || v.any_of.iter().any(holds))
@@ -510,8 +535,13 @@ fn junctors_hold(v: &ValueValidation, value: &Json, depth: usize) -> bool {
 /// Whether `value` satisfies a junctor branch: the keywords a sample is made to meet (enum,
 /// format, lengths, bounds, pattern, counts, required), its properties and items, and its
 /// own junctors. Keywords not checked here count as satisfied.
-fn nested_holds(n: &NestedValueValidation, value: &Json, depth: usize) -> bool {
-    if depth > MAX_JUNCTOR_DEPTH {
+fn nested_holds(
+    n: &NestedValueValidation,
+    value: &Json,
+    depth: usize,
+    steps: &Cell<usize>,
+) -> bool {
+    if depth > MAX_JUNCTOR_DEPTH || !take(steps) {
         return true;
     }
     let v = &n.value_validation;
@@ -555,7 +585,7 @@ fn nested_holds(n: &NestedValueValidation, value: &Json, depth: usize) -> bool {
                 return false;
             }
             if let Some(i) = &n.items {
-                if !items.iter().all(|x| nested_holds(i, x, depth + 1)) {
+                if !items.iter().all(|x| nested_holds(i, x, depth + 1, steps)) {
                     return false;
                 }
             }
@@ -570,21 +600,28 @@ fn nested_holds(n: &NestedValueValidation, value: &Json, depth: usize) -> bool {
             }
             for (k, x) in map {
                 let child = n.properties.get(k).or(n.additional_properties.as_deref());
-                if child.is_some_and(|c| !nested_holds(c, x, depth + 1)) {
+                if child.is_some_and(|c| !nested_holds(c, x, depth + 1, steps)) {
                     return false;
                 }
             }
         }
         _ => {}
     }
-    junctors_hold(v, value, depth + 1)
+    junctors_hold(v, value, depth + 1, steps)
+}
+
+/// Takes one step of a budget; `false` when it is spent.
+fn take(steps: &Cell<usize>) -> bool {
+    let left = steps.get();
+    steps.set(left.saturating_sub(1));
+    left > 0
 }
 
 /// `s` narrowed by a junctor branch: its enum, format, pattern, bounds and required fields
 /// added to the node's, down its properties and items (a nested `anyOf`/`oneOf` by its
 /// first branch, `allOf` by all). `not` is left to the checks.
-fn merge_into(s: &mut Structural, n: &NestedValueValidation, depth: usize) {
-    if depth > MAX_JUNCTOR_DEPTH {
+fn merge_into(s: &mut Structural, n: &NestedValueValidation, depth: usize, steps: &Cell<usize>) {
+    if depth > MAX_JUNCTOR_DEPTH || !take(steps) {
         return;
     }
     let b = &n.value_validation;
@@ -640,15 +677,15 @@ fn merge_into(s: &mut Structural, n: &NestedValueValidation, depth: usize) {
         .chain(b.one_of.first())
         .collect();
     for x in nested {
-        merge_into(s, x, depth + 1);
+        merge_into(s, x, depth + 1, steps);
     }
     for (k, child) in &n.properties {
         if let Some(p) = s.properties.get_mut(k) {
-            merge_into(p, child, depth + 1);
+            merge_into(p, child, depth + 1, steps);
         }
     }
     if let (Some(items), Some(i)) = (s.items.as_deref_mut(), n.items.as_deref()) {
-        merge_into(items, i, depth + 1);
+        merge_into(items, i, depth + 1, steps);
     }
 }
 
@@ -988,6 +1025,23 @@ required: [source]",
             let source = s.pointer("/spec/source").and_then(Json::as_object).unwrap();
             assert_eq!(source.len(), 1, "{s}");
         }
+    }
+
+    #[test]
+    fn nested_junctors_that_never_hold_stay_within_the_budget() {
+        // Each level's `oneOf` has two branches that both hold: it never holds, and trying
+        // each branch at each of 24 levels would make 3^24 values without the step budget.
+        let mut node = "type: string".to_owned();
+        for _ in 0..24 {
+            let inner: String = node.lines().map(|l| format!("    {l}\n")).collect();
+            node = format!(
+                "type: object\nrequired: [a]\noneOf:\n- required: [a]\n- required: [a]\nproperties:\n  a:\n{inner}"
+            );
+        }
+        let crd = with_spec(&node);
+        let compiled = CompiledCrd::compile(&crd, &Options::default());
+        let s = sample_for(&compiled, None, false).unwrap();
+        assert!(s.pointer("/spec/a/a/a").is_some(), "{s}");
     }
 
     #[test]
