@@ -2,8 +2,11 @@
 //! standard input.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::{temp_dir, TempDir};
 
 const CRD: &str = "\
 apiVersion: apiextensions.k8s.io/v1
@@ -51,29 +54,8 @@ metadata:
 ";
 
 /// A fresh directory with the given files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
 fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("crd-studio-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
+    temp_dir("cli", test, files)
 }
 
 fn crd_studio(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {

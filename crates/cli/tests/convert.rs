@@ -1,8 +1,11 @@
 //! Runs `crd-studio convert` on small files: the None strategy, the webhook request, a
 //! response the server accepts and one it rejects.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::{run_in, temp_dir, text, TempDir};
 
 const CRD: &str = "\
 apiVersion: apiextensions.k8s.io/v1
@@ -54,43 +57,12 @@ fn response(name: &str) -> String {
     )
 }
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
 fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
-    let dir =
-        std::env::temp_dir().join(format!("crd-studio-convert-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
+    temp_dir("convert", test, files)
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .arg("convert")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    run_in(dir, &[&["convert"], args].concat())
 }
 
 #[test]

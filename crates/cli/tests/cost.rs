@@ -1,8 +1,11 @@
 //! Runs `crd-studio cost` on small CRDs: the table sorted by cost, the reasons and the
 //! suggested bounds, the total line, JSON, the exit codes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::{run_in, temp_dir, text, TempDir};
 
 /// A CRD whose version `v1` has the given `openAPIV3Schema` (YAML).
 fn crd(schema: &str) -> String {
@@ -52,42 +55,12 @@ properties:
           - rule: self.name.contains('x')
 "#;
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
 fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("crd-studio-cost-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
+    temp_dir("cost", test, files)
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .arg("cost")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    run_in(dir, &[&["cost"], args].concat())
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! exit codes per `--fail-on`, the text lines, the JSON shape, objects checked against the new
 //! revision, and SARIF output valid against the SARIF 2.1.0 JSON schema.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{run_in, temp_dir, text, TempDir};
 
 /// A CRD whose `spec` has the given properties (YAML, indented under `properties:`).
 fn crd(scope: &str, props: &str) -> String {
@@ -51,29 +53,11 @@ spec:
   size: 7
 ";
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
 fn dir() -> TempDir {
     let test = std::thread::current()
         .name()
         .unwrap_or("t")
         .replace("::", "-");
-    let dir = std::env::temp_dir().join(format!("crd-studio-diff-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let files = [
         ("old.yaml", crd("Namespaced", OLD_PROPS)),
         ("breaking.yaml", crd("Namespaced", BREAKING_PROPS)),
@@ -82,22 +66,7 @@ fn dir() -> TempDir {
         ("object.yaml", OBJECT.to_owned()),
         ("not-a-crd.yaml", "a: [1\n".to_owned()),
     ];
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    temp_dir("diff", &test, &files)
 }
 
 fn code(o: &Output) -> i32 {
@@ -119,7 +88,7 @@ fn exit_codes_follow_fail_on() {
         ("old.yaml", "risky", 0),
     ];
     for (new, fail_on, want) in cases {
-        let out = run(&d, &["diff", "old.yaml", new, "--fail-on", fail_on]);
+        let out = run_in(&d, &["diff", "old.yaml", new, "--fail-on", fail_on]);
         assert_eq!(
             code(&out),
             *want,
@@ -128,8 +97,8 @@ fn exit_codes_follow_fail_on() {
         );
     }
     // The default threshold is breaking.
-    assert_eq!(code(&run(&d, &["diff", "old.yaml", "breaking.yaml"])), 1);
-    assert_eq!(code(&run(&d, &["diff", "old.yaml", "risky.yaml"])), 0);
+    assert_eq!(code(&run_in(&d, &["diff", "old.yaml", "breaking.yaml"])), 1);
+    assert_eq!(code(&run_in(&d, &["diff", "old.yaml", "risky.yaml"])), 0);
 }
 
 #[test]
@@ -142,7 +111,7 @@ fn usage_and_read_errors_exit_two() {
         &["diff", "old.yaml", "missing.yaml"],
         &["diff", "old.yaml", "not-a-crd.yaml"],
     ] {
-        let out = run(&d, args);
+        let out = run_in(&d, args);
         assert_eq!(code(&out), 2, "{args:?}: {}", text(&out.stderr));
         assert!(!text(&out.stderr).is_empty());
     }
@@ -151,7 +120,7 @@ fn usage_and_read_errors_exit_two() {
 #[test]
 fn text_lines_name_file_line_column_severity_and_code() {
     let d = dir();
-    let out = run(&d, &["diff", "old.yaml", "breaking.yaml"]);
+    let out = run_in(&d, &["diff", "old.yaml", "breaking.yaml"]);
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.first(), Some(&"version v1:"), "{stdout}");
@@ -176,7 +145,7 @@ fn text_lines_name_file_line_column_severity_and_code() {
 #[test]
 fn json_has_changes_with_both_locations() {
     let d = dir();
-    let out = run(
+    let out = run_in(
         &d,
         &["diff", "old.yaml", "breaking.yaml", "--format", "json"],
     );
@@ -208,7 +177,7 @@ fn json_has_changes_with_both_locations() {
 fn objects_are_checked_against_the_new_revision() {
     let d = dir();
     // size 7 is over the new maximum 5: rejected, so even a risky-only diff fails.
-    let out = run(&d, &["diff", "old.yaml", "risky.yaml", "object.yaml"]);
+    let out = run_in(&d, &["diff", "old.yaml", "risky.yaml", "object.yaml"]);
     let stdout = text(&out.stdout);
     assert_eq!(code(&out), 1, "{stdout}");
     assert!(stdout.contains("objects under risky.yaml:"), "{stdout}");
@@ -217,7 +186,7 @@ fn objects_are_checked_against_the_new_revision() {
         stdout.contains("1 of 1 objects rejected by the new revision"),
         "{stdout}"
     );
-    let out = run(
+    let out = run_in(
         &d,
         &[
             "diff",
@@ -233,7 +202,7 @@ fn objects_are_checked_against_the_new_revision() {
     assert_eq!(v["objects"][0]["accepted"], true);
     assert_eq!(v["objects"][0]["file"], "object.yaml");
     // --fail-on none never fails.
-    let out = run(
+    let out = run_in(
         &d,
         &[
             "diff",
@@ -270,7 +239,7 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
         let mut args = vec!["diff", old, new, "--fail-on", "none"];
         args.extend(object);
         args.extend(["--kubernetes-version", kube]);
-        text(&run(&d, &args).stdout)
+        text(&run_in(&d, &args).stdout)
     };
     // The cost estimates compared are the selected server's: a 1.30 server has none.
     let now = diff("ip-old.yaml", "ip-new.yaml", None, "1.37");
@@ -297,7 +266,7 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
         "{then}"
     );
     // Without objects too, and a refused update fails the run.
-    let out = run(
+    let out = run_in(
         &d,
         &[
             "diff",
@@ -309,7 +278,7 @@ fn the_kubernetes_version_decides_the_rules_and_the_objects() {
     );
     assert_eq!(code(&out), 1);
     assert!(text(&out.stdout).contains("undeclared reference to 'isIP'"));
-    let out = run(&d, &["diff", "ip-was-size.yaml", "ip-new.yaml"]);
+    let out = run_in(&d, &["diff", "ip-was-size.yaml", "ip-new.yaml"]);
     assert_eq!(code(&out), 0, "{}", text(&out.stdout));
 }
 
@@ -340,7 +309,7 @@ fn valid_sarif(out: &Output) -> serde_json::Value {
 #[test]
 fn diff_sarif_is_schema_valid_with_rules_and_locations() {
     let d = dir();
-    let out = run(
+    let out = run_in(
         &d,
         &[
             "diff",
@@ -387,7 +356,7 @@ fn diff_sarif_is_schema_valid_with_rules_and_locations() {
 #[test]
 fn check_sarif_is_schema_valid() {
     let d = dir();
-    let out = run(
+    let out = run_in(
         &d,
         &["check", "risky.yaml", "object.yaml", "--format", "sarif"],
     );
@@ -415,7 +384,7 @@ fn cost_sarif_is_schema_valid() {
         "names:\n  type: array\n  items:\n    type: string\n  x-kubernetes-validations:\n  - rule: self.all(n, n.matches('^[a-z]+$'))\n",
     );
     std::fs::write(d.join("rules.yaml"), rule).expect("write");
-    let out = run(&d, &["cost", "rules.yaml", "--format", "sarif"]);
+    let out = run_in(&d, &["cost", "rules.yaml", "--format", "sarif"]);
     assert_eq!(code(&out), 1, "{}", text(&out.stderr));
     let log = valid_sarif(&out);
     let results = log["runs"][0]["results"].as_array().expect("results");

@@ -1,8 +1,11 @@
 //! Runs `crd-studio get` on small files: the seed's CronTab columns, `-o wide`, the default
 //! AGE column, an object the server would reject, and usage errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::{run_in, temp_dir, text, TempDir};
 
 const CRD: &str = "\
 apiVersion: apiextensions.k8s.io/v1
@@ -62,35 +65,12 @@ metadata: {name: fresh}
 spec: {cronSpec: '0 * * * *'}
 ";
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn dir_with(test: &str, files: &[(&str, &str)]) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("crd-studio-get-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
+    temp_dir("get", test, files)
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .arg("get")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    run_in(dir, &[&["get"], args].concat())
 }
 
 const NOW: &str = "--now=2026-11-21T20:00:00Z";

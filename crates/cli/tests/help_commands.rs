@@ -1,8 +1,8 @@
 //! Issue 15: `--kubernetes-version` on every command, `crd-studio explain` and
 //! `crd-studio sample`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{run_in, temp_dir, text, TempDir};
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -40,39 +40,14 @@ spec:
 const OBJECT: &str =
     "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {address: 10.0.0.1}\n";
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn dir_with(test: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("crd-studio-help-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("crd.yaml"), CRD).expect("write");
-    std::fs::write(dir.join("o.yaml"), OBJECT).expect("write");
-    TempDir(dir)
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    temp_dir("help", test, &[("crd.yaml", CRD), ("o.yaml", OBJECT)])
 }
 
 #[test]
 fn kubernetes_version_changes_the_verdict() {
     let dir = dir_with("kv");
-    let new = run(
+    let new = run_in(
         &dir.0,
         &[
             "check",
@@ -83,7 +58,7 @@ fn kubernetes_version_changes_the_verdict() {
         ],
     );
     assert_eq!(new.status.code(), Some(0), "{}", text(&new.stdout));
-    let old = run(
+    let old = run_in(
         &dir.0,
         &["check", "crd.yaml", "o.yaml", "--kubernetes-version=1.30"],
     );
@@ -109,7 +84,7 @@ fn kubernetes_version_is_checked_on_every_command() {
     ] {
         let mut bad = args.clone();
         bad.extend(["--kubernetes-version", "1.29"]);
-        let out = run(&dir.0, &bad);
+        let out = run_in(&dir.0, &bad);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             text(&out.stderr).contains(
@@ -120,7 +95,7 @@ fn kubernetes_version_is_checked_on_every_command() {
         );
         let mut good = args.clone();
         good.extend(["--kubernetes-version", "1.31"]);
-        let out = run(&dir.0, &good);
+        let out = run_in(&dir.0, &good);
         assert_ne!(
             out.status.code(),
             Some(2),
@@ -133,7 +108,7 @@ fn kubernetes_version_is_checked_on_every_command() {
 #[test]
 fn explain_prints_kubectls_text() {
     let dir = dir_with("explain");
-    let out = run(&dir.0, &["explain", "crd.yaml", "widgets.spec"]);
+    let out = run_in(&dir.0, &["explain", "crd.yaml", "widgets.spec"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -157,7 +132,7 @@ FIELDS:
 
 "
     );
-    let rec = run(
+    let rec = run_in(
         &dir.0,
         &[
             "explain",
@@ -174,13 +149,13 @@ FIELDS:
         "{}",
         text(&rec.stdout)
     );
-    let missing = run(&dir.0, &["explain", "crd.yaml", "spec.nope"]);
+    let missing = run_in(&dir.0, &["explain", "crd.yaml", "spec.nope"]);
     assert_eq!(missing.status.code(), Some(1));
     assert_eq!(
         text(&missing.stderr),
         "error: field \"nope\" does not exist\n"
     );
-    let version = run(&dir.0, &["explain", "crd.yaml", "--api-version=v9"]);
+    let version = run_in(&dir.0, &["explain", "crd.yaml", "--api-version=v9"]);
     assert_eq!(version.status.code(), Some(1));
     assert_eq!(
         text(&version.stderr),
@@ -191,7 +166,7 @@ FIELDS:
 #[test]
 fn explain_goes_into_metadata() {
     let dir = dir_with("explain-meta");
-    let out = run(&dir.0, &["explain", "crd.yaml", "widgets.metadata.labels"]);
+    let out = run_in(&dir.0, &["explain", "crd.yaml", "widgets.metadata.labels"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -211,7 +186,7 @@ DESCRIPTION:
 
 "
     );
-    let owners = run(
+    let owners = run_in(
         &dir.0,
         &["explain", "crd.yaml", "widget.metadata.ownerReferences"],
     );
@@ -223,7 +198,7 @@ DESCRIPTION:
             && o.contains("FIELDS:\n  apiVersion\t<string> -required-\n    API version of the referent.\n\n"),
         "{o}"
     );
-    let rec = run(&dir.0, &["explain", "crd.yaml", "widgets", "--recursive"]);
+    let rec = run_in(&dir.0, &["explain", "crd.yaml", "widgets", "--recursive"]);
     assert!(
         text(&rec.stdout)
             .contains("  metadata\t<ObjectMeta>\n    annotations\t<map[string]string>\n")
@@ -233,7 +208,7 @@ DESCRIPTION:
         "{}",
         text(&rec.stdout)
     );
-    let missing = run(&dir.0, &["explain", "crd.yaml", "widgets.metadata.nope"]);
+    let missing = run_in(&dir.0, &["explain", "crd.yaml", "widgets.metadata.nope"]);
     assert_eq!(missing.status.code(), Some(1));
     assert_eq!(
         text(&missing.stderr),
@@ -244,17 +219,17 @@ DESCRIPTION:
 #[test]
 fn sample_prints_an_accepted_object() {
     let dir = dir_with("sample");
-    let out = run(&dir.0, &["sample", "crd.yaml"]);
+    let out = run_in(&dir.0, &["sample", "crd.yaml"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let yaml = text(&out.stdout);
     assert!(yaml.starts_with("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample\nspec:\n  address: "), "{yaml}");
-    let all = run(
+    let all = run_in(
         &dir.0,
         &["sample", "crd.yaml", "--all-fields", "--format", "json"],
     );
     let v: serde_json::Value = serde_json::from_slice(&all.stdout).expect("JSON");
     assert_eq!(v["spec"]["replicas"], 1);
-    let bad = run(&dir.0, &["sample", "crd.yaml", "--version", "v2"]);
+    let bad = run_in(&dir.0, &["sample", "crd.yaml", "--version", "v2"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(text(&bad.stderr).contains("the CRD has no version `v2` (it has v1)"));
 }

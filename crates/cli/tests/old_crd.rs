@@ -1,8 +1,8 @@
 //! `crd-studio check --old-crd FILE`: the CRD as an update of its previous revision, and the
 //! objects as stored under it (text and JSON output, exit codes).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{run_in, temp_dir, TempDir};
 
 const OLD: &str = "\
 apiVersion: apiextensions.k8s.io/v1
@@ -43,33 +43,8 @@ spec:
 ";
 
 /// A fresh directory with the given files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn dir_with(test: &str, files: &[(&str, String)]) -> TempDir {
-    let dir = std::env::temp_dir().join(format!(
-        "crd-studio-cli-old-crd-{}-{test}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("write test file");
-    }
-    TempDir(dir)
-}
-
-fn crd_studio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crd-studio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run crd-studio")
+    temp_dir("cli-old-crd", test, files)
 }
 
 fn new_without_image() -> String {
@@ -86,7 +61,7 @@ fn a_removed_field_is_data_lost_on_read() {
             ("obj.yaml", OBJECT.to_owned()),
         ],
     );
-    let out = crd_studio(
+    let out = run_in(
         &dir.0,
         &["check", "crd.yaml", "obj.yaml", "--old-crd", "old.yaml"],
     );
@@ -108,7 +83,7 @@ fn a_removed_field_is_data_lost_on_read() {
         "{text}"
     );
 
-    let out = crd_studio(
+    let out = run_in(
         &dir.0,
         &[
             "check",
@@ -149,7 +124,7 @@ fn a_refused_update_exits_one_and_names_the_server_error() {
             ),
         ],
     );
-    let out = crd_studio(&dir.0, &["check", "crd.yaml", "--old-crd", "old.yaml"]);
+    let out = run_in(&dir.0, &["check", "crd.yaml", "--old-crd", "old.yaml"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
@@ -163,7 +138,7 @@ fn a_refused_update_exits_one_and_names_the_server_error() {
         "{text}"
     );
     // The same CRD as a create is fine.
-    let out = crd_studio(&dir.0, &["check", "crd.yaml"]);
+    let out = run_in(&dir.0, &["check", "crd.yaml"]);
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -177,7 +152,7 @@ fn an_unchanged_crd_and_object_exit_zero() {
             ("obj.yaml", OBJECT.to_owned()),
         ],
     );
-    let out = crd_studio(
+    let out = run_in(
         &dir.0,
         &["check", "crd.yaml", "obj.yaml", "--old-crd", "old.yaml"],
     );
@@ -187,6 +162,6 @@ fn an_unchanged_crd_and_object_exit_zero() {
         text.contains("  obj.yaml#1 CronTab/every-five: read keeps every field; unchanged update accepted; create accepted\n"),
         "{text}"
     );
-    let missing = crd_studio(&dir.0, &["check", "crd.yaml", "--old-crd", "nope.yaml"]);
+    let missing = run_in(&dir.0, &["check", "crd.yaml", "--old-crd", "nope.yaml"]);
     assert_eq!(missing.status.code(), Some(2));
 }
