@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crd_studio_engine::report::assist::Editor as AssistEditor;
-use crd_studio_engine::{FieldValidation, Options, Severity};
+use crd_studio_engine::{FieldValidation, KubernetesVersion, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
 use wasm_bindgen::closure::Closure;
@@ -400,14 +400,6 @@ enum BottomTab {
     Explain,
 }
 
-fn field_validation_name(mode: FieldValidation) -> &'static str {
-    match mode {
-        FieldValidation::Strict => "Strict",
-        FieldValidation::Warn => "Warn",
-        FieldValidation::Ignore => "Ignore",
-    }
-}
-
 /// Saves the texts shortly after the last edit (a big CRD costs milliseconds to store, which
 /// a keystroke should not pay), and at once when the page is hidden or closed. Only the texts
 /// that changed since they were last saved are written; the texts as loaded are not saved
@@ -561,7 +553,8 @@ impl Analyser {
                     ..Options::default()
                 };
                 if !live.kubernetes_version.is_empty() {
-                    options.kubernetes_version = live.kubernetes_version.clone();
+                    options.kubernetes_version =
+                        KubernetesVersion::parse(&live.kubernetes_version).unwrap_or_default();
                 }
                 options
             },
@@ -1585,11 +1578,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         let field_validation = field_validation.clone();
         Callback::from(move |e: Event| {
             let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let mode = match select.value().as_str() {
-                "Warn" => FieldValidation::Warn,
-                "Ignore" => FieldValidation::Ignore,
-                _ => FieldValidation::Strict,
-            };
+            let mode = FieldValidation::parse(&select.value()).unwrap_or_default();
             field_validation.set(mode);
         })
     };
@@ -1600,9 +1589,9 @@ pub fn Studio(props: &StudioProps) -> Html {
             kubernetes_version.set(select.value());
         })
     };
-    let kube_shown =
-        crd_studio_engine::kube_version::KubernetesVersion::parse_or_default(&kubernetes_version)
-            .to_string();
+    let kube_shown = KubernetesVersion::parse(&kubernetes_version)
+        .unwrap_or_default()
+        .to_string();
     let theme_choice = use_state(theme::stored);
     let on_theme = {
         let theme_choice = theme_choice.clone();
@@ -1795,7 +1784,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         }
         None => html! { <p class="status" role="status">{ "Analysing…" }</p> },
     };
-    let mode_name = field_validation_name(*field_validation);
+    let mode_name = field_validation.name();
     let old_in_use = *old_in_use;
     let texts = live.borrow().texts.clone();
     let selected_version = live.borrow().version.clone();
@@ -2127,7 +2116,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                     <span>{ "Field validation" }</span>
                     <select aria-label="Field validation" onchange={on_field_validation}>
                         { for [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore].into_iter().map(|m| {
-                            let name = field_validation_name(m);
+                            let name = m.name();
                             html! { <option value={name} selected={name == mode_name}>{ name }</option> }
                         }) }
                     </select>

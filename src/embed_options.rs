@@ -53,22 +53,15 @@ pub fn initial_state(
             String::new()
         }
     };
-    let field_validation = match options
-        .field_validation
-        .trim()
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "" | "strict" => FieldValidation::Strict,
-        "warn" => FieldValidation::Warn,
-        "ignore" => FieldValidation::Ignore,
-        _ => {
+    let field_validation = match options.field_validation.trim() {
+        "" => FieldValidation::Strict,
+        text => FieldValidation::parse(text).unwrap_or_else(|_| {
             notes.push(format!(
                 "field-validation=\"{}\" is not Strict, Warn or Ignore; using Strict",
                 options.field_validation
             ));
             FieldValidation::Strict
-        }
+        }),
     };
     let version = options.kubernetes_version.trim();
     let version = version.strip_prefix('v').unwrap_or(version);

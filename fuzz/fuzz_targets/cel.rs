@@ -3,7 +3,7 @@
 //! the whole engine.
 #![no_main]
 
-use crd_studio_engine::{analyze, Options, Request};
+use crd_studio_engine::{analyze, KubernetesVersion, Options, Request};
 use crd_studio_fuzz::cel_model::CelCase;
 use libfuzzer_sys::fuzz_target;
 
@@ -14,7 +14,8 @@ fuzz_target!(|case: CelCase| {
         old_object: case.old.as_ref().map(CelCase::object_text),
         old_crd: None,
         options: Options {
-            kubernetes_version: case.version().to_owned(),
+            // Read at the edge as every shell reads it: an unmodelled version is the default.
+            kubernetes_version: KubernetesVersion::parse(case.version()).unwrap_or_default(),
             ..crd_studio_fuzz::options()
         },
     };

@@ -36,11 +36,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::{EnvVersion, FunctionDecl, KubeVersion, OverloadDecl};
+use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
 use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
 use cel_core::types::Type;
 use cel_core::tz::TimeZoneDb;
 use cel_core::value::{format_v, Duration, Value};
+use cel_core::KubernetesVersion;
 use cel_core::{Expr, ExprKind, MacroSet, Parser, Source};
 use serde_json::Value as Json;
 
@@ -98,9 +99,11 @@ pub fn run(args: &[String]) -> Result<bool, String> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT))
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
-        .build();
+    let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
+        KubernetesVersion::DEFAULT.compatibility(),
+    ))
+    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .build();
     let zones = time_zones();
     let mut results = Results::default();
     // [passed, failed, out of scope] in scope; [passed, failed] not enabled.

@@ -1729,7 +1729,9 @@ mod engine {
         };
         // The Go tests call `validator(s, s, ...)` or `NewValidator(s, ...)`; they differ only
         // for rules that exist in `allOf` branches alone, which `validator` finds.
-        let compiler = crd_studio_engine::cel::RuleCompiler::new("");
+        let compiler = crd_studio_engine::cel::RuleCompiler::new(
+            crd_studio_engine::KubernetesVersion::DEFAULT,
+        );
         let Some(validator) = Validator::tree(
             &compiler,
             std::sync::Arc::new(schema),

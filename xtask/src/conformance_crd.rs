@@ -20,7 +20,7 @@ thread_local! {
     /// The CEL rule compiler the cases share (its base environments are built once); the
     /// compiler's default version is the server's default (1.36).
     static CEL: &'static crd_studio_engine::cel::RuleCompiler =
-        Box::leak(Box::new(crd_studio_engine::cel::RuleCompiler::new("1.36")));
+        Box::leak(Box::new(crd_studio_engine::cel::RuleCompiler::new(crd_studio_engine::KubernetesVersion::DEFAULT)));
 }
 
 /// The hooks the cases run with: default values validated with the engine's OpenAPI

@@ -6,8 +6,9 @@ use crd_studio_engine::cel::validator::{ValidateOptions, Validator};
 use crd_studio_engine::listtype;
 use crd_studio_engine::path::FieldPath;
 use crd_studio_engine::schema::{JsonSchemaProps, Structural};
-use crd_studio_engine::validation::{CompatibilityVersion, Options, SchemaValidator};
+use crd_studio_engine::validation::{Options, SchemaValidator};
 use crd_studio_engine::FieldErrorReport;
+use crd_studio_engine::KubernetesVersion;
 use serde_json::Value;
 
 use super::conformance_crd::reports;
@@ -93,8 +94,8 @@ fn openapi_errors(
     compat: Option<&str>,
 ) -> Result<Vec<String>, Problem> {
     let version = match compat {
-        None => CompatibilityVersion::DEFAULT,
-        Some(text) => match CompatibilityVersion::parse(text) {
+        None => KubernetesVersion::DEFAULT.compatibility(),
+        Some(text) => match KubernetesVersion::parse_any(text) {
             Some(v) => v,
             None => return fail(format!("unreadable compatibilityVersion {text:?}")),
         },

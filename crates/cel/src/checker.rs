@@ -17,11 +17,12 @@
 //!
 //! ```
 //! use cel_core::checker::EnvBuilder;
-//! use cel_core::decls::{EnvVersion, KubeVersion};
+//! use cel_core::decls::EnvVersion;
+//! use cel_core::KubernetesVersion;
 //! use cel_core::types::{ObjectType, Type};
 //!
 //! // Once per CRD: the base environment for new expressions (1.36) or stored expressions.
-//! let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT)).build();
+//! let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubernetesVersion::DEFAULT.compatibility())).build();
 //! // Per schema node: `self` (and `oldSelf`) typed from the schema; register the object types.
 //! let spec = Type::object(ObjectType::new(
 //!     "selfType1",
@@ -57,30 +58,6 @@ use crate::source::{Location, Source};
 use crate::types::{format_call_signature, most_general, Kind, Mapping, Type};
 use crate::{Parser, ParserOptions};
 
-/// The words Kubernetes escapes as `__word__` in property names (`celReservedSymbols`).
-pub const CEL_RESERVED_SYMBOLS: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 /// Checker switches (cel-go's checker options).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -1038,7 +1015,7 @@ impl Checker<'_> {
                 let mut f = o.fields.get(field).cloned();
                 if f.is_none()
                     && self.env.options.recognize_keyword_as_field_name
-                    && CEL_RESERVED_SYMBOLS.contains(&field)
+                    && crate::RESERVED_WORDS.contains(&field)
                 {
                     f = o.fields.get(&format!("__{field}__")).cloned();
                 }

@@ -11,10 +11,10 @@
 //! it), so an environment can be built for a compatibility version.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 use crate::types::Type;
+use crate::version::KubernetesVersion;
 
 /// One overload of a function.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,60 +118,19 @@ impl FunctionDecl {
     }
 }
 
-/// A Kubernetes minor version (`1.36`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubeVersion {
-    /// Major version (1).
-    pub major: u32,
-    /// Minor version.
-    pub minor: u32,
-}
-
-impl KubeVersion {
-    /// `major.minor`.
-    pub const fn new(major: u32, minor: u32) -> Self {
-        KubeVersion { major, minor }
-    }
-
-    /// The default compatibility version for new expressions: 1.36 (the minimum
-    /// compatibility version of a 1.37 server).
-    pub const DEFAULT: KubeVersion = KubeVersion::new(1, 36);
-
-    /// Parses `1.36`, `v1.36` or `1.36.2` (the patch is ignored).
-    pub fn parse(text: &str) -> Option<KubeVersion> {
-        let t = text.trim();
-        let t = t.strip_prefix('v').unwrap_or(t);
-        let mut parts = t.split('.');
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        match parts.next() {
-            None => {}
-            Some(patch) if patch.parse::<u32>().is_ok() && parts.next().is_none() => {}
-            Some(_) => return None,
-        }
-        Some(KubeVersion { major, minor })
-    }
-}
-
-impl fmt::Display for KubeVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
-
 /// Which Kubernetes environment: new expressions at a compatibility version, or the stored
 /// expressions environment, which has every option (`environment.StoredExpressions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EnvVersion {
     /// `NewExpressions` at this compatibility version.
-    NewExpressions(KubeVersion),
+    NewExpressions(KubernetesVersion),
     /// `StoredExpressions`: everything, whatever the version.
     Stored,
 }
 
 impl Default for EnvVersion {
     fn default() -> Self {
-        EnvVersion::NewExpressions(KubeVersion::DEFAULT)
+        EnvVersion::NewExpressions(KubernetesVersion::DEFAULT.compatibility())
     }
 }
 
@@ -235,16 +194,16 @@ pub enum EnvOption {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionedOption {
     /// The version that introduced it.
-    pub introduced: KubeVersion,
+    pub introduced: KubernetesVersion,
     /// The version that removed it, if any.
-    pub removed: Option<KubeVersion>,
+    pub removed: Option<KubernetesVersion>,
     /// The option.
     pub option: EnvOption,
 }
 
 const fn since(minor: u32, option: EnvOption) -> VersionedOption {
     VersionedOption {
-        introduced: KubeVersion::new(1, minor),
+        introduced: KubernetesVersion::new(minor),
         removed: None,
         option,
     }
@@ -252,8 +211,8 @@ const fn since(minor: u32, option: EnvOption) -> VersionedOption {
 
 const fn between(from: u32, to: u32, option: EnvOption) -> VersionedOption {
     VersionedOption {
-        introduced: KubeVersion::new(1, from),
-        removed: Some(KubeVersion::new(1, to)),
+        introduced: KubernetesVersion::new(from),
+        removed: Some(KubernetesVersion::new(to)),
         option,
     }
 }
@@ -1591,7 +1550,7 @@ mod tests {
                 })
                 .collect()
         };
-        let v = |minor| EnvVersion::NewExpressions(KubeVersion::new(1, minor));
+        let v = |minor| EnvVersion::NewExpressions(KubernetesVersion::new(minor));
         assert!(libs(v(23)).contains(&Library::ExtStrings(0)));
         assert!(!libs(v(23)).contains(&Library::KubeQuantity));
         assert!(libs(v(28)).contains(&Library::KubeQuantity));
@@ -1619,7 +1578,7 @@ mod tests {
 
     #[test]
     fn functions_by_version() {
-        let v = |minor| table(EnvVersion::NewExpressions(KubeVersion::new(1, minor)));
+        let v = |minor| table(EnvVersion::NewExpressions(KubernetesVersion::new(minor)));
         let cases: &[(u32, &str, &str, bool)] = &[
             (23, "_+_", "add_int64", true),
             (23, "join", "list_join", true),
@@ -1689,19 +1648,22 @@ mod tests {
 
     #[test]
     fn parses_versions() {
-        let cases: &[(&str, Option<KubeVersion>)] = &[
-            ("1.36", Some(KubeVersion::new(1, 36))),
-            ("v1.31", Some(KubeVersion::new(1, 31))),
-            ("1.30.2", Some(KubeVersion::new(1, 30))),
+        let cases: &[(&str, Option<KubernetesVersion>)] = &[
+            ("1.36", Some(KubernetesVersion::new(36))),
+            ("v1.31", Some(KubernetesVersion::new(31))),
+            ("1.30.2", Some(KubernetesVersion::new(30))),
             ("1", None),
             ("1.x", None),
             ("1.2.3.4", None),
             ("", None),
         ];
         for (text, want) in cases {
-            assert_eq!(KubeVersion::parse(text), *want, "{text}");
+            assert_eq!(KubernetesVersion::parse_any(text), *want, "{text}");
         }
-        assert_eq!(KubeVersion::DEFAULT.to_string(), "1.36");
+        assert_eq!(
+            KubernetesVersion::DEFAULT.compatibility().to_string(),
+            "1.36"
+        );
     }
 
     #[test]

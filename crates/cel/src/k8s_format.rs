@@ -1,6 +1,11 @@
 //! Kubernetes' format library: `format.named(name)`, `format.<name>()` and
 //! `<Format>.validate(s)`, with apimachinery's validation messages (`IsDNS1123Label`,
-//! `IsQualifiedName`, ...).
+//! `IsQualifiedName`, ...: the one copy in [`crate::k8s_names`]).
+
+use crate::k8s_names::{
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value, mask_trailing_dash,
+};
 
 /// The named formats: (library key, `MaxRegexSize` used by the runtime cost).
 pub const FORMATS: &[(&str, u64)] = &[
@@ -43,188 +48,6 @@ pub fn max_regex_size(name: &str) -> u64 {
 pub fn is_format_function(name: &str) -> bool {
     name.strip_prefix("format.")
         .is_some_and(|n| lookup(n).is_some())
-}
-
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut m = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            m.push_str(" or ");
-        }
-        m.push_str(&format!("'{e}', "));
-    }
-    m.push_str(&format!("regex used for validation is '{fmt}')"));
-    m
-}
-
-fn max_len_error(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-fn alnum_lower(c: u8) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-fn is_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => {
-            alnum_lower(f) && alnum_lower(l) && b.iter().all(|&c| alnum_lower(c) || c == b'-')
-        }
-        _ => false,
-    }
-}
-
-fn is_subdomain(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(is_label)
-}
-
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-fn is_dns1123_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !is_label(s) {
-        if is_subdomain(s) {
-            errs.push("must not contain dots".into());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_MSG,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-fn is_dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push(max_len_error(253));
-    }
-    if !is_subdomain(s) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_MSG,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-fn is_dns1035_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    let ok = is_label(s) && s.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
-    if !ok {
-        errs.push(regex_error(
-            DNS1035_LABEL_MSG,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-fn qualified_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric()
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, whole string.
-fn is_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => {
-            qualified_char(f)
-                && qualified_char(l)
-                && b.iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
-fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts[..] {
-        [n] => n,
-        [prefix, n] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                for m in is_dns1123_subdomain(prefix) {
-                    errs.push(format!("prefix part {m}"));
-                }
-            }
-            n
-        }
-        _ => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
-    }
-    if !is_qualified_name_part(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                QUALIFIED_NAME_MSG,
-                QUALIFIED_NAME_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
-}
-
-fn is_label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !(value.is_empty() || is_qualified_name_part(value)) {
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
-
-/// apimachinery's `maskTrailingDash` (for the `*Prefix` formats).
-fn mask_trailing_dash(name: &str) -> String {
-    if name.len() > 1 && name.ends_with('-') {
-        return format!("{}a", name.get(..name.len() - 2).unwrap_or(""));
-    }
-    name.to_string()
 }
 
 fn is_uuid(s: &str) -> bool {
@@ -332,7 +155,7 @@ pub fn validate(format: &str, s: &str) -> Vec<String> {
         "dns1035Label" => is_dns1035_label(s),
         "dns1035LabelPrefix" => is_dns1035_label(&mask_trailing_dash(s)),
         "qualifiedName" => is_qualified_name(s),
-        "labelValue" => is_label_value(s),
+        "labelValue" => is_valid_label_value(s),
         "uri" => match gostd::url::Url::parse_request_uri(s) {
             Ok(_) => Vec::new(),
             Err(e) => vec![e],

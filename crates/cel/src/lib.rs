@@ -28,6 +28,7 @@ pub mod ext_rt;
 pub mod interp;
 pub mod k8s_cost_est;
 pub mod k8s_format;
+pub mod k8s_names;
 pub mod k8s_net;
 pub mod k8s_quantity;
 pub mod k8s_rt;
@@ -43,6 +44,7 @@ pub mod tz;
 mod unescape;
 pub mod unstructured;
 pub mod value;
+pub mod version;
 mod visit;
 
 #[cfg(test)]
@@ -55,6 +57,35 @@ pub use ast::{
 pub use errors::{Error, Errors};
 pub use macros::{Macro, MacroSet};
 pub use source::{Location, Source};
+pub use version::KubernetesVersion;
+
+/// CEL's reserved words: the identifiers cel-go's parser refuses (`reservedIds`), which are
+/// also the property names Kubernetes escapes as `__word__` (`celReservedSymbols` in
+/// `apiserver/pkg/cel/escaping.go`, the same set). The one list: the parser, the checker's
+/// declared types and `unstructured`'s `Escape`/`Unescape` read it.
+pub const RESERVED_WORDS: &[&str] = &[
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "false",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "let",
+    "loop",
+    "namespace",
+    "null",
+    "package",
+    "return",
+    "true",
+    "var",
+    "void",
+    "while",
+];
 
 /// The accumulator name of cel-go's macros when the hidden accumulator is enabled (default).
 pub const HIDDEN_ACCUMULATOR_NAME: &str = "@result";

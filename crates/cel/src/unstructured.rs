@@ -144,29 +144,6 @@ impl Schema {
     }
 }
 
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 /// Kubernetes' `Escape`: the CEL name of a property, or `None` when it cannot be accessed.
 pub fn escape(ident: &str) -> Option<String> {
@@ -174,7 +151,7 @@ pub fn escape(ident: &str) -> Option<String> {
     if first.is_ascii_digit() {
         return None;
     }
-    if RESERVED.contains(&ident) {
+    if crate::RESERVED_WORDS.contains(&ident) {
         return Some(format!("__{ident}__"));
     }
     let mut out = String::with_capacity(ident.len());
@@ -218,7 +195,7 @@ pub fn unescape(escaped: &str) -> Option<String> {
                     "dot" => out.push('.'),
                     "dash" => out.push('-'),
                     "slash" => out.push('/'),
-                    c if RESERVED.contains(&c) => {
+                    c if crate::RESERVED_WORDS.contains(&c) => {
                         if j + 2 - i != escaped.len() {
                             return None;
                         }

@@ -24,29 +24,6 @@ pub(crate) struct VisitOptions<'a> {
 
 pub(crate) struct Abort;
 
-const RESERVED: &[&str] = &[
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "false",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "null",
-    "return",
-    "true",
-    "var",
-    "void",
-    "while",
-];
 
 pub(crate) struct Visitor<'a> {
     src: &'a Source,
@@ -475,7 +452,7 @@ impl<'a> Visitor<'a> {
                     return Ok(self.unspecified(Ctx::Rule(*start, 0)));
                 };
                 let name = self.text(*id);
-                if RESERVED.contains(&name.as_str()) {
+                if crate::RESERVED_WORDS.contains(&name.as_str()) {
                     let len = self.byte_len(*start);
                     return Ok(self.report(
                         Ctx::Rule(*start, len),
@@ -504,7 +481,7 @@ impl<'a> Visitor<'a> {
                     return Ok(self.unspecified(Ctx::Rule(*start, 0)));
                 };
                 let name = self.text(*id);
-                if RESERVED.contains(&name.as_str()) {
+                if crate::RESERVED_WORDS.contains(&name.as_str()) {
                     let len = self.byte_len(*start);
                     return Ok(self.report(
                         Ctx::Rule(*start, len),

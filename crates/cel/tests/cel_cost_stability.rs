@@ -69,10 +69,11 @@ use std::collections::BTreeMap;
 
 use cel_core::checker::EnvBuilder;
 use cel_core::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
-use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::decls::EnvVersion;
 use cel_core::k8s_cost_est::KubernetesCostEstimator;
 use cel_core::types::{ObjectType, Type};
 use cel_core::unstructured::escape;
+use cel_core::KubernetesVersion;
 
 /// `DefaultMaxRequestSizeBytes`.
 const MAX_REQUEST: i64 = 3 * 1024 * 1024;
@@ -292,14 +293,16 @@ fn estimated_max_cost(case: &Json) -> Result<u64, String> {
         .and_then(Json::as_str)
         .ok_or("no rule")?;
     let d = decl(schema, false, "selfType1").ok_or("no declared type")?;
-    let env = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT))
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
-        .build()
-        .extend()
-        .decl_types(std::slice::from_ref(&d.ty))
-        .variable("self", d.ty.clone())
-        .variable("oldSelf", d.ty.clone())
-        .build();
+    let env = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
+        KubernetesVersion::DEFAULT.compatibility(),
+    ))
+    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .build()
+    .extend()
+    .decl_types(std::slice::from_ref(&d.ty))
+    .variable("self", d.ty.clone())
+    .variable("oldSelf", d.ty.clone())
+    .build();
     let checked = env.compile(rule).map_err(|e| e.to_string())?;
     let sizes = DeclSizes(&d);
     let est = KubernetesCostEstimator::new(&sizes);

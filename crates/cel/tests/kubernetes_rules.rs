@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use cel_core::checker::{EnvBuilder, LiteralChecks};
-use cel_core::decls::{EnvVersion, FunctionDecl, KubeVersion, OverloadDecl};
+use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
 use cel_core::types::{ObjectType, Type};
+use cel_core::KubernetesVersion;
 use cel_core::Literal;
 
 // ------------------------------------------------------------------------------------------
@@ -202,36 +203,13 @@ fn conformance(file: &str) -> Option<Json> {
 // ------------------------------------------------------------------------------------------
 // A test version of SchemaDeclType.
 
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 fn escape(name: &str) -> Option<String> {
     let first = name.chars().next()?;
     if first.is_ascii_digit() {
         return None;
     }
-    if RESERVED.contains(&name) {
+    if cel_core::RESERVED_WORDS.contains(&name) {
         return Some(format!("__{name}__"));
     }
     if !name
@@ -590,7 +568,7 @@ fn cel_compilation_cases() {
         let input = case.get("input").unwrap();
         let version = match input.get("exprEnv").and_then(Json::str) {
             Some("stored") => EnvVersion::Stored,
-            _ => EnvVersion::NewExpressions(KubeVersion::DEFAULT),
+            _ => EnvVersion::NewExpressions(KubernetesVersion::DEFAULT.compatibility()),
         };
         // fakeFunction is introduced at 1.999: only the stored environment has it.
         let extra: Vec<FunctionDecl> = if version == EnvVersion::Stored {

@@ -3,7 +3,7 @@
 //! options, and the values several commands take (`--format text|json|sarif`,
 //! `--field-validation`, `--kubernetes-version`).
 
-use crd_studio_engine::FieldValidation;
+use crd_studio_engine::{FieldValidation, KubernetesVersion};
 
 use super::Error;
 
@@ -97,19 +97,10 @@ pub(crate) fn format(value: &str) -> Result<Format, Error> {
 
 /// `--field-validation Strict|Warn|Ignore` (any case).
 pub(crate) fn field_validation(value: &str) -> Result<FieldValidation, Error> {
-    match value.to_ascii_lowercase().as_str() {
-        "strict" => Ok(FieldValidation::Strict),
-        "warn" => Ok(FieldValidation::Warn),
-        "ignore" => Ok(FieldValidation::Ignore),
-        other => Err(Error::Usage(format!(
-            "unknown field validation `{other}` (Strict, Warn or Ignore)"
-        ))),
-    }
+    FieldValidation::parse(value).map_err(Error::Usage)
 }
 
 /// `--kubernetes-version`: one of the modelled minors, or a usage error listing them.
-pub(crate) fn kubernetes_version(value: &str) -> Result<String, Error> {
-    crd_studio_engine::kube_version::KubernetesVersion::parse(value)
-        .map(|v| v.to_string())
-        .map_err(|e| Error::Usage(format!("--kubernetes-version: {e}")))
+pub(crate) fn kubernetes_version(value: &str) -> Result<KubernetesVersion, Error> {
+    KubernetesVersion::parse(value).map_err(|e| Error::Usage(format!("--kubernetes-version: {e}")))
 }

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use crd_studio_engine::conversion::{self, Strategy};
 use crd_studio_engine::document;
-use crd_studio_engine::{CompiledCrd, Options, Severity, SourceId};
+use crd_studio_engine::{CompiledCrd, KubernetesVersion, Options, Severity, SourceId};
 use serde_json::{json, Value};
 
 use super::{read_input, Error};
@@ -61,7 +61,7 @@ struct Args {
     response: Option<String>,
     uid: Option<String>,
     format: Format,
-    kubernetes_version: String,
+    kubernetes_version: KubernetesVersion,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -124,7 +124,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         .map(|p| read_input(p, &mut stdin_used))
         .transpose()?;
     let options = Options {
-        kubernetes_version: args.kubernetes_version.clone(),
+        kubernetes_version: args.kubernetes_version,
         ..Options::default()
     };
     let compiled = CompiledCrd::compile(&crd.text, &options);

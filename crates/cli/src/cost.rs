@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use crd_studio_engine::cel::cost_explain::{
     BoundFix, CostDriver, CostReport, DriverRole, ExpressionCost, Fix,
 };
-use crd_studio_engine::{analyze, Analysis, Options, Request, Severity};
+use crd_studio_engine::{analyze, Analysis, KubernetesVersion, Options, Request, Severity};
 use serde_json::json;
 
 use super::{read_input, Error};
@@ -46,7 +46,7 @@ struct Args {
     crd: String,
     version: Option<String>,
     format: Format,
-    kubernetes_version: Option<String>,
+    kubernetes_version: Option<KubernetesVersion>,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -91,7 +91,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     let crd = read_input(&args.crd, &mut stdin_used)?;
     let mut options = Options::default();
     if let Some(v) = &args.kubernetes_version {
-        options.kubernetes_version = v.clone();
+        options.kubernetes_version = *v;
     }
     let analysis = analyze(&Request {
         crd: crd.text.clone(),

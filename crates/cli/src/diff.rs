@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crd_studio_engine::crd_diff::{diff_crds, is_crd_text, ChangeSeverity, CrdChange};
-use crd_studio_engine::kube_version::KubernetesVersion;
+use crd_studio_engine::KubernetesVersion;
 use crd_studio_engine::{analyze, Options, Request, SourceId};
 use serde_json::json;
 
@@ -58,7 +58,7 @@ struct Args {
     objects: Vec<String>,
     format: Format,
     fail_on: Option<ChangeSeverity>,
-    kubernetes_version: String,
+    kubernetes_version: KubernetesVersion,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -143,7 +143,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             return Ok(ExitCode::from(2));
         }
     }
-    let kube = KubernetesVersion::parse_or_default(&args.kubernetes_version);
+    let kube = args.kubernetes_version;
     let changes = diff_crds(&old.text, &new.text, kube);
     // The objects under the new revision, as `check` sees them, and as stored under the
     // previous one (`check --old-crd`'s stored-object effects).
@@ -154,7 +154,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         objects: objects.iter().map(|o| o.text.clone()).collect(),
         old_crd: Some(old.text.clone()),
         options: Options {
-            kubernetes_version: args.kubernetes_version.clone(),
+            kubernetes_version: args.kubernetes_version,
             ..Options::default()
         },
         ..Request::default()

@@ -18,7 +18,9 @@ use crd_studio_engine::get::{kubectl_get_list, kubectl_get_objects};
 use crd_studio_engine::objectmeta::{time::parse_rfc3339, Time};
 use crd_studio_engine::position::Span;
 use crd_studio_engine::table::PrintOptions;
-use crd_studio_engine::{CompiledCrd, FieldValidation, Options, Severity, SourceId};
+use crd_studio_engine::{
+    CompiledCrd, FieldValidation, KubernetesVersion, Options, Severity, SourceId,
+};
 
 use super::{read_input, Error};
 use crate::args::{self, Arg, CommandLine};
@@ -58,7 +60,7 @@ struct Args {
     now: Option<String>,
     field_validation: FieldValidation,
     field_selector: Option<String>,
-    kubernetes_version: String,
+    kubernetes_version: KubernetesVersion,
 }
 
 fn parse(args: &[String]) -> Result<Args, Error> {
@@ -157,7 +159,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     let options = Options {
         field_validation: args.field_validation,
         now: Some(now_text.clone()),
-        kubernetes_version: args.kubernetes_version.clone(),
+        kubernetes_version: args.kubernetes_version,
         ..Options::default()
     };
     let compiled = CompiledCrd::compile(&crd.text, &options);

@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use args::Format;
 
 use crd_studio_engine::{
-    analyze, analyze_with_time_zones, Analysis, FieldValidation, Finding, Options, Request,
-    SourceId, TimeZoneDb,
+    analyze, analyze_with_time_zones, Analysis, FieldValidation, Finding, KubernetesVersion,
+    Options, Request, SourceId, TimeZoneDb,
 };
 
 /// The IANA time-zone database CEL's named zones resolve in (Go's tzdata on the server).
@@ -95,7 +95,7 @@ struct Check {
     format: Format,
     field_validation: FieldValidation,
     now: Option<String>,
-    kubernetes_version: String,
+    kubernetes_version: KubernetesVersion,
 }
 
 /// One input text with the name it is shown under.
@@ -157,7 +157,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         options: Options {
             field_validation: check.field_validation,
             now: Some(now.rfc3339()),
-            kubernetes_version: check.kubernetes_version.clone(),
+            kubernetes_version: check.kubernetes_version,
             ..Options::default()
         },
     };

@@ -77,6 +77,7 @@ pub use analysis::{
     Request, TableRow, VersionReport,
 };
 pub use documents::json_text::JsonText;
+pub use documents::kube_version::KubernetesVersion;
 pub use finding::{ErrorType, Finding, Location, Severity, SourceId};
 pub use path::FieldPath;
 pub use position::{Pos, Span};

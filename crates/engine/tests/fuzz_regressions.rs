@@ -16,7 +16,9 @@ use std::time::Duration;
 
 use crd_studio_engine::field_selector::{self, SelectorVersion};
 use crd_studio_engine::jsonpath::JsonPath;
-use crd_studio_engine::{analyze, conversion, document, CompiledCrd, Options, Request, SourceId};
+use crd_studio_engine::{
+    analyze, conversion, document, CompiledCrd, KubernetesVersion, Options, Request, SourceId,
+};
 use serde_json::Value;
 
 /// Generous for a debug build on a loaded machine; the fuzz runs allow 10 s in release.
@@ -86,7 +88,8 @@ fn run_target(target: &str, data: &[u8]) {
             let mut p = parts(data).into_iter();
             let mut options = options();
             if target == "cel" {
-                options.kubernetes_version = p.next().unwrap_or_default();
+                options.kubernetes_version =
+                    KubernetesVersion::parse(&p.next().unwrap_or_default()).unwrap_or_default();
             }
             let crd = p.next().unwrap_or_default();
             let objects = p.next().into_iter().collect();

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::{CompiledCrd, Options};
+use crd_studio_engine::{CompiledCrd, KubernetesVersion, Options};
 
 /// xorshift64*: a fixed-seed PRNG, so every run makes the same edits.
 struct Rng(u64);
@@ -381,7 +381,7 @@ fn edge_cases_recompile_as_a_fresh_compile() {
     let compiled = CompiledCrd::compile(&format!("z: 1\n{base}"), &options);
     for o in [
         Options {
-            kubernetes_version: "1.30".to_owned(),
+            kubernetes_version: KubernetesVersion::new(30),
             ..Options::default()
         },
         Options {

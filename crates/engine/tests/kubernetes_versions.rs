@@ -2,7 +2,7 @@
 //! functions arrive with the compatibility version one minor behind the server, formats
 //! likewise, and feature-gate defaults.
 
-use crd_studio_engine::{analyze, Options, Request};
+use crd_studio_engine::{analyze, KubernetesVersion, Options, Request};
 
 fn crd(rule: &str, format: &str, extra: &str) -> String {
     format!(
@@ -37,7 +37,7 @@ fn run(crd: &str, object: &str, minor: u32) -> crd_studio_engine::Analysis {
         crd: crd.to_owned(),
         objects: vec![object.to_owned()],
         options: Options {
-            kubernetes_version: format!("1.{minor}"),
+            kubernetes_version: KubernetesVersion::new(minor),
             ..Options::default()
         },
         ..Request::default()

@@ -2,11 +2,12 @@
 //! the Kubernetes environment by version, schema-like object types and the AST validators.
 
 use super::*;
-use crate::decls::{KubeVersion, OverloadDecl};
+use crate::decls::OverloadDecl;
 use crate::types::ObjectType;
+use crate::KubernetesVersion;
 
 fn v(minor: u32) -> EnvVersion {
-    EnvVersion::NewExpressions(KubeVersion::new(1, minor))
+    EnvVersion::NewExpressions(KubernetesVersion::new(minor))
 }
 
 fn base(version: EnvVersion) -> Env {

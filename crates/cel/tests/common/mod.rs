@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::decls::EnvVersion;
 use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
 use cel_core::types::{ObjectType, Type};
 use cel_core::unstructured::{escape, Schema};
 use cel_core::value::Value;
+use cel_core::KubernetesVersion;
 use cel_core::{MacroSet, Parser, ParserOptions};
 use serde_json::Value as Json;
 
@@ -143,9 +144,11 @@ fn decl_type(s: &Schema, name: &str, objects: &mut Vec<Type>) -> Option<Type> {
 }
 
 fn env_for(schema: &Schema, optional_old_self: bool) -> Env {
-    let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubeVersion::DEFAULT))
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
-        .build();
+    let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
+        KubernetesVersion::DEFAULT.compatibility(),
+    ))
+    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .build();
     let mut objects = Vec::new();
     let t = decl_type(schema, "selfType", &mut objects);
     let mut b = base.extend().decl_types(&objects);

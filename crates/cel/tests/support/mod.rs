@@ -18,11 +18,12 @@
 use std::collections::BTreeMap;
 
 use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::decls::EnvVersion;
 use cel_core::interp::{Activation, CostTracker, Program};
 use cel_core::types::{ObjectType, Type};
 use cel_core::unstructured::{escape, to_value, Schema};
 use cel_core::value::{List, Map, Value};
+use cel_core::KubernetesVersion;
 use serde_json::Value as Json;
 
 /// The stored-expressions environment: every library Kubernetes knows.
@@ -30,7 +31,7 @@ pub const STORED: EnvVersion = EnvVersion::Stored;
 
 /// New expressions at a compatibility version `1.minor`.
 pub fn at(minor: u32) -> EnvVersion {
-    EnvVersion::NewExpressions(KubeVersion::new(1, minor))
+    EnvVersion::NewExpressions(KubernetesVersion::new(minor))
 }
 
 /// The base environment of a version, with the runtime's literal validators.

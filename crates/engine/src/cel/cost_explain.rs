@@ -62,6 +62,7 @@ use crate::crd::apiext::schema_validation::{
 };
 use crate::crd::apiext::{CelCompilation, CelCompiler, CelRuleSite, CelStep, InternalCrd};
 use crate::documents::document::{Node, Value};
+use crate::documents::kube_version::KubernetesVersion;
 use crate::documents::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
 use crate::schema::structural::Structural;
@@ -428,7 +429,7 @@ pub fn attach_cost_reports(
     crd: &InternalCrd,
     text: &str,
     root: Option<&Node>,
-    kubernetes_version: &str,
+    kubernetes_version: KubernetesVersion,
 ) {
     let costs = schema_costs(versions, crd, kubernetes_version);
     place_cost_reports(versions, &costs, text, root);
@@ -445,7 +446,7 @@ pub struct SchemaCosts(Vec<Option<Option<Analysis>>>);
 pub fn schema_costs(
     versions: &[VersionReport],
     crd: &InternalCrd,
-    kubernetes_version: &str,
+    kubernetes_version: KubernetesVersion,
 ) -> SchemaCosts {
     let compiler = RuleCompiler::new(kubernetes_version);
     let mut done: Vec<(*const JsonSchemaProps, Option<Analysis>)> = Vec::new();

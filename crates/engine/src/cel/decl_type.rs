@@ -17,7 +17,6 @@
 
 use std::collections::BTreeMap;
 
-use cel_core::checker::CEL_RESERVED_SYMBOLS;
 use cel_core::cost_est::{AstNode, CostEstimator, SizeEstimate};
 use cel_core::types::{ObjectType, Type};
 
@@ -128,38 +127,9 @@ pub fn max_cardinality(min_serialized_size: i64) -> u64 {
     (MAX_REQUEST_SIZE_BYTES / sz) as u64
 }
 
-/// `apiservercel.Escape`: the CEL field name of a property, or `None` when it can't have one.
-pub fn escape(ident: &str) -> Option<String> {
-    let first = ident.bytes().next()?;
-    if first.is_ascii_digit() {
-        return None;
-    }
-    if CEL_RESERVED_SYMBOLS.contains(&ident) {
-        return Some(format!("__{ident}__"));
-    }
-    let mut out = String::with_capacity(ident.len());
-    let mut rest = ident;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("__") {
-            out.push_str("__underscores__");
-            rest = rest.get(2..).unwrap_or("");
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c => out.push(c),
-        }
-        rest = rest.get(c.len_utf8()..).unwrap_or("");
-    }
-    let mut chars = out.chars();
-    let valid = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then_some(out)
-}
+/// `apiservercel.Escape`: the CEL field name of a property, or `None` when it can't have one
+/// (the CEL crate's, the one copy).
+pub use cel_core::unstructured::escape;
 
 /// `WithTypeAndObjectMeta`: the schema with `kind`, `apiVersion` and `metadata.{name,
 /// generateName}` (unless it already declares them all as such). The added `metadata` has

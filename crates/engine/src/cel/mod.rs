@@ -25,10 +25,11 @@ use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChe
 use cel_core::cost_est::{
     estimate_cost, estimate_cost_details, CostDetails, CostEstimator, CostOptions,
 };
-use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::decls::EnvVersion;
 use cel_core::interp::Program;
 use cel_core::k8s_cost_est::KubernetesCostEstimator;
 use cel_core::types::Type;
+use cel_core::KubernetesVersion;
 
 use crate::crd::apiext::{
     CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
@@ -54,10 +55,10 @@ fn literal_checks() -> LiteralChecks {
 /// Compiles the rules of a CRD's schemas: the base environments are built once (per CRD
 /// validation) and extended per rule site with `self` and `oldSelf`.
 pub struct RuleCompiler {
-    version: KubeVersion,
+    version: KubernetesVersion,
     new_env: OnceCell<Env>,
     stored_env: OnceCell<Env>,
-    other_envs: std::cell::RefCell<Vec<(KubeVersion, Env)>>,
+    other_envs: std::cell::RefCell<Vec<(KubernetesVersion, Env)>>,
     /// The number in the next `selfType<N>` name (the server uses the clock's nanoseconds).
     next_type: Cell<u64>,
 }
@@ -77,10 +78,10 @@ fn base_env(version: EnvVersion) -> Env {
 }
 
 impl RuleCompiler {
-    /// A compiler for new expressions at a Kubernetes version (`1.36`; unparsable: the
-    /// default, 1.36).
-    pub fn new(kubernetes_version: &str) -> RuleCompiler {
-        let version = KubeVersion::parse(kubernetes_version).unwrap_or(KubeVersion::DEFAULT);
+    /// A compiler for the new expressions a server of this version compiles: at its CEL
+    /// compatibility version, one minor behind ([`KubernetesVersion::compatibility`]).
+    pub fn new(server: KubernetesVersion) -> RuleCompiler {
+        let version = server.compatibility();
         RuleCompiler {
             version,
             new_env: OnceCell::new(),
@@ -99,7 +100,7 @@ impl RuleCompiler {
         let new = OnceCell::new();
         let _ = new.set(new_env.literal_checks(literal_checks()).build());
         RuleCompiler {
-            version: KubeVersion::DEFAULT,
+            version: KubernetesVersion::DEFAULT.compatibility(),
             new_env: new,
             stored_env: stored,
             other_envs: std::cell::RefCell::new(Vec::new()),
@@ -147,7 +148,7 @@ impl RuleCompiler {
 
     /// The new-expressions base environment for a site's version.
     fn new_env_for(&self, version: Option<&str>) -> Env {
-        let v = match version.and_then(KubeVersion::parse) {
+        let v = match version.and_then(KubernetesVersion::parse_any) {
             Some(v) if v != self.version => v,
             _ => {
                 return self
@@ -579,7 +580,7 @@ mod tests {
 
     fn compile(schema: serde_json::Value, root: bool) -> Vec<CelCompilation> {
         let (props, _) = JsonSchemaProps::from_json(&schema);
-        RuleCompiler::new("1.36")
+        RuleCompiler::new(KubernetesVersion::DEFAULT)
             .compile_schema(&props, root, true)
             .unwrap()
     }
@@ -633,12 +634,12 @@ mod tests {
         assert_eq!(rc.message_expression_max_cost, Some(5));
         assert_eq!(rule_cost(&c[0], None).estimated_cost, 3 * (3_145_728 / 13));
         // The same from the version's root.
-        let at = RuleCompiler::new("1.36")
+        let at = RuleCompiler::new(KubernetesVersion::DEFAULT)
             .rule_costs_at(&props, &steps)
             .unwrap();
         assert_eq!(at, vec![rc]);
         assert_eq!(
-            RuleCompiler::new("1.36").rule_costs_at(&props, &steps[..1]),
+            RuleCompiler::new(KubernetesVersion::DEFAULT).rule_costs_at(&props, &steps[..1]),
             Ok(vec![])
         );
     }

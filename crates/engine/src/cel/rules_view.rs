@@ -899,7 +899,9 @@ properties:
         let (_, root) = parsed.values().next().unwrap();
         let (icrd, problems) = crate::crd::apiext::from_v1_json(&root.to_json());
         assert!(problems.is_empty());
-        let compiler = crate::cel::RuleCompiler::new("1.36");
+        let compiler = crate::cel::RuleCompiler::new(
+            crate::documents::kube_version::KubernetesVersion::DEFAULT,
+        );
         let recorder = RecordingCompiler::new(&compiler);
         let cache = crate::crd::apiext::StructuralCache::new();
         let errors = crate::crd::apiext::validate_create_with_cache(

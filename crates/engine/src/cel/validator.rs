@@ -296,7 +296,8 @@ impl Validator {
         is_resource_root: bool,
         per_call_limit: u64,
     ) -> Option<Validator> {
-        let compiler = RuleCompiler::new("");
+        let compiler =
+            RuleCompiler::new(crate::documents::kube_version::KubernetesVersion::DEFAULT);
         Validator::with_compiler(&compiler, schema, is_resource_root, per_call_limit)
     }
 
@@ -1420,7 +1421,7 @@ impl DefaultsRules {
     /// A validator of defaults' rules with the stored-expressions environment.
     pub fn new() -> DefaultsRules {
         DefaultsRules {
-            compiler: RuleCompiler::new(""),
+            compiler: RuleCompiler::new(crate::documents::kube_version::KubernetesVersion::DEFAULT),
         }
     }
 }

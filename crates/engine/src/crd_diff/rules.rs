@@ -43,7 +43,7 @@ impl CostModel {
         let (crd, _problems) = from_v1_json(&root.to_json());
         CostModel {
             crd: Some(crd),
-            compiler: RuleCompiler::new(&kube.compatibility_version()),
+            compiler: RuleCompiler::new(kube),
         }
     }
 

@@ -10,19 +10,7 @@
 //!
 //! ARCHITECTURE.md lists the modelled differences with their upstream sources.
 
-use std::fmt;
-
-/// A Kubernetes server minor version the engine models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubernetesVersion {
-    /// The minor version (the major is 1).
-    pub minor: u32,
-}
-
-/// The oldest modelled minor.
-pub const OLDEST_MINOR: u32 = 30;
-/// The newest modelled minor (the default).
-pub const NEWEST_MINOR: u32 = 37;
+pub use cel_core::version::{KubernetesVersion, NEWEST_MINOR, OLDEST_MINOR};
 
 /// An apiextensions feature gate whose default differs between modelled versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,84 +37,10 @@ impl FeatureGate {
             FeatureGate::CustomResourceFieldSelectors => 31,
         }
     }
-}
 
-impl KubernetesVersion {
-    /// The default: the newest modelled server, 1.37.
-    pub const DEFAULT: KubernetesVersion = KubernetesVersion {
-        minor: NEWEST_MINOR,
-    };
-
-    /// Every modelled version, oldest first.
-    pub fn all() -> impl DoubleEndedIterator<Item = KubernetesVersion> {
-        (OLDEST_MINOR..=NEWEST_MINOR).map(|minor| KubernetesVersion { minor })
-    }
-
-    /// The modelled versions as text, oldest first (`1.30, 1.31, …`).
-    pub fn list() -> String {
-        KubernetesVersion::all()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Reads `1.34`, `v1.34` or `1.34.2` (the patch is ignored); a version the engine does
-    /// not model is an error naming those it does.
-    pub fn parse(text: &str) -> Result<KubernetesVersion, String> {
-        let t = text.trim();
-        let t = t.strip_prefix('v').unwrap_or(t);
-        let mut parts = t.split('.');
-        let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let patch_ok = match parts.next() {
-            None => true,
-            Some(p) => p.parse::<u32>().is_ok() && parts.next().is_none(),
-        };
-        match (major, minor) {
-            (Some(1), Some(minor))
-                if patch_ok && (OLDEST_MINOR..=NEWEST_MINOR).contains(&minor) =>
-            {
-                Ok(KubernetesVersion { minor })
-            }
-            _ => Err(format!(
-                "unsupported Kubernetes version {:?}: the modelled versions are {}",
-                text,
-                KubernetesVersion::list()
-            )),
-        }
-    }
-
-    /// [`parse`](Self::parse), or the default when blank or not modelled.
-    pub fn parse_or_default(text: &str) -> KubernetesVersion {
-        KubernetesVersion::parse(text).unwrap_or(KubernetesVersion::DEFAULT)
-    }
-
-    /// The compatibility version new CEL expressions compile at and CRD formats are
-    /// checked at: one minor behind the server.
-    pub fn compatibility_minor(self) -> u32 {
-        self.minor.saturating_sub(1)
-    }
-
-    /// [`compatibility_minor`](Self::compatibility_minor) as `1.N`.
-    pub fn compatibility_version(self) -> String {
-        format!("1.{}", self.compatibility_minor())
-    }
-
-    /// Whether the gate is on by default in this version.
-    pub fn gate_enabled(self, gate: FeatureGate) -> bool {
-        self.minor >= gate.on_since()
-    }
-}
-
-impl Default for KubernetesVersion {
-    fn default() -> Self {
-        KubernetesVersion::DEFAULT
-    }
-}
-
-impl fmt::Display for KubernetesVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "1.{}", self.minor)
+    /// Whether the gate is on by default in a server of this version.
+    pub fn enabled_in(self, version: KubernetesVersion) -> bool {
+        version.minor >= self.on_since()
     }
 }
 
@@ -135,40 +49,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_modelled_versions_only() {
-        for (text, want) in [
-            ("1.37", Some(37)),
-            ("v1.30", Some(30)),
-            ("1.33.4", Some(33)),
-            (" 1.31 ", Some(31)),
-            ("1.29", None),
-            ("1.38", None),
-            ("2.30", None),
-            ("latest", None),
-            ("", None),
-            ("1.30.x", None),
-        ] {
-            assert_eq!(
-                KubernetesVersion::parse(text).ok().map(|v| v.minor),
-                want,
-                "{text}"
-            );
-        }
-        assert_eq!(
-            KubernetesVersion::parse("1.29").unwrap_err(),
-            "unsupported Kubernetes version \"1.29\": the modelled versions are \
-             1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"
-        );
-        assert_eq!(KubernetesVersion::parse_or_default("x").minor, 37);
-    }
-
-    #[test]
-    fn compatibility_and_gates() {
-        let v = |minor| KubernetesVersion { minor };
-        assert_eq!(v(37).compatibility_version(), "1.36");
-        assert_eq!(v(30).compatibility_version(), "1.29");
-        assert!(!v(30).gate_enabled(FeatureGate::CustomResourceFieldSelectors));
-        assert!(v(31).gate_enabled(FeatureGate::CustomResourceFieldSelectors));
-        assert!(v(30).gate_enabled(FeatureGate::CrdValidationRatcheting));
+    fn gates_by_version() {
+        let v = KubernetesVersion::new;
+        assert!(!FeatureGate::CustomResourceFieldSelectors.enabled_in(v(30)));
+        assert!(FeatureGate::CustomResourceFieldSelectors.enabled_in(v(31)));
+        assert!(FeatureGate::CrdValidationRatcheting.enabled_in(v(30)));
     }
 }

@@ -60,16 +60,43 @@ pub enum FieldValidation {
     Ignore,
 }
 
+impl FieldValidation {
+    /// Every value, in the order a user is offered them.
+    pub const ALL: [FieldValidation; 3] = [
+        FieldValidation::Strict,
+        FieldValidation::Warn,
+        FieldValidation::Ignore,
+    ];
+
+    /// The name as the server and `kubectl --validate` spell it: `Strict`, `Warn`, `Ignore`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldValidation::Strict => "Strict",
+            FieldValidation::Warn => "Warn",
+            FieldValidation::Ignore => "Ignore",
+        }
+    }
+
+    /// Reads a name in any case (`strict`, `Warn`); anything else is an error naming the
+    /// three.
+    pub fn parse(text: &str) -> Result<FieldValidation, String> {
+        let t = text.trim();
+        FieldValidation::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| format!("unknown field validation `{t}` (Strict, Warn or Ignore)"))
+    }
+}
+
 /// Options of an analysis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
     /// Unknown/duplicate field handling.
     pub field_validation: FieldValidation,
-    /// The Kubernetes server minor version to model, e.g. `1.37` (see
-    /// [`crate::documents::kube_version`]: its CEL compatibility version, formats and feature
-    /// gates); blank or not modelled: the default, 1.37.
-    pub kubernetes_version: String,
+    /// The Kubernetes server minor version to model (default 1.37): its CEL compatibility
+    /// version, formats and feature gates (see [`crate::documents::kube_version`]).
+    pub kubernetes_version: KubernetesVersion,
     /// The namespace of the request (`kubectl`'s current namespace), given to namespaced
     /// objects that name none.
     pub namespace: String,
@@ -95,7 +122,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             field_validation: FieldValidation::Strict,
-            kubernetes_version: KubernetesVersion::DEFAULT.to_string(),
+            kubernetes_version: KubernetesVersion::DEFAULT,
             namespace: "default".to_owned(),
             now: None,
             generate_names: true,
@@ -323,8 +350,6 @@ pub struct CompiledCrd {
     report: CrdReport,
     versions: Vec<VersionReport>,
     options: Options,
-    /// The CEL compatibility version of [`Options::kubernetes_version`] (`1.36` for 1.37).
-    cel_compatibility: String,
     version_overview: Option<crate::versions::VersionOverview>,
     /// Named time zones for CEL (Go's tzdata); given by the caller, never read by the engine.
     time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
@@ -362,8 +387,8 @@ impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
         self.options.generate_names
     }
 
-    fn kubernetes_version(&self) -> &str {
-        &self.cel_compatibility
+    fn kubernetes_version(&self) -> KubernetesVersion {
+        self.options.kubernetes_version
     }
 
     fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb> {
@@ -380,7 +405,7 @@ struct ContentMemo {
     /// The CRD document's v1 JSON.
     v1: serde_json::Value,
     /// [`Options::kubernetes_version`].
-    kubernetes_version: String,
+    kubernetes_version: KubernetesVersion,
     /// How many of `problems` are [`apiext::internal::root_key_problems`] of `v1`.
     root_problems: usize,
     /// `from_v1_json(v1)`'s problems.
@@ -488,7 +513,7 @@ fn locate_error(
 /// The CRD strategy's `dropDisabledFields` on create: with `CustomResourceFieldSelectors`
 /// off (1.30's default), `selectableFields` are dropped before validation.
 fn drop_disabled_fields(crd: &mut InternalCrd, kube: KubernetesVersion) {
-    if !kube.gate_enabled(FeatureGate::CustomResourceFieldSelectors) {
+    if !FeatureGate::CustomResourceFieldSelectors.enabled_in(kube) {
         crd.spec.selectable_fields.clear();
         for v in &mut crd.spec.versions {
             v.selectable_fields.clear();
@@ -541,14 +566,11 @@ fn compile_versions<'a>(
     cache: &apiext::StructuralCache<'a>,
 ) -> Vec<CompiledVersion> {
     let vopts = crate::object::validation::Options {
-        compatibility_version: crate::object::validation::CompatibilityVersion::new(
-            1,
-            kube.compatibility_minor(),
-        ),
+        compatibility_version: kube.compatibility(),
     };
     // The rules are compiled once per schema (versions may share one), with the
     // stored-expressions environment, as the custom-resource strategy does.
-    let compiler = crate::cel::RuleCompiler::new(&kube.compatibility_version());
+    let compiler = crate::cel::RuleCompiler::new(kube);
     let mut rule_validators: Vec<(Arc<Structural>, Rc<crate::cel::validator::Validator>)> =
         Vec::new();
     crd.spec
@@ -702,7 +724,7 @@ impl CompiledCrd {
         parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
     ) -> CompiledCrd {
         let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
-        let kube = KubernetesVersion::parse_or_default(&options.kubernetes_version);
+        let kube = options.kubernetes_version;
         let mut findings = parsed.findings.clone();
         let mut model = None;
         let mut internal: Option<Rc<InternalCrd>> = None;
@@ -757,7 +779,7 @@ impl CompiledCrd {
                     (Rc::new(icrd), problems)
                 }
             };
-            if !kube.gate_enabled(FeatureGate::CustomResourceFieldSelectors) {
+            if !FeatureGate::CustomResourceFieldSelectors.enabled_in(kube) {
                 gate_notes(root, doc.index, kube, &mut findings);
             }
             for p in &problems {
@@ -801,7 +823,7 @@ impl CompiledCrd {
                     // Validation converts each schema to its structural form once; the
                     // versions are compiled with the same forms.
                     let cache = apiext::StructuralCache::new();
-                    let cel = crate::cel::RuleCompiler::new(&kube.compatibility_version());
+                    let cel = crate::cel::RuleCompiler::new(kube);
                     // The compile results are kept for the rules of the version reports.
                     let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
                     errors = apiext::validate_create_with_cache(
@@ -881,11 +903,7 @@ impl CompiledCrd {
             }
             (Some(c), None) => {
                 let (versions, steps) = version_reports(c, text, &parsed, &errors, &cel_records);
-                let costs = crate::cel::cost_explain::schema_costs(
-                    &versions,
-                    c,
-                    &kube.compatibility_version(),
-                );
+                let costs = crate::cel::cost_explain::schema_costs(&versions, c, kube);
                 (versions, steps, costs)
             }
             (None, _) => Default::default(),
@@ -935,7 +953,7 @@ impl CompiledCrd {
         let memo = match (v1_json, internal.clone()) {
             (Some(v1), Some(internal)) => Some(Rc::new(ContentMemo {
                 v1,
-                kubernetes_version: options.kubernetes_version.clone(),
+                kubernetes_version: options.kubernetes_version,
                 root_problems: problems_memo.0,
                 problems: problems_memo.1,
                 errors,
@@ -968,7 +986,6 @@ impl CompiledCrd {
             report,
             versions,
             options: options.clone(),
-            cel_compatibility: kube.compatibility_version(),
             version_overview,
             time_zones: None,
             memo,

@@ -66,10 +66,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::{EnvVersion, KubeVersion};
+use cel_core::decls::EnvVersion;
 use cel_core::interp::{Activation, CostTracker, Program};
 use cel_core::types::Type;
 use cel_core::value::Value;
+use cel_core::KubernetesVersion;
 
 use crate::documents::document::{self, Node};
 use crate::documents::finding::{Severity, SourceId};
@@ -440,11 +441,10 @@ pub fn cel_to_json(v: &Value<'_>) -> Result<Option<Json>, String> {
     inner(v, 0)
 }
 
-/// The CEL environment of mapping expressions: Kubernetes' (new expressions at the studio's
-/// version) with `self` declared `dyn`.
-pub fn cel_env(kubernetes_version: &str) -> Env {
-    let version = KubeVersion::parse(kubernetes_version).unwrap_or(KubeVersion::DEFAULT);
-    EnvBuilder::kubernetes(EnvVersion::NewExpressions(version))
+/// The CEL environment of mapping expressions: Kubernetes' (new expressions as a server of
+/// this version compiles them) with `self` declared `dyn`.
+pub fn cel_env(server: KubernetesVersion) -> Env {
+    EnvBuilder::kubernetes(EnvVersion::NewExpressions(server.compatibility()))
         .literal_checks(cel_core::stdlib_rt::literal_checks())
         .variable("self", Type::Dyn)
         .build()
@@ -910,11 +910,11 @@ fn cel_error_span(
 }
 
 /// Reads the mapping texts against the CRD's version names, compiling the CEL expressions
-/// in Kubernetes' environment at `kubernetes_version`.
+/// in the environment of a Kubernetes server of `kubernetes_version`.
 pub fn read_mappings(
     texts: &[String],
     versions: &[String],
-    kubernetes_version: &str,
+    kubernetes_version: KubernetesVersion,
 ) -> MappingSet {
     let env = cel_env(kubernetes_version);
     let mut set = MappingSet::default();
@@ -1720,7 +1720,11 @@ mod tests {
 
     fn set(texts: &[&str]) -> MappingSet {
         let texts: Vec<String> = texts.iter().map(|t| (*t).to_owned()).collect();
-        read_mappings(&texts, &["v1".to_owned(), "v2".to_owned()], "1.36")
+        read_mappings(
+            &texts,
+            &["v1".to_owned(), "v2".to_owned()],
+            KubernetesVersion::DEFAULT,
+        )
     }
 
     fn messages(s: &MappingSet) -> Vec<String> {

@@ -409,8 +409,8 @@ pub trait CompiledCrdParts {
     fn request_namespace(&self) -> &str;
     /// Whether an object with `generateName` and no `name` gets its name before validation.
     fn generate_names(&self) -> bool;
-    /// The Kubernetes minor version whose rules apply (`1.36`).
-    fn kubernetes_version(&self) -> &str;
+    /// The Kubernetes server version whose rules apply.
+    fn kubernetes_version(&self) -> crate::documents::kube_version::KubernetesVersion;
     /// Named time zones for CEL, when the caller gave them.
     fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb>;
 }

@@ -211,7 +211,7 @@ fn unrecognized_format(s: &JsonSchemaProps) -> Option<String> {
         // The formats the server knows at its default compatibility version.
         "" | "string" => crate::object::validation::formats::supported_at(
             &s.format,
-            crate::object::validation::CompatibilityVersion::default(),
+            crate::documents::kube_version::KubernetesVersion::DEFAULT.compatibility(),
         ),
         "integer" => s.format == "int32" || s.format == "int64",
         "number" => s.format == "float" || s.format == "double",

@@ -17,207 +17,12 @@ use crate::documents::path::{FieldPath, Segment};
 use crate::schema::Structural;
 use gostd::strconv::quote as go_quote;
 
-// ------------------------------------------------------------------------------------------
-// Format checks (messages exactly as the server's)
-// ------------------------------------------------------------------------------------------
-
-/// `RegexError(msg, fmt, examples...)`.
-fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{re}')");
-    }
-    let mut s = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            s.push_str(" or ");
-        }
-        s.push_str(&format!("'{e}', "));
-    }
-    s.push_str(&format!("regex used for validation is '{re}')"));
-    s
-}
-
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-fn lower_alnum(b: u8) -> bool {
-    b.is_ascii_lowercase() || b.is_ascii_digit()
-}
-
-/// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-fn dns1123_label_matches(s: &[u8]) -> bool {
-    match (s.first(), s.last()) {
-        (Some(&f), Some(&l)) => {
-            lower_alnum(f) && lower_alnum(l) && s.iter().all(|&b| lower_alnum(b) || b == b'-')
-        }
-        _ => false,
-    }
-}
-
-/// `^<label>(\.<label>)*$`
-fn dns1123_subdomain_matches(s: &[u8]) -> bool {
-    s.split(|&b| b == b'.').all(dns1123_label_matches)
-}
-
-/// `^[a-z]([-a-z0-9]*[a-z0-9])?$`
-fn dns1035_label_matches(s: &[u8]) -> bool {
-    match (s.first(), s.last()) {
-        (Some(&f), Some(&l)) => {
-            f.is_ascii_lowercase()
-                && lower_alnum(l)
-                && s.iter().all(|&b| lower_alnum(b) || b == b'-')
-        }
-        _ => false,
-    }
-}
-
-/// `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`
-fn label_key_name_matches(s: &[u8]) -> bool {
-    match (s.first(), s.last()) {
-        (Some(&f), Some(&l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && s.iter()
-                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
-/// `validation.IsDNS1123Subdomain` (`pkg/util/validation`: lengths in characters).
-pub fn is_dns1123_subdomain(value: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push("must be no more than 253 characters".to_owned());
-    }
-    if !dns1123_subdomain_matches(value) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_MSG,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `content.IsDNS1123Subdomain` (lengths in bytes).
-fn content_is_dns1123_subdomain(value: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push("must be no more than 253 bytes".to_owned());
-    }
-    if !dns1123_subdomain_matches(value) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_MSG,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// `validation.IsDNS1123Label`.
-pub fn is_dns1123_label(value: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters".to_owned());
-    }
-    if !dns1123_label_matches(value) {
-        if dns1123_subdomain_matches(value) {
-            errs.push("must not contain dots".to_owned());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_MSG,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-/// `validation.IsDNS1035Label`.
-pub fn is_dns1035_label(value: &[u8]) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters".to_owned());
-    }
-    if !dns1035_label_matches(value) {
-        errs.push(regex_error(
-            DNS1035_LABEL_MSG,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-/// `validation.IsQualifiedName` (`content.IsLabelKey`).
-pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_owned());
-            } else {
-                for m in content_is_dns1123_subdomain(prefix.as_bytes()) {
-                    errs.push(format!("prefix part {m}"));
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_owned());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 bytes".to_owned());
-    }
-    if !label_key_name_matches(name.as_bytes()) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                LABEL_KEY_MSG,
-                LABEL_KEY_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
-}
-
-/// `validation.IsValidLabelValue`.
-pub fn is_valid_label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 bytes".to_owned());
-    }
-    if !value.is_empty() && !label_key_name_matches(value.as_bytes()) {
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
+// The name and label checks are apimachinery's, kept once in the CEL crate (its format library
+// calls them too).
+pub use cel_core::k8s_names::{
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value, mask_trailing_dash,
+};
 
 /// `content.IsPathSegmentPrefix`.
 pub fn is_path_segment_prefix(name: &str) -> Vec<String> {
@@ -272,23 +77,10 @@ impl NameRule {
     pub fn check(self, name: &str, prefix: bool) -> Vec<String> {
         match self {
             NameRule::DnsSubdomain if prefix => is_dns1123_subdomain(&mask_trailing_dash(name)),
-            NameRule::DnsSubdomain => is_dns1123_subdomain(name.as_bytes()),
+            NameRule::DnsSubdomain => is_dns1123_subdomain(name),
             NameRule::PathSegment if prefix => is_path_segment_prefix(name),
             NameRule::PathSegment => is_path_segment_name(name),
         }
-    }
-}
-
-/// `maskTrailingDash`: a trailing dash (of a name longer than one byte) and the byte before
-/// it become `a` (the server's code drops two bytes).
-fn mask_trailing_dash(name: &str) -> Vec<u8> {
-    let b = name.as_bytes();
-    if b.len() > 1 && b.last() == Some(&b'-') {
-        let mut v = b.get(..b.len() - 2).unwrap_or_default().to_vec();
-        v.push(b'a');
-        v
-    } else {
-        b.to_vec()
     }
 }
 
@@ -500,7 +292,7 @@ pub fn validate_object_meta_with(
         if meta.namespace.is_empty() {
             errs.push(FieldError::required(child(path, "namespace"), ""));
         } else {
-            for m in is_dns1123_label(meta.namespace.as_bytes()) {
+            for m in is_dns1123_label(&meta.namespace) {
                 errs.push(FieldError::invalid(
                     child(path, "namespace"),
                     BadValue::Str(meta.namespace.clone()),
@@ -840,7 +632,7 @@ fn validate_embedded_resource(
             )),
             Json::String(s) => {
                 let lower: String = s.chars().map(go_to_lower).collect();
-                let msgs = is_dns1035_label(lower.as_bytes());
+                let msgs = is_dns1035_label(&lower);
                 if !msgs.is_empty() {
                     errs.push(FieldError::invalid(
                         p,
@@ -944,10 +736,10 @@ mod tests {
     #[test]
     fn name_checks_word_like_the_server() {
         assert_eq!(
-            is_dns1123_subdomain(b"Foo"),
+            is_dns1123_subdomain("Foo"),
             ["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
         );
-        assert_eq!(is_dns1123_label(b"a.b"), ["must not contain dots"]);
+        assert_eq!(is_dns1123_label("a.b"), ["must not contain dots"]);
         assert!(NameRule::DnsSubdomain.check("abc-", true).is_empty());
         assert_eq!(
             NameRule::PathSegment.check("..", false),
@@ -1122,22 +914,22 @@ mod tests {
 
     #[test]
     fn dns_names() {
-        assert!(is_dns1035_label(b"my-name").is_empty());
-        assert_eq!(is_dns1035_label(b"1abc").len(), 1);
-        assert!(is_dns1035_label(b"")
+        assert!(is_dns1035_label("my-name").is_empty());
+        assert_eq!(is_dns1035_label("1abc").len(), 1);
+        assert!(is_dns1035_label("")
             .first()
             .is_some_and(|m| m.starts_with("a DNS-1035 label")));
-        assert!(is_dns1123_subdomain(b"group.com").is_empty());
+        assert!(is_dns1123_subdomain("group.com").is_empty());
         assert_eq!(
-            is_dns1123_subdomain(b"Group.com"),
+            is_dns1123_subdomain("Group.com"),
             vec!["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned()]
         );
         assert_eq!(
-            is_dns1123_label(b"a.b"),
+            is_dns1123_label("a.b"),
             vec!["must not contain dots".to_owned()]
         );
         assert_eq!(
-            is_dns1035_label("a".repeat(64).as_bytes()),
+            is_dns1035_label(&"a".repeat(64)),
             vec!["must be no more than 63 characters".to_owned()]
         );
         assert!(is_valid_port_num(65535).is_empty());

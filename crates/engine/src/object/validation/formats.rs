@@ -7,45 +7,11 @@
 
 use gostd::regexp::{compile_fixed, GoRegexp};
 
-/// A Kubernetes `major.minor` compatibility version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CompatibilityVersion {
-    /// The major version (1).
-    pub major: u32,
-    /// The minor version.
-    pub minor: u32,
-}
+use crate::documents::kube_version::KubernetesVersion;
 
-impl CompatibilityVersion {
-    /// `major.minor`.
-    pub const fn new(major: u32, minor: u32) -> CompatibilityVersion {
-        CompatibilityVersion { major, minor }
-    }
-
-    /// `environment.DefaultCompatibilityVersion()` of the Kubernetes 1.37 server: its
-    /// minimum compatibility version, 1.36.
-    pub const DEFAULT: CompatibilityVersion = CompatibilityVersion::new(1, 36);
-
-    /// Reads `1.34` (or `v1.34`, `1.34.2`).
-    pub fn parse(text: &str) -> Option<CompatibilityVersion> {
-        let t = text.trim().trim_start_matches('v');
-        let mut parts = t.split('.');
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        Some(CompatibilityVersion::new(major, minor))
-    }
-}
-
-impl Default for CompatibilityVersion {
-    fn default() -> Self {
-        CompatibilityVersion::DEFAULT
-    }
-}
-
-/// The formats CRD schemas may use, with the version that introduced them (normalized).
-const VERSIONED_FORMATS: &[(u32, u32, &[&str])] = &[
+/// The formats CRD schemas may use, with the 1.x minor that introduced them (normalized).
+const VERSIONED_FORMATS: &[(u32, &[&str])] = &[
     (
-        1,
         0,
         &[
             "bsonobjectid",
@@ -74,14 +40,14 @@ const VERSIONED_FORMATS: &[(u32, u32, &[&str])] = &[
             "datetime",
         ],
     ),
-    (1, 34, &["k8sshortname", "k8slongname"]),
+    (34, &["k8sshortname", "k8slongname"]),
 ];
 
 /// The formats a CRD schema may name at `version`, as users write them (`date-time`).
-pub fn supported_formats(version: CompatibilityVersion) -> Vec<&'static str> {
+pub fn supported_formats(version: KubernetesVersion) -> Vec<&'static str> {
     let mut out = vec!["int32", "int64", "float", "double"];
-    for (major, minor, names) in VERSIONED_FORMATS {
-        if version >= CompatibilityVersion::new(*major, *minor) {
+    for (minor, names) in VERSIONED_FORMATS {
+        if version >= KubernetesVersion::new(*minor) {
             out.extend(
                 names
                     .iter()
@@ -99,16 +65,16 @@ pub fn normalize(name: &str) -> String {
 
 /// Whether a string format is supported by CRD schemas at `version`
 /// (`supportedFormatsAtVersion(version).supported.Has(normalized)`).
-pub fn supported_at(format: &str, version: CompatibilityVersion) -> bool {
+pub fn supported_at(format: &str, version: KubernetesVersion) -> bool {
     let n = normalize(format);
-    VERSIONED_FORMATS.iter().any(|(major, minor, names)| {
-        version >= CompatibilityVersion::new(*major, *minor) && names.contains(&n.as_str())
+    VERSIONED_FORMATS.iter().any(|(minor, names)| {
+        version >= KubernetesVersion::new(*minor) && names.contains(&n.as_str())
     })
 }
 
 /// `StripUnsupportedFormatsPostProcessorForVersion`: the format a schema node keeps, given its
 /// types and the compatibility version.
-pub fn strip_unsupported(format: &str, types: &[String], version: CompatibilityVersion) -> String {
+pub fn strip_unsupported(format: &str, types: &[String], version: KubernetesVersion) -> String {
     if format.is_empty() {
         return String::new();
     }
@@ -447,8 +413,8 @@ mod tests {
 
     #[test]
     fn versions_and_stripping() {
-        let v133 = CompatibilityVersion::new(1, 33);
-        let v134 = CompatibilityVersion::new(1, 34);
+        let v133 = KubernetesVersion::new(33);
+        let v134 = KubernetesVersion::new(34);
         assert!(!supported_at("k8s-short-name", v133));
         assert!(supported_at("k8s-short-name", v134));
         assert!(supported_at("date-time", v133));
@@ -457,7 +423,6 @@ mod tests {
         assert_eq!(strip_unsupported("uuid", &s("integer"), v133), "");
         assert_eq!(strip_unsupported("email", &s("object"), v133), "");
         assert_eq!(strip_unsupported("int-or-string", &s("string"), v133), "");
-        assert_eq!(CompatibilityVersion::parse("1.34"), Some(v134));
     }
 
     #[test]

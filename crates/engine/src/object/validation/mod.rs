@@ -31,7 +31,6 @@ mod schema;
 
 pub mod formats;
 
-pub use formats::CompatibilityVersion;
 pub use gostd::json::marshal as json_marshal;
 pub use gostd::value::deep_equal;
 
@@ -41,6 +40,7 @@ use serde_json::Value as Json;
 
 use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::finding::ErrorType;
+use crate::documents::kube_version::KubernetesVersion;
 use crate::documents::path::{FieldPath, Segment};
 use crate::schema::{JsonSchemaProps, Structural};
 use openapi::{Code, GoPath, OaError, OaResult};
@@ -56,7 +56,7 @@ pub const MAX_VALIDATION_DEPTH: usize = 512;
 pub struct Options {
     /// The compatibility version deciding which string formats are validated (formats
     /// introduced later are ignored). The default is the 1.37 server's, 1.36.
-    pub compatibility_version: CompatibilityVersion,
+    pub compatibility_version: KubernetesVersion,
 }
 
 /// A schema validator: the compiled schema (or none, which accepts everything).

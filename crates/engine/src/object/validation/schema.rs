@@ -17,7 +17,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
 
-use super::formats::{self, CompatibilityVersion, FormatChecker};
+use super::formats::{self, FormatChecker};
+use crate::documents::kube_version::KubernetesVersion;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 use gostd::regexp::{self as goregex, GoRegexp};
@@ -203,7 +204,7 @@ impl Builder {
     pub fn props(
         &mut self,
         p: &JsonSchemaProps,
-        version: CompatibilityVersion,
+        version: KubernetesVersion,
         depth: usize,
     ) -> Box<OaSchema> {
         self.props_node(p, Some(version), depth)
@@ -220,7 +221,7 @@ impl Builder {
         &mut self,
         s: &mut OaSchema,
         p: &JsonSchemaProps,
-        version: Option<CompatibilityVersion>,
+        version: Option<KubernetesVersion>,
     ) {
         if !p.type_.is_empty() {
             s.types.push(p.type_.clone());
@@ -261,7 +262,7 @@ impl Builder {
     fn props_node(
         &mut self,
         p: &JsonSchemaProps,
-        version: Option<CompatibilityVersion>,
+        version: Option<KubernetesVersion>,
         depth: usize,
     ) -> Box<OaSchema> {
         let mut s: Box<OaSchema> = Box::default();

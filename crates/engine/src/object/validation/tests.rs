@@ -144,7 +144,7 @@ fn formats_follow_the_compatibility_version() {
     let obj = json!({"n": "Not_A_Name", "d": "2021-13-01", "u": 3});
     let at = |minor| {
         let o = Options {
-            compatibility_version: CompatibilityVersion::new(1, minor),
+            compatibility_version: KubernetesVersion::new(minor),
         };
         let mut e: Vec<String> = validate(&obj, Some(&schema), &o)
             .iter()

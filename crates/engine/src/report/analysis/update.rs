@@ -192,13 +192,8 @@ impl CompiledCrd {
             }
             self.findings.push(f);
         }
-        self.changes = crate::crd_diff::diff_crds(
-            &prev.text,
-            text,
-            crate::documents::kube_version::KubernetesVersion::parse_or_default(
-                &self.options.kubernetes_version,
-            ),
-        );
+        self.changes =
+            crate::crd_diff::diff_crds(&prev.text, text, self.options.kubernetes_version);
         let (Some(new), Some(old), Some((doc, root))) = (
             self.internal.as_deref(),
             prev.compiled.internal(),
@@ -223,10 +218,8 @@ impl CompiledCrd {
             cel: Some(&default_rules),
             ..apiext::defaults::DefaultsValidation::without_cel()
         };
-        let kube = crate::documents::kube_version::KubernetesVersion::parse_or_default(
-            &self.options.kubernetes_version,
-        );
-        let cel = crate::cel::RuleCompiler::new(&kube.compatibility_version());
+        let kube = self.options.kubernetes_version;
+        let cel = crate::cel::RuleCompiler::new(kube);
         let errors = apiext::validate_update(
             &new,
             &old,

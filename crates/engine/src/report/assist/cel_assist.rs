@@ -3,9 +3,8 @@
 //! `apiservercel.Escape`), and the functions, macros and receiver methods of the selected
 //! Kubernetes version's environment with their signatures.
 
-use cel_core::decls::{
-    kubernetes_options, EnvOption, EnvVersion, FunctionDecl, KubeVersion, OverloadDecl,
-};
+use cel_core::decls::{kubernetes_options, EnvOption, EnvVersion, FunctionDecl, OverloadDecl};
+use cel_core::KubernetesVersion;
 
 use super::docs::cel_doc;
 use super::{first_line, item, node_lines, type_text, CompletionItem, Completions, Hover};
@@ -13,9 +12,10 @@ use crate::cel::decl_type::escape;
 use crate::report::analysis::CompiledCrd;
 use crate::schema::Structural;
 
-/// The functions of the environment of `version` (`1.36`), merged by name, in name order.
-pub fn functions(version: &str) -> Vec<FunctionDecl> {
-    let v = KubeVersion::parse(version).unwrap_or(KubeVersion::DEFAULT);
+/// The functions new expressions may call on a server of `version`, merged by name, in name
+/// order.
+pub fn functions(version: KubernetesVersion) -> Vec<FunctionDecl> {
+    let v = version.compatibility();
     let mut out: Vec<FunctionDecl> = Vec::new();
     for option in kubernetes_options(EnvVersion::NewExpressions(v)) {
         if let EnvOption::Library(lib) = option {
@@ -170,7 +170,7 @@ pub fn complete(
     let expr = expression(text, start, offset)?;
     let partial = trailing(expr, ident_char);
     let before = expr.get(..expr.len() - partial.len()).unwrap_or("");
-    let fns = functions(&crd.options().kubernetes_version);
+    let fns = functions(crd.options().kubernetes_version);
     let mut items = Vec::new();
     if let Some(receiver) = before.strip_suffix('.') {
         let chain = trailing(receiver, |c| ident_char(c) || c == '.');
@@ -294,7 +294,7 @@ pub fn hover(
             });
         }
     }
-    let fns = functions(&crd.options().kubernetes_version);
+    let fns = functions(crd.options().kubernetes_version);
     let (title, mut lines) = match fns.iter().find(|f| f.name == word) {
         Some(f) => {
             let sigs: Vec<String> = f.overloads.iter().map(|o| signature(&f.name, o)).collect();

@@ -742,10 +742,7 @@ fn schema_values(crd: &CompiledCrd, key: &str) -> Vec<CompletionItem> {
     let words: Vec<&str> = match key {
         "type" => vec!["object", "array", "string", "integer", "number", "boolean"],
         "format" => crate::object::validation::formats::supported_formats(
-            crate::object::validation::formats::CompatibilityVersion::parse(
-                &crd.options().kubernetes_version,
-            )
-            .unwrap_or_default(),
+            crd.options().kubernetes_version.compatibility(),
         ),
         "x-kubernetes-list-type" => vec!["atomic", "set", "map"],
         "x-kubernetes-map-type" => vec!["granular", "atomic"],

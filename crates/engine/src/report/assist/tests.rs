@@ -229,7 +229,7 @@ fn cel_completion() {
     let old = CompiledCrd::compile(
         CRD,
         &Options {
-            kubernetes_version: "1.30".into(),
+            kubernetes_version: crate::KubernetesVersion::new(30),
             ..Options::default()
         },
     );
