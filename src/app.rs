@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crd_studio_engine::report::assist::Editor as AssistEditor;
+use crd_studio_engine::Editor as AssistEditor;
 use crd_studio_engine::{FieldValidation, KubernetesVersion, Options, Severity};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
@@ -2124,7 +2124,7 @@ pub fn Studio(props: &StudioProps) -> Html {
                 <label class="option" title="The Kubernetes version whose API server is modelled: its CEL libraries, formats and feature gates">
                     <span>{ "Kubernetes" }</span>
                     <select aria-label="Kubernetes version" onchange={on_kubernetes_version}>
-                        { for crd_studio_engine::kube_version::KubernetesVersion::all().rev().map(|v| {
+                        { for KubernetesVersion::all().rev().map(|v| {
                             let name = v.to_string();
                             html! { <option value={name.clone()} selected={name == kube_shown}>{ name }</option> }
                         }) }

@@ -3,8 +3,8 @@
 //! ([`answer`]), which turns the editor's UTF-16 offsets into the engine's byte offsets and
 //! back.
 
-use crd_studio_engine::report::assist::{self, Completions, Editor, Hover};
 use crd_studio_engine::CompiledCrd;
+use crd_studio_engine::{Completions, Editor, Hover};
 use serde::{Deserialize, Serialize};
 
 /// Completion or hover.
@@ -73,7 +73,7 @@ pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
     let at = byte_offset(text, request.offset);
     match request.kind {
         AssistKind::Complete => AssistAnswer {
-            completions: assist::complete(crd, request.editor, text, at).map(|mut c| {
+            completions: crd.complete(request.editor, text, at).map(|mut c| {
                 c.from = utf16_offset(text, c.from);
                 c.to = utf16_offset(text, c.to);
                 c.comma_at = c.comma_at.map(|b| utf16_offset(text, b));
@@ -83,7 +83,7 @@ pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
         },
         AssistKind::Hover => AssistAnswer {
             completions: None,
-            hover: assist::hover(crd, request.editor, text, at).map(|mut h| {
+            hover: crd.hover(request.editor, text, at).map(|mut h| {
                 h.from = utf16_offset(text, h.from);
                 h.to = utf16_offset(text, h.to);
                 h

@@ -19,13 +19,13 @@
 //! and the new text can be. [`apply_edits`] applies the engine's suggested text edits (a bound
 //! inserted into the schema).
 
-use crd_studio_engine::analysis::{
-    BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
-    STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
-};
 use crd_studio_engine::{
     Analysis, CelOutcome, CelRuleReport, CelRuleResult, ObjectReport, Severity, SourceId,
     VersionReport,
+};
+use crd_studio_engine::{
+    BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
+    STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 
 use crate::stored_view::{object_choices, FieldLocation};
@@ -1477,7 +1477,7 @@ spec:
     /// The factor reads as the server's message writes it, on both sides of each branch.
     #[test]
     fn factors_as_the_server_words_them() {
-        use crd_studio_engine::analysis::cost_error_message;
+        use crd_studio_engine::cost_error_message;
         let limit = STATIC_ESTIMATED_COST_LIMIT;
         for value in [
             10_000_001,

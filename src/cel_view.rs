@@ -15,8 +15,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crd_studio_engine::cel::cost_explain::ExpressionKind;
-use crd_studio_engine::CelOutcome;
+use crd_studio_engine::{CelOutcome, ExpressionKind};
 use yew::prelude::*;
 
 use crate::app::Shown;

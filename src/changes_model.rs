@@ -2,8 +2,8 @@
 //! Previous CRD, the changes between the two revisions grouped by version, and what the new
 //! revision does to each sample object as stored under the previous one.
 
-use crd_studio_engine::analysis::{ChangeSeverity, CrdChange, RequestVerdict, StoredEffect};
 use crd_studio_engine::{Analysis, Location, SourceId};
+use crd_studio_engine::{ChangeSeverity, CrdChange, RequestVerdict, StoredEffect};
 
 use crate::view_model::{file_name, FocusTarget, Pane, ProblemRow};
 

@@ -6,8 +6,7 @@
 
 use std::rc::Rc;
 
-use crd_studio_engine::authored_conversion::ConversionPreview;
-use crd_studio_engine::conversion::{ConvertedObject, ResponseCheck, Strategy};
+use crd_studio_engine::{ConversionPreview, ConvertedObject, ResponseCheck, Strategy};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 

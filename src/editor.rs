@@ -15,7 +15,7 @@ use yew::prelude::*;
 use crate::assist::{AssistKind, AssistRequest};
 use crate::editor_text::EditorText;
 use crate::view_model::{utf16_offset, EditorDiagnostic, EditorFix};
-use crd_studio_engine::report::assist::Editor;
+use crd_studio_engine::Editor;
 
 #[wasm_bindgen]
 extern "C" {

@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crd_studio_engine::report::{explain, sample};
 use crd_studio_engine::{Analysis, CompiledCrd};
 
 use crate::preview_model::yaml_text;
@@ -44,7 +43,6 @@ pub fn object_version(compiled: &CompiledCrd, analysis: &Analysis) -> Option<Str
 /// The Explain preview and the minimal sample's YAML.
 pub fn answer(
     compiled: &CompiledCrd,
-    crd_text: &str,
     analysis: &Analysis,
     path: &str,
     recursive: bool,
@@ -53,18 +51,15 @@ pub fn answer(
         return (None, None);
     }
     let version = object_version(compiled, analysis);
-    let explained = explain::explain_crd(compiled, crd_text, version.as_deref(), path, recursive);
-    let shown_version = version.clone().or_else(|| {
-        compiled
-            .internal()
-            .and_then(crd_studio_engine::versions::preferred_version)
-    });
+    let explained = compiled.explain(version.as_deref(), path, recursive);
+    let shown_version = version.clone().or_else(|| compiled.preferred_version());
     let preview = ExplainPreview {
         version: shown_version.unwrap_or_default(),
         text: explained.as_ref().ok().cloned(),
         error: explained.err(),
     };
-    let sample = sample::sample_for(compiled, version.as_deref(), false)
+    let sample = compiled
+        .sample(version.as_deref(), false)
         .ok()
         .map(|v| yaml_text(&v));
     (Some(preview), sample)
@@ -203,7 +198,7 @@ mod tests {
         let crd = include_str!("../examples/crontab/crd.yaml");
         let compiled = CompiledCrd::compile(crd, &crd_studio_engine::Options::default());
         let analysis = compiled.analyze_objects(&[], None);
-        let (preview, sample) = answer(&compiled, crd, &analysis, "spec", false);
+        let (preview, sample) = answer(&compiled, &analysis, "spec", false);
         let preview = preview.unwrap();
         assert!(preview.text.unwrap().contains("FIELD: spec <Object>"));
         assert!(sample

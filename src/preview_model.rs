@@ -2,8 +2,7 @@
 //! from the engine's [`Analysis`] and [`Previews`] (no Kubernetes logic here: every verdict and
 //! message is the engine's). Compiles everywhere, so `cargo test` checks it natively.
 
-use crd_studio_engine::analysis::{FieldSelectorPreview, Operator, Requirement, Span, Strategy};
-use crd_studio_engine::Analysis;
+use crd_studio_engine::{Analysis, FieldSelectorPreview, Operator, Requirement, Span, Strategy};
 use serde_json::Value;
 
 use crate::stored_view::{render, YamlLine};

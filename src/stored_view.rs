@@ -623,7 +623,7 @@ fn plain_is_safe(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crd_studio_engine::analysis::ServedObject;
+    use crd_studio_engine::ServedObject;
     use crd_studio_engine::{JsonText, VersionReport};
     use serde_json::json;
 

@@ -11,14 +11,13 @@
 
 use std::collections::HashMap;
 
-use crd_studio_engine::analysis::FieldSelectorPreview;
-use crd_studio_engine::analysis::PreviousCrd;
-use crd_studio_engine::authored_conversion::ConversionPreview;
-use crd_studio_engine::conversion::{self, ResponseCheck, Strategy, WebhookCall};
-use crd_studio_engine::document::parse;
-use crd_studio_engine::get::{LeftOut, ListOutput};
-use crd_studio_engine::path::locate;
+use crd_studio_engine::documents::document::parse;
+use crd_studio_engine::documents::path::locate;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
+use crd_studio_engine::{
+    ConversionPreview, FieldSelectorPreview, LeftOut, ListOutput, PreviousCrd, ResponseCheck,
+    Strategy, WebhookCall,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::stored_view::FieldLocation;
@@ -174,7 +173,6 @@ impl Engine {
         let mut previews = previews(compiled, &analysis, query);
         (previews.explain, previews.sample) = crate::explain_model::answer(
             compiled,
-            &request.crd,
             &analysis,
             &query.explain_path,
             query.explain_recursive,
@@ -215,8 +213,8 @@ impl Engine {
             }
             None => {
                 let text = match request.editor {
-                    crd_studio_engine::report::assist::Editor::Crd => request.text.as_str(),
-                    crd_studio_engine::report::assist::Editor::Object => "",
+                    crd_studio_engine::Editor::Crd => request.text.as_str(),
+                    crd_studio_engine::Editor::Object => "",
                 };
                 let compiled = CompiledCrd::compile(text, &Options::default());
                 crate::assist::answer(&compiled, request)
@@ -321,13 +319,13 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
         return out;
     };
     // Without a clock there are no ages to print (the app always passes the browser's).
-    if let Ok(now) = crd_studio_engine::objectmeta::time::parse_rfc3339(query.now.trim()) {
+    if let Ok(now) = crd_studio_engine::Time::parse_rfc3339(query.now.trim()) {
         let print = |wide: bool| {
-            let options = crd_studio_engine::table::PrintOptions {
+            let options = crd_studio_engine::PrintOptions {
                 wide,
                 ..Default::default()
             };
-            crd_studio_engine::get::kubectl_get_objects(crd, analysis, now, options)
+            crd_studio_engine::kubectl_get_objects(crd, analysis, now, options)
         };
         let normal = print(false);
         out.kubectl_get_left_out = normal.left_out;
@@ -335,11 +333,11 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
         out.kubectl_get_wide = Some(print(true).text).filter(|t| !t.is_empty());
         if !query.field_selector.trim().is_empty() {
             let list = |wide: bool| {
-                let options = crd_studio_engine::table::PrintOptions {
+                let options = crd_studio_engine::PrintOptions {
                     wide,
                     ..Default::default()
                 };
-                crd_studio_engine::get::kubectl_get_list(
+                crd_studio_engine::kubectl_get_list(
                     crd,
                     analysis,
                     &query.field_selector,
@@ -364,25 +362,17 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
             .filter(|o| o.accepted && !o.prepared.is_null())
             .map(|o| o.prepared.to_value())
             .collect();
-        let call = conversion::conversion_review(crd, &objects, &out.target, None);
+        let call = crd_studio_engine::conversion_review(crd, &objects, &out.target, None);
         let request = call.as_ref().ok().and_then(|c| c.request.as_ref());
         let request_text = request.map(|r| r.pretty());
-        let template = call.as_ref().ok().and_then(|c| {
-            let r = c.request.as_ref()?;
-            let converted: Vec<serde_json::Value> = r
-                .objects
-                .iter()
-                .map(|o| {
-                    let mut o = o.clone();
-                    conversion::nop_convert(&mut o, false, &c.target);
-                    o
-                })
-                .collect();
-            serde_json::to_string_pretty(&r.success_response(&converted)).ok()
-        });
+        let template = call
+            .as_ref()
+            .ok()
+            .and_then(|c| c.response_template())
+            .and_then(|t| serde_json::to_string_pretty(&t).ok());
         let check = match &call {
             Ok(c) if !query.webhook_response.trim().is_empty() => Some(
-                conversion::check_conversion_response(crd, c, &query.webhook_response),
+                crd_studio_engine::check_conversion_response(crd, c, &query.webhook_response),
             ),
             _ => None,
         };

@@ -2,8 +2,8 @@
 //! the webhook example's object, converted to v2 (and, by the first byte's low bit, to v1).
 #![no_main]
 
-use crd_studio_engine::conversion;
-use crd_studio_engine::document;
+use crd_studio_engine::versions::conversion;
+use crd_studio_engine::documents::document;
 use crd_studio_engine::SourceId;
 use libfuzzer_sys::fuzz_target;
 

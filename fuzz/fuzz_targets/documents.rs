@@ -2,7 +2,7 @@
 //! document's tree becomes.
 #![no_main]
 
-use crd_studio_engine::document;
+use crd_studio_engine::documents::document;
 use crd_studio_engine::SourceId;
 use libfuzzer_sys::fuzz_target;
 

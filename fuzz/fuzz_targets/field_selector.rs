@@ -4,8 +4,8 @@
 //! example's selectable fields and object.
 #![no_main]
 
-use crd_studio_engine::document;
-use crd_studio_engine::field_selector::{self, SelectorVersion};
+use crd_studio_engine::documents::document;
+use crd_studio_engine::printing::field_selector::{self, SelectorVersion};
 use crd_studio_engine::SourceId;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

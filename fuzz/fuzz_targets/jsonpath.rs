@@ -3,7 +3,7 @@
 //! object), with and without allowMissingKeys.
 #![no_main]
 
-use crd_studio_engine::jsonpath::JsonPath;
+use crd_studio_engine::printing::jsonpath::JsonPath;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

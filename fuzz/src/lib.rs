@@ -66,7 +66,7 @@ pub const WEBHOOK_RESPONSE: &str =
 /// Options with a fixed clock, so that date columns are computed.
 pub fn options() -> Options {
     Options {
-        now: Some("2026-01-01T00:00:00Z".to_owned()),
+        now: crd_studio_engine::Time::parse_rfc3339("2026-01-01T00:00:00Z").ok(),
         ..Options::default()
     }
 }

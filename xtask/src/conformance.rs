@@ -26,7 +26,7 @@ use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Component, Path, PathBuf};
 
-use crd_studio_engine::document::{self, Node};
+use crd_studio_engine::documents::document::{self, Node};
 use crd_studio_engine::{CompiledCrd, FieldErrorReport, Options, Severity, SourceId};
 use serde_json::{json, Value};
 
@@ -1170,7 +1170,7 @@ mod areas {
             meta.insert("creationTimestamp".into(), json!(now));
         }
         let options = Options {
-            now: Some(now.to_owned()),
+            now: crd_studio_engine::Time::parse_rfc3339(now).ok(),
             ..Options::default()
         };
         let compiled = CompiledCrd::compile(&crd.to_string(), &options);
@@ -1836,9 +1836,11 @@ mod engine {
         let results = test_rule_compiler()
             .compile_schema(&props, root, matches!(env, ExprEnv::Stored))
             .map_err(|e| Problem::Fail(format!("compile failed as a whole: {e:?}")))?;
-        let kind = |k: crd_studio_engine::apiext::CelErrorKind| match k {
-            crd_studio_engine::apiext::CelErrorKind::Required => "FieldValueRequired".to_owned(),
-            crd_studio_engine::apiext::CelErrorKind::Invalid => "RuleInvalid".to_owned(),
+        let kind = |k: crd_studio_engine::crd::apiext::CelErrorKind| match k {
+            crd_studio_engine::crd::apiext::CelErrorKind::Required => {
+                "FieldValueRequired".to_owned()
+            }
+            crd_studio_engine::crd::apiext::CelErrorKind::Invalid => "RuleInvalid".to_owned(),
         };
         Ok(results
             .into_iter()
@@ -1897,7 +1899,7 @@ mod engine {
         // `field.NewPath(pathOfFieldPath).Child(validField.String())`: a dot follows the
         // prefix even when it is empty.
         Ok(
-            crd_studio_engine::apiext::field_path::valid_field_path(path, &schema, true)
+            crd_studio_engine::crd::apiext::field_path::valid_field_path(path, &schema, true)
                 .map(|(p, _)| format!("{prefix}.{p}")),
         )
     }
@@ -1933,7 +1935,7 @@ mod engine {
     ) -> Result<(Value, Vec<String>), Problem> {
         let schema = structural(schema)?;
         let mut object = object.clone();
-        let paths = crd_studio_engine::pruning::prune(&mut object, schema.as_ref(), root);
+        let paths = crd_studio_engine::object::pruning::prune(&mut object, schema.as_ref(), root);
         Ok((object, paths))
     }
 
@@ -1941,7 +1943,7 @@ mod engine {
     pub(super) fn default(schema: &Value, object: &Value) -> Result<Value, Problem> {
         let schema = structural(schema)?;
         let mut object = object.clone();
-        crd_studio_engine::defaulting::default(&mut object, schema.as_ref());
+        crd_studio_engine::object::defaulting::default(&mut object, schema.as_ref());
         Ok(object)
     }
 
@@ -1952,7 +1954,7 @@ mod engine {
     ) -> Result<Value, Problem> {
         let schema = structural(schema)?;
         let mut object = object.clone();
-        crd_studio_engine::defaulting::prune_non_nullable_nulls_without_defaults(
+        crd_studio_engine::object::defaulting::prune_non_nullable_nulls_without_defaults(
             &mut object,
             schema.as_ref(),
         );
@@ -1969,7 +1971,7 @@ mod engine {
         prefix: &str,
         budget: i64,
     ) -> Result<Vec<FieldErrorReport>, Problem> {
-        use crd_studio_engine::apiext::defaults::{engine_openapi, DefaultsValidation};
+        use crd_studio_engine::crd::apiext::defaults::{engine_openapi, DefaultsValidation};
         let Some(schema) = structural(schema)? else {
             return Ok(Vec::new());
         };
@@ -2000,8 +2002,8 @@ mod engine {
         value: &Value,
         go_type: &str,
     ) -> Result<(Value, Option<String>), Problem> {
-        use crd_studio_engine::objectmeta::Time;
-        use crd_studio_engine::table;
+        use crd_studio_engine::object::objectmeta::Time;
+        use crd_studio_engine::printing::table;
         let now = Time {
             unix: 1_767_225_600, // 2026-01-01T00:00:00Z
             nanos: 0,
@@ -2026,7 +2028,7 @@ mod engine {
         };
         let cell = table::cell_for_json_value(
             column_type,
-            &crd_studio_engine::jsonpath::Value::of(&value),
+            &crd_studio_engine::printing::jsonpath::Value::of(&value),
             Some(now),
         );
         Ok((cell.to_value(), cell.go_type().map(str::to_owned)))
@@ -2069,8 +2071,8 @@ mod engine {
         object: &Value,
         no_headers: bool,
     ) -> Result<Result<Table, String>, Problem> {
-        use crd_studio_engine::jsonpath::JsonPath;
-        use crd_studio_engine::table::{Cell, ColumnDefinition, Convertor};
+        use crd_studio_engine::printing::jsonpath::JsonPath;
+        use crd_studio_engine::printing::table::{Cell, ColumnDefinition, Convertor};
         let headers: Vec<ColumnDefinition> = match serde_json::from_value(headers.clone()) {
             Ok(h) => h,
             Err(e) => return fail(format!("headers: {e}")),
@@ -2133,7 +2135,7 @@ mod engine {
         object: &Value,
         list: bool,
     ) -> Result<Result<Value, String>, Problem> {
-        use crd_studio_engine::conversion::{self, GroupVersion};
+        use crd_studio_engine::versions::conversion::{self, GroupVersion};
         let valid = served
             .as_array()
             .map(|a| {
@@ -2155,9 +2157,10 @@ mod engine {
         converted: &Value,
     ) -> Result<(Value, bool), Problem> {
         let mut out = converted.clone();
-        let failed =
-            crd_studio_engine::conversion::webhook::restore_object_meta(original, &mut out)
-                .is_err();
+        let failed = crd_studio_engine::versions::conversion::webhook::restore_object_meta(
+            original, &mut out,
+        )
+        .is_err();
         Ok((out, failed))
     }
 
@@ -2167,11 +2170,13 @@ mod engine {
         list: bool,
         api_version: &str,
     ) -> Result<Vec<Value>, Problem> {
-        Ok(crd_studio_engine::conversion::webhook::objects_to_convert(
-            object,
-            list,
-            api_version,
-        ))
+        Ok(
+            crd_studio_engine::versions::conversion::webhook::objects_to_convert(
+                object,
+                list,
+                api_version,
+            ),
+        )
     }
 
     /// `createConversionReviewObjects(...)`: the request and the empty response as
@@ -2182,7 +2187,7 @@ mod engine {
         desired: &str,
         uid: &str,
     ) -> Result<Result<(Value, Value), String>, Problem> {
-        use crd_studio_engine::conversion::ReviewRequest;
+        use crd_studio_engine::versions::conversion::ReviewRequest;
         let versions: Vec<String> = versions
             .as_array()
             .map(|a| {
@@ -2216,8 +2221,8 @@ mod engine {
         uid: &str,
         response: &Value,
     ) -> Result<Result<Option<Vec<Value>>, String>, Problem> {
-        use crd_studio_engine::conversion::webhook::{self, Body};
-        use crd_studio_engine::conversion::ReviewVersion;
+        use crd_studio_engine::versions::conversion::webhook::{self, Body};
+        use crd_studio_engine::versions::conversion::ReviewVersion;
         let go_type = response.get("goType").and_then(Value::as_str).unwrap_or("");
         let version = match go_type {
             "v1.ConversionReview" => ReviewVersion::V1,

@@ -1,15 +1,15 @@
 //! The `crd-validation/` checker: the cases of `validation_test.go` of
 //! `pkg/apis/apiextensions/validation`, run on the engine's internal CRD model
-//! ([`crd_studio_engine::apiext`]) exactly as the Go tests call the functions: internal CRDs
+//! ([`crd_studio_engine::crd::apiext`]) exactly as the Go tests call the functions: internal CRDs
 //! (the data's v1beta1-style shape) straight into `ValidateCustomResourceDefinition(Update)`,
 //! schemas into `validateCustomResourceDefinitionValidation` with the test's options.
 
-use crd_studio_engine::apiext::{
+use crd_studio_engine::crd::apiext::{
     self, field_path::valid_field_path, internal::CustomResourceValidation, Hooks, InternalCrd,
     ValidationOptions,
 };
-use crd_studio_engine::field_error::FieldError;
-use crd_studio_engine::path::FieldPath;
+use crd_studio_engine::documents::field_error::FieldError;
+use crd_studio_engine::documents::path::FieldPath;
 use crd_studio_engine::schema::{JsonSchemaProps, Structural};
 use crd_studio_engine::FieldErrorReport;
 use serde_json::{json, Value};

@@ -2,8 +2,8 @@
 //! `complete.go`), the NonStructuralSchema condition, and the `requireStructuralSchema`
 //! subset of the CRD schema validation cases.
 
-use crd_studio_engine::apiext::{self, structural_validation as sv};
-use crd_studio_engine::path::FieldPath;
+use crd_studio_engine::crd::apiext::{self, structural_validation as sv};
+use crd_studio_engine::documents::path::FieldPath;
 use crd_studio_engine::schema::{JsonSchemaProps, Structural};
 use serde_json::{json, Value};
 

@@ -3,10 +3,10 @@
 //! `ratcheting/` (`NewRatchetingSchemaValidator(...).ValidateUpdate(..., WithRatcheting(nil))`).
 
 use crd_studio_engine::cel::validator::{ValidateOptions, Validator};
-use crd_studio_engine::listtype;
-use crd_studio_engine::path::FieldPath;
+use crd_studio_engine::documents::path::FieldPath;
+use crd_studio_engine::object::listtype;
+use crd_studio_engine::object::validation::{Options, SchemaValidator};
 use crd_studio_engine::schema::{JsonSchemaProps, Structural};
-use crd_studio_engine::validation::{Options, SchemaValidator};
 use crd_studio_engine::FieldErrorReport;
 use crd_studio_engine::KubernetesVersion;
 use serde_json::Value;

@@ -75,7 +75,7 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     // registry store ("no system metadata fill"): no name is generated from generateName.
     let options = Options {
         field_validation: crd_studio_engine::FieldValidation::Ignore,
-        now: Some(ORACLE_NOW.to_owned()),
+        now: crd_studio_engine::Time::parse_rfc3339(ORACLE_NOW).ok(),
         generate_names: false,
         ..Options::default()
     };

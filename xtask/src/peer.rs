@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crd_studio_engine::crd_diff::{diff_crds_detailed, ChangeDetail};
 use crd_studio_engine::documents::kube_version::KubernetesVersion;
-use crd_studio_engine::{document, SourceId};
+use crd_studio_engine::{documents::document, SourceId};
 use serde_json::Value as Json;
 
 /// Runs the task.

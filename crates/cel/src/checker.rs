@@ -58,7 +58,6 @@ use crate::source::{Location, Source};
 use crate::types::{format_call_signature, most_general, Kind, Mapping, Type};
 use crate::{Parser, ParserOptions};
 
-
 /// Checker switches (cel-go's checker options).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CheckerOptions {

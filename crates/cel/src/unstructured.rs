@@ -144,7 +144,6 @@ impl Schema {
     }
 }
 
-
 /// Kubernetes' `Escape`: the CEL name of a property, or `None` when it cannot be accessed.
 pub fn escape(ident: &str) -> Option<String> {
     let first = ident.bytes().next()?;

@@ -24,7 +24,6 @@ pub(crate) struct VisitOptions<'a> {
 
 pub(crate) struct Abort;
 
-
 pub(crate) struct Visitor<'a> {
     src: &'a Source,
     cst: &'a Cst,

@@ -203,7 +203,6 @@ fn conformance(file: &str) -> Option<Json> {
 // ------------------------------------------------------------------------------------------
 // A test version of SchemaDeclType.
 
-
 fn escape(name: &str) -> Option<String> {
     let first = name.chars().next()?;
     if first.is_ascii_digit() {

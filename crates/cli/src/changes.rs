@@ -2,8 +2,7 @@
 //! the changes between the revisions, and what the new revision does to each object as stored
 //! under the previous one (text and JSON parts of `check`'s output).
 
-use crd_studio_engine::analysis::{ChangeSeverity, RequestVerdict, StoredEffect};
-use crd_studio_engine::Analysis;
+use crd_studio_engine::{Analysis, ChangeSeverity, RequestVerdict, StoredEffect};
 use serde_json::{json, Value};
 
 /// The text section: the update's verdict, the changes, the stored-object effects.

@@ -18,9 +18,10 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crd_studio_engine::conversion::{self, Strategy};
-use crd_studio_engine::document;
-use crd_studio_engine::{CompiledCrd, KubernetesVersion, Options, Severity, SourceId};
+use crd_studio_engine::{
+    check_conversion_response, conversion_review, read_documents, CompiledCrd, ConvertedObject,
+    KubernetesVersion, Options, Severity, SourceId, Strategy,
+};
 use serde_json::{json, Value};
 
 use super::{read_input, Error};
@@ -164,7 +165,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     // Every problem with the object text is reported, located, as `check` does: a broken
     // document is never dropped silently (the others would be converted without it).
-    let parsed = document::parse(&object.text, SourceId::Object(0));
+    let parsed = read_documents(&object.text, SourceId::Object(0));
     let mut broken = false;
     for f in parsed
         .findings
@@ -204,7 +205,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     if strategy == Strategy::None {
         let mut out = Vec::new();
         for (i, obj) in objects.iter().enumerate() {
-            match conversion::convert(&compiled, obj, &args.to) {
+            match crd_studio_engine::convert(&compiled, obj, &args.to) {
                 Ok(c) => {
                     note_object(&mut err, &object.name, i, objects.len(), &c);
                     out.push(c.object);
@@ -218,14 +219,13 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         return finish(&render(&as_one(out), args.format), &err, 0);
     }
     // Without --uid, the engine's uid of the request: the one the studio shows.
-    let call =
-        match conversion::conversion_review(&compiled, &objects, &args.to, args.uid.as_deref()) {
-            Ok(c) => c,
-            Err(e) => {
-                err.push_str(&format!("error: {e}\n"));
-                return finish("", &err, 1);
-            }
-        };
+    let call = match conversion_review(&compiled, &objects, &args.to, args.uid.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            err.push_str(&format!("error: {e}\n"));
+            return finish("", &err, 1);
+        }
+    };
     let Some(response) = response else {
         return match &call.request {
             Some(request) => {
@@ -240,13 +240,13 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
                     "note: the server does not call the webhook: nothing to convert to {}\n",
                     call.target.text()
                 ));
-                let check = conversion::check_conversion_response(&compiled, &call, "");
+                let check = check_conversion_response(&compiled, &call, "");
                 let out: Vec<Value> = check.objects.into_iter().map(|o| o.object).collect();
                 finish(&render(&as_one(out), args.format), &err, 0)
             }
         };
     };
-    let check = conversion::check_conversion_response(&compiled, &call, &response.text);
+    let check = check_conversion_response(&compiled, &call, &response.text);
     for (n, issue) in check.issues.iter().enumerate() {
         let place = match issue.span {
             Some(s) => format!("{}:{}:{}", response.name, s.start.line, s.start.column),
@@ -271,30 +271,25 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
 /// The objects of `text` as the server holds them after a create in their own version
 /// (the object itself when the engine could not take it that far).
 fn held_objects(compiled: &CompiledCrd, text: &str) -> Vec<Value> {
-    let parsed = document::parse(text, SourceId::Object(0));
+    let documents = read_documents(text, SourceId::Object(0));
     let analysis = compiled.analyze_objects(&[text.to_owned()], None);
-    parsed
-        .values()
-        .map(|(doc, root)| {
+    documents
+        .values
+        .into_iter()
+        .map(|(index, json)| {
             analysis
                 .objects
                 .iter()
-                .find(|o| o.document == doc.index)
+                .find(|o| o.document == index)
                 .map(|o| o.prepared.to_value())
                 .filter(|s| !s.is_null())
-                .unwrap_or_else(|| root.to_json())
+                .unwrap_or(json)
         })
         .collect()
 }
 
 /// Notes on one converted object (standard error).
-fn note_object(
-    err: &mut String,
-    file: &str,
-    index: usize,
-    total: usize,
-    o: &conversion::ConvertedObject,
-) {
+fn note_object(err: &mut String, file: &str, index: usize, total: usize, o: &ConvertedObject) {
     let which = if total > 1 {
         format!("{file} (object {})", index + 1)
     } else {
@@ -465,9 +460,8 @@ mod tests {
             "f": "needs: quoting", "g": "", "h": null, "i": "1.5", "j": "plain text",
             "k": [[1, 2], "-x"]});
         let text = render(&v, Format::Yaml);
-        let parsed = document::parse(&text, SourceId::Object(0));
+        let parsed = read_documents(&text, SourceId::Object(0));
         assert!(parsed.findings.is_empty(), "{text}\n{:?}", parsed.findings);
-        let (_, root) = parsed.values().next().unwrap();
-        assert_eq!(root.to_json(), v, "{text}");
+        assert_eq!(parsed.values[0].1, v, "{text}");
     }
 }

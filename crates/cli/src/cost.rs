@@ -12,10 +12,10 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crd_studio_engine::cel::cost_explain::{
-    BoundFix, CostDriver, CostReport, DriverRole, ExpressionCost, Fix,
+use crd_studio_engine::{
+    analyze, Analysis, BoundFix, CostDriver, CostReport, DriverRole, ExpressionCost, Fix,
+    KubernetesVersion, Options, Request, Severity,
 };
-use crd_studio_engine::{analyze, Analysis, KubernetesVersion, Options, Request, Severity};
 use serde_json::json;
 
 use super::{read_input, Error};

@@ -14,9 +14,10 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crd_studio_engine::crd_diff::{diff_crds, is_crd_text, ChangeSeverity, CrdChange};
-use crd_studio_engine::KubernetesVersion;
-use crd_studio_engine::{analyze, Options, Request, SourceId};
+use crd_studio_engine::{
+    analyze, diff_crds, is_crd_text, ChangeSeverity, CrdChange, KubernetesVersion, Options,
+    Request, SourceId,
+};
 use serde_json::json;
 
 use super::{read_input, Error, Input, Names};

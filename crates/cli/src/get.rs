@@ -14,12 +14,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crd_studio_engine::get::{kubectl_get_list, kubectl_get_objects};
-use crd_studio_engine::objectmeta::{time::parse_rfc3339, Time};
-use crd_studio_engine::position::Span;
-use crd_studio_engine::table::PrintOptions;
 use crd_studio_engine::{
-    CompiledCrd, FieldValidation, KubernetesVersion, Options, Severity, SourceId,
+    kubectl_get_list, kubectl_get_objects, CompiledCrd, FieldValidation, KubernetesVersion,
+    Options, PrintOptions, Severity, SourceId, Span, Time,
 };
 
 use super::{read_input, Error};
@@ -145,10 +142,9 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     let args = parse(args)?;
     let now = match &args.now {
-        Some(text) => parse_rfc3339(text).map_err(|e| Error::Usage(format!("--now: {e}")))?,
+        Some(text) => Time::parse_rfc3339(text).map_err(|e| Error::Usage(format!("--now: {e}")))?,
         None => system_now(),
     };
-    let now_text = now.rfc3339();
     let mut stdin_used = false;
     let crd = read_input(&args.crd, &mut stdin_used)?;
     let objects = args
@@ -158,7 +154,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let options = Options {
         field_validation: args.field_validation,
-        now: Some(now_text.clone()),
+        now: Some(now),
         kubernetes_version: args.kubernetes_version,
         ..Options::default()
     };

@@ -1,10 +1,9 @@
 //! `crd-studio explain` (kubectl explain for the CRD's resource) and `crd-studio sample` (a
 //! sample object for a version): issue 15's help while writing. The text and the sample are
-//! the engine's (`report::explain`, `report::sample`).
+//! the engine's (`CompiledCrd::explain`, `CompiledCrd::sample`).
 
 use std::process::ExitCode;
 
-use crd_studio_engine::report::{explain, sample};
 use crd_studio_engine::{CompiledCrd, Options};
 use serde_json::Value;
 
@@ -117,9 +116,7 @@ pub(crate) fn run_explain(args: &[String]) -> Result<ExitCode, Error> {
     let mut stdin_used = false;
     let crd = read_input(&crd_path, &mut stdin_used)?;
     let compiled = compile(&crd.text, &options)?;
-    match explain::explain_crd(
-        &compiled,
-        &crd.text,
+    match compiled.explain(
         option(&options, "--api-version"),
         &path,
         option(&options, "--recursive").is_some(),
@@ -161,8 +158,7 @@ pub(crate) fn run_sample(args: &[String]) -> Result<ExitCode, Error> {
     let mut stdin_used = false;
     let crd = read_input(&crd_path, &mut stdin_used)?;
     let compiled = compile(&crd.text, &options)?;
-    match sample::sample_for(
-        &compiled,
+    match compiled.sample(
         option(&options, "--version"),
         option(&options, "--all-fields").is_some(),
     ) {

@@ -128,7 +128,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     // The engine has no clock: ages in the table rows are computed against this one, as the
     // server computes them against its own when it serves the table.
     let now = match &check.now {
-        Some(text) => crd_studio_engine::objectmeta::time::parse_rfc3339(text)
+        Some(text) => crd_studio_engine::Time::parse_rfc3339(text)
             .map_err(|e| Error::Usage(format!("--now: {e}")))?,
         None => get::system_now(),
     };
@@ -156,7 +156,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         old_crd: old_crd.as_ref().map(|o| o.text.clone()),
         options: Options {
             field_validation: check.field_validation,
-            now: Some(now.rfc3339()),
+            now: Some(now),
             kubernetes_version: check.kubernetes_version,
             ..Options::default()
         },
@@ -265,7 +265,7 @@ fn parse(args: &[String]) -> Result<Check, Error> {
 /// fit), and what was read is enough for the engine's "Request entity too large" finding.
 fn read_input(path: &str, stdin_used: &mut bool) -> Result<Input, Error> {
     let name = if path == "-" { "<stdin>" } else { path }.to_owned();
-    let limit = crd_studio_engine::document::MAX_REQUEST_BYTES as u64 + 1;
+    let limit = crd_studio_engine::MAX_REQUEST_BYTES as u64 + 1;
     let mut buf = Vec::new();
     if path == "-" {
         if *stdin_used {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crd_studio_engine::document::parse;
+use crd_studio_engine::documents::document::parse;
 use crd_studio_engine::{CompiledCrd, Options, SourceId};
 
 const CRDS: &[&str] = &[
@@ -31,7 +31,7 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 
 /// Where the time of a full analysis goes (set `BENCH_PHASES=1`).
 fn phases(text: &str) {
-    use crd_studio_engine::apiext;
+    use crd_studio_engine::crd::apiext;
     let parsed = parse(text, SourceId::Crd);
     let Some((_, root)) = parsed.values().next() else {
         return;

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crd_studio_engine::document::parse;
+use crd_studio_engine::documents::document::parse;
 use crd_studio_engine::{analyze, Request, SourceId};
 
 /// The system allocator, counting the bytes in use and their peak.

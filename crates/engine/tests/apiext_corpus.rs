@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::apiext::{self, defaults::DefaultsValidation, Hooks};
-use crd_studio_engine::document::parse;
+use crd_studio_engine::crd::apiext::{self, defaults::DefaultsValidation, Hooks};
+use crd_studio_engine::documents::document::parse;
 use crd_studio_engine::SourceId;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {

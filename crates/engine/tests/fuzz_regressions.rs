@@ -14,10 +14,11 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use crd_studio_engine::field_selector::{self, SelectorVersion};
-use crd_studio_engine::jsonpath::JsonPath;
+use crd_studio_engine::printing::field_selector::{self, SelectorVersion};
+use crd_studio_engine::printing::jsonpath::JsonPath;
 use crd_studio_engine::{
-    analyze, conversion, document, CompiledCrd, KubernetesVersion, Options, Request, SourceId,
+    analyze, documents::document, versions::conversion, CompiledCrd, KubernetesVersion, Options,
+    Request, SourceId,
 };
 use serde_json::Value;
 
@@ -49,7 +50,7 @@ fn example(index: usize, file: &str) -> String {
 
 fn options() -> Options {
     Options {
-        now: Some("2026-01-01T00:00:00Z".to_owned()),
+        now: crd_studio_engine::Time::parse_rfc3339("2026-01-01T00:00:00Z").ok(),
         ..Options::default()
     }
 }

@@ -409,7 +409,7 @@ fn edge_cases_recompile_as_a_fresh_compile() {
 /// keys, document markers, directives, tabs, CRLF).
 #[test]
 fn reparse_equals_a_full_parse() {
-    use crd_studio_engine::document::{parse, reparse};
+    use crd_studio_engine::documents::document::{parse, reparse};
     use crd_studio_engine::SourceId;
     let texts = [
         "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",

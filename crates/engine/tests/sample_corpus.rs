@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::report::sample::sample_for;
+use crd_studio_engine::authoring::sample::sample_for;
 use crd_studio_engine::{analyze, CompiledCrd, Options, Request, Severity, SourceId};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {

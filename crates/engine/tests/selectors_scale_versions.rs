@@ -261,12 +261,13 @@ fn generated_names_reach_the_table_and_the_field_selectors() {
     assert!(p.selection.objects.iter().all(|m| m.matches));
     assert_eq!(p.selection.objects.len(), 1);
 
-    let now = crd_studio_engine::objectmeta::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
-    let get = crd_studio_engine::get::kubectl_get_objects(
+    let now =
+        crd_studio_engine::object::objectmeta::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let get = crd_studio_engine::report::get::kubectl_get_objects(
         &crd,
         &a,
         now,
-        crd_studio_engine::table::PrintOptions::default(),
+        crd_studio_engine::printing::table::PrintOptions::default(),
     );
     assert_eq!(
         get.text.lines().nth(1).unwrap().split_whitespace().next(),

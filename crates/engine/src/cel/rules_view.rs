@@ -477,7 +477,7 @@ fn caret_token(expression: &str, index: usize) -> (usize, usize) {
 mod tests {
     use super::*;
     use crate::documents::finding::Finding;
-    use crate::report::analysis::{analyze, Request};
+    use crate::{analyze, Request};
 
     fn crd(versions: &str) -> String {
         format!(

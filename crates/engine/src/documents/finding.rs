@@ -133,7 +133,7 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub note: bool,
     /// Repairs: each a set of text edits that removes this finding (and adds none), when the
-    /// repair is obvious (`report::assist::fixes`).
+    /// repair is obvious (`authoring::assist::fixes`, added by the front door).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixes: Vec<Fix>,
 }

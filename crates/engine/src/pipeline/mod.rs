@@ -857,7 +857,7 @@ spec:
 ";
 
     fn analyze(obj: &str, old: Option<&str>) -> crate::report::analysis::Analysis {
-        crate::report::analysis::analyze(&crate::report::analysis::Request {
+        crate::analyze(&crate::report::analysis::Request {
             crd: RULES_CRD.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),
@@ -963,7 +963,7 @@ spec:
         old: Option<&str>,
         options: crate::report::analysis::Options,
     ) -> crate::report::analysis::Analysis {
-        crate::report::analysis::analyze(&crate::report::analysis::Request {
+        crate::analyze(&crate::report::analysis::Request {
             crd: crd.to_owned(),
             objects: vec![obj.to_owned()],
             old_object: old.map(str::to_owned),

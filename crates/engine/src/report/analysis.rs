@@ -108,7 +108,7 @@ pub struct Options {
     /// reads `0s`, the age a row has the moment its timestamp is written. Callers that show
     /// ages pass a clock (the CLI's `check` and `get`, the app's kubectl get view).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub now: Option<String>,
+    pub now: Option<crate::object::objectmeta::time::Time>,
     /// Whether an object with `metadata.generateName` and no `name` gets its name before
     /// validation, as the registry store of a real server gives it (`Store.create` calls
     /// the strategy's name generator, then `BeforeCreate`): on by default. The suffix is
@@ -682,8 +682,9 @@ fn version_reports(
 }
 
 impl CompiledCrd {
-    /// Reads and validates a CRD text. Never fails: problems become findings.
-    pub fn compile(text: &str, options: &Options) -> CompiledCrd {
+    /// Reads and validates a CRD text. Never fails: problems become findings. Without the
+    /// findings' fixes: the front door's `CompiledCrd::compile` adds them.
+    pub(crate) fn compile_without_fixes(text: &str, options: &Options) -> CompiledCrd {
         CompiledCrd::compile_with(text, options, None, None, None)
     }
 
@@ -697,7 +698,8 @@ impl CompiledCrd {
     /// errors and compiled rules, the compiled versions, the cost analyses, the version
     /// overview) never holds a position, and everything positional (findings' spans, rule
     /// positions, cost edits, printer columns) is computed again in the new text.
-    pub fn recompile(&self, text: &str, options: &Options) -> CompiledCrd {
+    /// Without the findings' fixes, as [`CompiledCrd::compile_without_fixes`].
+    pub(crate) fn recompile_without_fixes(&self, text: &str, options: &Options) -> CompiledCrd {
         let parsed = self
             .parse_base
             .as_ref()
@@ -923,7 +925,6 @@ impl CompiledCrd {
             &mut findings,
         );
         sort_findings(&mut findings);
-        crate::report::assist::fixes::add_crd_fixes(&mut findings, text, &compiled);
         let report = CrdReport {
             name: model
                 .as_ref()
@@ -1049,6 +1050,11 @@ impl CompiledCrd {
         &self.findings
     }
 
+    /// The CRD's findings, for the front door to add their fixes.
+    pub(crate) fn findings_mut(&mut self) -> &mut Vec<Finding> {
+        &mut self.findings
+    }
+
     /// The parsed CRD text.
     pub fn parsed(&self) -> &ParsedText {
         &self.parsed
@@ -1070,15 +1076,11 @@ impl CompiledCrd {
         })
     }
 
-    /// Analyses object texts against this CRD. `old_object` switches to the update path.
-    pub fn analyze_objects(&self, objects: &[String], old_object: Option<&str>) -> Analysis {
-        self.analyze_objects_with_progress(objects, old_object, &mut |_| {})
-    }
-
-    /// Like [`CompiledCrd::analyze_objects`], telling `progress` after each object document
+    /// Analyses object texts against this CRD, telling `progress` after each object document
     /// (the shells show it and decide whether to go on waiting; the engine itself keeps no
-    /// clock).
-    pub fn analyze_objects_with_progress(
+    /// clock). `old_object` switches to the update path. Without the findings' fixes: the
+    /// front door's `CompiledCrd::analyze_objects` adds them.
+    pub(crate) fn analyze_objects_without_fixes(
         &self,
         objects: &[String],
         old_object: Option<&str>,
@@ -1121,7 +1123,6 @@ impl CompiledCrd {
                 progress(Progress { done, total });
             }
         }
-        crate::report::assist::fixes::add_object_fixes(&mut findings, objects, self);
         sort_findings(&mut findings);
         Analysis {
             crd: self.report.clone(),
@@ -1618,11 +1619,7 @@ impl CompiledCrd {
         else {
             return TableRow::default();
         };
-        let now = self
-            .options
-            .now
-            .as_deref()
-            .and_then(|n| crate::object::objectmeta::time::parse_rfc3339(n).ok());
+        let now = self.options.now;
         match convertor.convert_to_table(stored, false, now) {
             Ok(table) => TableRow {
                 version: version.to_owned(),
@@ -1648,26 +1645,6 @@ impl CompiledCrd {
             .position(|v| v.name == version)
             .and_then(|i| self.tables.get(i))
     }
-}
-
-/// Compiles the CRD and analyses every object: the one-call form of the engine.
-pub fn analyze(request: &Request) -> Analysis {
-    analyze_with_time_zones(request, None)
-}
-
-/// [`analyze`] with a time-zone database for CEL's named zones.
-pub fn analyze_with_time_zones(
-    request: &Request,
-    time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
-) -> Analysis {
-    let previous = request
-        .old_crd
-        .as_deref()
-        .map(|t| Rc::new(PreviousCrd::compile(t, &request.options)));
-    let mut compiled =
-        CompiledCrd::compile(&request.crd, &request.options).with_previous(&request.crd, previous);
-    compiled.set_time_zones(time_zones);
-    compiled.analyze_objects(&request.objects, request.old_object.as_deref())
 }
 
 // ------------------------------------------------------------------------------------------

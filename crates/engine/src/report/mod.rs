@@ -1,11 +1,9 @@
-//! Stage 9, the report: the public API ([`analysis`]: `Request`, `Options`, `CompiledCrd`,
-//! `analyze`, the `Analysis` and its reports, server errors turned into located findings) and
-//! `kubectl get -f` over the analysed objects ([`get`]).
+//! Stage 10, the report: the analysis ([`analysis`]: `Request`, `Options`, `CompiledCrd`, the
+//! `Analysis` and its reports, server errors turned into located findings) and `kubectl get
+//! -f` over the analysed objects ([`get`]). The fixes on its findings are added by the front
+//! door (`crate::api`) from the authoring stage, which comes after this one.
 //!
 //! Uses every earlier stage.
 
 pub mod analysis;
-pub mod assist;
-pub mod explain;
 pub mod get;
-pub mod sample;

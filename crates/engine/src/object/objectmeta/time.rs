@@ -25,6 +25,11 @@ impl Time {
         *self == Time::ZERO
     }
 
+    /// `time.Parse(time.RFC3339, value)`: the instant, or Go's error text.
+    pub fn parse_rfc3339(value: &str) -> Result<Time, String> {
+        parse_rfc3339(value)
+    }
+
     /// `t.UTC().Format(time.RFC3339)`: `2006-01-02T15:04:05Z`, no fraction.
     pub fn rfc3339(&self) -> String {
         gostd::time::format_rfc3339_utc(self.unix)
@@ -39,6 +44,21 @@ pub fn parse_rfc3339(value: &str) -> Result<Time, String> {
             nanos: t.nanos,
         })
         .map_err(|e| e.to_string())
+}
+
+/// As its RFC 3339 text (`2026-01-01T00:00:00Z`, whole seconds), read back through
+/// [`parse_rfc3339`] (Go's error text when it does not parse).
+impl serde::Serialize for Time {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.rfc3339())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Time {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        parse_rfc3339(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 #[cfg(test)]

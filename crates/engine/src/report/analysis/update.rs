@@ -29,11 +29,12 @@ pub struct PreviousCrd {
 }
 
 impl PreviousCrd {
-    /// Reads the previous revision's text.
-    pub fn compile(text: &str, options: &super::Options) -> PreviousCrd {
+    /// The previous revision's text and its compile (as for a create; the front door's
+    /// `PreviousCrd::compile` makes both).
+    pub(crate) fn new(text: &str, compiled: CompiledCrd) -> PreviousCrd {
         PreviousCrd {
             text: Rc::from(text),
-            compiled: CompiledCrd::compile(text, options),
+            compiled,
         }
     }
 
@@ -384,7 +385,7 @@ impl CompiledCrd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::analysis::{analyze, Request};
+    use crate::{analyze, Request};
 
     fn crd(fields: &str, extra: &str) -> String {
         format!(

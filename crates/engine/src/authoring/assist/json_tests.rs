@@ -311,7 +311,7 @@ fn cel_rule_in_json() {
 mod fixes_in_json {
     use super::crd_json;
     use crate::documents::finding::{apply_text_edits, Finding, SourceId};
-    use crate::report::analysis::{analyze, Analysis, Options, Request};
+    use crate::{analyze, Analysis, Options, Request};
 
     const OBJECT: &str = "{\n  \"apiVersion\": \"example.com/v1\",\n  \"kind\": \"Widget\",\n  \"metadata\": {\"name\": \"w\"},\n  \"spec\": {\n    \"replicas\": 2\n  }\n}\n";
 

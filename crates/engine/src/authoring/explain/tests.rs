@@ -670,7 +670,7 @@ fn object_meta_descriptions_are_the_published_ones() {
 /// Completion and hover under `metadata` show the first sentence of these descriptions.
 #[test]
 fn assist_uses_the_first_sentence_of_the_published_descriptions() {
-    for (name, _, doc) in crate::report::assist::docs::OBJECT_META {
+    for (name, _, doc) in crate::authoring::assist::docs::OBJECT_META {
         let published = object_meta::field_description("ObjectMeta", name).unwrap();
         let first = published.find(". ").map_or(published, |i| &published[..=i]);
         assert_eq!(*doc, first, "{name}");

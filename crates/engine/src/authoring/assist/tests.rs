@@ -278,7 +278,7 @@ fn crd_hover() {
 mod fixes_table {
     use super::CRD;
     use crate::documents::finding::{apply_text_edits, Finding, SourceId};
-    use crate::report::analysis::{analyze, Analysis, Options, Request};
+    use crate::{analyze, Analysis, Options, Request};
 
     const OBJECT: &str =
         "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  replicas: 2\n";

@@ -15,8 +15,8 @@ use std::cell::Cell;
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::authoring::assist::yaml_context::Seg;
 use crate::report::analysis::CompiledCrd;
-use crate::report::assist::yaml_context::Seg;
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
 
 /// Limits on how deep and how wide a sample grows.
@@ -74,7 +74,7 @@ enum Verdict {
 }
 
 fn verdict(compiled: &CompiledCrd, text: String) -> Verdict {
-    let a = compiled.analyze_objects(&[text], None);
+    let a = compiled.analyze_objects_without_fixes(&[text], None, &mut |_| {});
     match a.objects.first() {
         Some(r) if r.accepted => Verdict::Accepted,
         Some(r) if !r.cel_errors.is_empty() && r.schema_errors.is_empty() => Verdict::Cel(
@@ -229,7 +229,7 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
             steps.sort_by_key(Vec::len);
             // Never the object itself: its `spec` and the like stay.
             for at in steps.iter().filter(|at| !at.is_empty()) {
-                let Some(node) = crate::report::assist::walk(Some(schema), at) else {
+                let Some(node) = crate::authoring::assist::walk(Some(schema), at) else {
                     continue;
                 };
                 if let (Some(slot), Some(v)) = (
@@ -254,7 +254,7 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
                 if at.is_empty() {
                     continue;
                 }
-                let Some(node) = crate::report::assist::walk(Some(schema), at) else {
+                let Some(node) = crate::authoring::assist::walk(Some(schema), at) else {
                     continue;
                 };
                 let mut base = current.clone();
@@ -834,7 +834,7 @@ fn number(vv: &crate::schema::structural::ValueValidation, integer: bool, varian
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::analysis::{analyze, CompiledCrd, Options, Request};
+    use crate::{analyze, CompiledCrd, Options, Request};
 
     const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

@@ -28,7 +28,7 @@ pub const OBJECT_ROOT: &[Entry] = &[
 ];
 
 /// `metadata` fields a user writes, each with the first sentence of the description the server
-/// publishes for it (`report::explain::object_meta`, checked by its tests).
+/// publishes for it (`authoring::explain::object_meta`, checked by its tests).
 pub const OBJECT_META: &[Entry] = &[
     ("name", "string", "Name must be unique within a namespace."),
     (
