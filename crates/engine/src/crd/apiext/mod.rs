@@ -5,7 +5,7 @@
 //! # Use
 //!
 //! ```
-//! use crd_studio_engine::apiext;
+//! use crd_studio_engine::crd::apiext;
 //! let v1 = serde_json::json!({
 //!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 //!     "metadata": {"name": "widgets.example.com"},
