@@ -529,6 +529,34 @@ spec:
         );
     }
 
+    /// apimachinery `pkg/util/validation/field/errors.go` `Error.ErrorBody`: `json.Marshal`
+    /// of the bad value, so `spec.versions: []` (a non-nil empty slice after decoding and
+    /// the v1 → internal conversion) prints `[]`, a missing `versions` `null`; on create and on
+    /// update (apiextensions `validateCustomResourceDefinitionSpec`: "must have exactly one
+    /// version marked as storage version").
+    #[test]
+    fn empty_versions_print_as_an_empty_list() {
+        let old = crd("              size: {type: integer}", "");
+        let start = old.find("  versions:").unwrap();
+        let without = |replacement: &str| format!("{}{replacement}", &old[..start]);
+        let cases: Vec<(String, &str)> = vec![
+            (without("  versions: []\n"), "spec.versions: Invalid value: []: must have exactly one version marked as storage version"),
+            (without(""), "spec.versions: Invalid value: null: must have exactly one version marked as storage version"),
+        ];
+        for (new, want) in cases {
+            for old_crd in [None, Some(old.clone())] {
+                let update = old_crd.is_some();
+                let a = analyze(&Request {
+                    crd: new.clone(),
+                    old_crd,
+                    ..Request::default()
+                });
+                let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+                assert!(errors.contains(&want), "update {update}: {errors:#?}");
+            }
+        }
+    }
+
     #[test]
     fn unreadable_previous_text_is_a_warning_there() {
         let new = crd("              size: {type: integer}", "");
