@@ -240,6 +240,10 @@ impl CompiledCrd {
         self.findings
             .retain(|f| f.code != "crd.invalid" && f.code != "crd.warning");
         let mut located = Vec::new();
+        // The server's causes repeat an error several checks find (ObjectMeta's, by
+        // `validateCommonFields` and the strategy); its message (`ToAggregate`) shows it once,
+        // and so do the findings.
+        let mut shown = std::collections::BTreeSet::new();
         for e in &errors {
             let v1_path = apiext::v1_path(&e.field, Some(&v1));
             let mut f = locate_error(e, "crd.invalid", Some(root), SourceId::Crd, index, &v1_path);
@@ -263,7 +267,9 @@ impl CompiledCrd {
                 }
             }
             located.push(f.location);
-            self.findings.push(f);
+            if shown.insert(e.error()) {
+                self.findings.push(f);
+            }
         }
         for w in apiext::warnings_on_update(&new, &old) {
             self.findings
@@ -554,6 +560,45 @@ spec:
                 let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
                 assert!(errors.contains(&want), "update {update}: {errors:#?}");
             }
+        }
+    }
+
+    /// apiserver `pkg/registry/rest/update.go` `BeforeUpdate`: `validateCommonFields`
+    /// (`ValidateObjectMetaAccessor`, `ValidateObjectMetaAccessorUpdate`) then the strategy's
+    /// `ValidateCustomResourceDefinitionUpdate` (`ValidateObjectMetaUpdate` again): a bad label
+    /// is three causes, a changed name two (`field.ErrorList` as `errors.NewInvalid` keeps it);
+    /// the message (`ToAggregate`) and the findings show each once.
+    #[test]
+    fn update_causes_keep_the_servers_repeats() {
+        let old = crd("              size: {type: integer}", "");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (
+                old.replace("  name: widgets.example.com\n", "  name: widgets.example.com\n  labels: {\"a b\": x}\n"),
+                vec![
+                    "metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+                    3
+                ],
+            ),
+            (
+                old.replace("  name: widgets.example.com\n", "  name: gadgets.example.com\n"),
+                vec!["metadata.name: Invalid value: \"gadgets.example.com\": field is immutable"; 2],
+            ),
+        ];
+        for (new, want) in cases {
+            let a = analyze(&Request {
+                crd: new,
+                old_crd: Some(old.clone()),
+                ..Request::default()
+            });
+            let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+            assert_eq!(errors, want);
+            let findings: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "crd.invalid")
+                .map(|f| f.message.as_str())
+                .collect();
+            assert_eq!(findings, want[..1]);
         }
     }
 
