@@ -139,21 +139,55 @@ fn before_update_meta(new: &mut InternalCrd, old: &InternalCrd) {
     new.metadata.generation = old.metadata.generation;
 }
 
-/// The previous revision as the server holds it: a text without a `status` (the file the
-/// CRD was applied from) stands for a CRD the server created and established, so its status
-/// is what the server sets: the storage version stored (already done on reading), names
-/// accepted, established.
+/// The previous revision as the server holds it: a text without status conditions (the file
+/// the CRD was applied from) stands for a CRD the server created, with the status its
+/// controllers then wrote: the storage version stored (already done on reading), and
+/// * the naming controller (`pkg/controller/status/naming_controller.go`,
+///   `calculateNamesAndConditions`): its names accepted (no other CRD is known to claim them),
+///   `NamesAccepted` true, `Established` false ("Installing");
+/// * the establishing controller (`pkg/controller/establish/establishing_controller.go`,
+///   `sync`): `Established` true, unless the conversion webhook's `caBundle` is invalid
+///   (`webhook.ValidateCABundle`): then `Established` stays false ("InvalidCABundle"), and
+///   the update's strategy reads a CRD that was never established (names and scope may
+///   change, `requireImmutableNames` is off; an invalid `caBundle` is allowed).
 fn as_stored(old: &InternalCrd) -> InternalCrd {
     let mut old = old.clone();
     if old.status.conditions.is_empty() {
-        for type_ in ["NamesAccepted", "Established"] {
-            old.status.conditions.push(apiext::internal::Condition {
+        let condition =
+            |type_: &str, status: &str, reason: &str, message: &str| apiext::internal::Condition {
                 type_: type_.to_owned(),
-                status: "True".to_owned(),
-                ..Default::default()
-            });
-        }
+                status: status.to_owned(),
+                reason: reason.to_owned(),
+                message: message.to_owned(),
+            };
         old.status.accepted_names = old.spec.names.clone();
+        old.status.conditions.push(condition(
+            "NamesAccepted",
+            "True",
+            "NoConflicts",
+            "no conflicts found",
+        ));
+        let invalid_ca_bundle = old
+            .spec
+            .conversion
+            .as_ref()
+            .and_then(|c| c.webhook_client_config.as_ref())
+            .is_some_and(|cc| apiext::webhook::ca_bundle_error(&cc.ca_bundle).is_some());
+        old.status.conditions.push(if invalid_ca_bundle {
+            condition(
+                "Established",
+                "False",
+                "InvalidCABundle",
+                "The conversion webhook CABundle is invalid",
+            )
+        } else {
+            condition(
+                "Established",
+                "True",
+                "InitialNamesAccepted",
+                "the initial names have been accepted",
+            )
+        });
     }
     if old.metadata.generation == 0 {
         old.metadata.generation = 1;
@@ -600,6 +634,58 @@ spec:
                 .collect();
             assert_eq!(findings, want[..1]);
         }
+    }
+
+    /// The old CRD as the controllers left it (`establishing_controller.go` `sync`: an invalid
+    /// conversion `caBundle` keeps `Established` false), as the strategy reads it
+    /// (`ValidateCustomResourceDefinitionUpdate`: `requireImmutableNames` only when the old
+    /// CRD is established, `allowInvalidCABundle` when it is not).
+    #[test]
+    fn old_crd_never_established() {
+        let webhook = |ca: &str| {
+            format!(
+                "  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig:\n        url: https://example.com/convert\n{ca}"
+            )
+        };
+        let invalid = webhook("        caBundle: Zm9v\n");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            // Never established: scope and kind may change, the invalid bundle is kept.
+            (invalid.clone(), vec![]),
+            // No bundle (the system's roots): established, names and scope are immutable.
+            (
+                webhook(""),
+                vec![
+                    "spec.scope: Invalid value: \"Cluster\": field is immutable",
+                    "spec.names.kind: Invalid value: \"Gadget\": field is immutable",
+                ],
+            ),
+        ];
+        for (extra, want) in cases {
+            let old = crd("              size: {type: integer}", &extra);
+            let new = old
+                .replace("scope: Namespaced", "scope: Cluster")
+                .replace("kind: Widget}", "kind: Gadget}");
+            let a = analyze(&Request {
+                crd: new,
+                old_crd: Some(old),
+                ..Request::default()
+            });
+            let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+            assert_eq!(errors, want, "{extra}");
+        }
+        // Established with a valid text status: the status given is the stored one.
+        let old = crd("              size: {type: integer}", &invalid);
+        let old = format!("{old}status:\n  conditions:\n  - {{type: Established, status: \"True\"}}\n  storedVersions: [v1]\n");
+        let a = analyze(&Request {
+            crd: old.replace("scope: Namespaced", "scope: Cluster"),
+            old_crd: Some(old.clone()),
+            ..Request::default()
+        });
+        let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+        assert_eq!(
+            errors,
+            ["spec.scope: Invalid value: \"Cluster\": field is immutable"]
+        );
     }
 
     #[test]
