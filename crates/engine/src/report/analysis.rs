@@ -904,6 +904,7 @@ impl CompiledCrd {
             &mut versions,
             &mut findings,
         );
+        let undecodable = update::answer_decode_error_alone(&mut findings);
         sort_findings(&mut findings);
         crate::report::assist::fixes::add_crd_fixes(&mut findings, text, &compiled);
         let report = CrdReport {
@@ -913,6 +914,7 @@ impl CompiledCrd {
             accepted: !findings.iter().any(|f| f.severity == Severity::Error),
             errors: errors
                 .iter()
+                .filter(|_| !undecodable)
                 .map(|e| {
                     let f = findings.iter().find(|f| {
                         f.code == "crd.invalid"

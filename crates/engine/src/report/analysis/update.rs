@@ -199,6 +199,44 @@ fn as_stored(old: &InternalCrd) -> InternalCrd {
     old
 }
 
+/// A CRD body the server cannot decode (a type error such as a string where a number
+/// belongs, `crd.decode`) is answered with the decode error alone: the handler
+/// (apiserver `pkg/endpoints/handlers/create.go` / `update.go`) returns 400 before the
+/// strategy runs, and a strict-decoding complaint comes only with a decoded body
+/// (apimachinery `runtime/serializer/json` `Decode` returns the decode error first). What the
+/// studio found besides (validation errors and warnings, unknown fields) stays, as notes of
+/// what the server reports once the body decodes. Returns whether the body is undecodable.
+pub(super) fn answer_decode_error_alone(findings: &mut [Finding]) -> bool {
+    let in_crd = |f: &Finding| f.location.is_none_or(|l| l.source == SourceId::Crd);
+    let undecodable = findings
+        .iter()
+        .any(|f| f.code == "crd.decode" && f.severity == Severity::Error && in_crd(f));
+    if !undecodable {
+        return false;
+    }
+    for f in findings.iter_mut() {
+        let kind = f.code.as_str();
+        if !in_crd(f)
+            || f.note
+            || !matches!(kind, "crd.invalid" | "crd.warning" | "crd.unknown-field")
+        {
+            continue;
+        }
+        let what = f.summary.clone().unwrap_or_else(|| f.message.clone());
+        f.summary = Some(format!(
+            "not in the server's answer, which is the decode error alone; once the body decodes, it reports: {what}"
+        ));
+        // Validation's findings are the studio's now; an unknown field keeps its code (the
+        // update path redoes validation, not decoding).
+        if kind != "crd.unknown-field" {
+            f.code = "studio.after-decode".to_owned();
+        }
+        f.severity = Severity::Info;
+        f.note = true;
+    }
+    true
+}
+
 /// The update's findings and report, in place of the create's.
 impl CompiledCrd {
     /// This CRD as an update of `previous` (`None`: back to a create). Replaces the create's
@@ -271,8 +309,9 @@ impl CompiledCrd {
         );
         let v1 = root.to_json();
         let text_lines = &self.parsed.lines;
-        self.findings
-            .retain(|f| f.code != "crd.invalid" && f.code != "crd.warning");
+        self.findings.retain(|f| {
+            f.code != "crd.invalid" && f.code != "crd.warning" && f.code != "studio.after-decode"
+        });
         let mut located = Vec::new();
         // The server's causes repeat an error several checks find (ObjectMeta's, by
         // `validateCommonFields` and the strategy); its message (`ToAggregate`) shows it once,
@@ -313,13 +352,18 @@ impl CompiledCrd {
                     span: root.span,
                 }));
         }
+        let undecodable = answer_decode_error_alone(&mut self.findings);
         sort_findings(&mut self.findings);
         self.report.operation = "update".to_owned();
-        self.report.errors = errors
-            .iter()
-            .zip(located)
-            .map(|(e, l): (&FieldError, _)| FieldErrorReport::from_field_error(e, l))
-            .collect();
+        self.report.errors = if undecodable {
+            Vec::new()
+        } else {
+            errors
+                .iter()
+                .zip(located)
+                .map(|(e, l): (&FieldError, _)| FieldErrorReport::from_field_error(e, l))
+                .collect()
+        };
         self.report.accepted = !self.findings.iter().any(|f| f.severity == Severity::Error);
         self.previous = Some(prev);
         self
@@ -686,6 +730,56 @@ spec:
             errors,
             ["spec.scope: Invalid value: \"Cluster\": field is immutable"]
         );
+    }
+
+    /// A body the server cannot decode: apiserver `pkg/endpoints/handlers/update.go` /
+    /// `create.go` answer 400 with the decoder's error before the strategy validates
+    /// anything; the studio keeps the rest as notes.
+    #[test]
+    fn undecodable_body_is_answered_with_the_decode_error_alone() {
+        let old = crd("              size: {type: integer}", "");
+        let new = old.replace("scope: Namespaced", "scope: Cluster").replace(
+            "size: {type: integer}",
+            "size: {type: integer, maximum: \"2\"}",
+        );
+        for old_crd in [Some(old.clone()), None] {
+            let update = old_crd.is_some();
+            let a = analyze(&Request {
+                crd: new.clone(),
+                old_crd,
+                ..Request::default()
+            });
+            assert!(!a.crd.accepted);
+            assert!(
+                a.crd.errors.is_empty(),
+                "update {update}: {:?}",
+                a.crd.errors
+            );
+            let errors: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.code.as_str())
+                .collect();
+            assert_eq!(errors, ["crd.decode"], "update {update}");
+            let notes: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "studio.after-decode")
+                .map(|f| f.message.as_str())
+                .collect();
+            if update {
+                assert_eq!(
+                    notes,
+                    ["spec.scope: Invalid value: \"Cluster\": field is immutable"]
+                );
+            }
+            assert!(a
+                .findings
+                .iter()
+                .filter(|f| f.code == "studio.after-decode")
+                .all(|f| f.note && f.severity == Severity::Info));
+        }
     }
 
     #[test]
