@@ -414,7 +414,11 @@ fn files_are_read_as_kubectl_reads_them() {
     for f in ["le.yaml", "be.yaml", "bom8.yaml"] {
         let out = crd_studio(&dir, &["check", "crd.yaml", f], None);
         assert_eq!(out.status.code(), Some(0), "{f}: {}", stdout(&out));
-        assert!(!stdout(&out).contains(": warning:"), "{f}: {}", stdout(&out));
+        assert!(
+            !stdout(&out).contains(": warning:"),
+            "{f}: {}",
+            stdout(&out)
+        );
     }
     let out = crd_studio(&dir, &["check", "crd.yaml", "bad.yaml"], None);
     let text = stdout(&out);
