@@ -280,6 +280,18 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             format!("{{{}}}", items.join(","))
         }
     };
+    // A keyword given empty: Go's non-nil empty slice or map (`[]`, `{}`), not `null`.
+    let given = |keyword: &str, json: String| {
+        if json == "null" && s.given_empty.has(keyword) {
+            let map = matches!(
+                keyword,
+                "properties" | "patternProperties" | "dependencies" | "definitions"
+            );
+            if map { "{}" } else { "[]" }.to_owned()
+        } else {
+            json
+        }
+    };
     let or_bool = |b: &Option<SchemaOrBool>| match b {
         None => "null".to_owned(),
         Some(b) => Obj::new()
@@ -354,25 +366,34 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_float("MultipleOf", s.multiple_of)
         .raw(
             "Enum",
-            gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+            given(
+                "enum",
+                gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+            ),
         )
         .opt_int("MaxProperties", s.max_properties)
         .opt_int("MinProperties", s.min_properties)
-        .raw("Required", gostd::json::strings(&s.required))
+        .raw(
+            "Required",
+            given("required", gostd::json::strings(&s.required)),
+        )
         .raw("Items", items)
-        .raw("AllOf", list(&s.all_of))
-        .raw("OneOf", list(&s.one_of))
-        .raw("AnyOf", list(&s.any_of))
+        .raw("AllOf", given("allOf", list(&s.all_of)))
+        .raw("OneOf", given("oneOf", list(&s.one_of)))
+        .raw("AnyOf", given("anyOf", list(&s.any_of)))
         .raw(
             "Not",
             s.not.as_deref().map(sub).unwrap_or_else(|| "null".into()),
         )
-        .raw("Properties", map(&s.properties))
+        .raw("Properties", given("properties", map(&s.properties)))
         .raw("AdditionalProperties", or_bool(&s.additional_properties))
-        .raw("PatternProperties", map(&s.pattern_properties))
-        .raw("Dependencies", dependencies)
+        .raw(
+            "PatternProperties",
+            given("patternProperties", map(&s.pattern_properties)),
+        )
+        .raw("Dependencies", given("dependencies", dependencies))
         .raw("AdditionalItems", or_bool(&s.additional_items))
-        .raw("Definitions", map(&s.definitions))
+        .raw("Definitions", given("definitions", map(&s.definitions)))
         .raw(
             "ExternalDocs",
             s.external_docs
@@ -389,7 +410,13 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_bool("XPreserveUnknownFields", s.x_preserve_unknown_fields)
         .bool("XEmbeddedResource", s.x_embedded_resource)
         .bool("XIntOrString", s.x_int_or_string)
-        .raw("XListMapKeys", gostd::json::strings(&s.x_list_map_keys))
+        .raw(
+            "XListMapKeys",
+            given(
+                "x-kubernetes-list-map-keys",
+                gostd::json::strings(&s.x_list_map_keys),
+            ),
+        )
         .opt_str("XListType", s.x_list_type.as_deref())
         .opt_str("XMapType", s.x_map_type.as_deref())
         .raw(
@@ -1642,6 +1669,29 @@ mod tests {
             got.ends_with(r#""AdditionalPrinterColumns":[],"SelectableFields":null}]"#),
             "{got}"
         );
+        // Every list and map keyword of a schema (the conversion keeps the decoded value).
+        let (schema, _) = JsonSchemaProps::from_json(&serde_json::json!({
+            "type": "object", "required": [], "enum": [], "allOf": [], "oneOf": [], "anyOf": [],
+            "properties": {}, "patternProperties": {}, "dependencies": {}, "definitions": {},
+            "x-kubernetes-list-map-keys": [],
+        }));
+        let got = schema_json(&schema);
+        for want in [
+            r#""Required":[]"#,
+            r#""Enum":[]"#,
+            r#""AllOf":[]"#,
+            r#""OneOf":[]"#,
+            r#""AnyOf":[]"#,
+            r#""Properties":{}"#,
+            r#""PatternProperties":{}"#,
+            r#""Dependencies":{}"#,
+            r#""Definitions":{}"#,
+            r#""XListMapKeys":[]"#,
+        ] {
+            assert!(got.contains(want), "{want}: {got}");
+        }
+        let (schema, _) = JsonSchemaProps::from_json(&serde_json::json!({"type": "object"}));
+        assert!(schema_json(&schema).contains(r#""Required":null"#));
         for (rules, want) in [
             (serde_json::json!([]), r#""XValidations":[]}"#),
             (Json::Null, r#""XValidations":null}"#),
