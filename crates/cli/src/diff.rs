@@ -161,9 +161,11 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     });
     // Where kubectl reads the files differently from their bytes.
     full.findings.extend(new.encoding_findings(SourceId::Crd));
-    full.findings.extend(old.encoding_findings(SourceId::OldCrd));
+    full.findings
+        .extend(old.encoding_findings(SourceId::OldCrd));
     for (i, o) in objects.iter().enumerate() {
-        full.findings.extend(o.encoding_findings(SourceId::Object(i)));
+        full.findings
+            .extend(o.encoding_findings(SourceId::Object(i)));
     }
     let update_rejected = !full.crd.accepted;
     let crd_findings: Vec<&crd_studio_engine::Finding> = full
