@@ -1127,14 +1127,21 @@ impl<'a> Coster<'a> {
                     );
                 }
             }
-            "matches_string" => {
-                if let (Some(t), [a0]) = (target, args) {
+            // cel-go v0.29.2 `functionCost`: `case overloads.Matches, overloads.MatchesString`
+            // (cel-go #1350): the global form `matches(s, re)` costs what `s.matches(re)` costs.
+            "matches_string" | "matches" => {
+                let operands = match (overload, target, args) {
+                    ("matches_string", Some(t), [a0]) => Some((t, a0)),
+                    ("matches", None, [a0, a1]) => Some((a0, a1)),
+                    _ => None,
+                };
+                if let Some((s, re)) = operands {
                     let str_cost = self
-                        .size_or_unknown(Sized::Node(t))
+                        .size_or_unknown(Sized::Node(s))
                         .add(SizeEstimate::fixed(1))
                         .multiply_by_cost_factor(stf);
                     let regex_cost = self
-                        .size_or_unknown(Sized::Node(a0))
+                        .size_or_unknown(Sized::Node(re))
                         .multiply_by_cost_factor(REGEX_STRING_LENGTH_COST_FACTOR);
                     return CallEstimate::cost(str_cost.multiply(regex_cost).add(arg_sum()));
                 }
@@ -1489,6 +1496,8 @@ mod tests {
                 (2, 2502),
             ),
             (r"input.matches('\\d+a\\d+b')", vec![("input", Type::String)], vec![("input", 500)], (3, 103)),
+            // cel-go v0.29.2 checker/cost_test.go "matches global" (cel-go #1350).
+            (r"matches(input, '\\d+a\\d+b')", vec![("input", Type::String)], vec![("input", 500)], (3, 103)),
             (
                 "input.startsWith(arg1)",
                 vec![("input", Type::String), ("arg1", Type::String)],

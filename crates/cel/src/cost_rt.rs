@@ -393,7 +393,9 @@ fn default_cost(overload: &str, args: &[Value<'_>]) -> u64 {
             size(a0).saturating_add(size(a1)),
             STRING_TRAVERSAL_COST_FACTOR,
         ),
-        "matches_string" => regex_cost(size(a0), size(a1)),
+        // cel-go v0.29.2 `costCall`: `case overloads.Matches, overloads.MatchesString` (the
+        // receiver is `args[0]` in both forms at runtime).
+        "matches_string" | "matches" => regex_cost(size(a0), size(a1)),
         "contains_string" => ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
             .saturating_mul(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR)),
         _ => 1,
@@ -418,6 +420,13 @@ mod tests {
             (
                 "matches",
                 "matches_string",
+                vec![s("Rook takes 👑"), s("^[^0-9]*$")],
+                6,
+            ),
+            // cel-go v0.29.2 `costCall`: the global form as the member form (cel-go #1350).
+            (
+                "matches",
+                "matches",
                 vec![s("Rook takes 👑"), s("^[^0-9]*$")],
                 6,
             ),

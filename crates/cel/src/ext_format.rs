@@ -67,9 +67,10 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
         })?;
         // Digits only: never negative. The runtime cancels an evaluation whose precisions
         // pass its growth cap before it calls here; this bound keeps a direct call from
-        // asking for more memory than that (cel-go's text for its own later cap).
+        // asking for more memory than that (cel-go's text for its own later cap). `%e`'s
+        // "precision" is a width that x/text bounds itself (see `scientific_width`).
         let max = crate::cost_rt::MAX_GROWTH_BYTES;
-        if n as u64 > max {
+        if n as u64 > max && !s.get(i..).is_some_and(|r| r.starts_with('e')) {
             return Err(format!(
                 "could not parse formatting clause: error while parsing precision: precision {n} exceeds maximum allowed precision {max}"
             ));
@@ -412,7 +413,12 @@ pub fn precision_bytes(fmt: &str) -> u64 {
                 i += 1;
             }
             // Past Go's int the clause fails to parse (strconv.Atoi): it builds nothing.
-            total = total.saturating_add(p.filter(|p| *p <= i64::MAX as u64).unwrap_or(0));
+            let mut p = p.filter(|p| *p <= i64::MAX as u64).unwrap_or(0);
+            // `%e`'s precision is a width x/text bounds (`scientific_width`).
+            if b.get(i) == Some(&b'e') {
+                p = p.min(MAX_SCIENTIFIC_WIDTH);
+            }
+            total = total.saturating_add(p);
         }
     }
     total
@@ -474,13 +480,56 @@ fn superscript(c: char) -> char {
     }
 }
 
-/// `%.<p>e` through the `en_US` message printer: `3.140000×10⁰⁰`.
+/// x/text's `parsenum` (`internal/format/parser.go`): the width a `%<digits>e` verb gets, or
+/// `None` when the digits overflow it (`tooLarge`: past 1e6 before another digit) and the
+/// printer writes `%!(NOVERB)`. A leading `0` is the zero-padding flag, not a width: `%0e`
+/// has none (`Some(0)`).
+fn scientific_width(digits: usize) -> Option<usize> {
+    const MAX: usize = 1_000_000;
+    if digits / 10 > MAX {
+        None
+    } else {
+        Some(digits)
+    }
+}
+
+/// The widest `%e` clause x/text prints (see [`scientific_width`]).
+const MAX_SCIENTIFIC_WIDTH: u64 = 10 * 1_000_000 + 9;
+
+/// `%.<p>e`: cel-go's `stringFormatter.Scientific` (`ext/formatting.go`, strings version 2 as
+/// Kubernetes configures it) builds the Go format `fmt.Sprintf("%%%de", precision)`, that is
+/// `%<p>e`: the clause's precision becomes the *width*, and x/text's message printer
+/// (`printer.fmtScientific`, `initScientific`) formats with its default precision 6
+/// (`3.140000×10⁰⁰`, exponent of at least two superscript digits), then pads with spaces
+/// before the sign to `p` runes (`number.Formatter.Render`, `PadBeforePrefix`).
 fn format_scientific(arg: &Value<'_>, p: usize) -> Result<String, String> {
     let d = float_arg(arg, "scientific")?;
-    if let Some(s) = non_finite(d) {
-        return Ok(s);
+    let Some(width) = scientific_width(p) else {
+        return Ok("%!(NOVERB)".into());
+    };
+    let body = match non_finite(d) {
+        Some(s) => s,
+        None => scientific_body(d),
+    };
+    let runes = body.chars().count();
+    if runes >= width {
+        return Ok(body);
     }
-    let s = exact_scientific(d.abs(), p);
+    let mut out = String::with_capacity(body.len() + (width - runes));
+    pad_spaces(&mut out, width - runes);
+    out.push_str(&body);
+    Ok(out)
+}
+
+fn pad_spaces(s: &mut String, n: usize) {
+    s.reserve(n);
+    s.extend(std::iter::repeat_n(' ', n));
+}
+
+/// A finite `d` at x/text's default `%e` precision (6): `strconv`'s correctly rounded
+/// seven significant digits (`Decimal.ConvertFloat` with `RoundSignificantDigits` 7).
+fn scientific_body(d: f64) -> String {
+    let s = exact_scientific(d.abs(), DEFAULT_PRECISION);
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let mut out = String::new();
@@ -495,7 +544,7 @@ fn format_scientific(arg: &Value<'_>, p: usize) -> Result<String, String> {
     }
     let e = format!("{:02}", exp.unsigned_abs());
     out.extend(e.chars().map(superscript));
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -541,6 +590,46 @@ mod tests {
         }
         // Rust's formatter asserts here (`ndigits > 0`); Go prints every digit.
         assert_eq!(exact_scientific(1.0, 65535).len(), 65539);
+    }
+
+    /// cel-go v0.29.2 `ext/formatting.go` `stringFormatter.Scientific` builds `%<p>e` (the
+    /// precision as a width) for golang.org/x/text's `message.Printer`: `printer.fmtScientific`
+    /// keeps its precision 6, `number.Formatter.Render` pads to the width in runes before the
+    /// sign; `internal/format/parser.go`: `%0e` is the zero flag (no width), a width whose
+    /// digits overflow `parsenum` leaves no verb (`%!(NOVERB)`).
+    #[test]
+    fn scientific_precision_is_the_printers_width() {
+        let d = Value::Double;
+        let cases: Vec<(&str, Value<'static>, &str)> = vec![
+            ("%.3e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            ("%.0e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            ("%.1e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            ("%.10e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            ("%.14e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            ("%.15e", d(0.000123), " 1.230000×10⁻⁰⁴"),
+            ("%.20e", d(-0.000123), "     -1.230000×10⁻⁰⁴"),
+            ("%e", d(0.000123), "1.230000×10⁻⁰⁴"),
+            // Rounding at seven significant digits, whatever the clause's precision.
+            ("%.0e", d(1.5), "1.500000×10⁰⁰"),
+            ("%.3e", d(2.0 / 3.0), "6.666667×10⁻⁰¹"),
+            ("%.1e", d(9.9999996), "1.000000×10⁰¹"),
+            ("%.3e", d(1234567.5), "1.234568×10⁰⁶"),
+            ("%.3e", d(1234568.5), "1.234568×10⁰⁶"),
+            ("%.3e", d(123456789.0), "1.234568×10⁰⁸"),
+            ("%.10e", d(1e100), "1.000000×10¹⁰⁰"),
+            ("%.3e", d(0.0), "0.000000×10⁰⁰"),
+            ("%.5e", d(f64::NAN), "  NaN"),
+            ("%.4e", d(f64::NEG_INFINITY), "  -∞"),
+            ("%.4e", Value::string("Infinity"), "   ∞"),
+            ("%.10000010e", d(1.0), "%!(NOVERB)"),
+        ];
+        for (fmt, arg, want) in cases {
+            assert_eq!(f(fmt, vec![arg]).unwrap(), want, "{fmt}");
+        }
+        // The widest width x/text accepts.
+        let w = f("%.10000009e", vec![d(1.0)]).unwrap();
+        assert_eq!(w.chars().count(), 10_000_009);
+        assert_eq!(precision_bytes("%.99999999999e"), MAX_SCIENTIFIC_WIDTH);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! member-only forms otherwise. Each expectation follows the reference code:
 //!
 //! * estimates: cel-go `checker/cost.go` (`coster.costCall`, `coster.functionCost`: the overload
-//!   estimators, then the host's `EstimateCallCost`, then the switch on overload ids, which only
-//!   knows the member overloads `matches_string` and `contains_string`, and `args[0]` for the
+//!   estimators, then the host's `EstimateCallCost`, then the switch on overload ids: `matches` in
+//!   both forms (cel-go v0.29.2, #1350), the member `contains_string`, and `args[0]` for the
 //!   global `string_to_bytes`, `bytes_to_string`, `strings_quote`), and Kubernetes
 //!   `staging/src/k8s.io/apiserver/pkg/cel/library/cost.go` (`CostEstimator.EstimateCallCost`,
 //!   keyed by function name: `target` for list/string receivers, `args[0]` for `url`, `cidr`,
@@ -91,10 +91,10 @@ fn runtime(expr: &str) -> u64 {
 
 /// `(expression, estimated [min, max], runtime cost with s = 1000 × "a", l = ["ab", "cd"])`.
 const CASES: &[(&str, (u64, u64), u64)] = &[
-    // cel-go `functionCost`: the global overload `matches` is not in the switch (only the member
-    // `matches_string` is, `target != nil && len(args) == 1`), so it costs 1 + its arguments,
-    // estimated and at runtime (`CostTracker.costCall` default: 1).
-    ("matches(s, 'abcd')", (2, 2), 2),
+    // cel-go v0.29.2 (#1350) `functionCost`: `case overloads.Matches, overloads.MatchesString`,
+    // the global form sized on `args[0]` and `args[1]` (`target == nil && len(args) == 2`);
+    // `CostTracker.costCall` the same case: as the member form below.
+    ("matches(s, 'abcd')", (2, 102), 102),
     // `matches_string`: strCost = ceil(([0,1000]+1)·0.1) = [1, 101], regexCost = ceil(4·0.25)
     // = 1; + target 1. Runtime: ceil(1001·0.1)·1 + 1.
     ("s.matches('abcd')", (2, 102), 102),

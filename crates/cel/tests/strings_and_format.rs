@@ -314,17 +314,20 @@ fn format_verbs() {
             ("'%.2f'.format([-0.0001])", "'-0.00'"),
             ("'%.2f'.format([-0.0])", "'0.00'"),
             ("'%e'.format([-0.0])", "'0.000000×10⁰⁰'"),
-            ("'%.1e'.format([-0.00001])", "'-1.0×10⁻⁰⁵'"),
-            ("'%.1e'.format([9.96])", "'1.0×10⁰¹'"),
+            // `%.<p>e` is x/text's `%<p>e` (cel-go `ext/formatting.go` `Scientific`): a width,
+            // the precision stays 6.
+            ("'%.1e'.format([-0.00001])", "'-1.000000×10⁻⁰⁵'"),
+            ("'%.1e'.format([9.96])", "'9.960000×10⁰⁰'"),
             ("'%f'.format(['NaN'])", "'NaN'"),
             ("'%f'.format(['Infinity'])", "'∞'"),
             ("'%f'.format(['-Infinity'])", "'-∞'"),
             ("'%.2f'.format([double('-Infinity')])", "'-∞'"),
             // %e: the en_US printer's superscript exponent, at least two digits.
             ("'%e'.format([3.14])", "'3.140000×10⁰⁰'"),
-            ("'%.2e'.format([1052.032911275])", "'1.05×10⁰³'"),
-            ("'%.1e'.format([0.000123])", "'1.2×10⁻⁰⁴'"),
-            ("'%e'.format(['NaN'])", "'NaN'"),
+            ("'%.2e'.format([1052.032911275])", "'1.052033×10⁰³'"),
+            ("'%.1e'.format([0.000123])", "'1.230000×10⁻⁰⁴'"),
+            // The default `%6e`: NaN padded to six runes (`number.Formatter.Render`).
+            ("'%e'.format(['NaN'])", "'   NaN'"),
             // %b, %o, %x, %X.
             ("'%b'.format([5])", "'101'"),
             ("'%b'.format([-5])", "'-101'"),

@@ -150,7 +150,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     // previous one (`check --old-crd`'s stored-object effects).
     // Always analysed: the update's verdict (the server may refuse the new revision as an
     // update of the old one) comes from the CRD analysis.
-    let full = analyze(&Request {
+    let mut full = analyze(&Request {
         crd: new.text.clone(),
         objects: objects.iter().map(|o| o.text.clone()).collect(),
         old_crd: Some(old.text.clone()),
@@ -160,6 +160,14 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         },
         ..Request::default()
     });
+    // Where kubectl reads the files differently from their bytes.
+    full.findings.extend(new.encoding_findings(SourceId::Crd));
+    full.findings
+        .extend(old.encoding_findings(SourceId::OldCrd));
+    for (i, o) in objects.iter().enumerate() {
+        full.findings
+            .extend(o.encoding_findings(SourceId::Object(i)));
+    }
     let update_rejected = !full.crd.accepted;
     let crd_findings: Vec<&crd_studio_engine::Finding> = full
         .findings

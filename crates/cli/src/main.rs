@@ -32,6 +32,7 @@ mod cost;
 mod diff;
 mod get;
 mod help_commands;
+mod kubectl_read;
 mod sarif;
 
 const USAGE: &str = "\
@@ -102,6 +103,42 @@ struct Check {
 struct Input {
     name: String,
     text: String,
+    /// Where kubectl's reader replaced ill-formed input by U+FFFD.
+    replacements: Vec<kubectl_read::Replacement>,
+    /// The encoding its byte-order mark chose.
+    encoding: kubectl_read::Encoding,
+}
+
+impl Input {
+    /// A located warning for each place kubectl reads differently from the file's bytes
+    /// (`kubectl_read`): the text it sends holds U+FFFD there. Never an error: kubectl and
+    /// the server accept the decoded text.
+    fn encoding_findings(&self, source: SourceId) -> Vec<Finding> {
+        if self.replacements.is_empty() {
+            return Vec::new();
+        }
+        let what = match self.encoding {
+            kubectl_read::Encoding::Utf16Le | kubectl_read::Encoding::Utf16Be => {
+                "ill-formed UTF-16 (an unpaired surrogate or an odd last byte)"
+            }
+            _ => "invalid UTF-8",
+        };
+        let findings = self
+            .replacements
+            .iter()
+            .map(|r| {
+                let finding = Finding::warning(
+                    "studio.invalid-encoding",
+                    format!(
+                        "{what} (bytes {}): kubectl's file reader (golang.org/x/text's decoder, as cli-runtime's FileVisitor installs it) reads U+FFFD (\u{FFFD}) here, and that is what the server receives",
+                        kubectl_read::hex(&r.bytes)
+                    ),
+                );
+                (r.offset..r.offset + '\u{FFFD}'.len_utf8(), finding)
+            })
+            .collect();
+        crd_studio_engine::locate_findings(&self.text, source, findings)
+    }
 }
 
 fn run(args: &[String]) -> Result<ExitCode, Error> {
@@ -166,6 +203,24 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         // A rule named a time zone: as the web page does, load the database only now and
         // analyse again.
         analysis = analyze_with_time_zones(&request, Some(std::sync::Arc::new(time_zones())));
+    }
+    analysis
+        .findings
+        .extend(crd.encoding_findings(SourceId::Crd));
+    for (i, o) in objects.iter().enumerate() {
+        analysis
+            .findings
+            .extend(o.encoding_findings(SourceId::Object(i)));
+    }
+    if let Some(o) = &old {
+        analysis
+            .findings
+            .extend(o.encoding_findings(SourceId::OldObject));
+    }
+    if let Some(o) = &old_crd {
+        analysis
+            .findings
+            .extend(o.encoding_findings(SourceId::OldCrd));
     }
     let names = Names {
         crd: &crd.name,
@@ -283,13 +338,24 @@ fn read_input(path: &str, stdin_used: &mut bool) -> Result<Input, Error> {
             .and_then(|f| f.take(limit).read_to_end(&mut buf))
             .map_err(|e| Error::Io(format!("{path}: {e}")))?;
     }
-    let text = if buf.len() as u64 >= limit {
+    if buf.len() as u64 >= limit {
         // Over the limit: only its size matters (the cut may split a character).
-        String::from_utf8_lossy(&buf).into_owned()
-    } else {
-        String::from_utf8(buf).map_err(|e| Error::Io(format!("{name}: not UTF-8 text ({e})")))?
-    };
-    Ok(Input { name, text })
+        return Ok(Input {
+            name,
+            text: String::from_utf8_lossy(&buf).into_owned(),
+            replacements: Vec::new(),
+            encoding: kubectl_read::Encoding::Utf8,
+        });
+    }
+    // As kubectl reads it: a byte-order mark chooses UTF-8 or UTF-16, ill-formed input
+    // becomes U+FFFD (never a refusal).
+    let decoded = kubectl_read::decode(&buf);
+    Ok(Input {
+        name,
+        text: decoded.text,
+        replacements: decoded.replacements,
+        encoding: decoded.encoding,
+    })
 }
 
 /// The names the inputs are shown under.

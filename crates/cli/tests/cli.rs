@@ -372,3 +372,61 @@ fn a_huge_file_is_refused_without_reading_it_whole() {
         stdout(&out)
     );
 }
+
+/// cli-runtime `pkg/resource/visitor.go` `FileVisitor.Visit`: kubectl reads a file through
+/// golang.org/x/text's `unicode.BOMOverride(unicode.UTF8.NewDecoder())`: a UTF-16 file with
+/// its byte-order mark is decoded, invalid UTF-8 becomes U+FFFD. Neither is refused (exit 2
+/// was "not UTF-8 text"): the file is analysed, each replaced place is a located warning.
+#[test]
+fn files_are_read_as_kubectl_reads_them() {
+    let utf16 = |big: bool| {
+        let mut b: Vec<u8> = if big {
+            vec![0xFE, 0xFF]
+        } else {
+            vec![0xFF, 0xFE]
+        };
+        for u in GOOD.encode_utf16() {
+            b.extend(if big {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        b
+    };
+    let mut bom8 = vec![0xEF, 0xBB, 0xBF];
+    bom8.extend(GOOD.as_bytes());
+    let bad = GOOD
+        .replace("every-five", "every-\u{1}five")
+        .replace('\u{1}', "\u{7f}");
+    let mut bad = bad.into_bytes();
+    // `metadata.name: every-<ff>five` (line 4, column 15 is the byte after `every-`).
+    let at = bad.iter().position(|b| *b == 0x7f).unwrap();
+    bad[at] = 0xff;
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("crd.yaml", CRD.as_bytes().to_vec()),
+        ("le.yaml", utf16(false)),
+        ("be.yaml", utf16(true)),
+        ("bom8.yaml", bom8),
+        ("bad.yaml", bad),
+    ];
+    let dir = temp_dir("cli", "kubectl-read", &files);
+    for f in ["le.yaml", "be.yaml", "bom8.yaml"] {
+        let out = crd_studio(&dir, &["check", "crd.yaml", f], None);
+        assert_eq!(out.status.code(), Some(0), "{f}: {}", stdout(&out));
+        assert!(
+            !stdout(&out).contains(": warning:"),
+            "{f}: {}",
+            stdout(&out)
+        );
+    }
+    let out = crd_studio(&dir, &["check", "crd.yaml", "bad.yaml"], None);
+    let text = stdout(&out);
+    assert!(
+        text.contains("bad.yaml:4:15: warning: invalid UTF-8 (bytes ff): kubectl's file reader"),
+        "{text}"
+    );
+    // The name with U+FFFD is what the server judges.
+    assert!(text.contains("every-\u{FFFD}five"), "{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+}

@@ -197,6 +197,41 @@ pub fn read_documents(text: &str, source: SourceId) -> Documents {
     }
 }
 
+/// Locates findings a shell made about byte ranges of `text` before the engine read it (the
+/// CLI's decoding of a file's bytes as kubectl does): each gets its [`Location`] (line,
+/// column, UTF-16 column, span, and the document of `text` the range starts in).
+pub fn locate_findings(
+    text: &str,
+    source: SourceId,
+    findings: Vec<(std::ops::Range<usize>, Finding)>,
+) -> Vec<Finding> {
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    let lines = crate::documents::position::LineIndex::new(text);
+    let parsed = crate::documents::document::parse(text, source);
+    findings
+        .into_iter()
+        .map(|(range, finding)| {
+            let start = lines.pos_at_offset(text, range.start);
+            let end = lines.pos_at_offset(text, range.end.max(range.start));
+            let document = parsed
+                .documents
+                .iter()
+                .find(|d| {
+                    d.span.start.offset <= range.start
+                        && range.start < d.span.end.offset.max(d.span.start.offset + 1)
+                })
+                .map_or(0, |d| d.index);
+            finding.at(Location {
+                source,
+                document,
+                span: Span { start, end },
+            })
+        })
+        .collect()
+}
+
 impl WebhookCall {
     /// The `ConversionReview` response that would answer this call as a webhook that only
     /// sets each object's `apiVersion` (what the `None` strategy does): the template the

@@ -503,12 +503,17 @@ pub fn keyword_changes(old: Option<&Node>, new: Option<&Node>) -> Vec<KeywordCha
                 .join(", ")
         };
         if !added.is_empty() {
+            // Kubernetes' API change guidelines (community
+            // `contributors/devel/sig-architecture/api_changes.md`, "On compatibility"): a
+            // compatible change "does not add a new required field" nor changes "which fields
+            // are required": every client that creates objects without it breaks. Stored
+            // objects are ratcheted on update.
             out.push(change(
                 "required-added",
                 "required",
-                Risky,
+                Breaking,
                 format!(
-                    "{} now required: objects without it are rejected on create, and on update unless that part is unchanged (ratcheting)",
+                    "{} now required: every client that creates objects without it is rejected; stored objects without it are still accepted on update while that part is unchanged (ratcheting)",
                     names(&added)
                 ),
                 a,

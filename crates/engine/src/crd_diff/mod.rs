@@ -29,9 +29,10 @@ pub use sites::{field_text, schema_path_text, SchemaStep};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeSeverity {
-    /// Breaks clients or stored objects whatever they hold (a removed field, a removed version).
+    /// Breaks clients or stored objects whatever they hold (a removed field, a removed version,
+    /// a new required field: no client written before it sends it).
     Breaking,
-    /// Breaks only some objects or clients (a tightened bound, a new required field, a new rule).
+    /// Breaks only some objects or clients (a tightened bound, a new rule).
     Risky,
     /// Safe for every object and client (a loosened bound, a new optional field).
     Compatible,
@@ -385,11 +386,13 @@ fn schema_changes(
         let required =
             matches!(ns.steps.last(), Some(SchemaStep::Property(_))) && required_chain(nv, ov, i);
         let mut d = if required {
+            // api_changes.md ("On compatibility"): a new required field in an existing
+            // version breaks every client written before it (they cannot send it).
             ChangeDetail::new(
                 "required-field-added",
-                ChangeSeverity::Risky,
+                ChangeSeverity::Breaking,
                 version,
-                format!("{field} added as a required field: objects without it are rejected on create, and on update unless that part is unchanged (ratcheting)"),
+                format!("{field} added as a required field: every client that creates objects without it is rejected; stored objects without it are still accepted on update while that part is unchanged (ratcheting)"),
             )
         } else {
             ChangeDetail::new(

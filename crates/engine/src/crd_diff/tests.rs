@@ -104,12 +104,12 @@ fn table() {
         (crd("Namespaced", "", "              m:\n                type: string\n                pattern: a\n"), crd("Namespaced", "", "              m:\n                type: string\n                pattern: b\n"), "pattern-changed", Risky, ".spec.m", 26, 26),
         (crd("Namespaced", "", "              m:\n                type: string\n                nullable: true\n"), crd("Namespaced", "", "              m:\n                type: string\n"), "nullable-removed", Risky, ".spec.m", 26, 24),
         (base.clone(), crd("Namespaced", "", "              size:\n                type: integer\n                default: 1\n"), "default-added", Risky, ".spec.size", 24, 26),
-        (base.clone(), crd("Namespaced", "            required: [size]\n", SIZE), "required-added", Risky, ".spec", 21, 23),
+        (base.clone(), crd("Namespaced", "            required: [size]\n", SIZE), "required-added", Breaking, ".spec", 21, 23),
         (base.clone(), crd("Namespaced", "            x-kubernetes-preserve-unknown-fields: true\n", SIZE), "preserve-unknown-fields-changed", Compatible, ".spec", 21, 23),
         (crd("Namespaced", "            x-kubernetes-map-type: atomic\n", SIZE), base.clone(), "map-type-changed", Risky, ".spec", 23, 21),
         (base.clone(), crd("Namespaced", "            x-kubernetes-validations:\n            - rule: self.size > 0\n", SIZE), "rule-added", Risky, ".spec", 21, 24),
         (base.clone(), crd("Namespaced", "", "              size:\n                type: integer\n              extra:\n                type: string\n"), "field-added", Compatible, ".spec.extra", 21, 26),
-        (base.clone(), crd("Namespaced", "            required: [extra]\n", "              size:\n                type: integer\n              extra:\n                type: string\n"), "required-field-added", Risky, ".spec.extra", 21, 27),
+        (base.clone(), crd("Namespaced", "            required: [extra]\n", "              size:\n                type: integer\n              extra:\n                type: string\n"), "required-field-added", Breaking, ".spec.extra", 21, 27),
         (crd("Namespaced", "", "              l:\n                type: array\n                x-kubernetes-list-type: atomic\n                items: {type: string}\n"), crd("Namespaced", "", "              l:\n                type: array\n                x-kubernetes-list-type: set\n                items: {type: string}\n"), "list-type-changed", Risky, ".spec.l", 26, 26),
     ];
     for (old, new, code, sev, field, ol, nl) in cases {
@@ -508,4 +508,40 @@ fn cost_facts_of_a_rule() {
     assert_eq!(r.estimated_cost, r.raw_cost * 10);
     assert_eq!(v.total, r.estimated_cost);
     assert!(r.error.is_none());
+}
+
+/// Kubernetes' API change guidelines (kubernetes/community
+/// `contributors/devel/sig-architecture/api_changes.md`, "On compatibility": a compatible
+/// change "does not add a new required field" and does not change "which fields are
+/// required"): a field made required, or a new field required from an existing object, in an
+/// existing version is breaking; the message keeps what ratcheting does for stored objects.
+#[test]
+fn new_required_fields_are_breaking() {
+    let base = crd("Namespaced", "", SIZE);
+    let cases = [
+        (crd("Namespaced", "            required: [size]\n", SIZE), "crd.change.required-added"),
+        (
+            crd(
+                "Namespaced",
+                "            required: [extra]\n",
+                "              size:\n                type: integer\n              extra:\n                type: string\n",
+            ),
+            "crd.change.required-field-added",
+        ),
+    ];
+    for (new, code) in cases {
+        let changes = diff_crds(&base, &new, K);
+        let c = changes
+            .iter()
+            .find(|c| c.code == code)
+            .unwrap_or_else(|| panic!("{code}: {changes:#?}"));
+        assert_eq!(c.severity, ChangeSeverity::Breaking, "{code}");
+        assert!(
+            c.message
+                .contains("every client that creates objects without it is rejected")
+                && c.message.contains("(ratcheting)"),
+            "{code}: {}",
+            c.message
+        );
+    }
 }

@@ -402,10 +402,9 @@ pub fn run(
             .filter(|((_, after), (_, before))| after > before)
             .map(|((text, _), _)| text)
             .collect();
+        // Validate and ValidateUpdate alike: ValidateScaleSpec, then ValidateScaleStatus.
         if let Some(scale) = &version.scale {
-            if old.is_none() {
-                errs.extend(validate_scale_spec(&stored, scale));
-            }
+            errs.extend(validate_scale_spec(&stored, scale));
             errs.extend(validate_scale_status(&stored, scale));
         }
     } else {
@@ -974,6 +973,130 @@ spec:
 
     fn error_texts(o: &crate::report::analysis::ObjectReport) -> Vec<&str> {
         o.errors.iter().map(|e| e.error.as_str()).collect()
+    }
+
+    /// The `date-time` binding on the update path: apiserver `pkg/cel/common/valuesunstructured.go`
+    /// `UnstructuredToVal` calls kube-openapi `strfmt.ParseDateTime`, whose five
+    /// `dateTimeFormats` (`pkg/validation/strfmt/time.go`) end with `ISO8601LocalTime`. On
+    /// update an unchanged value's format error is ratcheted (`validation.WithRatcheting`), so
+    /// a rule on its changed parent reaches the binding with a value `IsDateTime` rejects.
+    #[test]
+    fn date_time_binding_on_update() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              t: {type: string, format: date-time}
+              n: {type: integer}
+            x-kubernetes-validations:
+            - rule: self.t > timestamp('2000-01-01T00:00:00Z')
+";
+        let cases: Vec<(&str, &str)> = vec![
+            (
+                "2021-02-03 10:00:00",
+                r#"parsing time "2021-02-03 10:00:00" as "2006-01-02T15:04:05": cannot parse " 10:00:00" as "T""#,
+            ),
+            (
+                "2021-02-03T10:00Z",
+                r#"parsing time "2021-02-03T10:00Z" as "2006-01-02T15:04:05": cannot parse "Z" as ":""#,
+            ),
+            (
+                "2021-02-03T10:00:00+0100",
+                r#"parsing time "2021-02-03T10:00:00+0100": extra text: "+0100""#,
+            ),
+        ];
+        for (t, want) in cases {
+            let old = format!("{OBJ}spec: {{t: '{t}', n: 1}}\n");
+            let new = format!("{OBJ}spec: {{t: '{t}', n: 2}}\n");
+            let a = analyze_with(
+                crd,
+                &new,
+                Some(&old),
+                crate::report::analysis::Options::default(),
+            );
+            let o = a.objects.first().unwrap();
+            let errors = error_texts(o);
+            assert_eq!(errors.len(), 1, "{t}: {errors:?}");
+            let e = errors.first().copied().unwrap_or("");
+            assert!(e.starts_with("spec: Invalid value: "), "{t}: {e}");
+            assert!(
+                e.contains(&format!("Invalid date-time formatted string {t}: {want}")),
+                "{t}: {e}"
+            );
+        }
+    }
+
+    /// apiextensions-apiserver `pkg/registry/customresource/validator.go`:
+    /// `customResourceValidator.ValidateUpdate` runs `ValidateScaleSpec` and
+    /// `ValidateScaleStatus` after `ValidateCustomResourceUpdate`, as `Validate` does on
+    /// create (strategy.go `ValidateUpdate` calls it with `a.scale`).
+    #[test]
+    fn scale_checks_on_update() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+";
+        let old = format!("{OBJ}spec: {{replicas: 1}}\n");
+        let cases: Vec<(&str, Vec<&str>)> = vec![
+            ("replicas: 2", vec![]),
+            (
+                "replicas: -1",
+                vec![".spec.replicas: Invalid value: -1: should be a non-negative integer"],
+            ),
+            (
+                "replicas: 'x'",
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: x is of the type string, expected int64"],
+            ),
+            (
+                "replicas: 1.5",
+                vec![".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 1.5 is of the type float64, expected int64"],
+            ),
+            (
+                "replicas: 2147483648",
+                vec![".spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647"],
+            ),
+        ];
+        for (spec, want) in cases {
+            let new = format!("{OBJ}spec: {{{spec}}}\n");
+            for old in [None, Some(old.as_str())] {
+                let a = analyze_with(crd, &new, old, crate::report::analysis::Options::default());
+                let o = a.objects.first().unwrap();
+                assert_eq!(error_texts(o), want, "{spec} (update: {})", old.is_some());
+            }
+        }
     }
 
     /// apiserver `pkg/storage/names/generate.go` `simpleNameGenerator.GenerateName`: the

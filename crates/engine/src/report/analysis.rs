@@ -924,6 +924,7 @@ impl CompiledCrd {
             &mut versions,
             &mut findings,
         );
+        let undecodable = update::answer_decode_error_alone(&mut findings);
         sort_findings(&mut findings);
         let report = CrdReport {
             name: model
@@ -932,6 +933,7 @@ impl CompiledCrd {
             accepted: !findings.iter().any(|f| f.severity == Severity::Error),
             errors: errors
                 .iter()
+                .filter(|_| !undecodable)
                 .map(|e| {
                     let f = findings.iter().find(|f| {
                         f.code == "crd.invalid"

@@ -114,6 +114,62 @@ pub struct JsonSchemaProps {
     pub x_validations: Vec<ValidationRule>,
     /// Whether `x-kubernetes-validations` was present (even empty).
     pub has_x_validations: bool,
+    /// The list and map keywords given empty (`[]`, `{}`): Go's decoder makes non-nil empty
+    /// slices and maps of them, which `json.Marshal` prints as `[]` and `{}` (not `null`) in
+    /// an `Invalid value` holding the schema.
+    pub given_empty: GivenEmpty,
+}
+
+/// The list and map keywords of a [`JsonSchemaProps`] given empty. Never part of equality:
+/// apimachinery's `Semantic.DeepEqual`, which the server compares schemas with, treats nil
+/// and empty slices and maps alike.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GivenEmpty(u16);
+
+impl PartialEq for GivenEmpty {
+    fn eq(&self, _: &GivenEmpty) -> bool {
+        true
+    }
+}
+
+impl GivenEmpty {
+    /// The keywords tracked, in bit order.
+    pub const KEYWORDS: [&'static str; 10] = [
+        "required",
+        "enum",
+        "allOf",
+        "oneOf",
+        "anyOf",
+        "properties",
+        "patternProperties",
+        "dependencies",
+        "definitions",
+        "x-kubernetes-list-map-keys",
+    ];
+
+    fn bit(keyword: &str) -> Option<u16> {
+        Self::KEYWORDS
+            .iter()
+            .position(|k| *k == keyword)
+            .map(|i| 1u16 << i)
+    }
+
+    /// Whether `keyword` (its JSON name) was given empty.
+    pub fn has(self, keyword: &str) -> bool {
+        Self::bit(keyword).is_some_and(|b| self.0 & b != 0)
+    }
+
+    /// Records `keyword` given as `value` (an empty array or object sets it).
+    pub fn record(&mut self, keyword: &str, value: &Json) {
+        let empty = match value {
+            Json::Array(a) => a.is_empty(),
+            Json::Object(m) => m.is_empty(),
+            _ => false,
+        };
+        if let (true, Some(b)) = (empty, Self::bit(keyword)) {
+            self.0 |= b;
+        }
+    }
 }
 
 /// A problem found while decoding a schema.
@@ -360,6 +416,7 @@ impl Decoder {
         self.depth_left -= 1;
         for (k, val) in m {
             let key = k.as_str();
+            s.given_empty.record(key, val);
             match key {
                 "id" => s.id = self.string(path, key, val),
                 "$schema" => s.schema = self.string(path, key, val),

@@ -29,7 +29,7 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::crd::apiext::internal::versions_json;
+use crate::crd::apiext::internal::spec_versions_json;
 use crate::crd::apiext::{from_v1_json, validate_stored_versions, InternalCrd};
 use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::path::FieldPath;
@@ -347,7 +347,7 @@ fn removal(v1: &Json, crd: &InternalCrd, index: usize) -> Removal {
     if storage_count != 1 && old_count == 1 {
         errors.push(FieldError::invalid(
             FieldPath::new("spec").child("versions"),
-            BadValue::Raw(versions_json(&new.spec.versions)),
+            BadValue::Raw(spec_versions_json(&new.spec)),
             "must have exactly one version marked as storage version",
         ));
     }

@@ -878,3 +878,57 @@ fn many_rules_over_their_limits() {
     assert!(b.crd.accepted, "{fixed}\n{:#?}", b.crd.errors);
     assert_eq!(report(&b).total, fix.cost);
 }
+
+/// cel-go v0.29.2 `checker/cost.go` `functionCost` and `interpreter/runtimecost.go`
+/// `costCall`: `case overloads.Matches, overloads.MatchesString` (cel-go #1350): the global
+/// form `matches(s, re)` is sized like `s.matches(re)`, estimated and at runtime.
+#[test]
+fn matches_function_form_costs_the_member_form() {
+    let text = crd(r#"type: object
+properties:
+  spec:
+    type: object
+    properties:
+      a:
+        type: string
+        x-kubernetes-validations:
+        - rule: matches(self, '^a.*$')
+      b:
+        type: string
+        x-kubernetes-validations:
+        - rule: self.matches('^a.*$')
+      c:
+        type: string
+        maxLength: 10
+        x-kubernetes-validations:
+        - rule: matches(self, '^a.*$')
+"#);
+    let compiled = CompiledCrd::compile(&text, &Options::default());
+    let object = "apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+spec:
+  a: abcdefghijklmnopqrstuvwxyz0123456789
+  b: abcdefghijklmnopqrstuvwxyz0123456789
+";
+    let a = compiled.analyze_objects(&[object.to_string()], None);
+    // (a, b) unbounded: 1 + ceil(3,145,727 × 0.1) × ceil(5 × 0.25) = 629,147; c:
+    // 1 + ceil(11 × 0.1) × 2 = 11.
+    let costs: Vec<Option<u64>> = a.versions[0]
+        .rules
+        .iter()
+        .map(|r| r.estimated_cost)
+        .collect();
+    assert_eq!(costs, [Some(629_147), Some(629_147), Some(11)]);
+    // 36 characters: 1 (self) + ceil(37 × 0.1) × ceil(5 × 0.25) = 9, in both forms.
+    let runtime: Vec<(String, u64)> = a.objects[0]
+        .cel_results
+        .iter()
+        .map(|r| (r.path.clone(), r.cost))
+        .collect();
+    assert_eq!(
+        runtime,
+        [("spec.a".to_string(), 9), ("spec.b".to_string(), 9)]
+    );
+}

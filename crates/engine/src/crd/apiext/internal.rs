@@ -48,6 +48,9 @@ pub struct CrdSpec {
     pub subresources: Option<Subresources>,
     /// `versions`.
     pub versions: Vec<CrdVersion>,
+    /// Whether `versions` was given as a list (Go's non-nil slice: empty, it prints `[]` in
+    /// an `Invalid value`, where a missing or `null` one prints `null`).
+    pub versions_set: bool,
     /// `additionalPrinterColumns` shared by all versions.
     pub additional_printer_columns: Vec<ColumnDefinition>,
     /// `selectableFields` shared by all versions.
@@ -104,8 +107,12 @@ pub struct CrdVersion {
     pub subresources: Option<Subresources>,
     /// `additionalPrinterColumns`.
     pub additional_printer_columns: Vec<ColumnDefinition>,
+    /// Whether `additionalPrinterColumns` was given as a list (see [`CrdSpec::versions_set`]).
+    pub additional_printer_columns_set: bool,
     /// `selectableFields`.
     pub selectable_fields: Vec<SelectableField>,
+    /// Whether `selectableFields` was given as a list (see [`CrdSpec::versions_set`]).
+    pub selectable_fields_set: bool,
 }
 
 /// `CustomResourceColumnDefinition`.
@@ -273,6 +280,18 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             format!("{{{}}}", items.join(","))
         }
     };
+    // A keyword given empty: Go's non-nil empty slice or map (`[]`, `{}`), not `null`.
+    let given = |keyword: &str, json: String| {
+        if json == "null" && s.given_empty.has(keyword) {
+            let map = matches!(
+                keyword,
+                "properties" | "patternProperties" | "dependencies" | "definitions"
+            );
+            if map { "{}" } else { "[]" }.to_owned()
+        } else {
+            json
+        }
+    };
     let or_bool = |b: &Option<SchemaOrBool>| match b {
         None => "null".to_owned(),
         Some(b) => Obj::new()
@@ -347,25 +366,34 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_float("MultipleOf", s.multiple_of)
         .raw(
             "Enum",
-            gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+            given(
+                "enum",
+                gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+            ),
         )
         .opt_int("MaxProperties", s.max_properties)
         .opt_int("MinProperties", s.min_properties)
-        .raw("Required", gostd::json::strings(&s.required))
+        .raw(
+            "Required",
+            given("required", gostd::json::strings(&s.required)),
+        )
         .raw("Items", items)
-        .raw("AllOf", list(&s.all_of))
-        .raw("OneOf", list(&s.one_of))
-        .raw("AnyOf", list(&s.any_of))
+        .raw("AllOf", given("allOf", list(&s.all_of)))
+        .raw("OneOf", given("oneOf", list(&s.one_of)))
+        .raw("AnyOf", given("anyOf", list(&s.any_of)))
         .raw(
             "Not",
             s.not.as_deref().map(sub).unwrap_or_else(|| "null".into()),
         )
-        .raw("Properties", map(&s.properties))
+        .raw("Properties", given("properties", map(&s.properties)))
         .raw("AdditionalProperties", or_bool(&s.additional_properties))
-        .raw("PatternProperties", map(&s.pattern_properties))
-        .raw("Dependencies", dependencies)
+        .raw(
+            "PatternProperties",
+            given("patternProperties", map(&s.pattern_properties)),
+        )
+        .raw("Dependencies", given("dependencies", dependencies))
         .raw("AdditionalItems", or_bool(&s.additional_items))
-        .raw("Definitions", map(&s.definitions))
+        .raw("Definitions", given("definitions", map(&s.definitions)))
         .raw(
             "ExternalDocs",
             s.external_docs
@@ -382,12 +410,21 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_bool("XPreserveUnknownFields", s.x_preserve_unknown_fields)
         .bool("XEmbeddedResource", s.x_embedded_resource)
         .bool("XIntOrString", s.x_int_or_string)
-        .raw("XListMapKeys", gostd::json::strings(&s.x_list_map_keys))
+        .raw(
+            "XListMapKeys",
+            given(
+                "x-kubernetes-list-map-keys",
+                gostd::json::strings(&s.x_list_map_keys),
+            ),
+        )
         .opt_str("XListType", s.x_list_type.as_deref())
         .opt_str("XMapType", s.x_map_type.as_deref())
         .raw(
             "XValidations",
-            gostd::json::list(s.x_validations.iter().map(rule_json)),
+            empty_or(
+                s.has_x_validations,
+                gostd::json::list(s.x_validations.iter().map(rule_json)),
+            ),
         )
         .finish()
 }
@@ -468,34 +505,64 @@ fn column_json(c: &ColumnDefinition) -> String {
 
 /// The Go JSON of `spec.versions` (`[]apiextensions.CustomResourceDefinitionVersion`).
 pub fn versions_json(versions: &[CrdVersion]) -> String {
-    gostd::json::list(versions.iter().map(|v| {
-        Obj::new()
-            .str("Name", &v.name)
-            .bool("Served", v.served)
-            .bool("Storage", v.storage)
-            .bool("Deprecated", v.deprecated)
-            .opt_str("DeprecationWarning", v.deprecation_warning.as_deref())
-            .raw("Schema", validation_json(&v.schema))
-            .raw("Subresources", subresources_json(&v.subresources))
-            .raw(
-                "AdditionalPrinterColumns",
+    gostd::json::list(versions.iter().map(version_json))
+}
+
+/// Go's `json.Marshal` of `spec.versions` as validation holds it (`field.Invalid`'s value,
+/// apimachinery `field.Error.ErrorBody`): a nil slice is `null`, an empty one `[]`
+/// (`autoConvert_v1_CustomResourceDefinitionSpec_To_apiextensions_CustomResourceDefinitionSpec`
+/// keeps the decoded slice as it is).
+pub fn spec_versions_json(spec: &CrdSpec) -> String {
+    empty_or(spec.versions_set, versions_json(&spec.versions))
+}
+
+/// `[]` for an empty but non-nil slice, else `json` (which is `null` when empty).
+fn empty_or(set: bool, json: String) -> String {
+    if set && json == "null" {
+        "[]".to_owned()
+    } else {
+        json
+    }
+}
+
+fn version_json(v: &CrdVersion) -> String {
+    Obj::new()
+        .str("Name", &v.name)
+        .bool("Served", v.served)
+        .bool("Storage", v.storage)
+        .bool("Deprecated", v.deprecated)
+        .opt_str("DeprecationWarning", v.deprecation_warning.as_deref())
+        .raw("Schema", validation_json(&v.schema))
+        .raw("Subresources", subresources_json(&v.subresources))
+        .raw(
+            "AdditionalPrinterColumns",
+            empty_or(
+                v.additional_printer_columns_set,
                 gostd::json::list(v.additional_printer_columns.iter().map(column_json)),
-            )
-            .raw(
-                "SelectableFields",
+            ),
+        )
+        .raw(
+            "SelectableFields",
+            empty_or(
+                v.selectable_fields_set,
                 gostd::json::list(
                     v.selectable_fields
                         .iter()
                         .map(|f| Obj::new().str("JSONPath", &f.json_path).finish()),
                 ),
-            )
-            .finish()
-    }))
+            ),
+        )
+        .finish()
 }
 
 // ------------------------------------------------------------------------------------------
 // Reading
 // ------------------------------------------------------------------------------------------
+
+/// Whether `key` holds a JSON array: Go's decoder makes a non-nil slice of it, even empty.
+fn is_list(m: &Map<String, Json>, key: &str) -> bool {
+    matches!(m.get(key), Some(Json::Array(_)))
+}
 
 /// A problem found while decoding a CRD: what the server's decoder would refuse (or, for an
 /// unknown field, warn about or refuse depending on field validation).
@@ -1058,7 +1125,9 @@ impl Reader {
             schema: self.validation(m.get("schema"), &join(path, "schema"), st),
             subresources: self.subresources(m.get("subresources"), &join(path, "subresources"), st),
             additional_printer_columns: self.columns(m, path, st),
+            additional_printer_columns_set: is_list(m, "additionalPrinterColumns"),
             selectable_fields: self.selectable_fields(m, path, st),
+            selectable_fields_set: is_list(m, "selectableFields"),
         }
     }
 
@@ -1270,6 +1339,7 @@ impl Reader {
             spec.group = self.string(m, "group", path, st);
             spec.names = self.names(m.get("names"), "spec.names", st);
             spec.scope = self.string(m, "scope", path, st);
+            spec.versions_set = is_list(m, "versions");
             spec.versions = self.list(
                 m,
                 "versions",
@@ -1563,6 +1633,75 @@ mod tests {
         assert_eq!(crd.spec.additional_printer_columns[0].json_path, ".a");
         assert_eq!(crd.spec.preserve_unknown_fields, Some(false));
         assert!(crd.spec.conversion.is_none());
+    }
+
+    /// apimachinery `field.Error.ErrorBody` prints a complex bad value with `json.Marshal`: a
+    /// nil slice is `null`, an empty one `[]`; the v1 → internal conversion
+    /// (`autoConvert_v1_CustomResourceDefinitionSpec_To_apiextensions_CustomResourceDefinitionSpec`,
+    /// `..._CustomResourceDefinitionVersion_...`, `..._JSONSchemaProps_...`) keeps the slice
+    /// the JSON decoder made (`[]` → empty, missing or `null` → nil).
+    #[test]
+    fn empty_lists_print_as_go_marshals_them() {
+        let read = |versions: Json| {
+            let mut v1 = serde_json::json!({
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": "widgets.example.com"},
+                "spec": {"group": "example.com", "scope": "Namespaced",
+                         "names": {"plural": "widgets", "kind": "Widget"}},
+            });
+            if !versions.is_null() {
+                v1["spec"]["versions"] = versions;
+            }
+            from_v1_json(&v1).0
+        };
+        let cases: Vec<(Json, &str)> = vec![(serde_json::json!([]), "[]"), (Json::Null, "null")];
+        for (versions, want) in cases {
+            let crd = read(versions.clone());
+            let got = spec_versions_json(&crd.spec);
+            assert!(got.starts_with(want), "{versions}: {got}");
+        }
+        let crd = read(
+            serde_json::json!([{"name": "v1", "additionalPrinterColumns": [], "selectableFields": null}]),
+        );
+        let got = spec_versions_json(&crd.spec);
+        assert!(
+            got.ends_with(r#""AdditionalPrinterColumns":[],"SelectableFields":null}]"#),
+            "{got}"
+        );
+        // Every list and map keyword of a schema (the conversion keeps the decoded value).
+        let (schema, _) = JsonSchemaProps::from_json(&serde_json::json!({
+            "type": "object", "required": [], "enum": [], "allOf": [], "oneOf": [], "anyOf": [],
+            "properties": {}, "patternProperties": {}, "dependencies": {}, "definitions": {},
+            "x-kubernetes-list-map-keys": [],
+        }));
+        let got = schema_json(&schema);
+        for want in [
+            r#""Required":[]"#,
+            r#""Enum":[]"#,
+            r#""AllOf":[]"#,
+            r#""OneOf":[]"#,
+            r#""AnyOf":[]"#,
+            r#""Properties":{}"#,
+            r#""PatternProperties":{}"#,
+            r#""Dependencies":{}"#,
+            r#""Definitions":{}"#,
+            r#""XListMapKeys":[]"#,
+        ] {
+            assert!(got.contains(want), "{want}: {got}");
+        }
+        let (schema, _) = JsonSchemaProps::from_json(&serde_json::json!({"type": "object"}));
+        assert!(schema_json(&schema).contains(r#""Required":null"#));
+        for (rules, want) in [
+            (serde_json::json!([]), r#""XValidations":[]}"#),
+            (Json::Null, r#""XValidations":null}"#),
+        ] {
+            let (schema, _) = JsonSchemaProps::from_json(
+                &serde_json::json!({"type": "object", "x-kubernetes-validations": rules}),
+            );
+            let got = schema_json(&schema);
+            assert!(got.ends_with(want), "{got}");
+        }
     }
 
     #[test]

@@ -100,12 +100,27 @@ pub fn validate_create_with_cache<'a>(
     validation::validate_crd_parts(&metadata, &crd.spec, &status, hooks, cache)
 }
 
-/// Update: `PrepareForUpdate` (status kept from the old CRD) then
-/// `ValidateCustomResourceDefinitionUpdate`.
+/// Update as `rest.BeforeUpdate` (apiserver `pkg/registry/rest/update.go`) runs it:
+/// `PrepareForUpdate` (status kept from the old CRD), `validateCommonFields`
+/// (`ValidateObjectMetaAccessor` with path-segment names, cluster-scoped, then
+/// `ValidateObjectMetaAccessorUpdate`), then the strategy's `ValidateUpdate`
+/// (`ValidateCustomResourceDefinitionUpdate`, whose own `ValidateObjectMetaUpdate` reports
+/// the same metadata errors again). The list is the server's causes, repeats included.
 pub fn validate_update(new: &InternalCrd, old: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
+    use crate::object::objectmeta::validation::{
+        validate_object_meta, validate_object_meta_update, NameRule,
+    };
     let mut new = new.clone();
     prepare_for_update(&mut new, old);
-    validate_crd_update(&new, old, hooks)
+    let path = FieldPath::new("metadata");
+    let mut errs = validate_object_meta(&new.metadata, false, NameRule::PathSegment, &path);
+    errs.extend(validate_object_meta_update(
+        &new.metadata,
+        &old.metadata,
+        &path,
+    ));
+    errs.extend(validate_crd_update(&new, old, hooks));
+    errs
 }
 
 /// The `NonStructuralSchema` condition the server sets on a stored v1 CRD

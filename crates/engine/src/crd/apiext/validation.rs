@@ -14,7 +14,7 @@ use crate::schema::structural::Structural;
 use super::field_path::valid_field_path;
 use super::hooks::{Hooks, PreexistingExpressions};
 use super::internal::{
-    versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
+    spec_versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
     CustomResourceValidation, InternalCrd, Names, ObjectMeta, SelectableField, Subresources,
 };
 use super::schema_validation::{
@@ -697,7 +697,7 @@ fn validate_spec_cached<'a>(
             "top-level and per-version additionalPrinterColumns are mutually exclusive",
         ));
     }
-    let versions_value = || BadValue::Raw(versions_json(&spec.versions));
+    let versions_value = || BadValue::Raw(spec_versions_json(spec));
     if let Some(first) = spec.versions.first() {
         if spec
             .versions

@@ -140,21 +140,55 @@ fn before_update_meta(new: &mut InternalCrd, old: &InternalCrd) {
     new.metadata.generation = old.metadata.generation;
 }
 
-/// The previous revision as the server holds it: a text without a `status` (the file the
-/// CRD was applied from) stands for a CRD the server created and established, so its status
-/// is what the server sets: the storage version stored (already done on reading), names
-/// accepted, established.
+/// The previous revision as the server holds it: a text without status conditions (the file
+/// the CRD was applied from) stands for a CRD the server created, with the status its
+/// controllers then wrote: the storage version stored (already done on reading), and
+/// * the naming controller (`pkg/controller/status/naming_controller.go`,
+///   `calculateNamesAndConditions`): its names accepted (no other CRD is known to claim them),
+///   `NamesAccepted` true, `Established` false ("Installing");
+/// * the establishing controller (`pkg/controller/establish/establishing_controller.go`,
+///   `sync`): `Established` true, unless the conversion webhook's `caBundle` is invalid
+///   (`webhook.ValidateCABundle`): then `Established` stays false ("InvalidCABundle"), and
+///   the update's strategy reads a CRD that was never established (names and scope may
+///   change, `requireImmutableNames` is off; an invalid `caBundle` is allowed).
 fn as_stored(old: &InternalCrd) -> InternalCrd {
     let mut old = old.clone();
     if old.status.conditions.is_empty() {
-        for type_ in ["NamesAccepted", "Established"] {
-            old.status.conditions.push(apiext::internal::Condition {
+        let condition =
+            |type_: &str, status: &str, reason: &str, message: &str| apiext::internal::Condition {
                 type_: type_.to_owned(),
-                status: "True".to_owned(),
-                ..Default::default()
-            });
-        }
+                status: status.to_owned(),
+                reason: reason.to_owned(),
+                message: message.to_owned(),
+            };
         old.status.accepted_names = old.spec.names.clone();
+        old.status.conditions.push(condition(
+            "NamesAccepted",
+            "True",
+            "NoConflicts",
+            "no conflicts found",
+        ));
+        let invalid_ca_bundle = old
+            .spec
+            .conversion
+            .as_ref()
+            .and_then(|c| c.webhook_client_config.as_ref())
+            .is_some_and(|cc| apiext::webhook::ca_bundle_error(&cc.ca_bundle).is_some());
+        old.status.conditions.push(if invalid_ca_bundle {
+            condition(
+                "Established",
+                "False",
+                "InvalidCABundle",
+                "The conversion webhook CABundle is invalid",
+            )
+        } else {
+            condition(
+                "Established",
+                "True",
+                "InitialNamesAccepted",
+                "the initial names have been accepted",
+            )
+        });
     }
     if old.metadata.generation == 0 {
         old.metadata.generation = 1;
@@ -164,6 +198,44 @@ fn as_stored(old: &InternalCrd) -> InternalCrd {
         old.metadata.resource_version = "1".to_owned();
     }
     old
+}
+
+/// A CRD body the server cannot decode (a type error such as a string where a number
+/// belongs, `crd.decode`) is answered with the decode error alone: the handler
+/// (apiserver `pkg/endpoints/handlers/create.go` / `update.go`) returns 400 before the
+/// strategy runs, and a strict-decoding complaint comes only with a decoded body
+/// (apimachinery `runtime/serializer/json` `Decode` returns the decode error first). What the
+/// studio found besides (validation errors and warnings, unknown fields) stays, as notes of
+/// what the server reports once the body decodes. Returns whether the body is undecodable.
+pub(super) fn answer_decode_error_alone(findings: &mut [Finding]) -> bool {
+    let in_crd = |f: &Finding| f.location.is_none_or(|l| l.source == SourceId::Crd);
+    let undecodable = findings
+        .iter()
+        .any(|f| f.code == "crd.decode" && f.severity == Severity::Error && in_crd(f));
+    if !undecodable {
+        return false;
+    }
+    for f in findings.iter_mut() {
+        let kind = f.code.as_str();
+        if !in_crd(f)
+            || f.note
+            || !matches!(kind, "crd.invalid" | "crd.warning" | "crd.unknown-field")
+        {
+            continue;
+        }
+        let what = f.summary.clone().unwrap_or_else(|| f.message.clone());
+        f.summary = Some(format!(
+            "not in the server's answer, which is the decode error alone; once the body decodes, it reports: {what}"
+        ));
+        // Validation's findings are the studio's now; an unknown field keeps its code (the
+        // update path redoes validation, not decoding).
+        if kind != "crd.unknown-field" {
+            f.code = "studio.after-decode".to_owned();
+        }
+        f.severity = Severity::Info;
+        f.note = true;
+    }
+    true
 }
 
 /// The update's findings and report, in place of the create's.
@@ -231,9 +303,14 @@ impl CompiledCrd {
         );
         let v1 = root.to_json();
         let text_lines = &self.parsed.lines;
-        self.findings
-            .retain(|f| f.code != "crd.invalid" && f.code != "crd.warning");
+        self.findings.retain(|f| {
+            f.code != "crd.invalid" && f.code != "crd.warning" && f.code != "studio.after-decode"
+        });
         let mut located = Vec::new();
+        // The server's causes repeat an error several checks find (ObjectMeta's, by
+        // `validateCommonFields` and the strategy); its message (`ToAggregate`) shows it once,
+        // and so do the findings.
+        let mut shown = std::collections::BTreeSet::new();
         for e in &errors {
             let v1_path = apiext::v1_path(&e.field, Some(&v1));
             let mut f = locate_error(e, "crd.invalid", Some(root), SourceId::Crd, index, &v1_path);
@@ -257,7 +334,9 @@ impl CompiledCrd {
                 }
             }
             located.push(f.location);
-            self.findings.push(f);
+            if shown.insert(e.error()) {
+                self.findings.push(f);
+            }
         }
         for w in apiext::warnings_on_update(&new, &old) {
             self.findings
@@ -267,13 +346,18 @@ impl CompiledCrd {
                     span: root.span,
                 }));
         }
+        let undecodable = answer_decode_error_alone(&mut self.findings);
         sort_findings(&mut self.findings);
         self.report.operation = "update".to_owned();
-        self.report.errors = errors
-            .iter()
-            .zip(located)
-            .map(|(e, l): (&FieldError, _)| FieldErrorReport::from_field_error(e, l))
-            .collect();
+        self.report.errors = if undecodable {
+            Vec::new()
+        } else {
+            errors
+                .iter()
+                .zip(located)
+                .map(|(e, l): (&FieldError, _)| FieldErrorReport::from_field_error(e, l))
+                .collect()
+        };
         self.report.accepted = !self.findings.iter().any(|f| f.severity == Severity::Error);
         self.previous = Some(prev);
         self
@@ -521,6 +605,175 @@ spec:
             e.note.as_deref().unwrap().contains("no longer has"),
             "{e:?}"
         );
+    }
+
+    /// apimachinery `pkg/util/validation/field/errors.go` `Error.ErrorBody`: `json.Marshal`
+    /// of the bad value, so `spec.versions: []` (a non-nil empty slice after decoding and
+    /// the v1 → internal conversion) prints `[]`, a missing `versions` `null`; on create and on
+    /// update (apiextensions `validateCustomResourceDefinitionSpec`: "must have exactly one
+    /// version marked as storage version").
+    #[test]
+    fn empty_versions_print_as_an_empty_list() {
+        let old = crd("              size: {type: integer}", "");
+        let start = old.find("  versions:").unwrap();
+        let without = |replacement: &str| format!("{}{replacement}", &old[..start]);
+        let cases: Vec<(String, &str)> = vec![
+            (without("  versions: []\n"), "spec.versions: Invalid value: []: must have exactly one version marked as storage version"),
+            (without(""), "spec.versions: Invalid value: null: must have exactly one version marked as storage version"),
+        ];
+        for (new, want) in cases {
+            for old_crd in [None, Some(old.clone())] {
+                let update = old_crd.is_some();
+                let a = analyze(&Request {
+                    crd: new.clone(),
+                    old_crd,
+                    ..Request::default()
+                });
+                let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+                assert!(errors.contains(&want), "update {update}: {errors:#?}");
+            }
+        }
+    }
+
+    /// apiserver `pkg/registry/rest/update.go` `BeforeUpdate`: `validateCommonFields`
+    /// (`ValidateObjectMetaAccessor`, `ValidateObjectMetaAccessorUpdate`) then the strategy's
+    /// `ValidateCustomResourceDefinitionUpdate` (`ValidateObjectMetaUpdate` again): a bad label
+    /// is three causes, a changed name two (`field.ErrorList` as `errors.NewInvalid` keeps it);
+    /// the message (`ToAggregate`) and the findings show each once.
+    #[test]
+    fn update_causes_keep_the_servers_repeats() {
+        let old = crd("              size: {type: integer}", "");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (
+                old.replace("  name: widgets.example.com\n", "  name: widgets.example.com\n  labels: {\"a b\": x}\n"),
+                vec![
+                    "metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+                    3
+                ],
+            ),
+            (
+                old.replace("  name: widgets.example.com\n", "  name: gadgets.example.com\n"),
+                vec!["metadata.name: Invalid value: \"gadgets.example.com\": field is immutable"; 2],
+            ),
+        ];
+        for (new, want) in cases {
+            let a = analyze(&Request {
+                crd: new,
+                old_crd: Some(old.clone()),
+                ..Request::default()
+            });
+            let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+            assert_eq!(errors, want);
+            let findings: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "crd.invalid")
+                .map(|f| f.message.as_str())
+                .collect();
+            assert_eq!(findings, want[..1]);
+        }
+    }
+
+    /// The old CRD as the controllers left it (`establishing_controller.go` `sync`: an invalid
+    /// conversion `caBundle` keeps `Established` false), as the strategy reads it
+    /// (`ValidateCustomResourceDefinitionUpdate`: `requireImmutableNames` only when the old
+    /// CRD is established, `allowInvalidCABundle` when it is not).
+    #[test]
+    fn old_crd_never_established() {
+        let webhook = |ca: &str| {
+            format!(
+                "  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig:\n        url: https://example.com/convert\n{ca}"
+            )
+        };
+        let invalid = webhook("        caBundle: Zm9v\n");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            // Never established: scope and kind may change, the invalid bundle is kept.
+            (invalid.clone(), vec![]),
+            // No bundle (the system's roots): established, names and scope are immutable.
+            (
+                webhook(""),
+                vec![
+                    "spec.scope: Invalid value: \"Cluster\": field is immutable",
+                    "spec.names.kind: Invalid value: \"Gadget\": field is immutable",
+                ],
+            ),
+        ];
+        for (extra, want) in cases {
+            let old = crd("              size: {type: integer}", &extra);
+            let new = old
+                .replace("scope: Namespaced", "scope: Cluster")
+                .replace("kind: Widget}", "kind: Gadget}");
+            let a = analyze(&Request {
+                crd: new,
+                old_crd: Some(old),
+                ..Request::default()
+            });
+            let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+            assert_eq!(errors, want, "{extra}");
+        }
+        // Established with a valid text status: the status given is the stored one.
+        let old = crd("              size: {type: integer}", &invalid);
+        let old = format!("{old}status:\n  conditions:\n  - {{type: Established, status: \"True\"}}\n  storedVersions: [v1]\n");
+        let a = analyze(&Request {
+            crd: old.replace("scope: Namespaced", "scope: Cluster"),
+            old_crd: Some(old.clone()),
+            ..Request::default()
+        });
+        let errors: Vec<&str> = a.crd.errors.iter().map(|e| e.error.as_str()).collect();
+        assert_eq!(
+            errors,
+            ["spec.scope: Invalid value: \"Cluster\": field is immutable"]
+        );
+    }
+
+    /// A body the server cannot decode: apiserver `pkg/endpoints/handlers/update.go` /
+    /// `create.go` answer 400 with the decoder's error before the strategy validates
+    /// anything; the studio keeps the rest as notes.
+    #[test]
+    fn undecodable_body_is_answered_with_the_decode_error_alone() {
+        let old = crd("              size: {type: integer}", "");
+        let new = old.replace("scope: Namespaced", "scope: Cluster").replace(
+            "size: {type: integer}",
+            "size: {type: integer, maximum: \"2\"}",
+        );
+        for old_crd in [Some(old.clone()), None] {
+            let update = old_crd.is_some();
+            let a = analyze(&Request {
+                crd: new.clone(),
+                old_crd,
+                ..Request::default()
+            });
+            assert!(!a.crd.accepted);
+            assert!(
+                a.crd.errors.is_empty(),
+                "update {update}: {:?}",
+                a.crd.errors
+            );
+            let errors: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.code.as_str())
+                .collect();
+            assert_eq!(errors, ["crd.decode"], "update {update}");
+            let notes: Vec<&str> = a
+                .findings
+                .iter()
+                .filter(|f| f.code == "studio.after-decode")
+                .map(|f| f.message.as_str())
+                .collect();
+            if update {
+                assert_eq!(
+                    notes,
+                    ["spec.scope: Invalid value: \"Cluster\": field is immutable"]
+                );
+            }
+            assert!(a
+                .findings
+                .iter()
+                .filter(|f| f.code == "studio.after-decode")
+                .all(|f| f.note && f.severity == Severity::Info));
+        }
     }
 
     #[test]
