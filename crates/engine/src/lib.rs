@@ -64,7 +64,7 @@ pub use documents::{
 };
 pub use object::{defaulting, listtype, objectmeta, pruning, validation};
 pub use printing::{field_selector, jsonpath, scale, table};
-pub use report::{analysis, get};
+pub use report::{analysis, get, places};
 pub use versions::{authored_conversion, conversion};
 
 /// CEL's time-zone database (named zones), given by the caller: see

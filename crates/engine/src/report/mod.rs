@@ -8,4 +8,5 @@ pub mod analysis;
 pub mod assist;
 pub mod explain;
 pub mod get;
+pub mod places;
 pub mod sample;

@@ -1,0 +1,203 @@
+//! Places in the user's text for the fields an [`ObjectReport`] names by path: the fields
+//! pruning dropped, the fields defaulting set, and the values each CEL rule ran on. The
+//! engine finds them while it still holds the object's parsed tree (with positions), so no
+//! shell parses an object again or counts columns: each place is a [`Location`] with line,
+//! column and UTF-16 column.
+//!
+//! Each lookup walks the path down the tree ([`locate`]), the same walk the findings use;
+//! nothing here reads the whole document.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::documents::document::Node;
+use crate::documents::finding::{Location, SourceId};
+use crate::documents::path::{locate, FieldPath};
+use crate::report::analysis::ObjectReport;
+
+/// A field of an object, by the server's path, and where it is in the object's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldPlace {
+    /// The server's path (`spec.items[0].name`; `<root>` for the object itself).
+    pub path: String,
+    /// Where it is: the field's key, or (not [`FieldPlace::exact`]) the nearest field above
+    /// it that is in the text.
+    pub location: Location,
+    /// Whether the path itself is in the text.
+    pub exact: bool,
+}
+
+/// The object's places, as [`ObjectReport::places`] holds them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectPlaces {
+    /// Every pruned field in the text (of the request's version, the storage version on
+    /// write and each served version on read, each path once): only the fields found
+    /// exactly. Pruned paths of other versions name the request's fields too: the None
+    /// strategy changes only `apiVersion` (a webhook conversion has no stored object).
+    pub pruned: Vec<FieldPlace>,
+    /// Each defaulted path ([`ObjectReport::defaulted_paths`]) at its nearest field in the
+    /// text (a defaulted field is not in the text: the object it is added to is).
+    pub defaulted: Vec<FieldPlace>,
+    /// Each value a CEL rule ran on ([`crate::CelRuleResult::path`], each path once) at its
+    /// nearest field in the text.
+    pub values: Vec<FieldPlace>,
+}
+
+impl ObjectPlaces {
+    /// The place of the pruned field `path`, when it is in the text.
+    pub fn pruned(&self, path: &str) -> Option<&FieldPlace> {
+        self.pruned.iter().find(|p| p.path == path)
+    }
+
+    /// The place of the value a CEL rule ran on at `path`.
+    pub fn value(&self, path: &str) -> Option<&FieldPlace> {
+        self.values.iter().find(|p| p.path == path)
+    }
+}
+
+/// The place of `path` (a server path; `<root>` is the object) in the document `root`.
+fn place(root: &Node, source: SourceId, document: usize, path: &str) -> FieldPlace {
+    let hit = if path == "<root>" {
+        locate(root, &FieldPath::root())
+    } else {
+        locate(root, &FieldPath::parse(path))
+    };
+    FieldPlace {
+        path: path.to_owned(),
+        location: Location {
+            source,
+            document,
+            span: hit.span,
+        },
+        exact: hit.exact,
+    }
+}
+
+/// Finds the places of `report`'s pruned, defaulted and evaluated fields in `root`, the
+/// parsed document the report was made from.
+pub fn place_object(root: &Node, report: &ObjectReport) -> ObjectPlaces {
+    let source = SourceId::Object(report.source);
+    let document = report.document;
+    let mut seen = HashSet::new();
+    let pruned = report
+        .pruned_paths
+        .iter()
+        .chain(&report.stored_pruned_paths)
+        .chain(report.served_as.iter().flat_map(|s| &s.pruned_paths))
+        .filter(|p| seen.insert(p.as_str()))
+        .map(|p| place(root, source, document, p))
+        .filter(|p| p.exact)
+        .collect();
+    let mut seen = HashSet::new();
+    let defaulted = report
+        .defaulted_paths
+        .iter()
+        .filter(|p| seen.insert(p.as_str()))
+        .map(|p| place(root, source, document, p))
+        .collect();
+    let mut seen = HashSet::new();
+    let values = report
+        .cel_results
+        .iter()
+        .filter(|r| seen.insert(r.path.as_str()))
+        .map(|r| place(root, source, document, &r.path))
+        .collect();
+    ObjectPlaces {
+        pruned,
+        defaulted,
+        values,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::document::parse;
+
+    fn first_root(text: &str) -> Node {
+        let parsed = parse(text, SourceId::Object(0));
+        parsed.values().next().map(|(_, r)| r.clone()).unwrap()
+    }
+
+    fn at(p: &FieldPlace) -> (usize, usize, usize, bool) {
+        let s = p.location.span.start;
+        (s.line, s.column, s.utf16_column, p.exact)
+    }
+
+    /// (text, pruned paths, expected places of the pruned fields found).
+    #[test]
+    fn pruned_fields_found_exactly_each_once() {
+        let cases: &[(&str, &[&str], &[(&str, (usize, usize, usize, bool))])] = &[
+            (
+                "spec:\n  extra: 1\n",
+                &["spec.extra", "spec.nope"],
+                &[("spec.extra", (2, 3, 3, true))],
+            ),
+            // Columns count characters and UTF-16 units: 'é' is one of each, '😀' two units.
+            (
+                "spec: {é: 1, 😀: 2, x: 3}\n",
+                &["spec.x", "spec.x"],
+                &[("spec.x", (1, 20, 21, true))],
+            ),
+            ("a: 1\n", &[], &[]),
+        ];
+        for (text, paths, want) in cases {
+            let root = first_root(text);
+            let report = ObjectReport {
+                pruned_paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+                ..ObjectReport::default()
+            };
+            let got: Vec<(&str, _)> = place_object(&root, &report)
+                .pruned
+                .iter()
+                .map(|p| (p.path.as_str(), at(p)))
+                .collect();
+            assert_eq!(&got, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn values_and_defaults_at_their_nearest_field() {
+        let text = "spec:\n  items:\n  - name: a\n";
+        let root = first_root(text);
+        let result = |path: &str| crate::CelRuleResult {
+            path: path.to_owned(),
+            ..crate::CelRuleResult::default()
+        };
+        let report = ObjectReport {
+            document: 0,
+            defaulted_paths: vec!["spec.items[0].size".to_owned()],
+            cel_results: vec![
+                result("<root>"),
+                result("spec.items[0]"),
+                result("spec.items[0]"),
+                result("spec.items[0].name"),
+                result("spec.other"),
+            ],
+            ..ObjectReport::default()
+        };
+        let places = place_object(&root, &report);
+        let got: Vec<(&str, _)> = places
+            .values
+            .iter()
+            .map(|p| (p.path.as_str(), at(p)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("<root>", (1, 1, 1, true)),
+                ("spec.items[0]", (3, 5, 5, true)),
+                ("spec.items[0].name", (3, 5, 5, true)),
+                ("spec.other", (1, 1, 1, false)),
+            ]
+        );
+        assert_eq!(places.value("spec.items[0]").map(at), Some((3, 5, 5, true)));
+        assert_eq!(
+            places.defaulted.iter().map(at).collect::<Vec<_>>(),
+            [(3, 5, 5, false)]
+        );
+    }
+}
