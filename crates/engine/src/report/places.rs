@@ -119,7 +119,8 @@ mod tests {
 
     fn first_root(text: &str) -> Node {
         let parsed = parse(text, SourceId::Object(0));
-        parsed.values().next().map(|(_, r)| r.clone()).unwrap()
+        let root = parsed.values().next().map(|(_, r)| r.clone()).unwrap();
+        root
     }
 
     fn at(p: &FieldPlace) -> (usize, usize, usize, bool) {
@@ -150,7 +151,8 @@ mod tests {
                 pruned_paths: paths.iter().map(|p| (*p).to_owned()).collect(),
                 ..ObjectReport::default()
             };
-            let got: Vec<(&str, _)> = place_object(&root, &report)
+            let places = place_object(&root, &report);
+            let got: Vec<(&str, _)> = places
                 .pruned
                 .iter()
                 .map(|p| (p.path.as_str(), at(p)))
