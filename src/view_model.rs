@@ -74,6 +74,18 @@ pub struct FocusTarget {
     pub utf16_column: usize,
 }
 
+impl FocusTarget {
+    /// The start of a place the engine reports, in the editor that shows its text (`None`:
+    /// a text no editor shows).
+    pub fn at(l: Location) -> Option<FocusTarget> {
+        Pane::of(l.source).map(|pane| FocusTarget {
+            pane,
+            line: l.span.start.line,
+            utf16_column: l.span.start.utf16_column,
+        })
+    }
+}
+
 /// One row of the Problems panel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProblemRow {
@@ -183,13 +195,7 @@ impl ProblemRow {
             message: f.message.clone(),
             note: f.note,
             code: f.code.clone(),
-            target: f.location.and_then(|l| {
-                Pane::of(l.source).map(|pane| FocusTarget {
-                    pane,
-                    line: l.span.start.line,
-                    utf16_column: l.span.start.utf16_column,
-                })
-            }),
+            target: f.location.and_then(FocusTarget::at),
             fixes: finding_fixes(f),
         }
     }
