@@ -303,21 +303,6 @@ pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnost
         .collect()
 }
 
-/// The UTF-16 offset of 1-based `line` and 1-based UTF-16 `utf16_column` in `text`, as a
-/// `<textarea>` counts (lines end at `\n`). Clamped to the line and to the text.
-pub fn utf16_offset(text: &str, line: usize, utf16_column: usize) -> usize {
-    let mut offset = 0;
-    let mut lines = text.split('\n');
-    for _ in 1..line.max(1) {
-        match lines.next() {
-            Some(l) => offset += l.encode_utf16().count() + 1,
-            None => return text.encode_utf16().count(),
-        }
-    }
-    let this_line = lines.next().map_or(0, |l| l.encode_utf16().count());
-    (offset + utf16_column.max(1) - 1).min(offset + this_line)
-}
-
 /// How many findings of each severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -576,20 +561,6 @@ mod tests {
         ));
         assert!(!editor_diagnostics(&a, Pane::Crd).is_empty());
         assert!(status(&a).text.contains("CRD rejected"));
-    }
-
-    #[test]
-    fn utf16_offsets() {
-        let text = "ab\né😀x\nlast";
-        assert_eq!(utf16_offset(text, 1, 1), 0);
-        assert_eq!(utf16_offset(text, 1, 3), 2);
-        assert_eq!(utf16_offset(text, 1, 99), 2);
-        assert_eq!(utf16_offset(text, 2, 1), 3);
-        // 'é' is one UTF-16 unit, '😀' two: 'x' is at column 4.
-        assert_eq!(utf16_offset(text, 2, 4), 6);
-        assert_eq!(utf16_offset(text, 3, 2), 9);
-        assert_eq!(utf16_offset(text, 9, 1), 12);
-        assert_eq!(utf16_offset(text, 0, 0), 0);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 pub mod cel_assist;
 pub mod docs;
+pub mod editor_units;
 pub mod fixes;
 pub mod json_context;
 pub mod rule_edit;
