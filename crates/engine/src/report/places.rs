@@ -202,4 +202,63 @@ mod tests {
             [(3, 5, 5, false)]
         );
     }
+
+    /// Through the analysis: each object document's pruned fields are placed in that
+    /// document, the storage version's too.
+    #[test]
+    fn the_analysis_places_pruned_fields_in_their_document() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, default: 1}
+            x-kubernetes-validations:
+            - rule: self.size > 0
+";
+        let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {}\n";
+        let request = crate::Request {
+            crd: crd.to_owned(),
+            objects: vec![format!("{object}---\n{object}  extra: 1\n")
+                .replace("spec: {}\n  extra", "spec:\n  extra")],
+            options: crate::Options {
+                field_validation: crate::FieldValidation::Ignore,
+                ..crate::Options::default()
+            },
+            ..crate::Request::default()
+        };
+        let a = crate::analyze(&request);
+        assert_eq!(a.objects.len(), 2);
+        assert_eq!(a.objects[0].places.pruned, []);
+        let second = &a.objects[1];
+        assert_eq!(second.pruned_paths, ["spec.extra"]);
+        let p = second.places.pruned("spec.extra").unwrap();
+        assert_eq!(p.location.source, SourceId::Object(0));
+        assert_eq!(p.location.document, 1);
+        assert_eq!(at(p), (10, 3, 3, true));
+        // The rule ran on `spec` (line 9) and defaulting set spec.size there.
+        assert_eq!(second.places.value("spec").map(at), Some((9, 1, 1, true)));
+        assert_eq!(
+            second
+                .places
+                .defaulted
+                .iter()
+                .map(|p| (p.path.as_str(), at(p)))
+                .collect::<Vec<_>>(),
+            [("spec.size", (9, 1, 1, false))]
+        );
+    }
 }
