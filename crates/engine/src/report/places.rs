@@ -123,7 +123,17 @@ mod tests {
         root
     }
 
-    fn at(p: &FieldPlace) -> (usize, usize, usize, bool) {
+    /// Line, column, UTF-16 column, exact.
+    type At = (usize, usize, usize, bool);
+
+    /// A text, its pruned paths, and the places expected.
+    type Case = (
+        &'static str,
+        &'static [&'static str],
+        &'static [(&'static str, At)],
+    );
+
+    fn at(p: &FieldPlace) -> At {
         let s = p.location.span.start;
         (s.line, s.column, s.utf16_column, p.exact)
     }
@@ -131,7 +141,7 @@ mod tests {
     /// (text, pruned paths, expected places of the pruned fields found).
     #[test]
     fn pruned_fields_found_exactly_each_once() {
-        let cases: &[(&str, &[&str], &[(&str, (usize, usize, usize, bool))])] = &[
+        let cases: &[Case] = &[
             (
                 "spec:\n  extra: 1\n",
                 &["spec.extra", "spec.nope"],
