@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::documents::document::Node;
 use crate::documents::finding::{Location, SourceId};
 use crate::documents::path::{locate, FieldPath};
+use crate::documents::position::{Pos, Span};
 use crate::report::analysis::ObjectReport;
 
 /// A field of an object, by the server's path, and where it is in the object's text.
@@ -30,8 +31,13 @@ pub struct FieldPlace {
 }
 
 /// The object's places, as [`ObjectReport::places`] holds them.
+///
+/// Serialized compactly (an object can have tens of thousands, and the analysis crosses the
+/// worker boundary on every keystroke): the source and document once, then each place as
+/// `[path, [start offset, line, column, UTF-16 column, end offset, line, column, UTF-16
+/// column], exact]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(into = "PlacesWire", from = "PlacesWire")]
 pub struct ObjectPlaces {
     /// Every pruned field in the text (of the request's version, the storage version on
     /// write and each served version on read, each path once): only the fields found
@@ -55,6 +61,103 @@ impl ObjectPlaces {
     /// The place of the value a CEL rule ran on at `path`.
     pub fn value(&self, path: &str) -> Option<&FieldPlace> {
         self.values.iter().find(|p| p.path == path)
+    }
+}
+
+/// One place as it travels: path, start and end (offset, line, column, UTF-16 column), exact.
+type WirePlace = (String, [usize; 8], bool);
+
+/// [`ObjectPlaces`] as it travels.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct PlacesWire {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<SourceId>,
+    #[serde(skip_serializing_if = "is_zero")]
+    document: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pruned: Vec<WirePlace>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    defaulted: Vec<WirePlace>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    values: Vec<WirePlace>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl From<ObjectPlaces> for PlacesWire {
+    fn from(p: ObjectPlaces) -> PlacesWire {
+        let first = p.pruned.iter().chain(&p.defaulted).chain(&p.values).next();
+        let (source, document) = (
+            first.map(|f| f.location.source),
+            first.map_or(0, |f| f.location.document),
+        );
+        let wire = |places: Vec<FieldPlace>| -> Vec<WirePlace> {
+            places
+                .into_iter()
+                .map(|f| {
+                    let (s, e) = (f.location.span.start, f.location.span.end);
+                    let at = [
+                        s.offset,
+                        s.line,
+                        s.column,
+                        s.utf16_column,
+                        e.offset,
+                        e.line,
+                        e.column,
+                        e.utf16_column,
+                    ];
+                    (f.path, at, f.exact)
+                })
+                .collect()
+        };
+        PlacesWire {
+            source,
+            document,
+            pruned: wire(p.pruned),
+            defaulted: wire(p.defaulted),
+            values: wire(p.values),
+        }
+    }
+}
+
+impl From<PlacesWire> for ObjectPlaces {
+    fn from(w: PlacesWire) -> ObjectPlaces {
+        let source = w.source.unwrap_or(SourceId::Object(0));
+        let document = w.document;
+        let places = |wire: Vec<WirePlace>| -> Vec<FieldPlace> {
+            wire.into_iter()
+                .map(|(path, [o, l, c, u, eo, el, ec, eu], exact)| FieldPlace {
+                    path,
+                    location: Location {
+                        source,
+                        document,
+                        span: Span {
+                            start: Pos {
+                                offset: o,
+                                line: l,
+                                column: c,
+                                utf16_column: u,
+                            },
+                            end: Pos {
+                                offset: eo,
+                                line: el,
+                                column: ec,
+                                utf16_column: eu,
+                            },
+                        },
+                    },
+                    exact,
+                })
+                .collect()
+        };
+        ObjectPlaces {
+            pruned: places(w.pruned),
+            defaulted: places(w.defaulted),
+            values: places(w.values),
+        }
     }
 }
 
@@ -210,6 +313,32 @@ mod tests {
         assert_eq!(
             places.defaulted.iter().map(at).collect::<Vec<_>>(),
             [(3, 5, 5, false)]
+        );
+    }
+
+    /// The compact form reads back as written.
+    #[test]
+    fn places_travel_compactly_and_read_back() {
+        let root = first_root("a: 1\nb: {c: é😀}\n");
+        let report = ObjectReport {
+            source: 2,
+            document: 3,
+            pruned_paths: vec!["b.c".to_owned()],
+            defaulted_paths: vec!["b.d".to_owned()],
+            ..ObjectReport::default()
+        };
+        let places = place_object(&root, &report);
+        let json = serde_json::to_string(&places).unwrap();
+        assert_eq!(
+            json,
+            r#"{"source":{"kind":"object","index":2},"document":3,"pruned":[["b.c",[9,2,5,5,10,2,6,6],true]],"defaulted":[["b.d",[5,2,1,1,6,2,2,2],false]]}"#
+        );
+        assert_eq!(serde_json::from_str::<ObjectPlaces>(&json).unwrap(), places);
+        let empty = serde_json::to_string(&ObjectPlaces::default()).unwrap();
+        assert_eq!(empty, "{}");
+        assert_eq!(
+            serde_json::from_str::<ObjectPlaces>(&empty).unwrap(),
+            ObjectPlaces::default()
         );
     }
 
