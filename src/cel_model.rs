@@ -18,6 +18,8 @@
 //! schema); the inline rule editor's edit comes from the engine too
 //! (`crd_studio_engine::report::assist::rule_edit`).
 
+use std::collections::HashMap;
+
 use crd_studio_engine::analysis::{
     BoundFix, BoundKind, CostDriver, CostReport, DriverRole, ExpressionCost, ExpressionKind, Fix,
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
@@ -928,11 +930,14 @@ pub fn apply_edits(text: &str, edits: &[(usize, usize, &str)]) -> Option<String>
     Some(out)
 }
 
-/// Where the engine found the value at `path` of the object report `o` in its text.
-fn value_target(o: &ObjectReport, path: &str) -> Option<FocusTarget> {
+/// Where the engine found the values the rules ran on in the text of the object report `o`,
+/// by path.
+fn value_targets(o: &ObjectReport) -> HashMap<&str, FocusTarget> {
     o.places
-        .value(path)
-        .and_then(|p| FocusTarget::at(p.location))
+        .values
+        .iter()
+        .filter_map(|p| Some((p.path.as_str(), FocusTarget::at(p.location)?)))
+        .collect()
 }
 
 /// Why a rule has no evaluation on an object.
@@ -962,13 +967,17 @@ pub fn cel_view(analysis: &Analysis, version: Option<usize>) -> CelView {
     let version = version
         .filter(|v| *v < analysis.versions.len())
         .or_else(|| default_version(analysis));
-    let samples: Vec<(&ObjectReport, String)> = object_choices(analysis)
-        .into_iter()
-        .filter_map(|c| Some((analysis.objects.get(c.report)?, c.label)))
-        .collect();
+    let samples: Vec<(&ObjectReport, String, HashMap<&str, FocusTarget>)> =
+        object_choices(analysis)
+            .into_iter()
+            .filter_map(|c| {
+                let o = analysis.objects.get(c.report)?;
+                Some((o, c.label, value_targets(o)))
+            })
+            .collect();
     let mut summary = Summary {
         samples: samples.len(),
-        runtime_cost: samples.iter().map(|(o, _)| o.cel_runtime_cost).sum(),
+        runtime_cost: samples.iter().map(|(o, _, _)| o.cel_runtime_cost).sum(),
         ..Summary::default()
     };
     let Some(report) = version.and_then(|v| analysis.versions.get(v)) else {
@@ -987,12 +996,12 @@ pub fn cel_view(analysis: &Analysis, version: Option<usize>) -> CelView {
         .map(|(i, rule)| {
             let samples: Vec<SampleResults> = samples
                 .iter()
-                .map(|(o, label)| {
+                .map(|(o, label, targets)| {
                     let results = o
                         .cel_results
                         .iter()
                         .filter(|r| r.version == report.name && r.rule == rule.key);
-                    let groups = group_results(results, |path| value_target(o, path));
+                    let groups = group_results(results, |path| targets.get(path).copied());
                     let note = groups
                         .is_empty()
                         .then(|| no_result_note(o, &report.name, rule));

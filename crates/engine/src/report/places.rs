@@ -36,8 +36,8 @@ pub struct FieldPlace {
 /// worker boundary on every keystroke): the source and document once, then each place as
 /// `[path, [start offset, line, column, UTF-16 column, end offset, line, column, UTF-16
 /// column], exact]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "PlacesWire", from = "PlacesWire")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "PlacesWire")]
 pub struct ObjectPlaces {
     /// Every pruned field in the text (of the request's version, the storage version on
     /// write and each served version on read, each path once): only the fields found
@@ -65,69 +65,73 @@ impl ObjectPlaces {
 }
 
 /// One place as it travels: path, start and end (offset, line, column, UTF-16 column), exact.
-type WirePlace = (String, [usize; 8], bool);
+type WirePlace<P> = (P, [usize; 8], bool);
 
-/// [`ObjectPlaces`] as it travels.
+/// [`ObjectPlaces`] as it travels (`P`: the path, borrowed when written).
 #[derive(Default, Serialize, Deserialize)]
 #[serde(default)]
-struct PlacesWire {
+struct PlacesWire<P = String> {
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<SourceId>,
     #[serde(skip_serializing_if = "is_zero")]
     document: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pruned: Vec<WirePlace>,
+    pruned: Vec<WirePlace<P>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    defaulted: Vec<WirePlace>,
+    defaulted: Vec<WirePlace<P>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    values: Vec<WirePlace>,
+    values: Vec<WirePlace<P>>,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-impl From<ObjectPlaces> for PlacesWire {
-    fn from(p: ObjectPlaces) -> PlacesWire {
-        let first = p.pruned.iter().chain(&p.defaulted).chain(&p.values).next();
-        let (source, document) = (
-            first.map(|f| f.location.source),
-            first.map_or(0, |f| f.location.document),
-        );
-        let wire = |places: Vec<FieldPlace>| -> Vec<WirePlace> {
-            places
-                .into_iter()
-                .map(|f| {
-                    let (s, e) = (f.location.span.start, f.location.span.end);
-                    let at = [
-                        s.offset,
-                        s.line,
-                        s.column,
-                        s.utf16_column,
-                        e.offset,
-                        e.line,
-                        e.column,
-                        e.utf16_column,
-                    ];
-                    (f.path, at, f.exact)
-                })
-                .collect()
-        };
+impl Serialize for ObjectPlaces {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let first = self
+            .pruned
+            .iter()
+            .chain(&self.defaulted)
+            .chain(&self.values)
+            .next();
         PlacesWire {
-            source,
-            document,
-            pruned: wire(p.pruned),
-            defaulted: wire(p.defaulted),
-            values: wire(p.values),
+            source: first.map(|f| f.location.source),
+            document: first.map_or(0, |f| f.location.document),
+            pruned: wire(&self.pruned),
+            defaulted: wire(&self.defaulted),
+            values: wire(&self.values),
         }
+        .serialize(serializer)
     }
+}
+
+/// Places as they travel, their paths borrowed.
+fn wire(places: &[FieldPlace]) -> Vec<WirePlace<&str>> {
+    places
+        .iter()
+        .map(|f| {
+            let (s, e) = (f.location.span.start, f.location.span.end);
+            let at = [
+                s.offset,
+                s.line,
+                s.column,
+                s.utf16_column,
+                e.offset,
+                e.line,
+                e.column,
+                e.utf16_column,
+            ];
+            (f.path.as_str(), at, f.exact)
+        })
+        .collect()
 }
 
 impl From<PlacesWire> for ObjectPlaces {
     fn from(w: PlacesWire) -> ObjectPlaces {
         let source = w.source.unwrap_or(SourceId::Object(0));
         let document = w.document;
-        let places = |wire: Vec<WirePlace>| -> Vec<FieldPlace> {
+        let places = |wire: Vec<WirePlace<String>>| -> Vec<FieldPlace> {
             wire.into_iter()
                 .map(|(path, [o, l, c, u, eo, el, ec, eu], exact)| FieldPlace {
                     path,
