@@ -7,10 +7,11 @@
 //! only while the editor still holds that text, and goes the way of an edited rule.
 //!
 //! Editing a rule here applies the engine's edit of its scalar in the CRD text
-//! ([`rule_edit`]: the style and quoting are the engine's) and hands the new text to the page, which re-analyses it as it does for any CRD edit and reloads the CRD
-//! editor. The byte range of the scalar comes from the newest analysis when it was made from
-//! the current CRD text, else from this panel's own previous rewrite; a keystroke that has
-//! neither (the CRD editor changed the text a moment ago) waits for the next analysis.
+//! ([`rule_edit`]: the style and quoting are the engine's) and hands the new text to the
+//! page, which re-analyses it as it does for any CRD edit and reloads the CRD editor. The
+//! byte range of the scalar comes from the newest analysis when it was made from the current
+//! CRD text, else from this panel's own previous rewrite; a keystroke that has neither (the
+//! CRD editor changed the text a moment ago) waits for the next analysis.
 
 use std::collections::HashMap;
 use std::rc::Rc;
