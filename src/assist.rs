@@ -1,7 +1,6 @@
 //! Completion and hover requests between the editors and the engine's worker (pure, natively
 //! tested): what crosses ([`AssistRequest`], [`AssistAnswer`]) and the worker's answer
-//! ([`answer`]), which turns the editor's UTF-16 offsets into the engine's byte offsets and
-//! back.
+//! ([`answer`]); the engine takes and gives the editors' UTF-16 offsets.
 
 use crd_studio_engine::CompiledCrd;
 use crd_studio_engine::{Completions, Editor, Hover};
@@ -49,45 +48,18 @@ pub struct AssistAnswer {
     pub hover: Option<Hover>,
 }
 
-/// The byte offset of UTF-16 offset `u` in `text` (clamped to the text).
-pub fn byte_offset(text: &str, u: usize) -> usize {
-    let mut units = 0;
-    for (i, c) in text.char_indices() {
-        if units >= u {
-            return i;
-        }
-        units += c.len_utf16();
-    }
-    text.len()
-}
-
-/// The UTF-16 offset of byte offset `b` in `text`.
-pub fn utf16_offset(text: &str, b: usize) -> usize {
-    text.get(..b).map_or(0, |t| t.encode_utf16().count())
-}
-
 /// The answer to `request` from `crd`, the studio's compiled CRD (for the CRD editor with no
 /// compiled CRD yet, the request's text compiled).
 pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
-    let text = request.text.as_str();
-    let at = byte_offset(text, request.offset);
+    let (text, at) = (request.text.as_str(), request.offset);
     match request.kind {
         AssistKind::Complete => AssistAnswer {
-            completions: crd.complete(request.editor, text, at).map(|mut c| {
-                c.from = utf16_offset(text, c.from);
-                c.to = utf16_offset(text, c.to);
-                c.comma_at = c.comma_at.map(|b| utf16_offset(text, b));
-                c
-            }),
+            completions: crd.complete_utf16(request.editor, text, at),
             hover: None,
         },
         AssistKind::Hover => AssistAnswer {
             completions: None,
-            hover: crd.hover(request.editor, text, at).map(|mut h| {
-                h.from = utf16_offset(text, h.from);
-                h.to = utf16_offset(text, h.to);
-                h
-            }),
+            hover: crd.hover_utf16(request.editor, text, at),
         },
     }
 }
@@ -96,14 +68,6 @@ pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
 mod tests {
     use super::*;
     use crd_studio_engine::Options;
-
-    #[test]
-    fn offsets_cross_in_utf16() {
-        let t = "é😀a";
-        assert_eq!(byte_offset(t, 3), 6);
-        assert_eq!(utf16_offset(t, 6), 3);
-        assert_eq!(byte_offset(t, 99), t.len());
-    }
 
     #[test]
     fn an_object_completion_through_the_worker_shape() {
@@ -118,7 +82,7 @@ mod tests {
             id: 1,
             kind: AssistKind::Complete,
             editor: Editor::Object,
-            offset: text.encode_utf16().count(),
+            offset: crd_studio_engine::utf16_offset(text, text.len()),
             text: text.into(),
         };
         let a = answer(&crd, &req);

@@ -1,11 +1,11 @@
-//! The "CEL rules" panel, computed from an [`Analysis`] without touching the DOM, and the text
-//! rewrite behind its inline rule editor.
+//! The "CEL rules" panel, computed from an [`Analysis`] without touching the DOM.
 //!
 //! For the selected CRD version the panel lists every `x-kubernetes-validations` rule the
 //! engine reports (`VersionReport::rules`) with what happened when it ran on each sample object
 //! (`ObjectReport::cel_results`). Nothing here decides what the server does: the engine says
 //! whether a rule compiles, passes, fails or is skipped, and with which message; this module
-//! groups and labels it, and finds where each evaluated value is in the Object editor.
+//! groups and labels it. Every place it links to (a rule, a schema node, a value a rule ran
+//! on) is the engine's `Location`.
 //!
 //! Costs: the engine estimates each rule as CRD validation does (`CelRuleReport::max_cost`,
 //! `cardinality`, `estimated_cost`); this module writes the figures (digit groups, shares of
@@ -14,10 +14,11 @@
 //! report (`VersionReport::cost`) says what drives each cost and which bounds would fix it,
 //! with the text edits that write them; [`Explanation`] and [`CostTotal`] label them.
 //!
-//! [`rewrite_rule`] writes a new rule text into the CRD text at the rule's scalar, as a YAML
-//! double-quoted scalar (valid JSON too), or as a plain scalar when the rule was written plain
-//! and the new text can be. [`apply_edits`] applies the engine's suggested text edits (a bound
-//! inserted into the schema).
+//! [`apply_edits`] applies the engine's suggested text edits (a bound inserted into the
+//! schema); the inline rule editor's edit comes from the engine too
+//! (`crd_studio_engine::rule_edit`).
+
+use std::collections::HashMap;
 
 use crd_studio_engine::{
     Analysis, CelOutcome, CelRuleReport, CelRuleResult, ObjectReport, Severity, SourceId,
@@ -28,8 +29,8 @@ use crd_studio_engine::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 
-use crate::stored_view::{object_choices, FieldLocation};
-use crate::view_model::{FocusTarget, Pane, ProblemRow};
+use crate::stored_view::object_choices;
+use crate::view_model::{FocusTarget, ProblemRow};
 
 /// Evaluations listed at most per group; the rest are counted.
 pub const MAX_LISTED: usize = 20;
@@ -660,11 +661,7 @@ pub struct ContributorView {
 
 impl CostTotal {
     /// The total of the engine's cost report, its contributors tied to the listed rules.
-    pub fn of(
-        report: &CostReport,
-        rules: &[RuleView],
-        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
-    ) -> CostTotal {
+    pub fn of(report: &CostReport, rules: &[RuleView]) -> CostTotal {
         let contributors = report
             .top_contributors
             .iter()
@@ -694,14 +691,10 @@ impl CostTotal {
             },
             message: report.total_message.clone(),
             contributors,
-            fix: report.fix.as_ref().map(|f| {
-                FixView::of(
-                    f,
-                    Share::of_total_limit(f.cost),
-                    &report_drivers(report),
-                    locate,
-                )
-            }),
+            fix: report
+                .fix
+                .as_ref()
+                .map(|f| FixView::of(f, Share::of_total_limit(f.cost), &report_drivers(report))),
             fix_note: report.fix_note.clone(),
         }
     }
@@ -710,17 +703,6 @@ impl CostTotal {
 /// Every driver of a report (to name the nodes a fix bounds).
 fn report_drivers(report: &CostReport) -> Vec<&CostDriver> {
     report.expressions.iter().flat_map(|e| &e.drivers).collect()
-}
-
-/// A place in the CRD editor from the engine's 1-based line and character column.
-fn crd_target(crd_text: &str, line: Option<usize>, column: Option<usize>) -> Option<FocusTarget> {
-    let line = line?;
-    let utf16_column = utf16_column(crd_text, line, column.unwrap_or(1))?;
-    Some(FocusTarget {
-        pane: Pane::Crd,
-        line,
-        utf16_column,
-    })
 }
 
 /// Where a schema node's values are, for the panel: `.spec.items`, `.` for the root.
@@ -759,11 +741,7 @@ pub struct BoundView {
 }
 
 impl BoundView {
-    fn of(
-        b: &BoundFix,
-        drivers: &[&CostDriver],
-        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
-    ) -> BoundView {
+    fn of(b: &BoundFix, drivers: &[&CostDriver]) -> BoundView {
         let driver = drivers.iter().find(|d| d.path == b.path);
         BoundView {
             setting: format!("{}: {}", b.bound.keyword(), b.value),
@@ -775,7 +753,7 @@ impl BoundView {
                 end: e.end,
                 text: e.text.clone(),
             }),
-            target: driver.and_then(|d| locate(d.line, d.column)),
+            target: driver.and_then(|d| d.location).and_then(FocusTarget::at),
         }
     }
 }
@@ -790,18 +768,9 @@ pub struct FixView {
 }
 
 impl FixView {
-    fn of(
-        f: &Fix,
-        cost: Share,
-        drivers: &[&CostDriver],
-        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
-    ) -> FixView {
+    fn of(f: &Fix, cost: Share, drivers: &[&CostDriver]) -> FixView {
         FixView {
-            bounds: f
-                .bounds
-                .iter()
-                .map(|b| BoundView::of(b, drivers, locate))
-                .collect(),
+            bounds: f.bounds.iter().map(|b| BoundView::of(b, drivers)).collect(),
             cost,
         }
     }
@@ -890,10 +859,7 @@ pub struct Explanation {
 
 impl Explanation {
     /// The explanation of one expression of the engine's report (`None`: nothing to say).
-    pub fn of(
-        e: &ExpressionCost,
-        locate: &dyn Fn(Option<usize>, Option<usize>) -> Option<FocusTarget>,
-    ) -> Option<Explanation> {
+    pub fn of(e: &ExpressionCost) -> Option<Explanation> {
         if e.drivers.is_empty() && e.suggestion.is_none() && e.note.is_none() {
             return None;
         }
@@ -918,14 +884,14 @@ impl Explanation {
                         (DriverRole::Cardinality, _) => format!("each item runs {runs}"),
                         (DriverRole::InSelf, _) => format!("read by {runs}"),
                     },
-                    target: locate(d.line, d.column),
-                    fix: d.fix.as_ref().map(|b| BoundView::of(b, &drivers, locate)),
+                    target: d.location.and_then(FocusTarget::at),
+                    fix: d.fix.as_ref().map(|b| BoundView::of(b, &drivers)),
                 })
                 .collect(),
             suggestion: e
                 .suggestion
                 .as_ref()
-                .map(|f| FixView::of(f, Share::of_rule_limit(f.cost), &drivers, locate)),
+                .map(|f| FixView::of(f, Share::of_rule_limit(f.cost), &drivers)),
             note: e.note.clone(),
         })
     }
@@ -940,14 +906,6 @@ pub fn rule_order(rules: &[RuleView], by_cost: bool) -> Vec<usize> {
         order.sort_by_key(|&i| std::cmp::Reverse(rules.get(i).and_then(RuleView::sort_cost)));
     }
     order
-}
-
-/// The 1-based UTF-16 column of the 1-based character `column` of 1-based `line` in `text`
-/// (the engine counts columns in characters, the editors in UTF-16 units).
-pub fn utf16_column(text: &str, line: usize, column: usize) -> Option<usize> {
-    let l = text.split('\n').nth(line.checked_sub(1)?)?;
-    let before: String = l.chars().take(column.checked_sub(1)?).collect();
-    Some(before.encode_utf16().count() + 1)
 }
 
 /// Applies text edits (byte ranges of `text` replaced by new text, as the engine suggests
@@ -972,26 +930,14 @@ pub fn apply_edits(text: &str, edits: &[(usize, usize, &str)]) -> Option<String>
     Some(out)
 }
 
-/// The 1-based line and 1-based UTF-16 column of byte `offset` in `text`, if it is a
-/// character boundary of the text.
-pub fn line_utf16_column(text: &str, offset: usize) -> Option<(usize, usize)> {
-    let before = text.get(..offset)?;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.matches('\n').count() + 1;
-    let column = before.get(line_start..)?.encode_utf16().count() + 1;
-    Some((line, column))
-}
-
-/// Where the worker found a value of the Object editor's document `document`.
-fn value_target(located: &[FieldLocation], document: usize, path: &str) -> Option<FocusTarget> {
-    let l = located
+/// Where the engine found the values the rules ran on in the text of the object report `o`,
+/// by path.
+fn value_targets(o: &ObjectReport) -> HashMap<&str, FocusTarget> {
+    o.places
+        .values
         .iter()
-        .find(|l| l.source == 0 && l.document == document && l.path == path)?;
-    Some(FocusTarget {
-        pane: Pane::Object,
-        line: l.line,
-        utf16_column: l.utf16_column,
-    })
+        .filter_map(|p| Some((p.path.as_str(), FocusTarget::at(p.location)?)))
+        .collect()
 }
 
 /// Why a rule has no evaluation on an object.
@@ -1014,26 +960,24 @@ fn no_result_note(o: &ObjectReport, version: &str, rule: &CelRuleReport) -> Stri
     format!("not run: the object has no value at {at}")
 }
 
-/// The panel for `version` (clamped; `None`: [`default_version`]). `crd_text` is the text
-/// the analysis was made from, `value_locations` where the worker found the values the rules
-/// ran on (for the editors' positions).
-pub fn cel_view(
-    analysis: &Analysis,
-    version: Option<usize>,
-    crd_text: &str,
-    value_locations: &[FieldLocation],
-) -> CelView {
+/// The panel for `version` (clamped; `None`: [`default_version`]). The editors' positions
+/// (rules, schema nodes, the values the rules ran on) are the engine's.
+pub fn cel_view(analysis: &Analysis, version: Option<usize>) -> CelView {
     let versions = version_choices(analysis);
     let version = version
         .filter(|v| *v < analysis.versions.len())
         .or_else(|| default_version(analysis));
-    let samples: Vec<(&ObjectReport, String)> = object_choices(analysis)
-        .into_iter()
-        .filter_map(|c| Some((analysis.objects.get(c.report)?, c.label)))
-        .collect();
+    let samples: Vec<(&ObjectReport, String, HashMap<&str, FocusTarget>)> =
+        object_choices(analysis)
+            .into_iter()
+            .filter_map(|c| {
+                let o = analysis.objects.get(c.report)?;
+                Some((o, c.label, value_targets(o)))
+            })
+            .collect();
     let mut summary = Summary {
         samples: samples.len(),
-        runtime_cost: samples.iter().map(|(o, _)| o.cel_runtime_cost).sum(),
+        runtime_cost: samples.iter().map(|(o, _, _)| o.cel_runtime_cost).sum(),
         ..Summary::default()
     };
     let Some(report) = version.and_then(|v| analysis.versions.get(v)) else {
@@ -1052,16 +996,12 @@ pub fn cel_view(
         .map(|(i, rule)| {
             let samples: Vec<SampleResults> = samples
                 .iter()
-                .map(|(o, label)| {
+                .map(|(o, label, targets)| {
                     let results = o
                         .cel_results
                         .iter()
                         .filter(|r| r.version == report.name && r.rule == rule.key);
-                    let groups = group_results(results, |path| {
-                        (o.source == 0)
-                            .then(|| value_target(value_locations, o.document, path))
-                            .flatten()
-                    });
+                    let groups = group_results(results, |path| targets.get(path).copied());
                     let note = groups
                         .is_empty()
                         .then(|| no_result_note(o, &report.name, rule));
@@ -1079,17 +1019,7 @@ pub fn cel_view(
                     .iter()
                     .any(|g| matches!(g.outcome, CelOutcome::Failed | CelOutcome::Error))
             });
-            let position = rule
-                .text_range
-                .and_then(|(start, _)| line_utf16_column(crd_text, start));
-            let target =
-                position
-                    .or_else(|| rule.line.zip(rule.column))
-                    .map(|(line, utf16_column)| FocusTarget {
-                        pane: Pane::Crd,
-                        line,
-                        utf16_column,
-                    });
+            let target = rule.location.and_then(FocusTarget::at);
             let place = match (rule.line, rule.column) {
                 (Some(l), Some(c)) => format!("crd.yaml:{l}:{c}"),
                 (Some(l), None) => format!("crd.yaml:{l}"),
@@ -1116,8 +1046,6 @@ pub fn cel_view(
         })
         .collect();
     let mut rules = rules;
-    let locate_crd =
-        |line: Option<usize>, column: Option<usize>| crd_target(crd_text, line, column);
     for r in &mut rules {
         r.errors = rule_errors(analysis, report, r);
         r.explanations = report
@@ -1125,17 +1053,14 @@ pub fn cel_view(
             .iter()
             .flat_map(|c| &c.expressions)
             .filter(|e| e.key == r.key)
-            .filter_map(|e| Explanation::of(e, &locate_crd))
+            .filter_map(Explanation::of)
             .collect();
     }
     summary.rules = rules.len();
     summary.compile_errors = rules.iter().filter(|r| r.has_compile_error()).count();
     summary.over_limit = rules.iter().filter(|r| r.over_limit()).count();
     summary.failing = rules.iter().filter(|r| r.failing).count();
-    let total = report
-        .cost
-        .as_ref()
-        .map(|c| CostTotal::of(c, &rules, &locate_crd));
+    let total = report.cost.as_ref().map(|c| CostTotal::of(c, &rules));
     CelView {
         versions,
         version,
@@ -1145,170 +1070,13 @@ pub fn cel_view(
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// Rewriting a rule in the CRD text.
-
-/// How a scalar is written in the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScalarStyle {
-    /// `self.x > 0`
-    Plain,
-    /// `'self.x > 0'`
-    SingleQuoted,
-    /// `"self.x > 0"` (and JSON strings)
-    DoubleQuoted,
-    /// `|` or `>` block scalars.
-    Block,
-}
-
-/// The anchor and tag written before a scalar (`&a !!str `), kept by a rewrite, and the rest.
-fn split_properties(written: &str) -> (&str, &str) {
-    let mut rest = written;
-    loop {
-        if !(rest.starts_with('&') || rest.starts_with('!')) {
-            break;
-        }
-        let token = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let after = &rest[token..];
-        let skipped = after.len() - after.trim_start().len();
-        if skipped == 0 {
-            break;
-        }
-        rest = &after[skipped..];
-    }
-    (&written[..written.len() - rest.len()], rest)
-}
-
-/// The style of a scalar as written (anchor and tag ignored). Empty text counts as plain.
-pub fn scalar_style(written: &str) -> ScalarStyle {
-    let (_, scalar) = split_properties(written);
-    match scalar.as_bytes().first() {
-        Some(b'"') => ScalarStyle::DoubleQuoted,
-        Some(b'\'') => ScalarStyle::SingleQuoted,
-        Some(b'|' | b'>') => ScalarStyle::Block,
-        _ => ScalarStyle::Plain,
-    }
-}
-
-/// `s` as a YAML double-quoted scalar that is also a JSON string: `\` and `"` escaped, line
-/// breaks as `\n`, other characters YAML or JSON would not take as they are as `\uXXXX`.
-pub fn double_quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            // C0/C1 controls, DEL, YAML 1.1 line breaks (NEL, LS, PS), BOM, non-characters.
-            c if (c as u32) < 0x20
-                || ('\u{7f}'..='\u{9f}').contains(&c)
-                || matches!(
-                    c,
-                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-                ) =>
-            {
-                out.push_str(&format!("\\u{:04X}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Whether `s` can be written as a plain scalar anywhere a rule is (block or flow context) and
-/// still read back as the same string: one line, no surrounding blanks, starting with a
-/// letter, `_` or `(`, none of `#`, `:`, `,`, `[`, `]`, `{`, `}`, tabs or other controls, and
-/// not a YAML 1.1 boolean or null.
-pub fn is_safe_plain(s: &str) -> bool {
-    let Some(first) = s.chars().next() else {
-        return false;
-    };
-    if !(first.is_ascii_alphabetic() || first == '_' || first == '(') {
-        return false;
-    }
-    if s.trim() != s {
-        return false;
-    }
-    if s.chars().any(|c| {
-        matches!(c, '#' | ':' | ',' | '[' | ']' | '{' | '}')
-            || c.is_control()
-            || matches!(
-                c,
-                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-            )
-    }) {
-        return false;
-    }
-    const YAML11_WORDS: [&str; 12] = [
-        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf", "~",
-    ];
-    !YAML11_WORDS.contains(&s.to_ascii_lowercase().as_str())
-}
-
-/// The result of [`rewrite_rule`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rewrite {
-    /// The new CRD text.
-    pub text: String,
-    /// The byte range of the rule's scalar in it (anchor and tag included, as the engine
-    /// reports `text_range`).
-    pub range: (usize, usize),
-    /// The style written.
-    pub style: ScalarStyle,
-}
-
-/// Replaces the rule scalar at byte `range` of `text` by `rule`: as a plain scalar when
-/// `plain` is allowed (the rule was written plain) and [`is_safe_plain`] says it can be,
-/// else as a [`double_quoted`] scalar. An anchor or tag before the scalar is kept. `None`
-/// when the range is not in the text.
-pub fn rewrite_rule(text: &str, range: (usize, usize), rule: &str, plain: bool) -> Option<Rewrite> {
-    let (start, end) = range;
-    let written = text.get(start..end)?;
-    let (properties, _) = split_properties(written);
-    let style = if plain && is_safe_plain(rule) {
-        ScalarStyle::Plain
-    } else {
-        ScalarStyle::DoubleQuoted
-    };
-    let scalar = match style {
-        ScalarStyle::Plain => rule.to_owned(),
-        _ => double_quoted(rule),
-    };
-    // A rule with no text yet (`rule:` with nothing after it) gets a space after the colon.
-    let gap = if written.is_empty() && text[..start].ends_with(':') {
-        " "
-    } else {
-        ""
-    };
-    let mut out = String::with_capacity(text.len() + scalar.len());
-    out.push_str(&text[..start]);
-    out.push_str(gap);
-    let new_start = out.len();
-    out.push_str(properties);
-    out.push_str(&scalar);
-    let new_end = out.len();
-    out.push_str(&text[end..]);
-    Some(Rewrite {
-        text: out,
-        range: (new_start, new_end),
-        style,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view_model::Pane;
     use crate::view_model::{EXAMPLE_CRD, EXAMPLE_OBJECT};
-    use crd_studio_engine::{analyze, Request};
-
-    /// Where the worker would locate the rules' values in `object`.
-    fn locs(a: &Analysis, object: &str) -> Vec<FieldLocation> {
-        crate::worker_boundary::value_locations(object, a)
-    }
+    use crd_studio_engine::{analyze, Location, Pos, Request, Span};
+    use crd_studio_engine::{FieldPlace, ObjectPlaces};
 
     /// A rule iterating an unbounded list of unbounded strings, and a cheap one.
     const OVER_BUDGET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -1605,23 +1373,13 @@ spec:
         assert_eq!(apply_edits(text, &[(0, 3, "x"), (2, 4, "y")]), None);
     }
 
-    #[test]
-    fn utf16_columns_of_character_columns() {
-        let text = "ab\n😀c: 1\n";
-        assert_eq!(utf16_column(text, 1, 1), Some(1));
-        assert_eq!(utf16_column(text, 2, 2), Some(3));
-        assert_eq!(utf16_column(text, 2, 3), Some(4));
-        assert_eq!(utf16_column(text, 9, 1), None);
-        assert_eq!(utf16_column(text, 0, 1), None);
-    }
-
     /// A rule iterating an unbounded list of unbounded strings: the server's cost errors at
     /// the rule are on its card (not as a compile error), and the total is over its limit.
     #[test]
     fn an_over_budget_rule_shows_the_servers_error() {
         let a = run(OVER_BUDGET_CRD, OVER_BUDGET_OBJECT, None);
         assert!(!a.crd.accepted);
-        let view = cel_view(&a, None, OVER_BUDGET_CRD, &locs(&a, OVER_BUDGET_OBJECT));
+        let view = cel_view(&a, None);
         assert_eq!(view.rules.len(), 2);
         let r = &view.rules[0];
         assert!(!r.has_compile_error(), "{r:#?}");
@@ -1715,7 +1473,7 @@ spec:
         let fixed = apply_edits(OVER_BUDGET_CRD, &edits).unwrap();
         let a = run(&fixed, OVER_BUDGET_OBJECT, None);
         assert!(a.crd.accepted, "{fixed}\n{:#?}", a.findings);
-        let view = cel_view(&a, None, &fixed, &locs(&a, OVER_BUDGET_OBJECT));
+        let view = cel_view(&a, None);
         assert_eq!(view.rules[0].cost.rule, Some(fix.cost));
         assert!(view.rules[0].errors.is_empty());
         assert_eq!(view.summary.over_limit, 0);
@@ -1741,7 +1499,7 @@ spec:
             );
         let a = run(&bounded, OVER_BUDGET_OBJECT, None);
         assert!(a.crd.accepted, "{:#?}", a.findings);
-        let view = cel_view(&a, None, &bounded, &locs(&a, OVER_BUDGET_OBJECT));
+        let view = cel_view(&a, None);
         let r = &view.rules[0];
         assert!(r.errors.is_empty());
         assert!(!r.cost.rule.unwrap().over());
@@ -1787,7 +1545,16 @@ spec:
     /// A hand-made analysis: two rules, one failing on list items, one that does not compile.
     #[test]
     fn view_of_a_hand_made_analysis() {
-        let object = "apiVersion: example.com/v1\nkind: Foo\nmetadata:\n  name: a\nspec:\n  items:\n  - 1\n  - 20\n";
+        let at = |source, line, column, utf16_column| Location {
+            source,
+            document: 0,
+            span: Span::point(Pos {
+                offset: 0,
+                line,
+                column,
+                utf16_column,
+            }),
+        };
         let mut a = Analysis::default();
         a.versions.push(crd_studio_engine::VersionReport {
             name: "v1".to_owned(),
@@ -1803,6 +1570,8 @@ spec:
                     line: Some(3),
                     column: Some(9),
                     text_range: Some((21, 30)),
+                    // Line 3 of the CRD text starts with a two-unit character.
+                    location: Some(at(SourceId::Crd, 3, 9, 10)),
                     ..CelRuleReport::default()
                 },
                 CelRuleReport {
@@ -1826,11 +1595,17 @@ spec:
                 result("spec.items[0]", CelOutcome::Passed, 3),
                 result("spec.items[1]", CelOutcome::Failed, 3),
             ],
+            places: ObjectPlaces {
+                values: vec![FieldPlace {
+                    path: "spec.items[1]".to_owned(),
+                    location: at(SourceId::Object(0), 8, 5, 5),
+                    exact: true,
+                }],
+                ..ObjectPlaces::default()
+            },
             ..ObjectReport::default()
         });
-        // Line 3 of the CRD text starts with a two-unit character: the UTF-16 column counts it.
-        let crd = "a: 1\nb: 2\n😀 rule: self < 10\n";
-        let view = cel_view(&a, None, crd, &locs(&a, object));
+        let view = cel_view(&a, None);
         assert_eq!(view.version, Some(0));
         assert_eq!(
             view.summary.text(),
@@ -1854,7 +1629,7 @@ spec:
         let s = &r.samples[0];
         assert_eq!(s.object, "Foo a");
         assert_eq!(s.summary, "1 × passed, 1 × failed at spec.items[1]");
-        // The failing item is line 8 of the object, at its dash's value.
+        // The failing item is where the engine found it.
         let failed = &s.groups[1].evaluations[0];
         assert_eq!(
             failed.target,
@@ -1881,7 +1656,7 @@ spec:
             rules: vec![CelRuleReport::default()],
             ..Default::default()
         });
-        let v2 = cel_view(&a, Some(1), crd, &locs(&a, object));
+        let v2 = cel_view(&a, Some(1));
         assert_eq!(v2.version, Some(1));
         assert_eq!(
             v2.rules[0].samples[0].note.as_deref(),
@@ -1890,16 +1665,13 @@ spec:
         assert_eq!(v2.versions.len(), 2);
         assert_eq!(v2.versions[1].rules, 1);
         // Out of range: back to the default.
-        assert_eq!(
-            cel_view(&a, Some(9), crd, &locs(&a, object)).version,
-            Some(0)
-        );
+        assert_eq!(cel_view(&a, Some(9)).version, Some(0));
     }
 
     #[test]
     fn the_example_has_rules_that_run_on_the_sample() {
         let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, None);
-        let view = cel_view(&a, None, EXAMPLE_CRD, &locs(&a, EXAMPLE_OBJECT));
+        let view = cel_view(&a, None);
         assert!(view.rules.len() >= 2, "{view:#?}");
         assert_eq!(view.summary.compile_errors, 0, "{view:#?}");
         assert_eq!(view.summary.failing, 0, "{view:#?}");
@@ -1909,17 +1681,16 @@ spec:
         for r in &view.rules {
             let (start, end) = r.report.text_range.unwrap();
             let t = r.target.unwrap();
-            assert_eq!(
-                line_utf16_column(EXAMPLE_CRD, start),
-                Some((t.line, t.utf16_column))
-            );
+            let at = r.report.location.unwrap().span.start;
+            assert_eq!(at.offset, start);
+            assert_eq!((t.line, t.utf16_column), (at.line, at.utf16_column));
             assert!(EXAMPLE_CRD[start..end].contains(r.report.rule.as_str()));
         }
         // A transition rule is skipped on create, runs on update.
         let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
         assert_eq!(transition.samples[0].groups[0].outcome, CelOutcome::Skipped);
         let a = run(EXAMPLE_CRD, EXAMPLE_OBJECT, Some(EXAMPLE_OBJECT));
-        let view = cel_view(&a, None, EXAMPLE_CRD, &locs(&a, EXAMPLE_OBJECT));
+        let view = cel_view(&a, None);
         let transition = view.rules.iter().find(|r| r.report.transition).unwrap();
         assert_eq!(transition.samples[0].operation, "update");
         assert_eq!(transition.samples[0].summary, "1 × passed");
@@ -1928,201 +1699,5 @@ spec:
             .unwrap();
         let line = EXAMPLE_OBJECT.lines().nth(target.line - 1).unwrap();
         assert!(line.trim_start().starts_with("image:"), "{line}");
-    }
-
-    #[test]
-    fn double_quoting() {
-        assert_eq!(double_quoted("self.a == 1"), "\"self.a == 1\"");
-        assert_eq!(
-            double_quoted("self.s == \"x\\y\"\n&& true"),
-            r#""self.s == \"x\\y\"\n&& true""#
-        );
-        assert_eq!(
-            double_quoted("a\tb\u{0}\u{85}\u{2028}é😀"),
-            "\"a\\tb\\u0000\\u0085\\u2028é😀\""
-        );
-    }
-
-    #[test]
-    fn safe_plain_scalars() {
-        for s in [
-            "self.size() > 0",
-            "self == oldSelf",
-            "has(self.a) || self.b != 'x'",
-            "(self.a + 1) * 2 > 3",
-            "_x == 1",
-        ] {
-            assert!(is_safe_plain(s), "{s}");
-        }
-        for s in [
-            "",
-            " self",
-            "self ",
-            "!has(self.a)",
-            "'a' == self",
-            "\"a\" == self",
-            "self.x # y",
-            "a ? b : c",
-            "self in [1, 2]",
-            "{'a': 1} == self",
-            "self.all(x, x > 0)",
-            "a\nb",
-            "a\tb",
-            "1 < self",
-            "-1 < self",
-            "true",
-            "No",
-            "NULL",
-            "y",
-            "&a",
-            "*a",
-            "|",
-            ">",
-            "%a",
-            "@a",
-            "`a`",
-        ] {
-            assert!(!is_safe_plain(s), "{s:?}");
-        }
-    }
-
-    #[test]
-    fn styles_as_written() {
-        assert_eq!(scalar_style("self > 0"), ScalarStyle::Plain);
-        assert_eq!(scalar_style("\"self > 0\""), ScalarStyle::DoubleQuoted);
-        assert_eq!(scalar_style("'self > 0'"), ScalarStyle::SingleQuoted);
-        assert_eq!(scalar_style("|\n  self > 0"), ScalarStyle::Block);
-        assert_eq!(scalar_style(">-\n  self > 0"), ScalarStyle::Block);
-        assert_eq!(scalar_style("&a !!str \"self\""), ScalarStyle::DoubleQuoted);
-        assert_eq!(scalar_style("!!str self"), ScalarStyle::Plain);
-        assert_eq!(split_properties("&a !!str 'x'"), ("&a !!str ", "'x'"));
-        assert_eq!(split_properties("!x"), ("", "!x"));
-    }
-
-    #[test]
-    fn rewrite_keeps_plain_style_when_it_can() {
-        let text = "- rule: self.size() > 0\n  message: m\n";
-        let range = (8, 23);
-        assert_eq!(&text[range.0..range.1], "self.size() > 0");
-        let r = rewrite_rule(text, range, "self.size() > 20", true).unwrap();
-        assert_eq!(r.text, "- rule: self.size() > 20\n  message: m\n");
-        assert_eq!(r.style, ScalarStyle::Plain);
-        assert_eq!(&r.text[r.range.0..r.range.1], "self.size() > 20");
-        let r = rewrite_rule(text, range, "!has(self.x)", true).unwrap();
-        assert_eq!(r.text, "- rule: \"!has(self.x)\"\n  message: m\n");
-        assert_eq!(r.style, ScalarStyle::DoubleQuoted);
-        let r = rewrite_rule(text, range, "self.size() > 20", false).unwrap();
-        assert_eq!(r.text, "- rule: \"self.size() > 20\"\n  message: m\n");
-        // Out of range or inside a character: nothing.
-        assert_eq!(rewrite_rule(text, (8, 99), "x", true), None);
-        assert_eq!(rewrite_rule("é", (1, 2), "x", true), None);
-        // Anchors and tags stay; an empty scalar gets its space.
-        let r = rewrite_rule("rule: &r 'a'\n", (6, 12), "b", false).unwrap();
-        assert_eq!(r.text, "rule: &r \"b\"\n");
-        assert_eq!(r.range, (6, 12));
-        let r = rewrite_rule("rule:\n", (5, 5), "b", false).unwrap();
-        assert_eq!(r.text, "rule: \"b\"\n");
-        assert_eq!(&r.text[r.range.0..r.range.1], "\"b\"");
-    }
-
-    /// Every rewrite reads back as the rule typed, through the engine, in YAML and JSON CRDs
-    /// and whatever the rule was written as before.
-    #[test]
-    fn rewritten_rules_read_back_exactly() {
-        let typed = [
-            "self.size() > 20",
-            "!has(self.replicas) || self.replicas <= 10",
-            "self == \"a \\\"quoted\\\" \\\\ text\"",
-            "self.size() > 0 # not a comment",
-            "self in ['a', 'b'] ? true : false",
-            "self.all(x,\n  x > 0)\n",
-            "  self  ",
-            "true",
-            "self == 'é😀\t\u{85}\u{2028}'",
-            "",
-        ];
-        let cron_rule = rule_scalar(EXAMPLE_CRD, "cronSpec");
-        let styles = [
-            "self.size() > 0".to_owned(),
-            "'self.size() > 0'".to_owned(),
-            "\"self.size() \\x3E 0\"".to_owned(),
-            "|-\n                        self.size() > 0".to_owned(),
-            "!!str &a >-\n                        self.size()\n                        > 0"
-                .to_owned(),
-        ];
-        for style in &styles {
-            let crd = format!(
-                "{}{}{}",
-                &EXAMPLE_CRD[..cron_rule.0],
-                style,
-                &EXAMPLE_CRD[cron_rule.1..]
-            );
-            let before = run(&crd, EXAMPLE_OBJECT, None);
-            let rules = &before.versions[0].rules;
-            let rule = rules
-                .iter()
-                .find(|r| r.key.contains("[cronSpec]"))
-                .unwrap_or_else(|| panic!("{style}: {rules:#?}"));
-            assert_eq!(rule.rule, "self.size() > 0", "{style}");
-            let range = rule.text_range.unwrap();
-            let plain = scalar_style(&crd[range.0..range.1]) == ScalarStyle::Plain;
-            assert_eq!(plain, style.starts_with("self"), "{style}");
-            for new in typed {
-                let r = rewrite_rule(&crd, range, new, plain).unwrap();
-                let after = run(&r.text, EXAMPLE_OBJECT, None);
-                let got = after.versions[0]
-                    .rules
-                    .iter()
-                    .find(|r| r.key.contains("[cronSpec]"))
-                    .unwrap_or_else(|| panic!("{new:?} in\n{}", r.text));
-                assert_eq!(got.rule, new, "{style} → {new:?}:\n{}", r.text);
-                assert_eq!(got.text_range, Some(r.range), "{new:?}\n{}", r.text);
-                assert!(
-                    after.findings.iter().all(|f| !f.code.starts_with("yaml")),
-                    "{new:?}: {:#?}",
-                    after.findings
-                );
-            }
-        }
-        // A JSON CRD keeps JSON.
-        let json = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
- "metadata": {"name": "widgets.example.com"},
- "spec": {"group": "example.com", "scope": "Namespaced",
-  "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
-  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
-   "type": "object",
-   "x-kubernetes-validations": [{"rule": "has(self.metadata)"}]}}}]}}"#;
-        let a = run(json, "{}", None);
-        let rule = &a.versions[0].rules[0];
-        for new in typed {
-            let r = rewrite_rule(json, rule.text_range.unwrap(), new, false).unwrap();
-            let v: serde_json::Value = serde_json::from_str(&r.text).unwrap();
-            assert_eq!(
-                v["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"]
-                    [0]["rule"],
-                new
-            );
-            let after = run(&r.text, "{}", None);
-            assert_eq!(after.versions[0].rules[0].rule, new);
-        }
-    }
-
-    /// The byte range of the first rule scalar under `property` in `text`.
-    fn rule_scalar(text: &str, property: &str) -> (usize, usize) {
-        let a = run(text, EXAMPLE_OBJECT, None);
-        a.versions[0]
-            .rules
-            .iter()
-            .find(|r| r.key.contains(&format!("[{property}]")))
-            .and_then(|r| r.text_range)
-            .unwrap_or_else(|| panic!("no rule under {property}: {:#?}", a.versions))
-    }
-
-    #[test]
-    fn positions_in_utf16() {
-        assert_eq!(line_utf16_column("ab\nc😀d", 3), Some((2, 1)));
-        assert_eq!(line_utf16_column("ab\nc😀d", 8), Some((2, 4)));
-        assert_eq!(line_utf16_column("ab\nc😀d", 5), None);
-        assert_eq!(line_utf16_column("ab", 9), None);
     }
 }

@@ -6,23 +6,26 @@
 //! A suggested bound is a text edit of the CRD text the analysis was made from: it is applied
 //! only while the editor still holds that text, and goes the way of an edited rule.
 //!
-//! Editing a rule here rewrites its scalar in the CRD text ([`rewrite_rule`]) and hands the
-//! new text to the page, which re-analyses it as it does for any CRD edit and reloads the CRD
-//! editor. The byte range of the scalar comes from the newest analysis when it was made from
-//! the current CRD text, else from this panel's own previous rewrite; a keystroke that has
-//! neither (the CRD editor changed the text a moment ago) waits for the next analysis.
+//! Editing a rule here applies the engine's edit of its scalar in the CRD text
+//! ([`rule_edit`]: the style and quoting are the engine's) and hands the new text to the
+//! page, which re-analyses it as it does for any CRD edit and reloads the CRD editor. The
+//! byte range of the scalar comes from the newest analysis when it was made from the current
+//! CRD text, else from this panel's own previous rewrite; a keystroke that has neither (the
+//! CRD editor changed the text a moment ago) waits for the next analysis.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crd_studio_engine::{CelOutcome, ExpressionKind};
+use crd_studio_engine::{
+    apply_text_edits, rule_edit, scalar_style, CelOutcome, ExpressionKind, ScalarStyle,
+};
 use yew::prelude::*;
 
 use crate::app::Shown;
 use crate::cel_model::{
-    apply_edits, cel_view, digits, factor_text, outcome_name, rewrite_rule, rule_order,
-    scalar_style, BoundView, CelView, CostTotal, DriverView, Edit, Evaluation, Explanation,
-    FixView, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
+    apply_edits, cel_view, digits, factor_text, outcome_name, rule_order, BoundView, CelView,
+    CostTotal, DriverView, Edit, Evaluation, Explanation, FixView, OutcomeGroup, RuleError,
+    RuleView, SampleResults, Share, MAX_LISTED,
 };
 use crate::editor_text::EditorText;
 use crate::view_model::FocusTarget;
@@ -102,15 +105,17 @@ fn write_rule(
             (range, scalar_style(written) == ScalarStyle::Plain)
         }
     };
-    let rewrite = rewrite_rule(&state.crd.rust(), range, text, plain)?;
-    state.crd = EditorText::from_rust(rewrite.text.clone());
+    let crd = state.crd.rust();
+    let edit = rule_edit(&crd, range, text, plain)?;
+    let new = apply_text_edits(&crd, std::slice::from_ref(&edit.edit))?;
+    state.crd = EditorText::from_rust(new.clone());
     state.last = Some(LastWrite {
-        crd: rewrite.text.clone(),
+        crd: new.clone(),
         id: id.to_owned(),
-        range: rewrite.range,
+        range: edit.range,
         plain,
     });
-    Some(rewrite.text)
+    Some(new)
 }
 
 /// The panel.
@@ -129,14 +134,7 @@ pub fn CelPanel(props: &CelPanelProps) -> Html {
                 if *hidden {
                     return None;
                 }
-                shown.map(|s| {
-                    cel_view(
-                        &s.reply.analysis,
-                        *version,
-                        &s.crd.rust(),
-                        &s.reply.value_locations,
-                    )
-                })
+                shown.map(|s| cel_view(&s.reply.analysis, *version))
             },
         )
     };

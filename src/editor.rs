@@ -14,8 +14,8 @@ use yew::prelude::*;
 
 use crate::assist::{AssistKind, AssistRequest};
 use crate::editor_text::EditorText;
-use crate::view_model::{utf16_offset, EditorDiagnostic, EditorFix};
-use crd_studio_engine::Editor;
+use crate::view_model::{EditorDiagnostic, EditorFix};
+use crd_studio_engine::{utf16_offset_of_line_column, Editor};
 
 #[wasm_bindgen]
 extern "C" {
@@ -100,7 +100,7 @@ impl EditorControl {
                 api.focus_at(handle, clamp_u32(line), clamp_u32(utf16_column)),
             ),
             Some(Backend::TextArea(ta)) => {
-                let at = clamp_u32(utf16_offset(&ta.value(), line, utf16_column));
+                let at = clamp_u32(utf16_offset_of_line_column(&ta.value(), line, utf16_column));
                 let _ = ta.focus();
                 let _ = ta.set_selection_range(at, at);
             }

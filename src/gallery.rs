@@ -699,7 +699,7 @@ mod tests {
     fn the_cost_example_is_fixed_by_its_one_click_fix() {
         for e in all().iter().filter(|e| e.expect.cost_fix) {
             let a = run(e).analysis;
-            let view = cel_view(&a, None, e.crd, &[]);
+            let view = cel_view(&a, None);
             let fixes: Vec<_> = view
                 .rules
                 .iter()

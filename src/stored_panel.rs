@@ -77,7 +77,7 @@ fn compute(shown: &Shown, selected: usize, version: &str) -> Option<Computed> {
         tabs: version_tabs(analysis, report),
         tab_versions,
         tab,
-        view: object_view(report, tab, &shown.reply.pruned_locations),
+        view: object_view(report, tab),
         operation: report.operation.clone(),
         rejected: object_rejected(analysis, report),
         object_error: report.object_error.clone(),

@@ -9,7 +9,7 @@
 use crd_studio_engine::{Analysis, ObjectReport, SourceId};
 use serde_json::Value;
 
-use crate::view_model::{file_name, FocusTarget, Pane};
+use crate::view_model::{file_name, FocusTarget};
 
 /// Lines shown at most; the rest is summarised in [`ObjectView::hidden_lines`].
 pub const MAX_LINES: usize = 4000;
@@ -268,30 +268,8 @@ pub struct ObjectView {
     pub note: Option<String>,
 }
 
-/// Where a pruned field is in the user's text (found by the engine behind the worker
-/// boundary; see `worker_boundary::Reply`).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FieldLocation {
-    /// The object text.
-    pub source: usize,
-    /// The document in it.
-    pub document: usize,
-    /// The server's path.
-    pub path: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column in characters.
-    pub column: usize,
-    /// 1-based column in UTF-16 code units.
-    pub utf16_column: usize,
-}
-
 /// The view of `report` in `tab`.
-pub fn object_view(
-    report: &ObjectReport,
-    tab: VersionTab,
-    located: &[FieldLocation],
-) -> ObjectView {
+pub fn object_view(report: &ObjectReport, tab: VersionTab) -> ObjectView {
     let request_version = version_of(&report.api_version);
     let by = |version: &str, role: &str| -> String {
         if version.is_empty() {
@@ -379,7 +357,7 @@ pub fn object_view(
         hidden_lines,
         pruned: pruned
             .into_iter()
-            .map(|(p, who)| pruned_field(report, p, who, located))
+            .map(|(p, who)| pruned_field(report, p, who))
             .collect(),
         defaulted: defaulted
             .iter()
@@ -396,33 +374,21 @@ fn version_of(api_version: &str) -> &str {
     api_version.rsplit('/').next().unwrap_or_default()
 }
 
-fn pruned_field(
-    report: &ObjectReport,
-    path: &str,
-    dropped_by: String,
-    located: &[FieldLocation],
-) -> PrunedField {
-    let hit = located
-        .iter()
-        .find(|l| l.source == report.source && l.document == report.document && l.path == path);
-    let source = SourceId::Object(report.source);
-    match hit {
-        Some(l) => PrunedField {
-            path: path.to_owned(),
-            dropped_by,
-            place: format!("{}:{}:{}", file_name(source), l.line, l.column),
-            target: Pane::of(source).map(|pane| FocusTarget {
-                pane,
-                line: l.line,
-                utf16_column: l.utf16_column,
-            }),
-        },
-        None => PrunedField {
-            path: path.to_owned(),
-            dropped_by,
-            place: String::new(),
-            target: None,
-        },
+fn pruned_field(report: &ObjectReport, path: &str, dropped_by: String) -> PrunedField {
+    // The engine's place of the field in the object's text, when it found it there.
+    let place = report.places.pruned(path).map(|p| p.location);
+    PrunedField {
+        path: path.to_owned(),
+        dropped_by,
+        place: place.map_or_else(String::new, |l| {
+            format!(
+                "{}:{}:{}",
+                file_name(l.source),
+                l.span.start.line,
+                l.span.start.column
+            )
+        }),
+        target: place.and_then(FocusTarget::at),
     }
 }
 
@@ -623,8 +589,10 @@ fn plain_is_safe(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crd_studio_engine::ServedObject;
-    use crd_studio_engine::{JsonText, VersionReport};
+    use crate::view_model::Pane;
+    use crd_studio_engine::{
+        FieldPlace, JsonText, Location, Pos, ServedObject, Span, VersionReport,
+    };
     use serde_json::json;
 
     fn texts(lines: &[YamlLine]) -> Vec<String> {
@@ -772,7 +740,7 @@ mod tests {
 
     #[test]
     fn defaults_are_marked_with_one_badge_each() {
-        let view = object_view(&report(), VersionTab::Stored, &[]);
+        let view = object_view(&report(), VersionTab::Stored);
         let marked: Vec<(String, LineMark)> = view
             .lines
             .iter()
@@ -815,26 +783,23 @@ mod tests {
 
     #[test]
     fn pruned_fields_are_listed_and_located_when_the_engine_found_them() {
-        let located = [
-            FieldLocation {
-                source: 0,
-                document: 1,
-                path: "spec.extra".to_owned(),
-                line: 9,
-                column: 3,
-                utf16_column: 3,
+        let mut report = report();
+        let place = |document: usize, path: &str, line: usize, column: usize| FieldPlace {
+            path: path.to_owned(),
+            location: Location {
+                source: SourceId::Object(0),
+                document,
+                span: Span::point(Pos {
+                    offset: 0,
+                    line,
+                    column,
+                    utf16_column: column + 1,
+                }),
             },
-            // Another document's field of the same name is not this one's.
-            FieldLocation {
-                source: 0,
-                document: 0,
-                path: "spec.unlocated".to_owned(),
-                line: 2,
-                column: 1,
-                utf16_column: 1,
-            },
-        ];
-        let view = object_view(&report(), VersionTab::Stored, &located);
+            exact: true,
+        };
+        report.places.pruned = vec![place(1, "spec.extra", 9, 3)];
+        let view = object_view(&report, VersionTab::Stored);
         assert_eq!(
             view.pruned,
             [
@@ -845,7 +810,7 @@ mod tests {
                     target: Some(FocusTarget {
                         pane: Pane::Object,
                         line: 9,
-                        utf16_column: 3
+                        utf16_column: 4
                     }),
                 },
                 PrunedField {
@@ -882,7 +847,7 @@ mod tests {
         assert_eq!(labels, ["Stored (v1)", "Served as v2"]);
         assert_eq!(tabs[1].tab, VersionTab::Served(0));
 
-        let served = object_view(&r, VersionTab::Served(0), &[]);
+        let served = object_view(&r, VersionTab::Served(0));
         assert_eq!(
             texts(&served.lines),
             ["kind: CronTab", "spec:", "  size: 5"]
@@ -909,12 +874,12 @@ mod tests {
             ..ObjectReport::default()
         };
         assert_eq!(
-            texts(&object_view(&r, VersionTab::Stored, &[]).lines),
+            texts(&object_view(&r, VersionTab::Stored).lines),
             ["kind: A"]
         );
         r.defaulted = JsonText::null();
         r.object_error = Some("the server could not find the requested resource".to_owned());
-        let view = object_view(&r, VersionTab::Stored, &[]);
+        let view = object_view(&r, VersionTab::Stored);
         assert!(view.lines.is_empty());
         assert_eq!(
             view.note.as_deref(),
@@ -931,7 +896,6 @@ mod tests {
                 ..ObjectReport::default()
             },
             VersionTab::Stored,
-            &[],
         );
         assert_eq!(view.lines.len(), MAX_LINES);
         assert!(view.hidden_lines > 0);
@@ -1013,7 +977,7 @@ mod tests {
         let choices = object_choices(&a);
         assert_eq!(choices.len(), 1);
         let r = &a.objects[choices[0].report];
-        let text = texts(&object_view(r, VersionTab::Stored, &[]).lines).join("\n");
+        let text = texts(&object_view(r, VersionTab::Stored).lines).join("\n");
         assert!(text.contains("  cronSpec: \"* * * * */5\""), "{text}");
         assert!(text.contains("  image: my-awesome-cron-image"), "{text}");
         assert!(text.contains("  name: my-new-cron-object"), "{text}");
@@ -1071,7 +1035,7 @@ spec:
         let r = &a.objects[0];
         let tabs = version_tabs(a, r);
         assert_eq!(tabs[0].label, "Stored (v1)");
-        let view = object_view(r, VersionTab::Stored, &reply.pruned_locations);
+        let view = object_view(r, VersionTab::Stored);
         let text = texts(&view.lines).join("\n");
         assert!(text.contains("apiVersion: example.com/v1\n"), "{text}");
         assert!(!text.contains("legacy"), "{text}");
@@ -1102,7 +1066,7 @@ spec:
             .iter()
             .position(|s| s.version == "v1beta1")
             .unwrap();
-        let served = object_view(r, VersionTab::Served(i), &reply.pruned_locations);
+        let served = object_view(r, VersionTab::Served(i));
         assert_eq!(served.pruned[0].path, "spec.legacy");
         assert_eq!(
             served.pruned[0].dropped_by,
@@ -1120,7 +1084,7 @@ spec:
             ),
             ..ObjectReport::default()
         };
-        let view = object_view(&r, VersionTab::Stored, &[]);
+        let view = object_view(&r, VersionTab::Stored);
         assert!(view.lines.is_empty());
         assert_eq!(
             view.note.as_deref(),

@@ -74,6 +74,18 @@ pub struct FocusTarget {
     pub utf16_column: usize,
 }
 
+impl FocusTarget {
+    /// The start of a place the engine reports, in the editor that shows its text (`None`:
+    /// a text no editor shows).
+    pub fn at(l: Location) -> Option<FocusTarget> {
+        Pane::of(l.source).map(|pane| FocusTarget {
+            pane,
+            line: l.span.start.line,
+            utf16_column: l.span.start.utf16_column,
+        })
+    }
+}
+
 /// One row of the Problems panel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProblemRow {
@@ -183,13 +195,7 @@ impl ProblemRow {
             message: f.message.clone(),
             note: f.note,
             code: f.code.clone(),
-            target: f.location.and_then(|l| {
-                Pane::of(l.source).map(|pane| FocusTarget {
-                    pane,
-                    line: l.span.start.line,
-                    utf16_column: l.span.start.utf16_column,
-                })
-            }),
+            target: f.location.and_then(FocusTarget::at),
             fixes: finding_fixes(f),
         }
     }
@@ -295,21 +301,6 @@ pub fn editor_diagnostics(analysis: &Analysis, pane: Pane) -> Vec<EditorDiagnost
             })
         })
         .collect()
-}
-
-/// The UTF-16 offset of 1-based `line` and 1-based UTF-16 `utf16_column` in `text`, as a
-/// `<textarea>` counts (lines end at `\n`). Clamped to the line and to the text.
-pub fn utf16_offset(text: &str, line: usize, utf16_column: usize) -> usize {
-    let mut offset = 0;
-    let mut lines = text.split('\n');
-    for _ in 1..line.max(1) {
-        match lines.next() {
-            Some(l) => offset += l.encode_utf16().count() + 1,
-            None => return text.encode_utf16().count(),
-        }
-    }
-    let this_line = lines.next().map_or(0, |l| l.encode_utf16().count());
-    (offset + utf16_column.max(1) - 1).min(offset + this_line)
 }
 
 /// How many findings of each severity.
@@ -570,20 +561,6 @@ mod tests {
         ));
         assert!(!editor_diagnostics(&a, Pane::Crd).is_empty());
         assert!(status(&a).text.contains("CRD rejected"));
-    }
-
-    #[test]
-    fn utf16_offsets() {
-        let text = "ab\né😀x\nlast";
-        assert_eq!(utf16_offset(text, 1, 1), 0);
-        assert_eq!(utf16_offset(text, 1, 3), 2);
-        assert_eq!(utf16_offset(text, 1, 99), 2);
-        assert_eq!(utf16_offset(text, 2, 1), 3);
-        // 'é' is one UTF-16 unit, '😀' two: 'x' is at column 4.
-        assert_eq!(utf16_offset(text, 2, 4), 6);
-        assert_eq!(utf16_offset(text, 3, 2), 9);
-        assert_eq!(utf16_offset(text, 9, 1), 12);
-        assert_eq!(utf16_offset(text, 0, 0), 0);
     }
 
     #[test]

@@ -1,26 +1,22 @@
 //! The one place the engine is called: the worker's side of the boundary.
 //!
 //! The page never calls the engine: it posts a [`crate::worker_protocol::Job`] to the Web
-//! Worker (`src/worker.rs`), whose [`Engine`] answers with a [`Reply`]: the [`Analysis`], the
-//! kubectl get and Conversion tabs' [`Previews`], and every place in the user's texts the
-//! views link to (pruned fields, the values CEL rules were evaluated on), so the page never
-//! parses YAML either. Both types are plain serde data.
+//! Worker (`src/worker.rs`), whose [`Engine`] answers with a [`Reply`]: the [`Analysis`] and
+//! the kubectl get and Conversion tabs' [`Previews`]. Every place in the user's texts the
+//! views link to (findings, pruned fields, the values CEL rules ran on, rules) is a
+//! `Location` in the analysis, found by the engine while it parsed the text: neither the
+//! worker nor the page parses YAML or counts columns. Both types are plain serde data.
 //!
 //! The CRD changes rarely and the object on every keystroke, so each studio's compiled CRD is
 //! kept and reused until its CRD text or the options change.
 
 use std::collections::HashMap;
 
-use crd_studio_engine::documents::document::parse;
-use crd_studio_engine::documents::path::locate;
-use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
 use crd_studio_engine::{
-    ConversionPreview, FieldSelectorPreview, LeftOut, ListOutput, PreviousCrd, ResponseCheck,
-    Strategy, WebhookCall,
+    Analysis, CompiledCrd, ConversionPreview, FieldSelectorPreview, LeftOut, ListOutput, Options,
+    PreviousCrd, Progress, Request, ResponseCheck, Strategy, WebhookCall,
 };
 use serde::{Deserialize, Serialize};
-
-use crate::stored_view::FieldLocation;
 
 /// What the page gets back for a [`Request`]: plain data, so it can cross a worker boundary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,16 +24,8 @@ use crate::stored_view::FieldLocation;
 pub struct Reply {
     /// The engine's answer.
     pub analysis: Analysis,
-    /// Where each pruned field (of the stored object and of every served version) is in its
-    /// object text, found by the engine's path locator; fields it cannot find exactly are
-    /// left out.
-    pub pruned_locations: Vec<FieldLocation>,
     /// The kubectl get and Conversion tabs' answers to the [`PreviewQuery`].
     pub previews: Previews,
-    /// Where the values CEL rules were evaluated on are in the Object editor's text (the
-    /// nearest existing field when a path is not in the text).
-    #[serde(default)]
-    pub value_locations: Vec<FieldLocation>,
 }
 
 /// What the kubectl get and Conversion tabs ask, beside the texts of the [`Request`].
@@ -168,8 +156,6 @@ impl Engine {
             request.old_object.as_deref(),
             progress,
         );
-        let pruned_locations = locate_pruned(request, &analysis);
-        let value_locations = locate_values(request, &analysis);
         let mut previews = previews(compiled, &analysis, query);
         (previews.explain, previews.sample) = crate::explain_model::answer(
             compiled,
@@ -177,12 +163,7 @@ impl Engine {
             &query.explain_path,
             query.explain_recursive,
         );
-        Reply {
-            analysis,
-            pruned_locations,
-            previews,
-            value_locations,
-        }
+        Reply { analysis, previews }
     }
 
     /// Gives the engine CEL's time-zone database: every compiled CRD resolves named zones
@@ -399,109 +380,6 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
     out
 }
 
-/// Finds the pruned fields in the object texts. Only texts with pruned fields are read again.
-fn locate_pruned(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
-    let mut out = Vec::new();
-    for (source, text) in request.objects.iter().enumerate() {
-        let reports: Vec<_> = analysis
-            .objects
-            .iter()
-            .filter(|o| {
-                o.source == source
-                    && (!o.pruned_paths.is_empty()
-                        || !o.stored_pruned_paths.is_empty()
-                        || o.served_as.iter().any(|s| !s.pruned_paths.is_empty()))
-            })
-            .collect();
-        if reports.is_empty() {
-            continue;
-        }
-        let parsed = parse(text, SourceId::Object(source));
-        for o in reports {
-            let Some((_, root)) = parsed.values().find(|(d, _)| d.index == o.document) else {
-                continue;
-            };
-            // Pruned paths of the storage and read versions are paths of the object converted
-            // to them; the None strategy changes only `apiVersion`, so they name the same
-            // fields of the request object's text (a webhook conversion has no stored object).
-            let paths = o
-                .pruned_paths
-                .iter()
-                .chain(o.stored_pruned_paths.iter())
-                .chain(o.served_as.iter().flat_map(|s| s.pruned_paths.iter()));
-            for path in paths {
-                if out.iter().any(|l: &FieldLocation| {
-                    l.source == source && l.document == o.document && &l.path == path
-                }) {
-                    continue;
-                }
-                let hit = locate(root, &FieldPath::parse(path));
-                if hit.exact {
-                    out.push(FieldLocation {
-                        source,
-                        document: o.document,
-                        path: path.clone(),
-                        line: hit.span.start.line,
-                        column: hit.span.start.column,
-                        utf16_column: hit.span.start.utf16_column,
-                    });
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Finds the values the CEL rules were evaluated on in the first object text (the Object
-/// editor), each at its nearest existing field.
-fn locate_values(request: &Request, analysis: &Analysis) -> Vec<FieldLocation> {
-    match request.objects.first() {
-        Some(text) => value_locations(text, analysis),
-        None => Vec::new(),
-    }
-}
-
-/// Finds the values the CEL rules were evaluated on in `text`, the first object text of the
-/// analysis, each at its nearest existing field.
-pub fn value_locations(text: &str, analysis: &Analysis) -> Vec<FieldLocation> {
-    let reports: Vec<_> = analysis
-        .objects
-        .iter()
-        .filter(|o| o.source == 0 && !o.cel_results.is_empty())
-        .collect();
-    if reports.is_empty() {
-        return Vec::new();
-    }
-    let parsed = parse(text, SourceId::Object(0));
-    let mut out: Vec<FieldLocation> = Vec::new();
-    for o in reports {
-        let Some((_, root)) = parsed.values().find(|(d, _)| d.index == o.document) else {
-            continue;
-        };
-        let mut seen = std::collections::HashSet::new();
-        for r in &o.cel_results {
-            if !seen.insert(r.path.as_str()) {
-                continue;
-            }
-            let path = if r.path == "<root>" {
-                FieldPath::root()
-            } else {
-                FieldPath::parse(&r.path)
-            };
-            let hit = locate(root, &path);
-            out.push(FieldLocation {
-                source: 0,
-                document: o.document,
-                path: r.path.clone(),
-                line: hit.span.start.line,
-                column: hit.span.start.column,
-                utf16_column: hit.span.start.utf16_column,
-            });
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -615,33 +493,5 @@ mod tests {
         assert_eq!(engine.studios(), 2);
         engine.forget("one");
         assert_eq!(engine.studios(), 1);
-    }
-
-    #[test]
-    fn pruned_fields_are_located_in_their_document() {
-        let request = Request {
-            crd: EXAMPLE_CRD.to_owned(),
-            objects: vec![format!("{EXAMPLE_OBJECT}---\n{EXAMPLE_OBJECT}  extra: 1\n")],
-            ..Request::default()
-        };
-        let mut analysis = crd_studio_engine::analyze(&request);
-        // Whatever the engine prunes today, say it pruned spec.extra of document 1 and a
-        // field that is not in the text.
-        analysis.objects[1].pruned_paths = vec!["spec.extra".to_owned(), "spec.nope".to_owned()];
-        assert_eq!(
-            locate_pruned(&request, &analysis),
-            [FieldLocation {
-                source: 0,
-                document: 1,
-                path: "spec.extra".to_owned(),
-                line: 16,
-                column: 3,
-                utf16_column: 3,
-            }]
-        );
-        assert_eq!(
-            answer(&request).analysis,
-            crd_studio_engine::analyze(&request)
-        );
     }
 }

@@ -137,7 +137,11 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         Format::Json => {
             let versions: Vec<_> = selected
                 .iter()
-                .map(|(name, cost)| json!({"name": name, "cost": cost}))
+                .map(|(name, cost)| {
+                    let mut v = json!({"name": name, "cost": cost});
+                    crate::without_editor_places(&mut v);
+                    v
+                })
                 .collect();
             let mut s = serde_json::to_string_pretty(&json!({
                 "file": crd.name,

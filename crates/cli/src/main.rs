@@ -488,6 +488,7 @@ fn json_output(analysis: &Analysis, names: &Names) -> Value {
             let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut v {
                 map.remove("source");
+                map.remove("places");
                 map.insert("file".into(), json!(names.of(SourceId::Object(o.source)).1));
             }
             v
@@ -498,13 +499,28 @@ fn json_output(analysis: &Analysis, names: &Names) -> Value {
         .iter()
         .map(|f| finding_json(f, names))
         .collect();
+    let mut versions = serde_json::to_value(&analysis.versions).unwrap_or(Value::Null);
+    without_editor_places(&mut versions);
     json!({
         "accepted": analysis.accepted(),
         "crd": crd,
-        "versions": analysis.versions,
+        "versions": versions,
         "objects": objects,
         "findings": findings,
     })
+}
+
+/// Takes out of serialized version or cost reports the `location` the engine gives each rule
+/// and cost driver for the studio's editors (the JSON has their `line` and `column`).
+fn without_editor_places(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.remove("location");
+            map.values_mut().for_each(without_editor_places);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_editor_places),
+        _ => {}
+    }
 }
 
 /// One finding as JSON, with its file's name added.

@@ -39,10 +39,14 @@ pub use cel_core::tz::TimeZoneDb;
 // Out: the analysis, its reports and findings
 // ------------------------------------------------------------------------------------------
 
-pub use crate::documents::finding::{ErrorType, Finding, Location, Severity, SourceId};
+pub use crate::documents::finding::{
+    apply_text_edits, ErrorType, Finding, Location, Severity, SourceId, TextEdit,
+};
 pub use crate::documents::json_text::JsonText;
 pub use crate::documents::path::FieldPath;
-pub use crate::documents::position::{Pos, Span};
+pub use crate::documents::position::{
+    byte_offset, utf16_offset, utf16_offset_of_line_column, Pos, Span,
+};
 pub use crate::report::analysis::{
     cost_error_message, rule_key, Analysis, BoundFix, BoundKind, CelOutcome, CelRuleReport,
     CelRuleResult, ChangeSeverity, CompiledCrd, CostDriver, CostReport, CrdChange, CrdReport,
@@ -51,6 +55,7 @@ pub use crate::report::analysis::{
     ServedObject, StoredEffect, Strategy, TableColumnReport, TableRow, VersionReport,
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
+pub use crate::report::places::{FieldPlace, ObjectPlaces};
 
 // ------------------------------------------------------------------------------------------
 // Beside the analysis: kubectl get, conversion, changes between revisions
@@ -72,6 +77,7 @@ pub use crate::versions::conversion::{
 // Authoring help
 // ------------------------------------------------------------------------------------------
 
+pub use crate::authoring::assist::rule_edit::{rule_edit, scalar_style, RuleEdit, ScalarStyle};
 pub use crate::authoring::assist::{CompletionItem, Completions, Editor, Hover};
 
 // ------------------------------------------------------------------------------------------
@@ -141,6 +147,17 @@ impl CompiledCrd {
     /// What to show on hovering byte `offset` of `text`, an object text or this CRD's text.
     pub fn hover(&self, editor: Editor, text: &str, offset: usize) -> Option<Hover> {
         assist::hover(self, editor, text, offset)
+    }
+
+    /// [`CompiledCrd::complete`] in an editor's units: `offset` and the items' ranges count
+    /// UTF-16 code units, as CodeMirror and the Language Server Protocol do.
+    pub fn complete_utf16(&self, editor: Editor, text: &str, offset: usize) -> Option<Completions> {
+        assist::editor_units::complete_utf16(self, editor, text, offset)
+    }
+
+    /// [`CompiledCrd::hover`] in an editor's units (UTF-16 code units).
+    pub fn hover_utf16(&self, editor: Editor, text: &str, offset: usize) -> Option<Hover> {
+        assist::editor_units::hover_utf16(self, editor, text, offset)
     }
 
     /// `kubectl explain` of `path` (`widgets.spec.size`) in version `api_version` (`v1` or

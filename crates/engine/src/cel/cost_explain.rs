@@ -62,6 +62,7 @@ use crate::crd::apiext::schema_validation::{
 };
 use crate::crd::apiext::{CelCompilation, CelCompiler, CelRuleSite, CelStep, InternalCrd};
 use crate::documents::document::{Node, Value};
+use crate::documents::finding::{Location, SourceId};
 use crate::documents::kube_version::KubernetesVersion;
 use crate::documents::path::FieldPath;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
@@ -295,6 +296,8 @@ pub struct CostDriver {
     pub line: Option<usize>,
     /// 1-based column of the schema node in the CRD text.
     pub column: Option<usize>,
+    /// Where the schema node is in the CRD text (line, column, UTF-16 column).
+    pub location: Option<Location>,
     /// The bound it has now (`None`: unbounded).
     pub current: Option<u64>,
     /// The size the estimator assumes (`MaxElements`): items, entries, or for a string its
@@ -432,7 +435,7 @@ pub fn attach_cost_reports(
     kubernetes_version: KubernetesVersion,
 ) {
     let costs = schema_costs(versions, crd, kubernetes_version);
-    place_cost_reports(versions, &costs, text, root);
+    place_cost_reports(versions, &costs, text, 0, root);
 }
 
 /// The text-free part of [`attach_cost_reports`]: each version's cost analysis (`None` for a
@@ -476,11 +479,13 @@ pub fn schema_costs(
 }
 
 /// The positional part of [`attach_cost_reports`]: each version's [`CostReport`] rendered
-/// from its analysis in `costs`, placed in the CRD text `text` whose root is `root`.
+/// from its analysis in `costs`, placed in the CRD text `text` whose root is `root`, the
+/// root of its document `document`.
 pub fn place_cost_reports(
     versions: &mut [VersionReport],
     costs: &SchemaCosts,
     text: &str,
+    document: usize,
     root: Option<&Node>,
 ) {
     for (i, (report, analysis)) in versions.iter_mut().zip(&costs.0).enumerate() {
@@ -496,6 +501,7 @@ pub fn place_cost_reports(
             .and_then(|s| s.get("openAPIV3Schema"));
         let place = Place {
             text,
+            document,
             schema_node: text_node,
             crd_prefix: format!("spec.versions[{i}].schema.openAPIV3Schema"),
         };
@@ -520,6 +526,7 @@ pub fn cost_report(
         &analysis,
         &Place {
             text,
+            document: 0,
             schema_node,
             crd_prefix: crd_prefix.to_owned(),
         },
@@ -1852,6 +1859,8 @@ fn choose(singles: &[(usize, u64, u64)], joint: Option<Plan>) -> Option<Plan> {
 /// Where a schema is in the CRD text.
 struct Place<'a> {
     text: &'a str,
+    /// The index of the CRD's document in `text`.
+    document: usize,
     schema_node: Option<&'a Node>,
     crd_prefix: String,
 }
@@ -2015,6 +2024,11 @@ fn render(a: &Analysis, place: &Place<'_>) -> CostReport {
                     value_path: value_path(&cand.steps),
                     line: at.map(|s| s.start.line),
                     column: at.map(|s| s.start.column),
+                    location: at.map(|span| Location {
+                        source: SourceId::Crd,
+                        document: place.document,
+                        span,
+                    }),
                     current: cand.current,
                     assumed_size: cand.assumed,
                     element_min_size: cand.element_min_size,

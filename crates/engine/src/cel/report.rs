@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::crd::apiext::CelStep;
+use crate::documents::finding::Location;
 
 /// One version of the CRD.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -96,6 +97,9 @@ pub struct CelRuleReport {
     /// Byte range of the rule's YAML/JSON scalar (quotes and block indicators included) in
     /// the CRD text, for editors that rewrite the rule.
     pub text_range: Option<(usize, usize)>,
+    /// Where the rule's scalar is in the CRD text (line, column, UTF-16 column), for the
+    /// shells that put a cursor on it.
+    pub location: Option<Location>,
     /// The rule's estimated cost as CRD validation checks it against the per-rule limit
     /// (10,000,000): `max_cost × cardinality`, or `max_cost × max_cardinality` when the
     /// cardinality is unbounded (`None` when the rule did not compile).

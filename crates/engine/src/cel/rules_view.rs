@@ -18,6 +18,7 @@ use crate::cel::report::{rule_key, CelRuleReport};
 use crate::crd::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelRuleSite, CelStep};
 use crate::documents::document::{Node, Value};
 use crate::documents::field_error::FieldError;
+use crate::documents::finding::{Location, SourceId};
 use crate::documents::path::{FieldPath, Segment};
 use crate::documents::position::{LineIndex, Span};
 use crate::documents::scalar_pos::ScalarText;
@@ -79,6 +80,8 @@ pub struct RulesInput<'a> {
     pub text: &'a str,
     /// The root of the CRD document as written (v1), when there is one.
     pub root: Option<&'a Node>,
+    /// The index of that document in the CRD text.
+    pub document: usize,
     /// The rule compiler's results.
     pub records: &'a CompileRecords,
 }
@@ -186,6 +189,7 @@ pub fn version_rules_with_steps(
                 line: scalar.map(|s| s.span.start.line),
                 column: scalar.map(|s| s.span.start.column),
                 text_range,
+                location: scalar.map(|s| crd_location(input.document, s)),
                 estimated_cost: cost.map(|c| c.estimated_cost),
                 cardinality: cost.and_then(|c| c.cardinality),
                 max_cost: cost.map(|c| c.max_cost),
@@ -234,6 +238,7 @@ pub fn version_rules_with_steps(
 /// `x-kubernetes-validations[j].rule`), so the positions are those it would find.
 pub fn place_rules(
     text: &str,
+    document: usize,
     root: Option<&Node>,
     version_index: usize,
     rules: &mut [CelRuleReport],
@@ -272,6 +277,16 @@ pub fn place_rules(
         rule.line = scalar.map(|s| s.span.start.line);
         rule.column = scalar.map(|s| s.span.start.column);
         rule.text_range = scalar.map(|s| scalar_range(text, s));
+        rule.location = scalar.map(|s| crd_location(document, s));
+    }
+}
+
+/// The place of a rule's scalar in document `document` of the CRD text.
+fn crd_location(document: usize, scalar: &Node) -> Location {
+    Location {
+        source: SourceId::Crd,
+        document,
+        span: scalar.span,
     }
 }
 

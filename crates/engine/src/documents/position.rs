@@ -218,9 +218,78 @@ impl LineIndex {
     }
 }
 
+/// The UTF-16 offset (what JavaScript strings and browser editors count) of byte offset `b`
+/// of `text`; a byte past the text or inside a character counts as the start of the text.
+pub fn utf16_offset(text: &str, b: usize) -> usize {
+    text.get(..b).map_or(0, |t| t.encode_utf16().count())
+}
+
+/// The byte offset of UTF-16 offset `u` of `text`: the start of the character that unit is
+/// in (a unit inside a surrogate pair rounds up past the pair), clamped to the text.
+pub fn byte_offset(text: &str, u: usize) -> usize {
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        if units >= u {
+            return i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// The UTF-16 offset of 1-based `line` and 1-based UTF-16 `utf16_column` of `text` (lines
+/// split at `\n`), clamped to the end of that line and to the end of the text: where a
+/// plain text area puts a cursor for a place the engine reports.
+pub fn utf16_offset_of_line_column(text: &str, line: usize, utf16_column: usize) -> usize {
+    let mut offset = 0;
+    let mut lines = text.split('\n');
+    for _ in 1..line {
+        match lines.next() {
+            Some(l) => offset += l.encode_utf16().count() + 1,
+            None => return text.encode_utf16().count(),
+        }
+    }
+    let this_line = lines.next().map_or(0, |l| l.encode_utf16().count());
+    (offset + utf16_column.max(1) - 1).min(offset + this_line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_and_byte_offsets() {
+        // 'é' is 2 bytes / 1 unit, '😀' 4 bytes / 2 units.
+        let t = "é😀a";
+        for (bytes, units) in [(0, 0), (2, 1), (6, 3), (7, 4)] {
+            assert_eq!(utf16_offset(t, bytes), units, "{bytes}");
+            assert_eq!(byte_offset(t, units), bytes, "{units}");
+        }
+        assert_eq!(byte_offset(t, 99), t.len());
+        assert_eq!(utf16_offset(t, 99), 0);
+        assert_eq!(utf16_offset(t, 1), 0);
+    }
+
+    #[test]
+    fn utf16_offsets_of_lines_and_columns() {
+        let text = "ab\né😀x\nlast";
+        for (line, column, want) in [
+            (1, 1, 0),
+            (1, 3, 2),
+            (1, 99, 2),
+            (2, 1, 3),
+            (2, 4, 6),
+            (3, 2, 9),
+            (9, 1, 12),
+            (0, 0, 0),
+        ] {
+            assert_eq!(
+                utf16_offset_of_line_column(text, line, column),
+                want,
+                "{line}:{column}"
+            );
+        }
+    }
 
     #[test]
     fn ascii_positions() {

@@ -255,6 +255,10 @@ pub struct ObjectReport {
     /// document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<ObjectNote>,
+    /// Where the pruned and defaulted fields and the values the CEL rules ran on are in the
+    /// object's text.
+    #[serde(default)]
+    pub places: crate::report::places::ObjectPlaces,
 }
 
 /// One thing the server did quietly to an object ([`ObjectReport::notes`]).
@@ -638,9 +642,11 @@ fn version_reports(
     records: &crate::cel::rules_view::CompileRecords,
 ) -> (Vec<VersionReport>, Vec<crate::cel::rules_view::RuleSteps>) {
     use crate::cel::rules_view;
+    let first = parsed.values().next();
     let input = rules_view::RulesInput {
         text,
-        root: parsed.values().next().map(|(_, r)| r),
+        root: first.map(|(_, r)| r),
+        document: first.map_or(0, |(d, _)| d.index),
         records,
     };
     let by_path = rules_view::errors_by_path(errors);
@@ -893,13 +899,22 @@ impl CompiledCrd {
                 generate_names: options.generate_names,
             })
             .unwrap_or_default();
-        let root = parsed.values().next().map(|(_, r)| r);
+        let first = parsed.values().next();
+        let root = first.map(|(_, r)| r);
+        let document = first.map_or(0, |(d, _)| d.index);
         // The version reports with their rules, and the rules' CEL cost analyses.
         let (base_versions, rule_steps, costs) = match (internal.as_deref(), reused) {
             (Some(_), Some(m)) => {
                 let mut versions = m.versions.clone();
                 for (i, (v, steps)) in versions.iter_mut().zip(&m.rule_steps).enumerate() {
-                    crate::cel::rules_view::place_rules(text, root, i, &mut v.rules, steps);
+                    crate::cel::rules_view::place_rules(
+                        text,
+                        document,
+                        root,
+                        i,
+                        &mut v.rules,
+                        steps,
+                    );
                 }
                 (versions, m.rule_steps.clone(), m.costs.clone())
             }
@@ -913,7 +928,13 @@ impl CompiledCrd {
         let mut versions = base_versions.clone();
         // The CEL cost reports (costs, what drives them, bounds that fix them).
         if internal.is_some() {
-            crate::cel::cost_explain::place_cost_reports(&mut versions, &costs, text, root);
+            crate::cel::cost_explain::place_cost_reports(
+                &mut versions,
+                &costs,
+                text,
+                document,
+                root,
+            );
         }
         // Printer columns: each version's table convertor, its columns in the version reports,
         // and findings for the columns that cannot work.
@@ -1473,6 +1494,7 @@ impl CompiledCrd {
                 Some(self.subresource_report(version, status, own_scale, &read_scales));
         }
         // --- end conversion ---
+        report.places = crate::report::places::place_object(root, &report);
         (report, findings)
     }
 }

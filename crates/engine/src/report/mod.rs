@@ -7,3 +7,4 @@
 
 pub mod analysis;
 pub mod get;
+pub mod places;

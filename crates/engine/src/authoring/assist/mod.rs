@@ -11,8 +11,10 @@
 
 pub mod cel_assist;
 pub mod docs;
+pub mod editor_units;
 pub mod fixes;
 pub mod json_context;
+pub mod rule_edit;
 pub mod yaml_context;
 
 use serde::{Deserialize, Serialize};

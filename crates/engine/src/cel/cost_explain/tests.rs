@@ -163,6 +163,16 @@ fn list_of_unbounded_strings() {
         (Some(26), Some(17))
     );
     assert_eq!(e.drivers[1].element_min_size, None);
+    // Each driver's location is the same place, with its UTF-16 column (ASCII: the same).
+    for d in &e.drivers {
+        let at = d.location.unwrap();
+        assert_eq!(at.source, crate::documents::finding::SourceId::Crd);
+        let s = at.span.start;
+        assert_eq!(
+            (Some(s.line), Some(s.column), s.utf16_column),
+            (d.line, d.column, d.column.unwrap())
+        );
+    }
     // Alone, the list bound must be tiny (10 strings of 3 MiB); together both are sensible.
     let alone = e.drivers[0].fix.as_ref().unwrap();
     assert_eq!((alone.value, alone.largest), (10, Some(15)));
