@@ -28,7 +28,7 @@ use crd_studio_engine::{
     VersionReport,
 };
 
-use crate::stored_view::{object_choices, FieldLocation};
+use crate::stored_model::{object_choices, FieldLocation};
 use crate::view_model::{FocusTarget, Pane, ProblemRow};
 
 /// Evaluations listed at most per group; the rest are counted.

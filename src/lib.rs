@@ -9,7 +9,7 @@
 //! The same module is the playground that `static/crd-studio-embed.js` mounts into the
 //! `<crd-studio>` elements of a docs page (`embed`, with [`embed_options`]).
 //!
-//! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
+//! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_model`],
 //! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`theme`] (the
 //! colour theme's choice), [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
 //! `cargo test` checks them natively.
@@ -21,7 +21,7 @@ pub mod embed_options;
 pub mod explain_model;
 pub mod gallery;
 pub mod preview_model;
-pub mod stored_view;
+pub mod stored_model;
 pub mod studio_state;
 pub mod theme;
 pub mod view_model;

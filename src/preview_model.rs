@@ -6,7 +6,7 @@ use crd_studio_engine::analysis::{FieldSelectorPreview, Operator, Requirement, S
 use crd_studio_engine::Analysis;
 use serde_json::Value;
 
-use crate::stored_view::{render, YamlLine};
+use crate::stored_model::{render, YamlLine};
 
 /// A value as block YAML (`kubectl get -o yaml` style).
 pub fn yaml_text(value: &Value) -> String {

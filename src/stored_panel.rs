@@ -1,13 +1,13 @@
 //! The "Stored object" panel: what the server would persist for the selected object
 //! document, per served version, with defaults and pruned fields marked. The layout comes
-//! from [`crate::stored_view`]; this file only renders it.
+//! from [`crate::stored_model`]; this file only renders it.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::app::Shown;
-use crate::stored_view::{
+use crate::stored_model::{
     object_choices, object_view, object_warnings, quiet_notes, version_tabs, LineMark, ObjectView,
     QuietNote, VersionTab, VersionTabInfo, YamlLine,
 };

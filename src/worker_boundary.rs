@@ -21,7 +21,7 @@ use crd_studio_engine::path::locate;
 use crd_studio_engine::{Analysis, CompiledCrd, FieldPath, Options, Progress, Request, SourceId};
 use serde::{Deserialize, Serialize};
 
-use crate::stored_view::FieldLocation;
+use crate::stored_model::FieldLocation;
 
 /// What the page gets back for a [`Request`]: plain data, so it can cross a worker boundary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
