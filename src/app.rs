@@ -22,7 +22,7 @@ use crate::editor_text::EditorText;
 use crate::explain_view::ExplainPanel;
 use crate::gallery;
 use crate::get_view::GetPanel;
-use crate::stored_panel::StoredPanel;
+use crate::stored_view::StoredPanel;
 use crate::studio_state::{self, StudioState};
 use crate::theme::{self, Theme};
 use crate::view_model::{

@@ -49,7 +49,7 @@ mod explain_view;
 #[cfg(target_arch = "wasm32")]
 mod get_view;
 #[cfg(target_arch = "wasm32")]
-mod stored_panel;
+mod stored_view;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 #[cfg(target_arch = "wasm32")]
