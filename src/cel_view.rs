@@ -19,13 +19,13 @@ use crd_studio_engine::cel::cost_explain::ExpressionKind;
 use crd_studio_engine::CelOutcome;
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::cel_model::{
     apply_edits, cel_view, digits, factor_text, outcome_name, rewrite_rule, rule_order,
     scalar_style, BoundView, CelView, CostTotal, DriverView, Edit, Evaluation, Explanation,
     FixView, OutcomeGroup, RuleError, RuleView, SampleResults, ScalarStyle, Share, MAX_LISTED,
 };
 use crate::editor_text::EditorText;
+use crate::shown::Shown;
 use crate::view_model::FocusTarget;
 
 /// Properties of [`CelPanel`].

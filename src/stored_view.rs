@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::Shown;
+use crate::shown::Shown;
 use crate::stored_model::{
     object_choices, object_view, object_warnings, quiet_notes, version_tabs, LineMark, ObjectView,
     QuietNote, VersionTab, VersionTabInfo, YamlLine,
