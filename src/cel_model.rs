@@ -29,7 +29,7 @@ use crd_studio_engine::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 
-use crate::stored_view::object_choices;
+use crate::stored_model::object_choices;
 use crate::view_model::{FocusTarget, ProblemRow};
 
 /// Evaluations listed at most per group; the rest are counted.

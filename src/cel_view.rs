@@ -21,13 +21,13 @@ use crd_studio_engine::{
 };
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::cel_model::{
     apply_edits, cel_view, digits, factor_text, outcome_name, rule_order, BoundView, CelView,
     CostTotal, DriverView, Edit, Evaluation, Explanation, FixView, OutcomeGroup, RuleError,
     RuleView, SampleResults, Share, MAX_LISTED,
 };
 use crate::editor_text::EditorText;
+use crate::shown::Shown;
 use crate::view_model::FocusTarget;
 
 /// Properties of [`CelPanel`].

@@ -7,8 +7,8 @@ use std::rc::Rc;
 use crd_studio_engine::Severity;
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::changes_model::{changes_model, ChangeRow, ChangesModel, EffectRow, Place, VerdictRow};
+use crate::shown::Shown;
 use crate::view_model::FocusTarget;
 
 /// Properties of [`ChangesPanel`].

@@ -10,11 +10,11 @@ use crd_studio_engine::{ConversionPreview, ConvertedObject, ResponseCheck, Strat
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::copy_button::CopyButton;
 use crate::preview_model::{
     object_label, place, strategy_name, value_text, version_names, yaml_text,
 };
+use crate::shown::Shown;
 use crate::worker_boundary::{PreviewQuery, WebhookPreview};
 
 /// Properties of [`ConversionPanel`].

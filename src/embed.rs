@@ -14,8 +14,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::Element;
 use yew::{AppHandle, AttrValue};
 
-use crate::app::{Studio, StudioProps};
 use crate::embed_options::{initial_state, EmbedOptions};
+use crate::studio::{Studio, StudioProps};
 
 /// The component an embed mounts: the studio, compact.
 type Mounted = Studio;

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::copy_button::CopyButton;
 use crate::explain_model::{ascend, descend, lines, ExplainLine};
+use crate::shown::Shown;
 
 /// Properties of [`ExplainPanel`].
 #[derive(Properties, PartialEq)]

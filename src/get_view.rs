@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::Shown;
 use crate::copy_button::CopyButton;
 use crate::preview_model::{object_label, place, selector_rows, yaml_text};
+use crate::shown::Shown;
 
 /// Properties of [`GetPanel`].
 #[derive(Properties, PartialEq)]

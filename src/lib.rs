@@ -9,7 +9,15 @@
 //! The same module is the playground that `static/crd-studio-embed.js` mounts into the
 //! `<crd-studio>` elements of a docs page (`embed`, with [`embed_options`]).
 //!
-//! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_view`],
+//! The page itself: `app` reads the address and renders a `studio`, the component that owns
+//! the state its parts share (`studio_ctx`, over `studio_live`'s texts and settings,
+//! `storage`'s autosave and `analyser`'s jobs); its parts are `status_view` (the verdict),
+//! `settings_view` (field validation, Kubernetes version, theme), `share_view` (examples,
+//! Share, Reset, Open in CRD Studio), `notices_view` (the messages and the confirmation
+//! dialog), `editors_view` and `results_view` (the tabs; each tab's panel is a `*_view`,
+//! laid out by its `*_model`). The analysis as shown is `shown::Shown`.
+//!
+//! The modules that touch the DOM only exist on `wasm32`; [`view_model`], [`stored_model`],
 //! [`cel_model`], [`gallery`] (the curated examples), [`embed_options`], [`theme`] (the
 //! colour theme's choice), [`worker_protocol`] and [`worker_boundary`] compile everywhere, so
 //! `cargo test` checks them natively.
@@ -21,13 +29,15 @@ pub mod embed_options;
 pub mod explain_model;
 pub mod gallery;
 pub mod preview_model;
-pub mod stored_view;
+pub mod stored_model;
 pub mod studio_state;
 pub mod theme;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;
 
+#[cfg(target_arch = "wasm32")]
+mod analyser;
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
@@ -43,20 +53,47 @@ pub mod editor;
 #[cfg(target_arch = "wasm32")]
 pub mod editor_text;
 #[cfg(target_arch = "wasm32")]
+mod editors_view;
+#[cfg(target_arch = "wasm32")]
 pub mod embed;
 #[cfg(target_arch = "wasm32")]
 mod explain_view;
 #[cfg(target_arch = "wasm32")]
 mod get_view;
 #[cfg(target_arch = "wasm32")]
-mod stored_panel;
+mod notices_view;
+#[cfg(target_arch = "wasm32")]
+mod problems_view;
+#[cfg(target_arch = "wasm32")]
+mod results_view;
+#[cfg(target_arch = "wasm32")]
+mod settings_view;
+#[cfg(target_arch = "wasm32")]
+mod share_view;
+#[cfg(target_arch = "wasm32")]
+mod shown;
+#[cfg(target_arch = "wasm32")]
+mod status_view;
+#[cfg(target_arch = "wasm32")]
+mod storage;
+#[cfg(target_arch = "wasm32")]
+mod stored_view;
+#[cfg(target_arch = "wasm32")]
+mod studio;
+#[cfg(target_arch = "wasm32")]
+mod studio_ctx;
+#[cfg(target_arch = "wasm32")]
+mod studio_live;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 #[cfg(target_arch = "wasm32")]
 pub mod worker_client;
 
 #[cfg(target_arch = "wasm32")]
-pub use app::{
-    App, Notice, Studio, StudioProps, BACKUP_KEY, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY,
-    OLD_OBJECT_KEY,
-};
+pub use app::App;
+#[cfg(target_arch = "wasm32")]
+pub use storage::{BACKUP_KEY, CRD_KEY, FIELD_VALIDATION_KEY, OBJECT_KEY, OLD_OBJECT_KEY};
+#[cfg(target_arch = "wasm32")]
+pub use studio::{Studio, StudioProps};
+#[cfg(target_arch = "wasm32")]
+pub use studio_ctx::Notice;

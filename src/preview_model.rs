@@ -5,7 +5,7 @@
 use crd_studio_engine::{Analysis, FieldSelectorPreview, Operator, Requirement, Span, Strategy};
 use serde_json::Value;
 
-use crate::stored_view::{render, YamlLine};
+use crate::stored_model::{render, YamlLine};
 
 /// A value as block YAML (`kubectl get -o yaml` style).
 pub fn yaml_text(value: &Value) -> String {

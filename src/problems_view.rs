@@ -1,0 +1,194 @@
+//! The Problems tab: each finding as a headline in plain words (a button that goes to its
+//! place), the exact text beneath it with a Copy button, and its one-click fixes.
+
+use std::rc::Rc;
+
+use crd_studio_engine::Severity;
+use gloo::timers::callback::Timeout;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsValue;
+use yew::prelude::*;
+
+use crate::shown::Shown;
+use crate::view_model::{EditorFix, Pane, ProblemRow};
+
+/// Properties of [`ProblemsPanel`].
+#[derive(Properties, PartialEq)]
+pub(crate) struct ProblemsProps {
+    /// The newest analysis shown.
+    pub(crate) shown: Option<Rc<Shown>>,
+    /// Whether another tab is showing.
+    pub(crate) hidden: bool,
+    /// Goes to a finding's place.
+    pub(crate) on_select: Callback<ProblemRow>,
+    /// Applies a finding's repair.
+    pub(crate) on_fix: Callback<(Pane, EditorFix)>,
+    /// The texts wait for the user after a crash.
+    pub(crate) paused: bool,
+}
+
+/// The Problems tab's panel.
+#[component]
+pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
+    let rows: &[ProblemRow] = props.shown.as_ref().map_or(&[], |s| &s.rows);
+    let body = if props.shown.is_none() {
+        if props.paused {
+            html! { <p class="empty">{ "Not analysed: the engine crashed on these texts last time (see above)." }</p> }
+        } else {
+            html! { <p class="empty">{ "Analysing…" }</p> }
+        }
+    } else if rows.is_empty() {
+        html! { <p class="empty">{ "No problems: the server would accept these texts." }</p> }
+    } else {
+        html! {
+            <ul class="problem-list" role="list">
+                { for rows.iter().map(|row| problem_item(row, &props.on_select, &props.on_fix)) }
+            </ul>
+        }
+    };
+    html! {
+        <section id="panel-problems" class="panel problems" role="region" aria-label="Problems"
+            hidden={props.hidden}>
+            { body }
+        </section>
+    }
+}
+
+/// One finding's list item.
+fn problem_item(
+    row: &ProblemRow,
+    on_select: &Callback<ProblemRow>,
+    on_fix: &Callback<(Pane, EditorFix)>,
+) -> Html {
+    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} on_fix={on_fix.clone()} /> }
+}
+
+/// Properties of [`ProblemItem`].
+#[derive(Properties, PartialEq)]
+struct ProblemItemProps {
+    row: ProblemRow,
+    on_select: Callback<ProblemRow>,
+    on_fix: Callback<(Pane, EditorFix)>,
+}
+
+/// One finding: a headline in plain words (a button that goes to the place), the exact text
+/// beneath it with its lines kept, and a Copy button for that text.
+#[component]
+fn ProblemItem(props: &ProblemItemProps) -> Html {
+    let row = &props.row;
+    // None: not copied yet; Some(true): copied; Some(false): the browser refused.
+    let copied = use_state(|| None::<bool>);
+    let severity = match row.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    };
+    // A note (the server's "rules were not checked") reads as a note, whatever its severity.
+    let (class, badge) = if row.note && row.severity != Severity::Info {
+        ("note", "note")
+    } else {
+        (severity, severity)
+    };
+    let content = html! {
+        <>
+            <span class={classes!("sev", class)}>{ badge }</span>
+            <span class="place">{ row.place.clone() }</span>
+            <span class="summary">{ row.summary.clone() }</span>
+        </>
+    };
+    let head = if row.target.is_some() {
+        let onclick = {
+            let row = row.clone();
+            props.on_select.reform(move |_: MouseEvent| row.clone())
+        };
+        html! {
+            <button type="button" class="problem-button" title={row.code.clone()} {onclick}>{ content }</button>
+        }
+    } else {
+        html! { <div class="problem-button" title={row.code.clone()}>{ content }</div> }
+    };
+    let on_copy = {
+        let copied = copied.clone();
+        let text = row.message.clone();
+        Callback::from(move |_: MouseEvent| copy_with_feedback(&text, &copied))
+    };
+    let (copy_label, copy_class) = match *copied {
+        None => ("Copy", None),
+        Some(true) => ("Copied", Some("done")),
+        Some(false) => ("Select the text to copy", Some("failed")),
+    };
+    let who = if row.code.starts_with("studio.") {
+        "the studio's text"
+    } else {
+        "the server's exact text"
+    };
+    html! {
+        <li class={classes!("problem", class)}>
+            <div class="problem-head">
+                { head }
+                <button type="button" class={classes!("copy-exact", copy_class)} onclick={on_copy}
+                    title={format!("Copy {who}")} aria-label={format!("Copy {who}")}>
+                    { copy_label }
+                </button>
+                <span class="visually-hidden" aria-live="polite">
+                    { if *copied == Some(true) { "Copied" } else { "" } }
+                </span>
+            </div>
+            if !row.fixes.is_empty() {
+                <div class="problem-fixes">
+                    { for row.fixes.iter().map(|(pane, fix)| {
+                        let onclick = {
+                            let pair = (*pane, fix.clone());
+                            props.on_fix.reform(move |_: MouseEvent| pair.clone())
+                        };
+                        let label = format!("Fix: {}", fix.title.replace('`', ""));
+                        html! {
+                            <button type="button" class="small fix" title={label.clone()} aria-label={label} {onclick}>
+                                { fix_title(&fix.title) }
+                            </button>
+                        }
+                    }) }
+                </div>
+            }
+            if row.show_exact {
+                <pre class="exact" aria-label={who}>{ row.message.clone() }</pre>
+            }
+        </li>
+    }
+}
+
+/// A fix's title with its `code` parts as code.
+fn fix_title(title: &str) -> Html {
+    html! {
+        <>{ for title.split('`').enumerate().map(|(i, part)| if i % 2 == 1 {
+            html! { <code>{ part.to_owned() }</code> }
+        } else {
+            html! { { part.to_owned() } }
+        }) }</>
+    }
+}
+
+/// Copies `text` to the clipboard and says how it went in `state`.
+fn copy_with_feedback(text: &str, state: &UseStateHandle<Option<bool>>) {
+    let Ok(promise) = crate::copy_button::write_clipboard(text) else {
+        state.set(Some(false));
+        return;
+    };
+    // The feedback stays two seconds, then the button reads "Copy" again.
+    let show = |ok: bool, state: UseStateHandle<Option<bool>>| {
+        state.set(Some(ok));
+        Timeout::new(2000, move || state.set(None)).forget();
+    };
+    let done = {
+        let state = state.clone();
+        Closure::once(move |_: JsValue| show(true, state))
+    };
+    let failed = {
+        let state = state.clone();
+        Closure::once(move |_: JsValue| show(false, state))
+    };
+    let _ = promise.then2(&done, &failed);
+    // Each runs at most once, when the clipboard answers.
+    done.forget();
+    failed.forget();
+}

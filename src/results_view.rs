@@ -1,0 +1,218 @@
+//! A studio's result tabs: the tab row (Problems with its count, Stored object, CEL rules
+//! with its badge, kubectl get, Conversion, Changes with its badge, Explain) and the panel
+//! of each; a panel's links put the cursor in the editors.
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::cel_view::CelPanel;
+use crate::changes_view::ChangesPanel;
+use crate::conversion_view::ConversionPanel;
+use crate::explain_view::ExplainPanel;
+use crate::get_view::GetPanel;
+use crate::problems_view::ProblemsPanel;
+use crate::stored_view::StoredPanel;
+use crate::studio_ctx::StudioCtx;
+use crate::studio_live::{BottomTab, Replace};
+use crate::view_model::{row_counts, EditorFix, Pane, ProblemRow};
+use crate::worker_boundary::PreviewQuery;
+
+/// Properties of [`Results`].
+#[derive(Properties, PartialEq)]
+pub(crate) struct ResultsProps {
+    /// The studio's shared state.
+    pub(crate) ctx: StudioCtx,
+}
+
+/// The bottom area (`section.bottom`): the tabs and their panels.
+#[component]
+pub(crate) fn Results(props: &ResultsProps) -> Html {
+    let ctx = &props.ctx;
+    let (shown, query, bottom, working) =
+        ((*ctx.shown).clone(), &ctx.query, *ctx.bottom, *ctx.working);
+    let focus = ctx.focus();
+    // A finding's repair, applied in its editor as the user's own edit (Undo takes it back).
+    let on_fix = {
+        let controls = ctx.controls.clone();
+        Callback::from(move |(pane, fix): (Pane, EditorFix)| controls.of(pane).apply_fix(&fix))
+    };
+    let on_problem = {
+        let focus = focus.clone();
+        Callback::from(move |row: ProblemRow| {
+            if let Some(t) = row.target {
+                focus.emit(t);
+            }
+        })
+    };
+    let on_rewrite_crd = {
+        let ctx = ctx.clone();
+        Callback::from(move |text: String| ctx.replace(Replace::Crd(text)))
+    };
+    let on_open_old_crd = {
+        let old_crd_open = ctx.old_crd_open.clone();
+        Callback::from(move |()| old_crd_open.set(true))
+    };
+    let on_query = {
+        let query = query.clone();
+        Callback::from(move |q: PreviewQuery| query.set(q))
+    };
+    let on_explain = {
+        let query = query.clone();
+        Callback::from(move |(explain_path, explain_recursive): (String, bool)| {
+            query.set(PreviewQuery {
+                explain_path,
+                explain_recursive,
+                ..(*query).clone()
+            })
+        })
+    };
+    let on_selector = {
+        let query = query.clone();
+        Callback::from(move |field_selector: String| {
+            query.set(PreviewQuery {
+                field_selector,
+                ..(*query).clone()
+            })
+        })
+    };
+    let on_version = {
+        let ctx = ctx.clone();
+        Callback::from(move |version: AttrValue| {
+            ctx.live.borrow_mut().version = version;
+            ctx.rerender.force_update();
+        })
+    };
+    let on_tab = |tab: BottomTab| {
+        let bottom = ctx.bottom.clone();
+        Callback::from(move |_: MouseEvent| bottom.set(tab))
+    };
+    let texts = ctx.live.borrow().texts.clone();
+    let selected_version = ctx.live.borrow().version.clone();
+    let counts = shown
+        .as_ref()
+        .map(|s| row_counts(&s.rows))
+        .unwrap_or_default();
+    let (cel_rules, cel_bad) = shown.as_ref().map(|s| s.cel_badge).unwrap_or_default();
+    let changes_badge = shown.as_ref().map(|s| s.changes_badge).unwrap_or_default();
+    let count_class = if counts.errors > 0 {
+        "count error"
+    } else if counts.warnings > 0 {
+        "count warning"
+    } else {
+        "count"
+    };
+    html! {
+        <section class={classes!("bottom", (working || ctx.stopped.is_some()).then_some("stale"))} aria-busy={if working { "true" } else { "false" }}>
+            <div class="tabs" role="tablist" aria-label="Results" onfocusin={Callback::from(reveal_tab)}>
+                <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
+                    aria-selected={if bottom == BottomTab::Problems { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Problems)}>
+                    { "Problems" }<span class={count_class}>{ counts.errors + counts.warnings + counts.infos }</span>
+                </button>
+                <button type="button" role="tab" id="tab-stored" aria-controls="panel-stored"
+                    aria-selected={if bottom == BottomTab::Stored { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Stored)}>
+                    { "Stored object" }
+                </button>
+                <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
+                    title="The x-kubernetes-validations rules and what they do on the objects"
+                    aria-selected={if bottom == BottomTab::Cel { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Cel)}>
+                    { "CEL rules" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
+                </button>
+                <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
+                    title="What kubectl get prints, field selectors, versions and /scale"
+                    aria-selected={if bottom == BottomTab::Get { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Get)}>
+                    { "kubectl get" }
+                </button>
+                <button type="button" role="tab" id="tab-conversion" aria-controls="panel-conversion"
+                    title="The conversion strategy, the webhook's ConversionReview and authored mappings"
+                    aria-selected={if bottom == BottomTab::Conversion { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Conversion)}>
+                    { "Conversion" }
+                </button>
+                <button type="button" role="tab" id="tab-changes" aria-controls="panel-changes"
+                    title="The CRD as an update of the Previous CRD: the server's verdict, the changes, and the objects already stored"
+                    aria-selected={if bottom == BottomTab::Changes { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Changes)}>
+                    { "Changes" }
+                    if changes_badge > 0 {
+                        <span class="count error">{ changes_badge }</span>
+                    }
+                </button>
+                <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
+                    title="What kubectl explain prints for the resource, field by field"
+                    aria-selected={if bottom == BottomTab::Explain { "true" } else { "false" }}
+                    onclick={on_tab(BottomTab::Explain)}>
+                    { "Explain" }
+                </button>
+            </div>
+            <ProblemsPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Problems}
+                on_select={on_problem}
+                {on_fix}
+                paused={*ctx.paused}
+            />
+            <StoredPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Stored}
+                on_jump={focus.clone()}
+                version={selected_version}
+                {on_version}
+            />
+            <CelPanel
+                shown={shown.clone()}
+                crd={texts.crd.clone()}
+                hidden={bottom != BottomTab::Cel}
+                on_jump={focus.clone()}
+                on_rewrite={on_rewrite_crd}
+            />
+            <GetPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Get}
+                selector={AttrValue::from(query.field_selector.clone())}
+                {on_selector}
+            />
+            <ConversionPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Conversion}
+                query={(**query).clone()}
+                {on_query}
+            />
+            <ChangesPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Changes}
+                on_jump={focus.clone()}
+                on_open_previous={on_open_old_crd}
+            />
+            <ExplainPanel
+                shown={shown.clone()}
+                hidden={bottom != BottomTab::Explain}
+                path={AttrValue::from(query.explain_path.clone())}
+                recursive={query.explain_recursive}
+                on_change={on_explain}
+            />
+        </section>
+    }
+}
+
+/// The tab row scrolls sideways on a narrow screen: a tab the keyboard focuses is scrolled
+/// into view whole (a browser leaves a partly visible one where it is).
+fn reveal_tab(e: FocusEvent) {
+    if let Some(tab) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"block".into(), &"nearest".into());
+        let _ = js_sys::Reflect::set(&options, &"inline".into(), &"nearest".into());
+        if let Some(f) = js_sys::Reflect::get(&tab, &"scrollIntoView".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        {
+            let _ = f.call1(&tab, &options);
+        }
+    }
+}
