@@ -169,6 +169,34 @@ fn have(program: &str) -> bool {
     output(cmd(program).arg("--version")).is_some()
 }
 
+/// CPU time (user + system, seconds) of the finished child processes this process waited for,
+/// and theirs: what the steps cost apart from the machine's load. 0 where `/proc` is absent.
+fn children_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) in its parentheses; cutime
+    // and cstime are fields 16 and 17 of the line, in clock ticks.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let hz = output(Command::new("getconf").arg("CLK_TCK"))
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .unwrap_or(100.0);
+    (ticks(13) + ticks(14)) / hz
+}
+
+/// The one-minute load average (what else runs on the machine), as `/proc/loadavg` says.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
 fn step(name: &str) {
     println!("\n==> {name}");
 }
@@ -417,10 +445,12 @@ fn test(args: &[String]) -> Result<bool, String> {
     let quick = args.iter().any(|a| a == "--no-browser");
     setup(!quick)?;
     let started = Instant::now();
-    let mut results: Vec<(String, bool, f64)> = Vec::new();
+    let mut results: Vec<(String, bool, f64, f64)> = Vec::new();
+    let cpu_started = children_cpu_seconds();
     let mut check = |name: &str, f: &mut dyn FnMut() -> Result<bool, String>| {
         step(name);
         let t = Instant::now();
+        let cpu = children_cpu_seconds();
         let ok = match f() {
             Ok(ok) => ok,
             Err(e) => {
@@ -429,11 +459,13 @@ fn test(args: &[String]) -> Result<bool, String> {
             }
         };
         let secs = t.elapsed().as_secs_f64();
+        let cpu = children_cpu_seconds() - cpu;
         println!(
-            "--- {name}: {} in {secs:.1} s",
-            if ok { "ok" } else { "FAILED" }
+            "--- {name}: {} in {secs:.1} s (CPU {cpu:.1} s, load {})",
+            if ok { "ok" } else { "FAILED" },
+            load_average()
         );
-        results.push((name.to_owned(), ok, secs));
+        results.push((name.to_owned(), ok, secs, cpu));
     };
     check("cargo fmt --check", &mut || {
         run(cmd("cargo").args(["fmt", "--all", "--", "--check"])).map(|_| true)
@@ -516,10 +548,15 @@ fn test(args: &[String]) -> Result<bool, String> {
             },
         );
     }
-    println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
-    for (name, ok, secs) in &results {
+    println!(
+        "\n==> summary ({:.0} s, CPU {:.0} s, load {})",
+        started.elapsed().as_secs_f64(),
+        children_cpu_seconds() - cpu_started,
+        load_average()
+    );
+    for (name, ok, secs, cpu) in &results {
         println!(
-            "{:>8}  {name} ({secs:.1} s)",
+            "{:>8}  {name} ({secs:.1} s, CPU {cpu:.1} s)",
             if *ok { "ok" } else { "FAILED" }
         );
     }
