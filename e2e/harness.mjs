@@ -189,7 +189,7 @@ export async function paste(page, label, text, scope = page) {
  * Evaluates `fn(arg)` in the page every 50 ms until it returns something truthy, and returns
  * that; fails naming `what` after `timeout` ms.
  */
-export async function until(page, fn, arg, what, timeout = 10_000) {
+export async function until(page, fn, arg, what, timeout = TIMEOUT) {
   const end = Date.now() + timeout;
   for (;;) {
     const v = await page.evaluate(fn, arg);

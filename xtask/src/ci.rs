@@ -6,19 +6,20 @@
 //! load average.
 //!
 //! CI has two cores, and much of a run keeps only one busy (a test binary's single-threaded
-//! tests, the measurement runs, the release page's link-time optimisation, libFuzzer). So two
-//! steps run in the background from the start, as child processes of this task with their
-//! output in `<target>/xtask-logs/` (printed when they end):
-//! - the release test page (`cargo xtask e2e --build-only`) in a target directory of its own,
-//!   `<target>/e2e-page` (it shares no artifact with the debug builds, and a target directory
-//!   of its own waits for no lock);
+//! tests, the measurement runs, the release page's link-time optimisation, libFuzzer, the
+//! browser tests waiting for the page). So two lanes run in the background from the start, as
+//! child processes of this task with their output in `<target>/xtask-logs/` (printed when
+//! they end):
+//! - the end-to-end tests (`cargo xtask e2e`: the release test page, then `e2e/*.test.mjs` in
+//!   headless Chromium), the page built in a target directory of its own, `<target>/e2e-page`
+//!   (it shares no artifact with the debug builds, and so waits for no lock);
 //! - brief fuzzing ([`fuzz::brief_targets`]: a third of the targets, a different third each
-//!   day, 15 s each on their committed corpus; `cargo xtask fuzz` is the long run, and every
-//!   committed fuzz input is replayed by `cargo test` in `crates/engine/tests/fuzz_regressions.rs`).
+//!   day, 15 s each on their committed corpus, in `$CARGO_TARGET_DIR-fuzz`; `cargo xtask fuzz`
+//!   is the long run, and `cargo test` replays every committed fuzz input in
+//!   `crates/engine/tests/fuzz_regressions.rs`).
 //!
 //! The foreground runs formatting, clippy, the native tests, the measurement suites against
-//! their known failures and the wasm tests, then the end-to-end tests on the page the
-//! background built.
+//! their known failures and the wasm tests, then waits for the lanes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -26,9 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::{
-    cel_spec, cmd, conformance, corpus, e2e_tests, fuzz, peer, root, run, setup, step, target_dir,
-};
+use crate::{cel_spec, cmd, conformance, corpus, fuzz, peer, root, run, setup, step, target_dir};
 
 /// One finished step.
 struct Outcome {
@@ -155,16 +154,15 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     let started = Instant::now();
     let cpu_started = children_cpu_seconds();
     let mut steps = Steps::default();
-    let page_dir = target_dir().join("e2e-page");
     let background = (!quick).then(|| {
         let targets = fuzz::brief_targets();
         let mut fuzz_args = vec!["fuzz", "--seconds", "15", "--committed-only"];
         fuzz_args.extend(targets.iter().copied());
         [
             Background::start(
-                "release test page (for the end-to-end tests)",
-                &["e2e", "--build-only"],
-                &[("CARGO_TARGET_DIR", &page_dir)],
+                "end-to-end (release page in headless Chromium)",
+                &["e2e"],
+                &[("CARGO_TARGET_DIR", &target_dir().join("e2e-page"))],
             ),
             Background::start(
                 &format!(
@@ -225,7 +223,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
         }
     });
     steps.run("cel-spec (against known failures)", || cel_spec::run(&[]));
-    if let Some([page, fuzzing]) = background {
+    if !quick {
         // Only the test binaries that hold `#[wasm_bindgen_test]`s: wasm-bindgen-test-runner
         // runs nothing else, so building the other test binaries for wasm32 checked nothing.
         steps.run(
@@ -254,15 +252,9 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
                 .map(|_| true)
             },
         );
-        let built = page.finish(&mut steps);
-        steps.run("end-to-end (release page in headless Chromium)", || {
-            if built {
-                e2e_tests(&[])
-            } else {
-                Err("the release test page did not build (see above)".into())
-            }
-        });
-        fuzzing.finish(&mut steps);
+    }
+    for lane in background.into_iter().flatten() {
+        lane.finish(&mut steps);
     }
 
     println!(

@@ -15,7 +15,7 @@
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
-//! - `e2e [--build-only] [FILE...]`: build the release page with the test hooks and run the
+//! - `e2e [FILE...]`: build the release page with the test hooks and run the
 //!   end-to-end tests (`e2e/*.test.mjs`, their shared helpers in `e2e/harness.mjs`) on it.
 //! - `serve-dir DIR [PORT]`: serve a folder on 127.0.0.1 with the page's
 //!   Content-Security-Policy as a header (`serve_dir.rs`).
@@ -121,9 +121,8 @@ const HELP: &str = "usage: cargo xtask <task>
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
                         dist/ unless DIST names a built page)
-  e2e [--build-only] [FILE...]
-                        build the test page and run the end-to-end tests (all, or the named
-                        e2e/*.test.mjs files; --build-only: build the page only)
+  e2e [FILE...]         build the test page and run the end-to-end tests (all, or the named
+                        e2e/*.test.mjs files)
   serve-dir DIR [PORT]  serve a folder over HTTP on 127.0.0.1 (for e2e tests)";
 
 /// The workspace root.
@@ -402,25 +401,16 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
-/// `cargo xtask e2e [--build-only] [FILE...]`: builds the release page with the test hooks,
-/// then (unless `--build-only`) runs the end-to-end tests on it.
-fn e2e(args: &[String]) -> Result<bool, String> {
+/// `cargo xtask e2e [FILE...]`: builds the release page with the test hooks, then runs the
+/// end-to-end tests on it.
+fn e2e(files: &[String]) -> Result<bool, String> {
     setup(true)?;
-    let build_only = args.iter().any(|a| a == "--build-only");
-    let files: Vec<String> = args
-        .iter()
-        .filter(|a| !a.starts_with("--"))
-        .cloned()
-        .collect();
     step("build the release test page");
     // The test build: `test-hooks` lets the crash-recovery test make the worker panic (never
     // in `cargo xtask build`).
     build_dist(&["--features", "test-hooks"])?;
-    if build_only {
-        return Ok(true);
-    }
     step("end-to-end tests");
-    e2e_tests(&files)
+    e2e_tests(files)
 }
 
 /// Serves the built `dist/` and runs the `e2e/*.test.mjs` files (or the ones named) in
