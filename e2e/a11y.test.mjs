@@ -16,8 +16,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const studio = useStudio('a11y', { wait: 'CRD' });
 const { editor } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 
 /** Serious and critical axe violations of the page (shadow roots included), as text. */

@@ -20,8 +20,8 @@ const CRD = EXAMPLE_CRD.replace(
 const studio = useStudio('assist', { wait: 'Object' });
 const { editor, paste, until, verdict } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 /** Screenshots at each width (`<name>-<width>.png`), after the layout settles. */
 const screenshot = (name, ...widths) => studio.screenshot(name, { widths, settle: 300 });

@@ -11,8 +11,8 @@ import { BASE_URL, editor as editorIn, useStudio } from './harness.mjs';
 const studio = useStudio('changes', { wait: 'Object', clipboard: true });
 const { editor, paste, until } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 const changes = () => page.getByRole('region', { name: 'Changes' });
 /** Full-page screenshots in both themes at 1280 and 360 px (`<name>-<theme>-<width>.png`). */

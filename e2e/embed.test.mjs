@@ -36,7 +36,8 @@ const studio = useStudio('embed', {
 const errors = studio.errors;
 let page;
 let context;
-before(() => {
+before(async () => {
+  await studio.ready;
   ({ page, context } = studio);
 });
 

@@ -12,7 +12,7 @@
 //   const studio = useStudio('name', { wait: 'Object' });
 //   const { editor, paste, until, screenshot } = studio;
 //   let page;
-//   before(() => { page = studio.page; });
+//   before(async () => { page = await studio.ready; });
 //
 // and tests of several pages or browsers use the page-taking functions below.
 import { after, before } from 'node:test';
@@ -271,8 +271,9 @@ export async function screenshot(target, name, options = {}) {
  * - `consoleErrors: false`: record page errors only (where the test makes the page log some);
  * - `launch`: options for `launch`;
  * - `setup(page, context)`: runs before the page is opened (init scripts, listeners).
- * Returns the session: `page`, `context` and `errors` (page and console errors, recorded
- * from the start) once the hook has run, and the page helpers bound to the page.
+ * Returns the session: `ready` (a promise of the page, opened), `page`, `context` and `errors`
+ * (page and console errors, recorded from the start) once the hook has run, and the page
+ * helpers bound to the page.
  */
 export function useStudio(name, options = {}) {
   const { wait = 'Object', open = true, clipboard = false, consoleErrors = true, setup } = options;
@@ -288,15 +289,28 @@ export function useStudio(name, options = {}) {
     statusIs: (prefix) => verdict(session.page.locator('.topbar'), { startsWith: prefix }),
     screenshot: (file, opts) => screenshot(session.page, file, opts),
   };
+  // Node 20 starts a file's top-level `before` hooks without waiting for the ones before them:
+  // a file's own hook awaits `ready` (the page, once opened) instead of reading `page` early.
+  let opened;
+  session.ready = new Promise((resolve, reject) => {
+    opened = { resolve, reject };
+  });
+  session.ready.catch(() => {});
   let browser;
   before(async () => {
-    browser = await launch(`crd-studio-e2e-${name}-`, options.launch);
-    session.context = browser.context;
-    if (clipboard) await allowClipboard(browser.context);
-    session.page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    recordErrors(session.page, session.errors, { console: consoleErrors });
-    if (setup) await setup(session.page, browser.context);
-    if (open) await openFresh(session.page, { wait });
+    try {
+      browser = await launch(`crd-studio-e2e-${name}-`, options.launch);
+      session.context = browser.context;
+      if (clipboard) await allowClipboard(browser.context);
+      session.page = browser.context.pages()[0] ?? (await browser.context.newPage());
+      recordErrors(session.page, session.errors, { console: consoleErrors });
+      if (setup) await setup(session.page, browser.context);
+      if (open) await openFresh(session.page, { wait });
+      opened.resolve(session.page);
+    } catch (e) {
+      opened.reject(e);
+      throw e;
+    }
   });
   after(async () => {
     await browser?.close();

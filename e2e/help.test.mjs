@@ -14,8 +14,8 @@ import { useStudio } from './harness.mjs';
 const studio = useStudio('help', { wait: 'CRD' });
 const { editor, paste, until, statusIs } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 /** Full-page screenshots at 360 and 1280 px (`<name>-<width>.png`). */
 const screenshot = (name) => studio.screenshot(name, { widths: [360, 1280], height: 900, fullPage: true });

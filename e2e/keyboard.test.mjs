@@ -9,8 +9,8 @@ import { useStudio } from './harness.mjs';
 const studio = useStudio('keys', { wait: 'CRD' });
 const { editor } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 
 const inEditor = (label) =>

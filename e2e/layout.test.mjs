@@ -16,8 +16,8 @@ const WIDTHS = [
 const studio = useStudio('layout', { wait: 'CRD' });
 const { editor, verdict, screenshot } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 
 /**

@@ -13,8 +13,8 @@ const EXAMPLE_CRD = example('crontab', 'crd.yaml');
 const studio = useStudio('problems', { wait: 'Object', clipboard: true });
 const { editor, paste, until } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 /** Full-page screenshots at each width (`<name>-<width>.png`). */
 const screenshot = (name, ...widths) => studio.screenshot(name, { widths, settle: 200, fullPage: true });

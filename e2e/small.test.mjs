@@ -17,8 +17,8 @@ import { example, useStudio } from './harness.mjs';
 const studio = useStudio('small', { wait: 'CRD', clipboard: true });
 const { editor, paste, until, statusIs } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 const screenshot = (name) => studio.screenshot(name, { fullPage: true });
 

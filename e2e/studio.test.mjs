@@ -12,8 +12,8 @@ import { BASE_URL, useStudio } from './harness.mjs';
 const studio = useStudio('studio', { open: false });
 const { editor, paste, verdict, screenshot } = studio;
 let page;
-before(() => {
-  page = studio.page;
+before(async () => {
+  page = await studio.ready;
 });
 const problems = () => page.getByRole('region', { name: 'Problems' });
 const statusLine = () => page.getByRole('status');

@@ -26,7 +26,8 @@ const studio = useStudio('worker', {
 const { editor, paste, verdict: settled, screenshot } = studio;
 let page;
 let context;
-before(() => {
+before(async () => {
+  await studio.ready;
   ({ page, context } = studio);
 });
 const pageErrors = studio.errors;

@@ -46,17 +46,12 @@ impl Steps {
     fn run(&mut self, name: &str, f: impl FnOnce() -> Result<bool, String>) -> bool {
         step(name);
         let t = Instant::now();
-        let cpu = children_cpu_seconds();
+        let cpu = cpu_seconds();
         let ok = f().unwrap_or_else(|e| {
             eprintln!("{name}: {e}");
             false
         });
-        self.record(
-            name,
-            ok,
-            t.elapsed().as_secs_f64(),
-            children_cpu_seconds() - cpu,
-        )
+        self.record(name, ok, t.elapsed().as_secs_f64(), cpu_seconds() - cpu)
     }
 
     fn record(&mut self, name: &str, ok: bool, wall: f64, cpu: f64) -> bool {
@@ -124,7 +119,7 @@ impl Background {
     /// counted when it is waited for).
     fn finish(self, steps: &mut Steps) -> bool {
         step(&format!("{} (ran in the background)", self.name));
-        let cpu = children_cpu_seconds();
+        let cpu = cpu_seconds();
         let ok = match self.child {
             Ok(mut child) => match child.wait() {
                 Ok(status) => status.success(),
@@ -138,7 +133,7 @@ impl Background {
                 false
             }
         };
-        let cpu = children_cpu_seconds() - cpu;
+        let cpu = cpu_seconds() - cpu;
         print!("{}", fs::read_to_string(&self.log).unwrap_or_default());
         steps.record(&self.name, ok, self.started.elapsed().as_secs_f64(), cpu)
     }
@@ -152,7 +147,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
         fuzz::install()?;
     }
     let started = Instant::now();
-    let cpu_started = children_cpu_seconds();
+    let cpu_started = cpu_seconds();
     let mut steps = Steps::default();
     let background = (!quick).then(|| {
         let targets = fuzz::brief_targets();
@@ -260,7 +255,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     println!(
         "\n==> summary ({:.0} s, CPU {:.0} s, load {})",
         started.elapsed().as_secs_f64(),
-        children_cpu_seconds() - cpu_started,
+        cpu_seconds() - cpu_started,
         load_average()
     );
     for o in &steps.0 {
@@ -277,12 +272,13 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     Ok(failed == 0)
 }
 
-/// CPU time (user + system, seconds) of the finished child processes this process waited for,
-/// and theirs: what the steps cost apart from the machine's load. 0 where `/proc` is absent.
-fn children_cpu_seconds() -> f64 {
+/// CPU time (user + system, seconds) of this process (the suites run in it) and of the
+/// finished child processes it waited for, and theirs: what the steps cost apart from the
+/// machine's load. 0 where `/proc` is absent.
+fn cpu_seconds() -> f64 {
     let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The fields after the command name (which may hold spaces) in its parentheses; cutime
-    // and cstime are fields 16 and 17 of the line, in clock ticks.
+    // The fields after the command name (which may hold spaces) in its parentheses; utime,
+    // stime, cutime and cstime are fields 14 to 17 of the line, in clock ticks.
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after.split_whitespace().collect();
     let ticks = |i: usize| {
@@ -291,7 +287,7 @@ fn children_cpu_seconds() -> f64 {
             .and_then(|f| f.parse::<f64>().ok())
             .unwrap_or(0.0)
     };
-    (ticks(13) + ticks(14)) / clock_ticks_per_second()
+    (ticks(11) + ticks(12) + ticks(13) + ticks(14)) / clock_ticks_per_second()
 }
 
 /// `getconf CLK_TCK` (asked once: its own CPU time would count), 100 where it can't say.
