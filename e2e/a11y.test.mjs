@@ -4,33 +4,20 @@
 // the Theme select, which is remembered; every control shows the keyboard focus.
 //
 //   BASE_URL=http://127.0.0.1:8765/ node --test a11y.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { launch } from './browser.mjs';
+import { BASE_URL, TABS, screenshot, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SHOTS = process.env.SCREENSHOT_DIR;
 // axe-core's source, evaluated through the DevTools protocol: the pages' Content-Security-Policy
 // refuses inline scripts, so a script tag could not inject it.
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const TABS = ['problems', 'stored', 'cel', 'get', 'conversion'];
-let browser;
+const studio = useStudio('a11y', { wait: 'CRD' });
+const { editor } = studio;
 let page;
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-a11y-');
-  browser.context.setDefaultTimeout(20_000);
-  page = await browser.context.newPage();
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
-});
-
-after(async () => {
-  await browser?.close();
+  page = await studio.ready;
 });
 
 /** Serious and critical axe violations of the page (shadow roots included), as text. */
@@ -49,14 +36,7 @@ async function audit(where) {
 }
 
 /** Waits until the status line shows a verdict. */
-async function settled() {
-  for (let i = 0; i < 100; i++) {
-    const text = await page.locator('.topbar [role="status"]').textContent();
-    if (!text.includes('Analysing')) return text;
-    await page.waitForTimeout(100);
-  }
-  throw new Error('no verdict');
-}
+const settled = () => studio.verdict({ timeout: 10_000 });
 
 const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
@@ -74,7 +54,7 @@ test('the theme follows the system, and the Theme select overrides it and is rem
   await theme.selectOption('light');
   assert.equal(await background(), light, 'Light wins over a dark system');
   await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  await editor('CRD').waitFor();
   assert.equal(await background(), light, 'the choice is remembered');
   assert.equal(await page.getByRole('combobox', { name: 'Theme' }).inputValue(), 'light');
   await page.emulateMedia({ colorScheme: 'light' });
@@ -89,7 +69,7 @@ test('the theme follows the system, and the Theme select overrides it and is rem
   assert.equal(await background(), dark, '?embed&theme=dark on a light system');
   assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.theme')), null);
   await page.goto(BASE_URL);
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  await editor('CRD').waitFor();
   assert.equal(await background(), light);
 });
 
@@ -98,7 +78,7 @@ for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width: 1280, height: 800 });
     // Findings of every severity on screen: a broken object.
-    await page.locator('.cm-content[aria-label="Object"]').click();
+    await editor('Object').click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n  replicas: "many"');
     await settled();
@@ -106,10 +86,10 @@ for (const scheme of ['light', 'dark']) {
       await page.locator(`#tab-${tab}`).click();
       await page.waitForTimeout(200);
       await audit(`${scheme}, tab ${tab}`);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/a11y-${scheme}-${tab}.png` });
+      await screenshot(page, `a11y-${scheme}-${tab}.png`);
     }
     await page.locator('#tab-problems').click();
-    await page.locator('.cm-content[aria-label="Object"]').click();
+    await editor('Object').click();
     for (let i = 0; i < 3; i++) await page.keyboard.press('Control+z');
   });
 }
@@ -138,7 +118,7 @@ test('axe: every example of the gallery in both themes, every tab, the old objec
 test('every control the Tab key reaches shows a focus outline', async () => {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  await editor('CRD').waitFor();
   const seen = [];
   for (let i = 0; i < 40; i++) {
     await page.keyboard.press('Tab');
@@ -172,23 +152,21 @@ for (const scheme of ['light', 'dark']) {
     const host = page.locator('crd-studio').first();
     await host.scrollIntoViewIfNeeded();
     await page.waitForFunction(() => document.querySelector('crd-studio')?.dataset.state === 'ready');
-    const studio = host.locator('.studio.embed');
-    await studio.locator('.cm-content').first().waitFor();
+    const root = host.locator('.studio.embed');
+    await root.locator('.cm-content').first().waitFor();
     for (const tab of TABS) {
-      await studio.locator(`#tab-${tab}`).click();
+      await root.locator(`#tab-${tab}`).click();
       await page.waitForTimeout(300);
       await audit(`embed, ${scheme}, tab ${tab}`);
     }
     // The embed follows the reader's system unless the page fixes its theme.
-    const bg = () => studio.evaluate((s) => getComputedStyle(s.querySelector('.cm-editor')).backgroundColor);
+    const bg = () => root.evaluate((s) => getComputedStyle(s.querySelector('.cm-editor')).backgroundColor);
     assert.equal(await bg(), scheme === 'dark' ? 'rgb(22, 27, 34)' : 'rgb(255, 255, 255)');
     await host.evaluate((h) => h.setAttribute('theme', 'dark'));
     assert.equal(await bg(), 'rgb(22, 27, 34)', 'theme="dark"');
     await host.evaluate((h) => h.setAttribute('theme', 'light'));
     assert.equal(await bg(), 'rgb(255, 255, 255)', 'theme="light"');
     await host.evaluate((h) => h.removeAttribute('theme'));
-    if (SHOTS) {
-      await host.screenshot({ path: `${SHOTS}/a11y-embed-${scheme}.png` });
-    }
+    await screenshot(host, `a11y-embed-${scheme}.png`);
   });
 }

@@ -3,15 +3,11 @@
 // field, and a finding's fix applied from Problems and from the editor's lint tooltip.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test assist.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { SCREENSHOT_DIR, example, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const EXAMPLE_CRD = readFileSync(new URL('../examples/crontab/crd.yaml', import.meta.url), 'utf8');
+const EXAMPLE_CRD = example('crontab', 'crd.yaml');
 // The example with descriptions and an enum, for hover and the enum fix.
 const CRD = EXAMPLE_CRD.replace(
   '                cronSpec:\n                  type: string\n',
@@ -21,56 +17,14 @@ const CRD = EXAMPLE_CRD.replace(
   '                replicas:\n                  type: integer\n                mode:\n                  type: string\n                  enum: [Fast, Slow]\n',
 );
 
-let browser;
+const studio = useStudio('assist', { wait: 'Object' });
+const { editor, paste, until, verdict } = studio;
 let page;
-const consoleErrors = [];
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-assist-');
-  browser.context.setDefaultTimeout(20_000);
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  page = await studio.ready;
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-async function screenshot(name, width = 1280) {
-  if (!SCREENSHOT_DIR) return;
-  await page.setViewportSize({ width, height: 800 });
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
-}
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
-
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
-/** Polls `fn` in the page until it returns a truthy value. */
-async function until(fn, arg, what) {
-  for (let i = 0; i < 200; i++) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    await page.waitForTimeout(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** The screen point of character `delta` of the first occurrence of `needle` (on one line)
- * in `label`'s editor, the line scrolled into view first. */
+/** Screenshots at each width (`<name>-<width>.png`), after the layout settles. */
+const screenshot = (name, ...widths) => studio.screenshot(name, { widths, settle: 300 });
 async function pointAt(label, needle, delta = needle.length) {
   const p = await page.evaluate(([label, needle, delta]) => {
     const content = document.querySelector(`.cm-content[aria-label="${label}"]`);
@@ -128,10 +82,7 @@ async function closeCompletion() {
 /** The newest status line once it no longer says "Analysing". */
 async function settled(what) {
   await page.waitForTimeout(150);
-  return until(() => {
-    const s = document.querySelector('.topbar [role="status"]')?.textContent ?? '';
-    return s && !s.includes('Analysing') ? s : null;
-  }, null, what);
+  return verdict({ what });
 }
 
 const OBJECT = `apiVersion: stable.example.com/v1
@@ -152,9 +103,7 @@ test('Ctrl+Space in the object editor offers the schema\'s fields, with type and
   const detail = await page.evaluate(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')]
     .map((li) => li.textContent).join('|'));
   assert.match(detail, /replicas\s*integer/);
-  await screenshot('assist-object-completion-1280.png', 1280);
-  await screenshot('assist-object-completion-360.png', 360);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-object-completion', 1280, 360);
   // Enter inserts the chosen field with its colon.
   await page.keyboard.type('ima');
   await until(() => document.querySelector('.cm-tooltip-autocomplete .cm-completionLabel')?.textContent === 'image', null, 'image first');
@@ -187,8 +136,7 @@ test('Ctrl+Space in the CRD editor offers OpenAPI keywords at a schema node and 
   const types = await complete();
   assert.deepEqual(types.sort(), ['array', 'boolean', 'integer', 'number', 'object', 'string']);
   await closeCompletion();
-  await screenshot('assist-crd-completion-1280.png', 1280);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-crd-completion', 1280);
   await closeCompletion();
   await paste('CRD', CRD);
 });
@@ -207,9 +155,7 @@ test('Ctrl+Space inside a CEL rule offers the fields of self and the receiver me
   await cursorAfter('CRD', '- rule: "self.');
   const fields = await complete();
   for (const want of ['cronSpec', 'image', 'replicas', 'mode']) assert.ok(fields.includes(want), `${want} in ${fields}`);
-  await screenshot('assist-cel-completion-1280.png', 1280);
-  await screenshot('assist-cel-completion-360.png', 360);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-cel-completion', 1280, 360);
   await closeCompletion();
   await paste('CRD', CRD);
 });
@@ -223,8 +169,7 @@ test('hovering a field in the object shows its description and type', async () =
   const shown = await until(() => document.querySelector('.cm-hover-doc')?.textContent, null, 'the hover tooltip');
   assert.match(shown, /cronSpec: string/);
   assert.match(shown, /The schedule, in cron format\./);
-  await screenshot('assist-hover-1280.png', 1280);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-hover', 1280);
   await page.mouse.move(5, 5);
 });
 
@@ -235,9 +180,7 @@ test('a fix in Problems removes its finding', async () => {
   await settled('the unknown field');
   const fix = page.getByRole('button', { name: 'Fix: Rename to image' });
   await fix.waitFor();
-  await screenshot('assist-fix-1280.png', 1280);
-  await screenshot('assist-fix-360.png', 360);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-fix', 1280, 360);
   await fix.click();
   await until(() => !document.querySelector('#panel-problems')?.textContent.includes('imgae'), null, 'the finding to go');
   const text = await editor('Object').textContent();
@@ -255,8 +198,7 @@ test('a fix in the editor\'s lint tooltip removes its finding', async () => {
   await page.mouse.move(box.x, box.y);
   const action = page.locator('.cm-tooltip .cm-diagnosticAction', { hasText: 'Change to Fast' });
   await action.waitFor();
-  await screenshot('assist-lint-fix-1280.png', 1280);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot('assist-lint-fix', 1280);
   await page.mouse.move(box.x, box.y);
   await action.click();
   await until(() => !document.querySelector('#panel-problems')?.textContent.includes('fats'), null, 'the finding to go');
@@ -281,7 +223,7 @@ async function narrowShot(name, reopen) {
   await page.evaluate(() => document.querySelector('.cm-focused .cm-activeLine')?.scrollIntoView({ block: 'center' }));
   await reopen();
   await page.waitForTimeout(200);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
+  await studio.screenshot(name);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.waitForTimeout(300);
   await reopen();
@@ -344,7 +286,7 @@ test('Ctrl+Space in a JSON object inserts quoted fields and values: the text sta
   await cursorAfter('Object', '"ima');
   const labels = await complete();
   assert.deepEqual(labels, ['image'], `only image matches "ima: ${labels}`);
-  await screenshot('assist-json-object-completion-1280.png', 1280);
+  await screenshot('assist-json-object-completion', 1280);
   await narrowShot('assist-json-object-completion-360.png', complete);
   await accept();
   assert.match(await docText('Object'), /^ {4}"image": $/m);
@@ -398,7 +340,7 @@ test('hovering a key of a JSON object shows its description and type', async () 
   const shown = await until(() => document.querySelector('.cm-hover-doc')?.textContent, null, 'the hover tooltip');
   assert.match(shown, /cronSpec: string/);
   assert.match(shown, /The schedule, in cron format\./);
-  await screenshot('assist-json-hover-1280.png', 1280);
+  await screenshot('assist-json-hover', 1280);
   await narrowShot('assist-json-hover-360.png', async () => {
     await page.mouse.move(5, 5);
     const p = await pointAt('Object', '"cronSpec"', 4);
@@ -425,7 +367,7 @@ test('Ctrl+Space in a JSON CRD: keywords quoted at a schema node, self\'s fields
   for (let i = 0; i < 'replicas'.length; i++) await page.keyboard.press('Delete');
   const fields = await complete();
   for (const want of ['cronSpec', 'image', 'replicas', 'mode']) assert.ok(fields.includes(want), `${want} in ${fields}`);
-  await screenshot('assist-json-cel-completion-1280.png', 1280);
+  await screenshot('assist-json-cel-completion', 1280);
   await narrowShot('assist-json-cel-completion-360.png', async () => {
     // A cursor move scrolls the long line so that the cursor (and the list) is in view.
     await page.keyboard.press('ArrowLeft');
@@ -451,5 +393,5 @@ test('Ctrl+Space in a JSON CRD: keywords quoted at a schema node, self\'s fields
 });
 
 test('no console errors', () => {
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

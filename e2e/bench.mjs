@@ -11,7 +11,7 @@
 // loading. A benchmark, not a test: it prints figures and never fails on them.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { launch } from './harness.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const CORPUS = resolve(process.env.CORPUS ?? '../../shared/corpus');

@@ -4,72 +4,20 @@
 // to the sample object as stored under the previous revision.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test changes.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { BASE_URL, editor as editorIn, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-
-let browser;
+const studio = useStudio('changes', { wait: 'Object', clipboard: true });
+const { editor, paste, until } = studio;
 let page;
-const consoleErrors = [];
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-changes-');
-  browser.context.setDefaultTimeout(20_000);
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  page = await studio.ready;
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
 const changes = () => page.getByRole('region', { name: 'Changes' });
-
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
-/** Polls `fn` in the page until it returns a truthy value. */
-async function until(fn, arg, what) {
-  for (let i = 0; i < 200; i++) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    await page.waitForTimeout(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-async function screenshot(name) {
-  if (!SCREENSHOT_DIR) return;
-  for (const theme of ['light', 'dark']) {
-    await page.getByLabel('Theme').selectOption(theme);
-    for (const width of [1280, 360]) {
-      await page.setViewportSize({ width, height: 800 });
-      await page.waitForTimeout(200);
-      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${theme}-${width}.png`), fullPage: true });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.getByLabel('Theme').selectOption('system');
-}
-
+/** Full-page screenshots in both themes at 1280 and 360 px (`<name>-<theme>-<width>.png`). */
+const screenshot = (name) =>
+  studio.screenshot(name, { themes: ['light', 'dark'], widths: [1280, 360], settle: 200, fullPage: true });
 const PREVIOUS = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -187,7 +135,7 @@ test('the Previous CRD is saved and restored, and kept in share links', async ()
   // Autosave waits 300 ms after the last edit.
   await until(() => (JSON.parse(localStorage.getItem('crd-studio.old-crd') ?? '""') || '').includes('color: {type: string}'), null, 'autosave');
   await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editor('Object').waitFor();
   await page.getByRole('button', { name: 'Previous CRD', exact: true }).click();
   await editor('Previous CRD').waitFor();
   assert.match(await editor('Previous CRD').textContent(), /color: \{type: string\}/);
@@ -195,15 +143,15 @@ test('the Previous CRD is saved and restored, and kept in share links', async ()
   await until(() => location.hash.startsWith('#s1.'), null, 'share link');
   const link = await page.evaluate(() => location.href);
   // Another profile's first visit opens the link with the Previous CRD.
-  const other = await browser.context.newPage();
+  const other = await studio.context.newPage();
   await other.goto(BASE_URL);
   await other.evaluate(() => localStorage.clear());
   await other.goto('about:blank');
   await other.goto(link);
-  await other.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editorIn(other, 'Object').waitFor();
   await other.getByRole('button', { name: 'Previous CRD', exact: true }).click();
-  await other.locator('.cm-content[aria-label="Previous CRD"]').waitFor();
-  assert.match(await other.locator('.cm-content[aria-label="Previous CRD"]').textContent(), /color: \{type: string\}/);
+  await editorIn(other, 'Previous CRD').waitFor();
+  assert.match(await editorIn(other, 'Previous CRD').textContent(), /color: \{type: string\}/);
   await other.close();
 });
 
@@ -225,5 +173,5 @@ test('a Previous CRD beside the unchanged example is the user\'s work: Reset ask
 });
 
 test('no console errors', () => {
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

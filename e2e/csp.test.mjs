@@ -13,24 +13,29 @@
 //   BASE_URL=http://127.0.0.1:8765/ DIST_DIR=../dist [SCREENSHOT_DIR=../test-output] node --test csp.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
-import { launch } from './browser.mjs';
-import { serveDist } from './static-server.mjs';
+import {
+  BASE_URL,
+  DIST,
+  TABS,
+  editor,
+  launch,
+  openFresh,
+  paste,
+  recordErrors,
+  screenshot,
+  serveDist,
+  verdict,
+  waitFor,
+} from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const here = dirname(fileURLToPath(import.meta.url));
-const DIST = resolve(process.env.DIST_DIR ?? join(here, '..', 'dist'));
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
 const TIMEOUT = 30_000;
 
 let browser;
 let context;
-/** Everything that went wrong on any page: CSP violations, console errors, dialogs. */
-let problems = [];
-let dialogs = [];
+/** Everything that went wrong on any page: console and page errors, dialogs. */
+const problems = [];
+const dialogs = [];
 
 // Runs in every frame before its own scripts: records each CSP violation.
 function watchViolations() {
@@ -43,11 +48,9 @@ function watchViolations() {
 }
 
 before(async () => {
-  browser = await launch('crd-studio-e2e-csp-');
+  browser = await launch('crd-studio-e2e-csp-', { timeout: TIMEOUT });
   context = browser.context;
-  context.setDefaultTimeout(TIMEOUT);
   await context.addInitScript(watchViolations);
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
 });
 
 after(async () => {
@@ -57,10 +60,7 @@ after(async () => {
 /** A new page whose console errors, page errors and dialogs are recorded. */
 async function newPage() {
   const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
+  recordErrors(page, problems);
   page.on('dialog', async (d) => {
     dialogs.push(`${d.type()}: ${d.message()}`);
     await d.dismiss().catch(() => {});
@@ -75,30 +75,8 @@ async function violations(page) {
   return all;
 }
 
-/** Polls `check` (an async predicate) until it holds. */
-async function waitFor(check, what, timeout = TIMEOUT) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits until the studio (`root`: a page or an embed's locator) shows a verdict. */
-async function settled(page, root = page.locator('.topbar')) {
-  const status = root.locator('[role="status"]').first();
-  await waitFor(async () => {
-    const t = await status.textContent({ timeout: 1000 });
-    return t && !t.includes('Analysing') && !t.includes('Loading');
-  }, 'a verdict');
-}
-
-async function screenshot(page, name) {
-  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: false });
-}
-
-const TABS = ['problems', 'stored', 'cel', 'get', 'conversion'];
+/** Waits until the studio (`root`: the page's top bar or an embed's locator) shows a verdict. */
+const settled = (page, root = page.locator('.topbar')) => verdict(root, { timeout: TIMEOUT });
 
 async function everyTab(page, root = page) {
   for (const tab of TABS) {
@@ -114,8 +92,8 @@ function shareLink(base, state) {
 }
 
 function resetRecords() {
-  problems = [];
-  dialogs = [];
+  problems.length = 0;
+  dialogs.length = 0;
 }
 
 async function assertClean(page, what) {
@@ -131,7 +109,7 @@ test('the listener sees a violation: an inline script on the studio page is refu
   resetRecords();
   const page = await newPage();
   await page.goto(BASE_URL);
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editor(page, 'Object').waitFor();
   const policy = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content);
   assert.match(policy, /script-src 'self' 'wasm-unsafe-eval';/);
   assert.match(policy, /object-src 'none'/);
@@ -160,7 +138,7 @@ test('the studio runs under its CSP: typing, every tab, dialogs, every example, 
   await page.goto(BASE_URL);
   await page.evaluate(() => localStorage.clear());
   await page.reload();
-  const object = page.locator('.cm-content[aria-label="Object"]');
+  const object = editor(page, 'Object');
   await object.waitFor();
   await settled(page);
   // The Content-Security-Policy header (our servers send one too).
@@ -244,7 +222,7 @@ test('a share link opens under the CSP; the worker fetches the time-zone databas
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(shareLink(BASE_URL, { crd: TZ_CRD, object: TZ_OBJECT, tab: 'cel' }));
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editor(page, 'Object').waitFor();
   await settled(page);
   await page.locator('#tab-problems').click();
   await page.locator('#panel-problems', { hasText: 'must be before noon in Paris' }).waitFor();
@@ -270,7 +248,7 @@ test('the embed demo page runs under its stricter CSP (no inline styles): every 
     await settled(page, studio);
     await everyTab(page, studio);
     if (i === 0) {
-      await studio.locator('.cm-content[aria-label="Object"]').click();
+      await editor(studio, 'Object').click();
       await page.keyboard.press('Control+End');
       await page.keyboard.type('\n# typed in a playground\n', { delay: 5 });
       await settled(page, studio);
@@ -421,14 +399,6 @@ async function visibleText(root) {
   return root.evaluate((el) => el.innerText);
 }
 
-/** Replaces an editor's whole text the way a user pastes (an input event, not setDoc). */
-async function pasteInto(page, label, text) {
-  const editor = page.locator(`.cm-content[aria-label="${label}"]`);
-  await editor.click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
 /** Visits every tab and the hover of the first finding of each editor, checking the DOM each time. */
 async function visitAll(page, root, where) {
   for (const tab of TABS) {
@@ -458,13 +428,10 @@ async function visitAll(page, root, where) {
 test('hostile text typed into the editors renders as text on every tab', async () => {
   resetRecords();
   const page = await newPage();
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await openFresh(page);
   await settled(page);
-  await pasteInto(page, 'CRD', HOSTILE_CRD);
-  await pasteInto(page, 'Object', HOSTILE_OBJECT);
+  await paste(page, 'CRD', HOSTILE_CRD);
+  await paste(page, 'Object', HOSTILE_OBJECT);
   await settled(page);
   await visitAll(page, page, 'editors');
   await page.locator('#tab-problems').click();
@@ -486,7 +453,7 @@ test('hostile text typed into the editors renders as text on every tab', async (
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // The rejected CRD: short names, categories, a column type.
-  await pasteInto(page, 'CRD', HOSTILE_BAD_CRD);
+  await paste(page, 'CRD', HOSTILE_BAD_CRD);
   await settled(page);
   await visitAll(page, page, 'rejected CRD');
   await page.locator('#tab-problems').click();
@@ -522,7 +489,7 @@ test('hostile text through a share link (texts, tab, version, selector, conversi
     mappings: `from: v1\nto: v2\nrules:\n  - move: {from: .spec.title, to: ${q('.spec.' + P.img)}}\n  - set: {path: .spec.link, value: ${q(P.script)}}\n`,
   };
   await page.goto(shareLink(BASE_URL, state));
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editor(page, 'Object').waitFor();
   await settled(page);
   await visitAll(page, page, 'share link');
   // The selector field holds the payload as a value.
@@ -539,7 +506,7 @@ test('hostile text through a share link (texts, tab, version, selector, conversi
   await page.waitForTimeout(500);
   await page.goto(`${BASE_URL}#s1.${deflateRawSync(Buffer.from(`{"crd": ${JSON.stringify(P.img)}, "tab": 7}`)).toString('base64url')}`);
   await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
+  await editor(page, 'Object').waitFor();
   await page.waitForTimeout(500);
   await assertNoInjection(page, 'damaged share link');
   assert.deepEqual(await violations(page), []);

@@ -5,24 +5,15 @@
 //
 // Playwright's CSS and role locators pierce open shadow roots, so `embed(i).getByRole(...)`
 // finds what the i-th playground shows.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { launch } from './browser.mjs';
+import { BASE_URL, editor, launch, screenshot as screenshotOf, useStudio, verdict as verdictIn } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
 const DEMO_URL = new URL('demo/', BASE_URL).href;
 const ORIGIN = new URL(BASE_URL).origin;
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const TIMEOUT = 20_000;
 
-let browser;
-let context;
-let page;
 const requests = [];
-const errors = [];
 /** Each response's URL and its body gzipped (-9) size, as a static host would serve it. */
 const downloads = [];
 /** The payload budget: what a page with embeds downloads, gzipped (issue 11's 1.2 MB, raised
@@ -30,53 +21,38 @@ const downloads = [];
  * xtask/src/embed_dist.rs and ARCHITECTURE.md, "Payload"). */
 const BUDGET_GZIP = 1_350_000;
 
-before(async () => {
-  browser = await launch('crd-studio-e2e-embed-');
-  context = browser.context;
-  context.setDefaultTimeout(TIMEOUT);
-  page = context.pages()[0] ?? (await context.newPage());
+const studio = useStudio('embed', {
+  open: false,
   // The page's requests and its worker's.
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('response', async (r) => {
-    try {
-      downloads.push({ url: r.url(), gzip: gzipSync(await r.body(), { level: 9 }).length });
-    } catch {}
-  });
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  setup: (page) => {
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('response', async (r) => {
+      try {
+        downloads.push({ url: r.url(), gzip: gzipSync(await r.body(), { level: 9 }).length });
+      } catch {}
+    });
+  },
 });
-
-after(async () => {
-  await browser?.close();
+const errors = studio.errors;
+let page;
+let context;
+before(async () => {
+  await studio.ready;
+  ({ page, context } = studio);
 });
 
 const embed = (i) => page.locator('crd-studio').nth(i);
-const statusOf = (i) => embed(i).getByRole('status');
-const editorOf = (i, label) => embed(i).locator(`.cm-content[aria-label="${label}"]`);
+const editorOf = (i, label) => editor(embed(i), label);
 const states = () => page.evaluate(() => [...document.querySelectorAll('crd-studio')].map((e) => e.dataset.state));
 const wasmFetches = () => requests.filter((u) => u.endsWith('.wasm')).length;
 
 /** Waits until the i-th playground shows a verdict (not "Analysing…") and returns it. */
 async function verdict(i) {
   await embed(i).scrollIntoViewIfNeeded();
-  await statusOf(i).waitFor();
-  await page.waitForFunction(
-    (n) => {
-      const s = document.querySelectorAll('crd-studio')[n]?.shadowRoot?.querySelector('[role="status"]');
-      return s && s.textContent && !s.textContent.includes('Analysing');
-    },
-    i,
-    { timeout: TIMEOUT },
-  );
-  return statusOf(i).textContent();
+  return verdictIn(embed(i), { what: `playground ${i}'s verdict` });
 }
 
-async function screenshot(name, target = page) {
-  if (SCREENSHOT_DIR) await target.screenshot({ path: join(SCREENSHOT_DIR, name) });
-}
+const screenshot = (name, target = page) => screenshotOf(target, name);
 
 test('embeds are created lazily: only the ones near the viewport are mounted', async (t) => {
   await page.goto(DEMO_URL);

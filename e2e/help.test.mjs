@@ -7,66 +7,18 @@
 //    nothing typed is lost.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test help.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-
-let browser;
+const studio = useStudio('help', { wait: 'CRD' });
+const { editor, paste, until, statusIs } = studio;
 let page;
-const consoleErrors = [];
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-help-');
-  browser.context.setDefaultTimeout(20_000);
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  page = await studio.ready;
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-async function screenshot(name) {
-  if (!SCREENSHOT_DIR) return;
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
-  }
-}
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
-
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
-async function until(fn, arg, what, timeout = 10_000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await page.waitForTimeout(50);
-  }
-}
-
-const statusIs = (prefix) =>
-  until((p) => document.querySelector('p.status[role="status"]')?.textContent.startsWith(p), prefix, `status ${prefix}`);
+/** Full-page screenshots at 360 and 1280 px (`<name>-<width>.png`). */
+const screenshot = (name) => studio.screenshot(name, { widths: [360, 1280], height: 900, fullPage: true });
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -119,7 +71,7 @@ test('switching the Kubernetes version changes a rule\'s verdict, and is saved',
   await statusIs('Rejected');
   // A reload keeps the choice.
   await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
+  await editor('CRD').waitFor();
   assert.equal(await page.getByLabel('Kubernetes version').inputValue(), '1.30');
   await statusIs('Rejected');
   await page.getByLabel('Kubernetes version').selectOption('1.37');
@@ -204,5 +156,5 @@ test('Generate sample adds an accepted object and keeps what was typed', async (
   assert.ok(t.includes('name: widget-sample\n') && t.includes('---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: widget-sample-2\n'), t);
   await statusIs('Accepted');
   await screenshot('sample');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

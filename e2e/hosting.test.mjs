@@ -4,18 +4,12 @@
 //   DIST_DIR=../dist [SCREENSHOT_DIR=../test-output] node --test hosting.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
-import { serveDist } from './static-server.mjs';
+import { join } from 'node:path';
+import { DIST, allowClipboard, editor, launch, repoFile, screenshot, serveDist, verdict as verdictIn } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const DIST = resolve(process.env.DIST_DIR ?? join(here, '..', 'dist'));
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
 const PREFIX = '/tools/crd-studio/';
 const TIMEOUT = 30_000;
-const FIXED_LINK = readFileSync(join(here, '..', 'tests', 'fixtures', 'share-link-v1.txt'), 'utf8').trim();
+const FIXED_LINK = repoFile('tests/fixtures/share-link-v1.txt').trim();
 
 let server;
 let studioUrl;
@@ -25,16 +19,15 @@ const pages = {};
 before(async () => {
   server = await serveDist(DIST, PREFIX, pages);
   studioUrl = `${server.origin}${PREFIX}`;
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
 });
 
 after(async () => {
   await server?.close();
 });
 
+/** Runs `body(context)` in a browser of its own (a fresh profile), closed afterwards. */
 async function withBrowser(prefix, body, options) {
-  const browser = await launch(prefix, options);
-  browser.context.setDefaultTimeout(TIMEOUT);
+  const browser = await launch(prefix, { timeout: TIMEOUT, ...options });
   try {
     return await body(browser.context);
   } finally {
@@ -51,16 +44,8 @@ function recordRequests(context) {
 
 const statusOf = (page) => page.locator('.topbar [role="status"]');
 
-/** Waits until the status line shows a verdict (not "Analysing…") and returns it. */
-async function verdict(page, scope = page) {
-  await scope.locator('.topbar [role="status"]').waitFor();
-  await page.waitForFunction(
-    (el) => el && !el.textContent.includes('Analysing'),
-    await scope.locator('.topbar [role="status"]').elementHandle(),
-    { timeout: TIMEOUT },
-  );
-  return scope.locator('.topbar [role="status"]').textContent();
-}
+/** Waits until the status line of the studio in `scope` (a page or a frame) shows a verdict. */
+const verdict = (scope) => verdictIn(scope.locator('.topbar'), { timeout: TIMEOUT });
 
 test('dist/ works unchanged under a sub-path, and offline after one visit', async () => {
   await withBrowser('crd-studio-host-', async (context) => {
@@ -77,20 +62,20 @@ test('dist/ works unchanged under a sub-path, and offline after one visit', asyn
     await context.setOffline(true);
     await page.reload();
     assert.match(await verdict(page), /^Accepted/);
-    if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'hosting-offline.png') });
+    await screenshot(page, 'hosting-offline.png');
   });
 });
 
 test('a share link restores the exact texts and options, and the previous work stays restorable', async () => {
   await withBrowser('crd-studio-share-', async (context) => {
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    await allowClipboard(context, server.origin);
     const page = await context.newPage();
     await page.goto(studioUrl);
     await verdict(page);
     // Options: Warn, the CEL tab; a marker typed into the object.
     await page.getByRole('combobox', { name: 'Field validation' }).selectOption('Warn');
     await page.getByRole('tab', { name: 'CEL rules' }).click();
-    const object = page.locator('.cm-content[aria-label="Object"]');
+    const object = editor(page, 'Object');
     await object.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\nsharedMarker: 1');
@@ -139,7 +124,7 @@ test('a link made by an older build still opens', async () => {
     assert.match(await verdict(page), /^Accepted/);
     assert.equal(await page.getByRole('combobox', { name: 'Field validation' }).inputValue(), 'Warn');
     assert.equal(await page.getByRole('tab', { name: 'CEL rules' }).getAttribute('aria-selected'), 'true');
-    assert.match(await page.locator('.cm-content[aria-label="CRD"]').textContent(), /crontabs\.stable\.example\.com/);
+    assert.match(await editor(page, 'CRD').textContent(), /crontabs\.stable\.example\.com/);
   });
 });
 
@@ -236,13 +221,13 @@ addEventListener('message', (e) => { if (e.data && e.data.type === 'crd-studio:h
     // The page learns the studio's height.
     await page.waitForFunction(() => window.heights.length > 0 && window.heights.at(-1) > 200);
     // The CRD is read-only.
-    const crd = frame.locator('.cm-content[aria-label="CRD"]');
+    const crd = editor(frame, 'CRD');
     assert.equal(await crd.getAttribute('aria-readonly'), 'true');
     await crd.click();
     await page.keyboard.type('zzz');
     assert.ok(!(await crd.textContent()).includes('zzz'), 'the locked CRD took no typing');
     // Editing the object changes the verdict of the embed and writes no autosave.
-    const object = frame.locator('.cm-content[aria-label="Object"]');
+    const object = editor(frame, 'Object');
     await object.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\nembedMarker: 1');
@@ -250,7 +235,7 @@ addEventListener('message', (e) => { if (e.data && e.data.type === 'crd-studio:h
     await page.waitForTimeout(600);
     const stored = await handle.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('crd-studio.')));
     assert.deepEqual(stored, []);
-    if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'embed-iframe-400.png'), fullPage: true });
+    await screenshot(page, 'embed-iframe-400.png', { fullPage: true });
     // "Open in CRD Studio" carries the current state.
     const [opened] = await Promise.all([
       context.waitForEvent('page'),
@@ -265,7 +250,7 @@ addEventListener('message', (e) => { if (e.data && e.data.type === 'crd-studio:h
 
 test('a share link keeps the version selected in the Stored object tab', async () => {
   await withBrowser('crd-studio-version-', async (context) => {
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    await allowClipboard(context, server.origin);
     const page = await context.newPage();
     await page.goto(studioUrl);
     await verdict(page);

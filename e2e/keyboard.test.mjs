@@ -2,33 +2,22 @@
 // the focused editor shows it.
 //
 //   BASE_URL=http://127.0.0.1:8765/ node --test keyboard.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch } from './browser.mjs';
+import { useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-let browser;
+const studio = useStudio('keys', { wait: 'CRD' });
+const { editor } = studio;
 let page;
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-keys-');
-  browser.context.setDefaultTimeout(20_000);
-  page = await browser.context.newPage();
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
-});
-
-after(async () => {
-  await browser?.close();
+  page = await studio.ready;
 });
 
 const inEditor = (label) =>
   page.evaluate((l) => document.activeElement === document.querySelector(`.cm-content[aria-label="${l}"]`), label);
 
 test('Tab and Shift+Tab move the focus out of an editor and change no text', async () => {
-  const crd = page.locator('.cm-content[aria-label="CRD"]');
+  const crd = editor('CRD');
   await crd.click();
   await page.keyboard.press('Control+Home');
   assert.ok(await inEditor('CRD'));
@@ -44,7 +33,7 @@ test('Tab and Shift+Tab move the focus out of an editor and change no text', asy
 });
 
 test('Ctrl+] and Ctrl+[ indent and outdent; the focused editor has a visible outline', async () => {
-  const object = page.locator('.cm-content[aria-label="Object"]');
+  const object = editor('Object');
   await object.click();
   await page.keyboard.press('Control+Home');
   await page.keyboard.press('Control+BracketRight');

@@ -3,33 +3,21 @@
 // both editors keep a usable size and every result tab can be reached (the tab row scrolls).
 //
 //   BASE_URL=http://127.0.0.1:8765/ node --test layout.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch } from './browser.mjs';
+import { useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SHOTS = process.env.SCREENSHOT_DIR;
 const WIDTHS = [
   [360, 780],
   [800, 900],
   [1280, 800],
   [1920, 1080],
 ];
-let browser;
+const studio = useStudio('layout', { wait: 'CRD' });
+const { editor, verdict, screenshot } = studio;
 let page;
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-layout-');
-  browser.context.setDefaultTimeout(20_000);
-  page = await browser.context.newPage();
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
-});
-
-after(async () => {
-  await browser?.close();
+  page = await studio.ready;
 });
 
 /**
@@ -37,21 +25,13 @@ after(async () => {
  * Analysing…": right after typing, the verdict of an intermediate text can still be shown,
  * before "Analysing…" appears 100 ms after the edit.)
  */
-async function settled() {
-  let text = '';
-  for (let i = 0; i < 100; i++) {
-    text = await page.locator('.topbar [role="status"]').textContent();
-    if (text.startsWith('Rejected')) return text;
-    await page.waitForTimeout(100);
-  }
-  throw new Error(`no Rejected verdict: ${text}`);
-}
+const settled = () => verdict({ startsWith: 'Rejected', timeout: 10_000 });
 
 for (const [width, height] of WIDTHS) {
   test(`at ${width} px: no sideways overflow, the whole status, both editors, every tab`, async () => {
     await page.setViewportSize({ width, height });
     // A verdict with a long status line: a broken object.
-    await page.locator('.cm-content[aria-label="Object"]').click();
+    await editor('Object').click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n  replicas: "many"');
     const status = await settled();
@@ -81,7 +61,7 @@ for (const [width, height] of WIDTHS) {
       assert.ok(r.width >= 200 && r.height >= 150, `${name} editor ${Math.round(r.width)} x ${Math.round(r.height)}`);
       assert.ok(r.left >= 0 && r.right <= width, `${name} editor at ${r.left}..${r.right}`);
     }
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/layout-${width}.png`, fullPage: true });
+    await screenshot(`layout-${width}.png`, { fullPage: true });
     // Every tab, reached with the Tab key: scrolled into the tab row whole, inside the row
     // and the window, and Enter opens its panel.
     const tabs = page.locator('.tabs [role="tab"]');
@@ -106,7 +86,7 @@ for (const [width, height] of WIDTHS) {
     }
     await page.locator('#tab-problems').click();
     // Back to the accepted object.
-    await page.locator('.cm-content[aria-label="Object"]').click();
+    await editor('Object').click();
     await page.keyboard.press('Control+z');
     await page.keyboard.press('Control+z');
     await page.keyboard.press('Control+z');

@@ -3,38 +3,26 @@
 // overwrite each other's autosave silently.
 //
 //   BASE_URL=http://127.0.0.1:8765/ node --test nothing-lost.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch } from './browser.mjs';
+import { BASE_URL, editor, openFresh, useStudio, waitFor } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-let browser;
+// One browser; each test opens its own tabs of the studio.
+const studio = useStudio('lost', { open: false });
 
-before(async () => {
-  browser = await launch('crd-studio-e2e-lost-');
-  browser.context.setDefaultTimeout(20_000);
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-const objectEditor = (page) => page.locator('.cm-content[aria-label="Object"]');
+const objectEditor = (page) => editor(page, 'Object');
 const savedObject = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('crd-studio.object') ?? '""'));
 
 /// Opens the studio with an empty autosave (the CronTab example).
 async function freshPage() {
-  const page = await browser.context.newPage();
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await objectEditor(page).waitFor();
+  const page = await studio.context.newPage();
+  await openFresh(page);
   return page;
 }
 
 /// Opens the studio on the autosaved work.
 async function openPage() {
-  const page = await browser.context.newPage();
+  const page = await studio.context.newPage();
   await page.goto(BASE_URL);
   await objectEditor(page).waitFor();
   return page;
@@ -45,17 +33,9 @@ async function typeInObject(page, line) {
   await objectEditor(page).click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type(`\n${line}`);
-  await waitFor(page, async () => (await savedObject(page)).includes(line), `${line} saved`);
+  await waitFor(async () => (await savedObject(page)).includes(line), `${line} saved`);
 }
 
-async function waitFor(page, predicate, what, timeout = 10_000) {
-  const end = Date.now() + timeout;
-  while (Date.now() < end) {
-    if (await predicate()) return;
-    await page.waitForTimeout(50);
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 test('Reset example asks first; Cancel and Escape keep the texts; after Reset they are restorable', async () => {
   const page = await freshPage();
@@ -76,9 +56,9 @@ test('Reset example asks first; Cancel and Escape keep the texts; after Reset th
 
   await page.getByRole('button', { name: 'Reset example' }).click();
   await dialog.getByRole('button', { name: 'Reset' }).click();
-  await waitFor(page, async () => !(await objectEditor(page).textContent()).includes('# my own work'), 'the example');
+  await waitFor(async () => !(await objectEditor(page).textContent()).includes('# my own work'), 'the example');
   await page.getByRole('button', { name: 'Restore my previous work' }).click();
-  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# my own work'), 'the work restored');
+  await waitFor(async () => (await objectEditor(page).textContent()).includes('# my own work'), 'the work restored');
   await page.close();
 });
 
@@ -98,7 +78,7 @@ test('an example chosen over the user\'s own work asks first; arrowing through e
   await page.locator('.notice', { hasText: 'Your work from before is still kept' }).waitFor();
   assert.equal(await page.locator('dialog[open]').count(), 0);
   await page.getByRole('button', { name: 'Restore my previous work' }).click();
-  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# mine, not an example'), 'the work restored');
+  await waitFor(async () => (await objectEditor(page).textContent()).includes('# mine, not an example'), 'the work restored');
   await page.close();
 });
 
@@ -120,14 +100,14 @@ test('two tabs: the second tab is told, saves nothing until its user chooses, an
 
   // B keeps its texts: they are saved, A's are put aside, and now A is told.
   await conflictIn(b).getByRole('button', { name: "Keep this tab's texts" }).click();
-  await waitFor(b, async () => (await savedObject(b)).includes('# typed in tab B'), "B's texts saved");
+  await waitFor(async () => (await savedObject(b)).includes('# typed in tab B'), "B's texts saved");
   await conflictIn(a).waitFor();
   // A loads B's texts; its own are put aside and come back in one click.
   await conflictIn(a).getByRole('button', { name: "Load the other tab's texts" }).click();
-  await waitFor(a, async () => (await objectEditor(a).textContent()).includes('# typed in tab B'), "B's texts in A");
+  await waitFor(async () => (await objectEditor(a).textContent()).includes('# typed in tab B'), "B's texts in A");
   assert.doesNotMatch(await objectEditor(a).textContent(), /# typed in tab A/);
   await a.getByRole('button', { name: 'Restore my previous work' }).click();
-  await waitFor(a, async () => (await objectEditor(a).textContent()).includes('# typed in tab A'), "A's texts back");
+  await waitFor(async () => (await objectEditor(a).textContent()).includes('# typed in tab A'), "A's texts back");
   await a.close();
   await b.close();
 });
@@ -142,14 +122,14 @@ test('a tab closed while another tab saved different texts puts its texts aside,
   await b.keyboard.type('\n# unsaved in B');
   await b.close({ runBeforeUnload: true });
   // Closing does not wait for the page's pagehide handlers: wait for what they write.
-  await waitFor(a, () => a.evaluate(() => localStorage.getItem('crd-studio.set-aside-on-close') === 'true'), 'B put aside');
+  await waitFor(() => a.evaluate(() => localStorage.getItem('crd-studio.set-aside-on-close') === 'true'), 'B put aside');
   await a.close();
 
   const c = await openPage();
   await c.locator('.notice', { hasText: 'closed while another tab had saved different texts' }).waitFor();
   assert.match(await objectEditor(c).textContent(), /# from A/);
   await c.getByRole('button', { name: 'Restore my previous work' }).click();
-  await waitFor(c, async () => (await objectEditor(c).textContent()).includes('# unsaved in B'), "B's texts back");
+  await waitFor(async () => (await objectEditor(c).textContent()).includes('# unsaved in B'), "B's texts back");
   await c.close();
 });
 
@@ -160,7 +140,7 @@ test('a saved text holding a lone surrogate loads as saved, and stays saved afte
   await page.evaluate(() => localStorage.setItem('crd-studio.object', JSON.stringify('kind: Lone # \ud800 here\n')));
   await page.reload();
   await objectEditor(page).waitFor();
-  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('kind: Lone #'), 'the saved object');
+  await waitFor(async () => (await objectEditor(page).textContent()).includes('kind: Lone #'), 'the saved object');
   assert.doesNotMatch(await objectEditor(page).textContent(), /my-new-cron-object/, 'not the example');
   await typeInObject(page, '# edited');
   const raw = await page.evaluate(() => localStorage.getItem('crd-studio.object'));
@@ -177,13 +157,13 @@ test('a saved text that cannot be read is kept aside, never overwritten, and the
   await crd.click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('\n# mine');
-  await waitFor(page, () => page.evaluate(() => (localStorage.getItem('crd-studio.crd') ?? '').includes('# mine')), 'the CRD saved');
+  await waitFor(() => page.evaluate(() => (localStorage.getItem('crd-studio.crd') ?? '').includes('# mine')), 'the CRD saved');
   assert.equal(await page.evaluate(() => localStorage.getItem('crd-studio.crd.unreadable')), '{"half a JSON');
   await page.close();
 });
 
 test('a save the storage refuses is shown with a download of the texts, and clears when saving works again', async () => {
-  const page = await browser.context.newPage();
+  const page = await studio.context.newPage();
   await page.addInitScript(() => {
     const setItem = Storage.prototype.setItem;
     Storage.prototype.setItem = function (key, value) {
@@ -211,7 +191,7 @@ test('a save the storage refuses is shown with a download of the texts, and clea
 });
 
 test('a text too big for the storage as it is is saved compressed and comes back after a reload', async () => {
-  const page = await browser.context.newPage();
+  const page = await studio.context.newPage();
   // A storage that refuses any value over 1 MB (real ones stop at about 5 million characters
   // per site; the argo CRD and a big object are more).
   await page.addInitScript(() => {
@@ -236,11 +216,11 @@ test('a text too big for the storage as it is is saved compressed and comes back
       .querySelector('.cm-content[aria-label="Object"]')
       .dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, big);
-  await waitFor(page, () => page.evaluate(() => (localStorage.getItem('crd-studio.object') ?? '').startsWith('{"packed":')), 'the object saved packed', 20_000);
+  await waitFor(() => page.evaluate(() => (localStorage.getItem('crd-studio.object') ?? '').startsWith('{"packed":')), 'the object saved packed', 20_000);
   assert.equal(await page.getByRole('alert').filter({ hasText: 'could not be saved' }).count(), 0);
   const stored = await page.evaluate(() => localStorage.getItem('crd-studio.object').length);
   assert.ok(stored < big.length / 4, `${big.length} characters stored in ${stored}`);
   await page.reload();
-  await waitFor(page, async () => (await objectEditor(page).textContent()).includes('# big-marker'), 'the big object back', 20_000);
+  await waitFor(async () => (await objectEditor(page).textContent()).includes('# big-marker'), 'the big object back', 20_000);
   await page.close();
 });

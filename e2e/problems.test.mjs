@@ -4,66 +4,21 @@
 // in Problems and in the Stored view.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test problems.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { example, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const EXAMPLE_CRD = readFileSync(new URL('../examples/crontab/crd.yaml', import.meta.url), 'utf8');
+const EXAMPLE_CRD = example('crontab', 'crd.yaml');
 
-let browser;
+const studio = useStudio('problems', { wait: 'Object', clipboard: true });
+const { editor, paste, until } = studio;
 let page;
-const consoleErrors = [];
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-problems-');
-  browser.context.setDefaultTimeout(20_000);
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(BASE_URL).origin });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="Object"]').waitFor();
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  page = await studio.ready;
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-async function screenshot(name, width = 1280) {
-  if (!SCREENSHOT_DIR) return;
-  await page.setViewportSize({ width, height: 800 });
-  await page.waitForTimeout(200);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+/** Full-page screenshots at each width (`<name>-<width>.png`). */
+const screenshot = (name, ...widths) => studio.screenshot(name, { widths, settle: 200, fullPage: true });
 const problems = () => page.getByRole('region', { name: 'Problems' });
-
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
-/** Polls `fn` in the page until it returns a truthy value. */
-async function until(fn, arg, what) {
-  for (let i = 0; i < 200; i++) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    await page.waitForTimeout(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const OBJECT = `apiVersion: stable.example.com/v1
 kind: CronTab
@@ -108,8 +63,7 @@ test('a CEL compile error reads as the rule in the user\'s path, the exact text 
   await copy.click();
   await until(() => document.querySelector('.problem .copy-exact.done')?.textContent === 'Copied', null, 'Copied');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), text);
-  await screenshot('problems-cel-1280.png');
-  await screenshot('problems-cel-360.png', 360);
+  await screenshot('problems-cel', 1280, 360);
 });
 
 test('the CEL gate is a note after the blocking error and underlines nothing', async () => {
@@ -138,7 +92,7 @@ test('the CEL gate is a note after the blocking error and underlines nothing', a
   // A click on the note goes to the object's first line.
   await note.locator('.problem-button').click();
   await until(() => document.activeElement?.getAttribute('aria-label') === 'Object', null, 'focus');
-  await screenshot('problems-gate-1280.png');
+  await screenshot('problems-gate', 1280);
 });
 
 const WIDGETS = `apiVersion: apiextensions.k8s.io/v1
@@ -190,15 +144,14 @@ test('info findings say what the server did quietly, in Problems and in the Stor
   const backup = problems().locator('.problem.info', { hasText: 'spec.backup: absent, so the default of spec.backup.schedule' });
   await backup.waitFor();
   assert.equal(await problems().locator('.problem.error').count(), 0);
-  await screenshot('problems-info-1280.png');
+  await screenshot('problems-info', 1280);
   await page.getByRole('tab', { name: 'Stored object' }).click();
   const stored = page.getByRole('region', { name: 'Stored object' });
   await stored.getByText('What the server did quietly').waitFor();
   const notes = await stored.locator('.quiet-notes').textContent();
   assert.match(notes, /status dropped status: version v1 has the status subresource/);
   assert.match(notes, /default not applied spec\.backup: absent, so the default of spec\.backup\.schedule/);
-  await screenshot('stored-notes-1280.png');
-  await screenshot('stored-notes-360.png', 360);
+  await screenshot('stored-notes', 1280, 360);
 
   // Update: the status change is ignored, and an unchanged invalid value is kept by ratcheting.
   await page.getByRole('button', { name: 'Old object' }).click();
@@ -208,9 +161,9 @@ test('info findings say what the server did quietly, in Problems and in the Stor
   const updateNotes = await stored.locator('.quiet-notes').textContent();
   assert.match(updateNotes, /status change ignored status: version v1 has the status subresource, so an update keeps the old object's status/);
   assert.match(updateNotes, /kept by ratcheting spec\.name: accepted although invalid/);
-  await screenshot('stored-update-1280.png');
+  await screenshot('stored-update', 1280);
   await page.getByRole('tab', { name: /Problems/ }).click();
   await problems().locator('.problem.info', { hasText: 'spec.name: accepted although invalid' }).waitFor();
   assert.equal(await problems().locator('.problem.error').count(), 0);
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

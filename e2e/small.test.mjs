@@ -10,70 +10,17 @@
 // g. a cost no bound can lower names the expensive call.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test small.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { example, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'examples');
-const example = (slug, file) => readFileSync(join(EXAMPLES, slug, file), 'utf8');
-
-let browser;
+const studio = useStudio('small', { wait: 'CRD', clipboard: true });
+const { editor, paste, until, statusIs } = studio;
 let page;
-const consoleErrors = [];
-
 before(async () => {
-  browser = await launch('crd-studio-e2e-small-');
-  browser.context.setDefaultTimeout(20_000);
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
-    origin: new URL(BASE_URL).origin,
-  });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  await page.goto(BASE_URL);
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-  await page.locator('.cm-content[aria-label="CRD"]').waitFor();
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  page = await studio.ready;
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-async function screenshot(name) {
-  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name), fullPage: true });
-}
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
-
-/** Replaces an editor's whole text the way a paste does. */
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
-
-/** Polls `fn` (run in the page) until it returns a truthy value; returns it. */
-async function until(fn, arg, what, timeout = 10_000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await page.waitForTimeout(50);
-  }
-}
-
-const statusIs = (prefix) =>
-  until((p) => document.querySelector('p.status[role="status"]')?.textContent.startsWith(p), prefix, `status ${prefix}`);
+const screenshot = (name) => studio.screenshot(name, { fullPage: true });
 
 const CRONTAB_CRD = example('crontab', 'crd.yaml');
 const CRONTAB = example('crontab', 'object.yaml');
@@ -117,7 +64,7 @@ test('a. filtered-out objects leave the table; none left says "No resources foun
   assert.doesNotMatch(await outputText(), /my-new-cron-object/);
   await screenshot('small-a-selector.png');
   await getPanel().getByRole('button', { name: 'normal' }).click();
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('c. a Copy button says "Copied" in a live region, copies, and returns to "Copy"', async () => {
@@ -140,7 +87,7 @@ test('c. a Copy button says "Copied" in a live region, copies, and returns to "C
   assert.ok(took > 1_000 && took < 3_500, `returned after ${took} ms`);
   assert.equal(await live.textContent(), '');
   await getPanel().getByRole('textbox', { name: 'Field selector' }).fill('');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('e. an object without a row says what is missing, at the object (not `no table for version ""`)', async () => {
@@ -153,7 +100,7 @@ test('e. an object without a row says what is missing, at the object (not `no ta
   assert.match(text, /object\.yaml:1:1/, text);
   assert.doesNotMatch(text, /no table for version/, text);
   await screenshot('small-e-missing.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('d and b. the request carries the engine uid; a rejected response fails the request with no object', async () => {
@@ -190,7 +137,7 @@ test('d and b. the request carries the engine uid; a rejected response fails the
   await until(() => document.querySelector('.code-wrap button.copy')?.textContent === 'Copied', null, 'Copied');
   assert.match(await page.evaluate(() => navigator.clipboard.readText()), /"kind": "ConversionReview"/);
   await response.fill('');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 const CRONTABS_TWO_VERSIONS = `apiVersion: apiextensions.k8s.io/v1
@@ -290,7 +237,7 @@ test('f. a typo in the reverse mapping is blamed on that rule; unknown targets a
   await conversionPanel().locator('.mapping-issues').scrollIntoViewIfNeeded();
   await screenshot('small-f-mappings.png');
   await mappings.fill('');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 const STRING_MESSAGE = `apiVersion: apiextensions.k8s.io/v1
@@ -332,7 +279,7 @@ test('g. a cost no bound can lower names the expensive call and what to do', asy
   assert.match(note, /use a fixed `message` instead/, note);
   await page.locator('.cost-explain').first().scrollIntoViewIfNeeded();
   await screenshot('small-g-cost.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('the new parts fit a 360 px wide screen', async () => {
@@ -351,7 +298,7 @@ test('the new parts fit a 360 px wide screen', async () => {
   await screenshot('small-360-get.png');
   await getPanel().getByRole('textbox', { name: 'Field selector' }).fill('');
   await page.setViewportSize({ width: 1280, height: 800 });
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('c. "Copy from Object" says "Copied" too, then returns to its label', async () => {
@@ -361,5 +308,5 @@ test('c. "Copy from Object" says "Copied" too, then returns to its label', async
   assert.equal(await editor('Old object').textContent(), await editor('Object').textContent());
   await until(() => [...document.querySelectorAll('.copy-wrap button')].some((b) => b.textContent === 'Copy from Object'), null, 'the label back', 5_000);
   await page.getByRole('button', { name: 'Clear' }).click();
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

@@ -4,13 +4,26 @@
 //
 // The tests share one browser profile (fresh per run) and run in order: the reload test
 // relies on the text the typing test left in localStorage.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { BASE_URL, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+// The first test opens the page itself: a first visit.
+const studio = useStudio('studio', { open: false });
+const { editor, paste, verdict, screenshot } = studio;
+let page;
+before(async () => {
+  page = await studio.ready;
+});
+const problems = () => page.getByRole('region', { name: 'Problems' });
+const statusLine = () => page.getByRole('status');
+
+/** Opens the studio on the autosaved texts and waits for the verdict. */
+async function openPage() {
+  await page.goto(BASE_URL);
+  await editor('Object').waitFor();
+  await verdict();
+}
 
 // Reset example asks first when the texts are the user's own (issue 14, item 6): confirm it.
 async function resetExample() {
@@ -19,51 +32,6 @@ async function resetExample() {
   const already = page.locator('.notice', { hasText: 'the CronTab example already' });
   await dialog.or(already).first().waitFor();
   if (await dialog.count()) await dialog.getByRole('button', { name: 'Reset' }).click();
-}
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const TIMEOUT = 20_000;
-
-let browser;
-let context;
-let page;
-const consoleErrors = [];
-
-before(async () => {
-  browser = await launch('crd-studio-e2e-');
-  context = browser.context;
-  context.setDefaultTimeout(TIMEOUT);
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`console: ${m.text()}`);
-  });
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-async function screenshot(name) {
-  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
-}
-
-/** The editable element of an editor (CodeMirror's content element). */
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
-const problems = () => page.getByRole('region', { name: 'Problems' });
-const statusLine = () => page.getByRole('status');
-
-async function openPage() {
-  await page.goto(BASE_URL);
-  await editor('Object').waitFor();
-  await page.waitForFunction(
-    () => {
-      const s = document.querySelector('[role="status"]');
-      return s && !s.textContent.includes('Analysing');
-    },
-    null,
-    { timeout: TIMEOUT },
-  );
 }
 
 test('first visit shows the CronTab example, accepted, with no console errors', async () => {
@@ -77,7 +45,7 @@ test('first visit shows the CronTab example, accepted, with no console errors', 
   // Line numbers and YAML highlighting are on.
   assert.ok((await page.locator('.cm-lineNumbers .cm-gutterElement').count()) > 5);
   await screenshot('01-example.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('a YAML syntax error typed into the Object editor is listed, marked and clickable', async () => {
@@ -111,7 +79,7 @@ test('a YAML syntax error typed into the Object editor is listed, marked and cli
   assert.match(await object.textContent(), /my-awesome-cron-imageX: oops/);
   await page.keyboard.press('Backspace');
   await screenshot('03-focused.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('a reload keeps the edited texts; Reset example brings the example back', async () => {
@@ -127,18 +95,11 @@ test('a reload keeps the edited texts; Reset example brings the example back', a
   assert.doesNotMatch(await editor('Object').textContent(), /oops/);
   assert.equal(await problems().locator('.problem').count(), 0);
   await screenshot('04-reset.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 const storedPanel = () => page.getByRole('region', { name: 'Stored object' });
 const fieldValidation = () => page.getByRole('combobox', { name: 'Field validation' });
-
-/** Replaces an editor's whole text the way a paste does. */
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
 
 const CRONTAB = `apiVersion: stable.example.com/v1
 kind: CronTab
@@ -180,7 +141,7 @@ test('field validation: a duplicate field is an error under Strict, a warning un
   await row('error').waitFor();
   await paste('Object', CRONTAB);
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('Stored object shows the object the server would persist', async () => {
@@ -198,7 +159,7 @@ test('Stored object shows the object the server would persist', async () => {
   // The Problems panel is behind its tab meanwhile.
   assert.equal(await problems().isVisible(), false);
   await screenshot('06-stored.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('an old object switches to the update path; its problems open and focus it', async () => {
@@ -236,7 +197,7 @@ test('an old object switches to the update path; its problems open and focus it'
   });
   await page.getByRole('tab', { name: 'Stored object' }).click();
   await storedPanel().getByText('operation: create').waitFor();
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('Stored object marks applied defaults and lists pruned fields, which jump to the Object editor', async () => {
@@ -271,7 +232,7 @@ test('Stored object marks applied defaults and lists pruned fields, which jump t
 
   await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test("the docs' non-structural schema: the six violations the docs list, at their lines", async () => {
@@ -339,7 +300,7 @@ spec:
 
   await resetExample();
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 const celPanel = () => page.getByRole('region', { name: 'CEL rules' });
@@ -393,7 +354,7 @@ test('CEL rules: the example rules, their results on the sample, and a rule edit
   await openPage();
   await page.getByRole('tab', { name: 'CEL rules' }).click();
   await celPanel().getByText('failed rule: self.size() > 20').waitFor();
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('CEL rules: a transition rule runs on update and fails when the value changes', async () => {
@@ -415,7 +376,7 @@ test('CEL rules: a transition rule runs on update and fails when the value chang
   await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
   await cel.getByText('3 rules · 0 compile errors · 0 failing on the sample').waitFor();
   assert.equal(await cel.getByRole('textbox', { name: 'Rule 2' }).inputValue(), 'self.size() > 0');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 // ---- kubectl get and Conversion tabs (get_view.rs, conversion_view.rs) ----
@@ -526,7 +487,7 @@ test('CEL cost: an over-budget rule shows the server error, its cost against the
   assert.match(saved, /names:\n +maxItems: \d+\n +type: array\n +items:\n +maxLength: \d+\n +type: string\n/);
   await fixed.locator('.rule-head').scrollIntoViewIfNeeded();
   await screenshot('16-cel-cost-fixed.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 const getPanel = () => page.getByRole('region', { name: 'kubectl get' });
@@ -591,7 +552,7 @@ test('kubectl get: --field-selector lists the matching samples, or the server er
   assert.match(await error.textContent(), /field label not supported: spec\.image/);
   await screenshot('20-get-selector.png');
   await input.fill('');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('kubectl get: the printer-column table, normal and -o wide', async () => {
@@ -607,7 +568,7 @@ test('kubectl get: the printer-column table, normal and -o wide', async () => {
   assert.match(await out.textContent(), /^NAME {17}SPEC {10}IMAGE {19}AGE\nmy-new-cron-object {3}\* \* \* \* \*\/5 {3}my-awesome-cron-image {3}\d+s$/);
   await screenshot('21-get-wide.png');
   await panel.getByRole('button', { name: 'normal' }).click().catch(() => {});
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('Conversion: a webhook response that changes metadata.name is rejected with the server message', async () => {
@@ -633,7 +594,7 @@ test('Conversion: a webhook response that changes metadata.name is rejected with
   assert.match(message, /conversion webhook for .*must have the same name: w1 != w2/, message);
   await issue.scrollIntoViewIfNeeded();
   await screenshot('22-webhook-rejected.png');
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });
 
 test('Conversion: a mapping that drops a field fails the round trip at that field', async () => {
@@ -665,5 +626,5 @@ rules:
   await page.getByRole('tab', { name: /Conversion/ }).click();
   assert.match(await conversionPanel().getByRole('textbox', { name: 'Conversion mappings' }).inputValue(), /drop: \.spec\.color/);
   await resetExample();
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(studio.errors, []);
 });

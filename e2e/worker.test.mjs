@@ -4,57 +4,35 @@
 // `crd-studio-test: panic`) loses nothing.
 //
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test worker.test.mjs
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { launch } from './browser.mjs';
+import { BASE_URL, useStudio } from './harness.mjs';
 
-const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.SCREENSHOT_DIR) : null;
-const TIMEOUT = 20_000;
-
-let browser;
-let context;
-let page;
-const pageErrors = [];
-
-before(async () => {
-  browser = await launch('crd-studio-e2e-worker-');
-  context = browser.context;
-  context.setDefaultTimeout(TIMEOUT);
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e}`));
+const studio = useStudio('worker', {
+  open: false,
+  // The crash test makes the worker log its panic: page errors only.
+  consoleErrors: false,
   // Counts the workers the page starts (Playwright's own 'worker' events can come late).
-  await page.addInitScript(() => {
-    const Original = window.Worker;
-    window.__workersStarted = 0;
-    window.Worker = function (...args) {
-      window.__workersStarted += 1;
-      return new Original(...args);
-    };
-  });
-  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  setup: (page) =>
+    page.addInitScript(() => {
+      const Original = window.Worker;
+      window.__workersStarted = 0;
+      window.Worker = function (...args) {
+        window.__workersStarted += 1;
+        return new Original(...args);
+      };
+    }),
 });
-
-after(async () => {
-  await browser?.close();
+const { editor, paste, verdict: settled, screenshot } = studio;
+let page;
+let context;
+before(async () => {
+  await studio.ready;
+  ({ page, context } = studio);
 });
-
-async function screenshot(name) {
-  if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, name) });
-}
-
-const editor = (label) => page.locator(`.cm-content[aria-label="${label}"]`);
+const pageErrors = studio.errors;
 const problems = () => page.getByRole('region', { name: 'Problems' });
 const statusLine = () => page.getByRole('status');
-
-async function settled() {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('[role="status"]');
-    return s && !s.textContent.includes('Analysing');
-  });
-}
 
 test('the engine runs in one Web Worker; typing quickly in both editors ends with the final findings', async () => {
   await page.goto(BASE_URL);
@@ -233,12 +211,6 @@ ${Array.from({ length: 14 }, (_, i) => `            - rule: "self.l.all(x, self.
 const slowObject = (i, n = 400) =>
   `apiVersion: example.com/v1\nkind: Slow\nmetadata: {name: s${i}}\nspec:\n  l: [${Array(n).fill('a').join(', ')}]\n`;
 const SLOW_OBJECTS = Array.from({ length: 10 }, (_, i) => slowObject(i)).join('---\n');
-
-async function paste(label, text) {
-  await editor(label).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
 
 const topStatus = () => page.locator('.topbar [role="status"]');
 

@@ -113,7 +113,7 @@ pub fn fuzz(
     shared_seeds: bool,
 ) -> Result<bool, String> {
     step("fuzz: cargo-fuzz");
-    cargo_tool("cargo-fuzz", CARGO_FUZZ_VERSION, "cargo-fuzz")?;
+    install()?;
     let target_dir = fuzz_target_dir();
     let scratch = target_dir.join("xtask-fuzz");
     step(&format!(
@@ -122,12 +122,22 @@ pub fn fuzz(
         target_dir.display()
     ));
     let t = Instant::now();
-    let mut build = fuzz_cmd(&target_dir);
-    build.args(["build", "--sanitizer", "none", "--fuzz-dir", "fuzz"]);
-    if let [one] = targets {
-        build.arg(one);
+    if targets.len() == TARGETS.len() {
+        run(fuzz_cmd(&target_dir).args(["build", "--sanitizer", "none", "--fuzz-dir", "fuzz"]))?;
+    } else {
+        // `cargo fuzz build` takes one target or all: the chosen ones one by one (their
+        // dependencies are built once).
+        for target in targets {
+            run(fuzz_cmd(&target_dir).args([
+                "build",
+                "--sanitizer",
+                "none",
+                "--fuzz-dir",
+                "fuzz",
+                target,
+            ]))?;
+        }
     }
-    run(&mut build)?;
     println!("built in {:.0} s", t.elapsed().as_secs_f64());
     let seeds = if shared_seeds {
         step("fuzz: seeds from ../shared");
@@ -176,6 +186,34 @@ pub fn fuzz(
         );
     }
     Ok(outcomes.iter().all(|o| o.failure.is_none()))
+}
+
+/// Installs cargo-fuzz unless it is there (`cargo xtask setup --fuzz`, and `cargo xtask
+/// test` with the other tools).
+pub fn install() -> Result<(), String> {
+    cargo_tool("cargo-fuzz", CARGO_FUZZ_VERSION, "cargo-fuzz")
+}
+
+/// How many parts `brief_targets` cuts the targets into: each run fuzzes one.
+const BRIEF_PARTS: usize = 3;
+
+/// The targets `cargo xtask test` fuzzes briefly: a third of them, a different third each day
+/// (UTC), so three days' runs cover them all.
+pub fn brief_targets() -> Vec<&'static str> {
+    let day = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    brief_targets_of_day(day)
+}
+
+fn brief_targets_of_day(day: u64) -> Vec<&'static str> {
+    let part = usize::try_from(day % BRIEF_PARTS as u64).unwrap_or(0);
+    TARGETS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % BRIEF_PARTS == part)
+        .map(|(_, t)| *t)
+        .collect()
 }
 
 /// `$CARGO_TARGET_DIR-fuzz`, or `fuzz/target`.
@@ -462,6 +500,17 @@ fn small_text(path: &Path, max: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_days_of_brief_fuzzing_cover_every_target_once() {
+        let mut seen: Vec<&str> = (0..3).flat_map(brief_targets_of_day).collect();
+        assert_eq!(brief_targets_of_day(7), brief_targets_of_day(10));
+        assert_eq!(brief_targets_of_day(0).len(), TARGETS.len() / BRIEF_PARTS);
+        seen.sort_unstable();
+        let mut all = TARGETS.to_vec();
+        all.sort_unstable();
+        assert_eq!(seen, all);
+    }
 
     #[test]
     fn parses_libfuzzer_figures_and_findings() {

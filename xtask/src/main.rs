@@ -1,23 +1,27 @@
-//! The project's tasks, run as `cargo xtask <task>`:
+//! The project's tasks, run as `cargo xtask <task>` (`HELP` lists them; a test checks that it
+//! and the README's task table name every task):
 //!
-//! - `setup [--browser]`: install what is missing (wasm32 target, trunk, wasm-bindgen-cli at the
-//!   Cargo.lock version, Node.js, npm packages with wasm-opt; with `--browser` Chromium and
-//!   chromedriver), skipping what is there.
+//! - `setup [--browser] [--fuzz]`: install what is missing (wasm32 target, trunk,
+//!   wasm-bindgen-cli at the Cargo.lock version, Node.js, npm packages with wasm-opt; with
+//!   `--browser` Chromium and chromedriver, with `--fuzz` cargo-fuzz), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
 //! - `build`: set up, then build the release page into `dist/` for static hosting, with the
 //!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
-//! - `test`: everything CI checks (formatting, clippy, native tests, conformance, corpus and cel-spec
-//!   against the known-failures lists, wasm tests in Node and headless Chromium, end-to-end
-//!   tests on the release page, each fuzz target briefly).
-//! - `conformance [DIR]`, `corpus [DIR]`, `cel-spec [DIR]`: the measurement tasks.
-//! - `fuzz [TARGET] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
+//! - `test [--no-browser]`: everything CI checks (`ci.rs`).
+//! - `conformance [DIR]`, `corpus [DIR]`, `peer [DIR]`, `cel-spec [DIR]`: the measurement tasks.
+//! - `fuzz [TARGET...] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
+//! - `e2e [FILE...]`: build the release page with the test hooks and run the
+//!   end-to-end tests (`e2e/*.test.mjs`, their shared helpers in `e2e/harness.mjs`) on it.
+//! - `serve-dir DIR [PORT]`: serve a folder on 127.0.0.1 with the page's
+//!   Content-Security-Policy as a header (`serve_dir.rs`).
 
 mod cel_spec;
+mod ci;
 mod conformance;
 mod corpus;
 mod dist;
@@ -42,10 +46,18 @@ fn main() -> ExitCode {
         None => ("help", &[][..]),
     };
     let result = match task {
-        "setup" => setup(rest.iter().any(|a| a == "--browser")).map(|_| true),
+        "setup" => setup(rest.iter().any(|a| a == "--browser"))
+            .and_then(|_| {
+                if rest.iter().any(|a| a == "--fuzz") {
+                    fuzz::install()
+                } else {
+                    Ok(())
+                }
+            })
+            .map(|_| true),
         "serve" => serve(),
         "build" => build().map(|_| true),
-        "test" => test(rest),
+        "test" => ci::run_task(rest),
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
         "peer" => peer::run(rest),
@@ -53,7 +65,7 @@ fn main() -> ExitCode {
         "tzdb" => tzdb::run(rest),
         "fuzz" => fuzz::run_task(rest),
         "serve-dir" => serve_dir_task(rest),
-        "e2e" => setup(true).and_then(|_| e2e(rest)),
+        "e2e" => e2e(rest),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
@@ -88,16 +100,17 @@ fn main() -> ExitCode {
 const HELP: &str = "usage: cargo xtask <task>
 
   serve                 serve the studio on http://127.0.0.1:8080 (installs what is missing)
-  test                  run every check CI runs
+  test [--no-browser]   run every check CI runs (--no-browser: the native part only)
   build                 build the release page into dist/
-  setup [--browser]     install the tools (and Chromium + chromedriver)
+  setup [--browser] [--fuzz]
+                        install the tools (and Chromium + chromedriver, cargo-fuzz)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
   peer [DIR]            run the crdify and crd-schema-checker suites through `diff`
                         (default ../shared/peer-suites; --verbose shows each failure)
   cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
                         configuration (default ../shared/cel-spec)
-  fuzz [TARGET] [--seconds N] [--runs N] [--committed-only]
+  fuzz [TARGET...] [--seconds N] [--runs N] [--committed-only]
                         coverage-guided fuzzing (cargo-fuzz/libFuzzer, installed if missing):
                         each target (all by default) N s (default 20) on fuzz/corpus and seeds
                         from ../shared; prints executions, exec/s, cov/ft, crashes
@@ -116,6 +129,14 @@ const HELP: &str = "usage: cargo xtask <task>
 fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR`, or `target/` in the workspace.
+fn target_dir() -> PathBuf {
+    match env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => root().join("target"),
+    }
 }
 
 /// Where installed tools live: outside the work tree, so a fresh clone on the same machine
@@ -236,8 +257,16 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
     apt(&install).or_else(|_| apt(&install))
 }
 
+/// Set in the environment of the tasks `cargo xtask test` starts as child processes, once it
+/// has run `setup`.
+const SETUP_DONE: &str = "XTASK_SETUP_DONE";
+
 /// Installs what is missing; skips what is there.
 fn setup(browser: bool) -> Result<(), String> {
+    // A step `cargo xtask test` runs as a child process: the parent has set up.
+    if env::var_os(SETUP_DONE).is_some() {
+        return Ok(());
+    }
     step("setup");
     let t = Instant::now();
     let targets = output(cmd("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
@@ -372,12 +401,21 @@ fn bench_browser(args: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The end-to-end tests: builds the release page with the test hooks, serves it, and runs the
-/// `e2e/*.test.mjs` files (or the ones named) in headless Chromium.
+/// `cargo xtask e2e [FILE...]`: builds the release page with the test hooks, then runs the
+/// end-to-end tests on it.
 fn e2e(files: &[String]) -> Result<bool, String> {
+    setup(true)?;
+    step("build the release test page");
     // The test build: `test-hooks` lets the crash-recovery test make the worker panic (never
     // in `cargo xtask build`).
     build_dist(&["--features", "test-hooks"])?;
+    step("end-to-end tests");
+    e2e_tests(files)
+}
+
+/// Serves the built `dist/` and runs the `e2e/*.test.mjs` files (or the ones named) in
+/// headless Chromium.
+fn e2e_tests(files: &[String]) -> Result<bool, String> {
     let server = serve_dir::Server::start(&root().join("dist"), 0)?;
     let base = format!("http://127.0.0.1:{}/", server.port());
     let shots = root().join("test-output");
@@ -411,119 +449,54 @@ fn serve_dir_task(args: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
-/// Everything CI checks. Each step runs even if an earlier one failed, so one run shows all
-/// problems; the task fails if any step failed.
-fn test(args: &[String]) -> Result<bool, String> {
-    let quick = args.iter().any(|a| a == "--no-browser");
-    setup(!quick)?;
-    let started = Instant::now();
-    let mut results: Vec<(String, bool, f64)> = Vec::new();
-    let mut check = |name: &str, f: &mut dyn FnMut() -> Result<bool, String>| {
-        step(name);
-        let t = Instant::now();
-        let ok = match f() {
-            Ok(ok) => ok,
-            Err(e) => {
-                eprintln!("{name}: {e}");
-                false
-            }
-        };
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "--- {name}: {} in {secs:.1} s",
-            if ok { "ok" } else { "FAILED" }
-        );
-        results.push((name.to_owned(), ok, secs));
-    };
-    check("cargo fmt --check", &mut || {
-        run(cmd("cargo").args(["fmt", "--all", "--", "--check"])).map(|_| true)
-    });
-    check("clippy (native)", &mut || {
-        run(cmd("cargo").args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ]))
-        .map(|_| true)
-    });
-    check("clippy (wasm32)", &mut || {
-        run(cmd("cargo").args([
-            "clippy",
-            "--locked",
-            "--target",
-            "wasm32-unknown-unknown",
-            "-p",
-            "crd-studio-web",
-            "-p",
-            "crd-studio-engine",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]))
-        .map(|_| true)
-    });
-    check("native tests", &mut || {
-        run(cmd("cargo").args(["test", "--workspace", "--locked"])).map(|_| true)
-    });
-    check("conformance (against known failures)", &mut || {
-        conformance::run(&[])
-    });
-    check("corpus (against known failures)", &mut || corpus::run(&[]));
-    check("peer suites (against known failures)", &mut || {
-        if root().join("../shared/peer-suites").is_dir() {
-            peer::run(&[])
-        } else {
-            println!("skipped: ../shared/peer-suites is absent");
-            Ok(true)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The task names `main` dispatches on (the string patterns of its `match task`).
+    fn tasks() -> Vec<String> {
+        let source = include_str!("main.rs");
+        let start = source.find("let result = match task {").unwrap_or(0);
+        let end = start + source[start..].find("other => Err").unwrap_or(0);
+        let mut names: Vec<String> = source[start..end]
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('"'))
+            .filter_map(|l| l.split_once('"'))
+            .filter(|(_, rest)| [" =>", " if", " |"].iter().any(|p| rest.starts_with(p)))
+            .map(|(name, _)| name.to_owned())
+            .filter(|name| name != "help")
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// Whether `text` holds `cargo xtask <name>` followed by something other than a task
+    /// name's letters (so `serve` is not found in `serve-dir`).
+    fn mentions(text: &str, name: &str) -> bool {
+        let needle = format!("cargo xtask {name}");
+        text.match_indices(&needle).any(|(i, _)| {
+            !text[i + needle.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+    }
+
+    #[test]
+    fn help_and_readme_name_every_task() {
+        let names = tasks();
+        assert_eq!(names.len(), 13, "{names:?}");
+        let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
+        for name in &names {
+            let listed = format!("\n  {name} ");
+            assert!(
+                HELP.contains(&listed) || HELP.contains(&format!("\n  {name}\n")),
+                "`cargo xtask help` leaves out `{name}`"
+            );
+            assert!(
+                mentions(&readme, name),
+                "README.md leaves out `cargo xtask {name}`"
+            );
         }
-    });
-    check("cel-spec (against known failures)", &mut || {
-        cel_spec::run(&[])
-    });
-    if !quick {
-        check(
-            "wasm tests (engine in Node, app in headless Chromium)",
-            &mut || {
-                run(cmd("cargo").args([
-                    "test",
-                    "--locked",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "-p",
-                    "crd-studio-engine",
-                    "-p",
-                    "crd-studio-web",
-                ]))
-                .map(|_| true)
-            },
-        );
-        check(
-            "end-to-end (release page in headless Chromium)",
-            &mut || e2e(&[]),
-        );
-        // Every fuzz target briefly on its committed corpus: a crash, a timeout or an
-        // out-of-memory fails the step and names the saved input.
-        check(
-            "fuzz (each target 12 s on the committed corpus)",
-            &mut || {
-                let all: Vec<String> = fuzz::TARGETS.iter().map(|t| (*t).to_owned()).collect();
-                fuzz::fuzz(&all, 12, None, false)
-            },
-        );
     }
-    println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
-    for (name, ok, secs) in &results {
-        println!(
-            "{:>8}  {name} ({secs:.1} s)",
-            if *ok { "ok" } else { "FAILED" }
-        );
-    }
-    let failed = results.iter().filter(|r| !r.1).count();
-    println!("steps: {} passed, {failed} failed", results.len() - failed);
-    Ok(failed == 0)
 }

@@ -10,7 +10,7 @@ use std::thread;
 /// The Content-Security-Policy header sent with every file: the `<meta http-equiv>` policy of
 /// `index.html` (which the tests check they agree with) plus `frame-ancestors`, which a meta
 /// element cannot set: pages of this origin may frame the studio (the iframe embed), others
-/// may not. `e2e/static-server.mjs` sends the same.
+/// may not. `e2e/harness.mjs` (`serveDist`) sends the same.
 pub const CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
 style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
 worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; \
@@ -145,8 +145,8 @@ mod tests {
         let meta = meta_csp(&index).expect("index.html has a CSP meta element");
         assert_eq!(format!("{meta}; frame-ancestors 'self'"), CSP);
         // The Node server of the e2e tests sends the same header.
-        let node = std::fs::read_to_string(root.join("e2e/static-server.mjs")).unwrap();
-        assert!(node.contains(CSP), "e2e/static-server.mjs sends {CSP}");
+        let node = std::fs::read_to_string(root.join("e2e/harness.mjs")).unwrap();
+        assert!(node.contains(CSP), "e2e/harness.mjs sends {CSP}");
         // The demo docs page is stricter: no inline styles at all.
         let demo = std::fs::read_to_string(root.join("static/demo/index.html")).unwrap();
         let demo = meta_csp(&demo).expect("the demo page has a CSP meta element");
