@@ -20,7 +20,9 @@
 //! that must keep opening; a link cannot expand past 16 MiB; links stop at 64 Ki characters,
 //! and beyond that Share offers the texts as one YAML file. Texts over 256 Ki characters are
 //! saved compressed (`{"packed": …}`, [`pack_text`]: raw deflate level 1, base64url), about 8
-//! times smaller.
+//! times smaller. The deflate is `miniz_oxide` (the pure-Rust deflate behind `flate2`, small,
+//! with a decompression limit) and the encoding `base64`, both compiled into the page and tested
+//! natively: about 40 KB of gzipped wasm with the examples' texts.
 //!
 //! How the page keeps it (the studio component and its storage):
 //!
