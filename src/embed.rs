@@ -7,6 +7,30 @@
 //! as it scrolls into view. Every embed is a studio of its own name (`embed-1`, `embed-2`,
 //! ...): the page's one worker keeps a compiled CRD per name, and an embed never reads or
 //! writes the main page's autosave.
+//!
+//! - **Assets** are resolved against the script's own URL (`import.meta.url`), never the
+//!   page's: `crd-studio-embed.json` beside it names the files Trunk hashes (JS glue, wasm,
+//!   CSS); `xtask/src/embed_dist.rs` writes it after every `trunk build`. `trunk serve`
+//!   rebuilds `dist/` without it, so the script falls back to the links in `index.html`.
+//!   `editor.js` (CodeMirror, imported as a module: it only sets `window.CrdEditor`) and
+//!   `worker.js` have fixed names; `configure_assets(worker, glue)` tells `worker_client` where
+//!   they are, since a docs page has no preload links.
+//! - **One wasm, one worker**: the first element near the viewport (IntersectionObserver, 200
+//!   px ahead) loads everything once: the script imports the glue and initialises it with the
+//!   wasm URL. Every playground is then a Yew app (`Renderer::with_root_and_props`) in the
+//!   same instance, on the page's one worker, which gets the compiled module, not a second
+//!   download. Removing an element destroys its app and `forget`s its studio in the worker.
+//! - **Shadow DOM**: each element gets an open shadow root. The studio's CSS is fetched once
+//!   and shared by every root as a constructable stylesheet, with `:root` rewritten to
+//!   `:host`; `:host { all: initial }` stops the page's inherited styles. CodeMirror mounts its
+//!   own styles into the shadow root; Yew delegates events from the root element inside it.
+//!   Element ids are per shadow root, so several studios on a page do not clash. No inline
+//!   style is needed, so the demo page (`static/demo/`) runs with `style-src 'self'`.
+//! - **Before and without JavaScript** the element's own text is the content: until it is
+//!   mounted, the shadow root shows it through a `<slot>` in a preformatted box; without
+//!   JavaScript the page's own CSS (README) keeps its lines.
+//! - The iframe embed (`?embed`) touches no autosave, can make the CRD editor read-only, and a
+//!   `ResizeObserver` posts `{type: "crd-studio:height", name, height}` to the parent frame.
 
 use std::rc::Rc;
 

@@ -12,6 +12,43 @@
 //! `s1.` names the format's version: a later format gets a new prefix and [`decode`] keeps
 //! reading the old ones, so a link made by an older build still opens. Fields a build does
 //! not know are ignored, and missing ones take their defaults.
+//!
+//! # One state value, nothing lost
+//!
+//! The Share button, the Examples control, the iframe embed, "Open in CRD Studio" and "Restore
+//! my previous work" all move this one value. `tests/fixtures/share-link-v1.txt` is a link
+//! that must keep opening; a link cannot expand past 16 MiB; links stop at 64 Ki characters,
+//! and beyond that Share offers the texts as one YAML file. Texts over 256 Ki characters are
+//! saved compressed (`{"packed": …}`, [`pack_text`]: raw deflate level 1, base64url), about 8
+//! times smaller. The deflate is `miniz_oxide` (the pure-Rust deflate behind `flate2`, small,
+//! with a decompression limit) and the encoding `base64`, both compiled into the page and tested
+//! natively: about 40 KB of gzipped wasm with the examples' texts.
+//!
+//! How the page keeps it (the studio component and its storage):
+//!
+//! - Opening a link or loading an example first writes the current work to
+//!   `crd-studio.backup`; "Restore" swaps the two, so neither is ever lost. An opened link
+//!   becomes the autosaved work and leaves the address bar, so a reload keeps later edits.
+//! - Reset example and the Examples control ask first (a modal `<dialog>`, Cancel focused)
+//!   unless the texts are an unchanged example, and an unchanged example never takes the slot
+//!   of the user's work (`gallery::is_unchanged_example`).
+//! - Two tabs: each listens to `storage` events; when another tab saves a text that differs
+//!   from this tab's, this tab's autosave is held (writes nothing) and an alert offers "Load
+//!   the other tab's texts" or "Keep this tab's texts", either one putting the other side
+//!   aside. A tab closed while held puts its texts aside and sets
+//!   `crd-studio.set-aside-on-close`, so the next load offers them back.
+//! - When the engine crashes on the page's texts, a fingerprint of them is kept
+//!   (`crd-studio.crashed-on`, FNV-1a); a reload with the same texts does not analyse them
+//!   until the user clicks "Analyse now" or edits, so a crash never repeats on every load.
+//! - Saved texts are read with the browser's `JSON.parse` (a lone surrogate loads as saved);
+//!   one that cannot be read is moved to `KEY.unreadable`, never overwritten, and the load says
+//!   so. A save the storage refuses (a full quota) shows an alert with a download of the texts
+//!   and is retried after each edit.
+//! - One studio component: `App` reads the address and renders a `Studio` with its props (its
+//!   worker-protocol name, an initial state, `embed`, `lock_crd`, the full studio's address).
+//!   An edit does not re-render the studio: the editors own their texts, the change handler
+//!   posts the job and updates the current texts, and only answers and the app's own
+//!   replacements (which bump the editors' generations) render.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;

@@ -5,6 +5,19 @@
 //! property, so nothing else changes. An iframe embed takes `?theme=light|dark` from its
 //! address and stores nothing; a `<crd-studio>` element takes a `theme` attribute, read by
 //! CSS alone (`static/crd-studio-embed.js`).
+//!
+//! Every colour of `static/style.css` is a custom property defined once on `:root` with
+//! `light-dark(light, dark)`; which half applies is CSS `color-scheme`: `light dark` by
+//! default, fixed by `data-theme`. Custom properties keep `light-dark()` unresolved until
+//! used, so the choice reaches shadow roots and the CodeMirror theme (`web/editor.js` colours
+//! the editor, the YAML tokens and the diagnostics' underlines with the same properties). New
+//! rules use the properties (`--text`, `--muted`, `--panel`, `--subtle`, `--border`, `--line`,
+//! `--hover`, `--accent`, `--focus`, `--error`/`--warning`/`--info`/`--ok` with `-bg` and
+//! `-border`, `--*-solid` + `--on-strong` for filled badges), never a literal colour; the axe
+//! audit checks the contrast in both themes. Focus rings come from one `:focus-visible` rule.
+//! The layout by width: up to 1400 px the status line takes its own row; up to 1100 px the
+//! option labels are visually hidden; up to 760 px the editors stack and the page scrolls.
+//! Embeds follow their container instead (`@container`, `.studio.embed`).
 
 /// Where the studio page remembers the choice.
 pub const THEME_KEY: &str = "crd-studio.theme";

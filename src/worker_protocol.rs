@@ -16,6 +16,10 @@
 //! - The worker queues what arrives while it analyses and runs only the newest job of each
 //!   studio ([`Inbox`]), carrying a dropped job's CRD text into the job that replaces it.
 //!
+//! - A job without a CRD text uses the worker's copy, neither copied nor compared
+//!   (`Engine::answer_known`). Messages are a JSON string plus the CRD text as a separate
+//!   string (no JSON escaping of megabytes); replies are JSON.
+//!
 //! Everything here is plain data and pure logic, tested natively.
 
 use std::collections::VecDeque;

@@ -1,5 +1,13 @@
 //! What `cargo xtask` adds to a `dist/` that Trunk built: the service worker with the build's
 //! file list and version (`static/sw.js` is its template).
+//!
+//! `dist/` works at any path and offline: Trunk writes relative asset URLs (`public_url =
+//! "./"` in `Trunk.toml`), and the service worker, byte-different for every build (a version
+//! hashed from the files' bytes), caches the new files and deletes older caches. Navigations
+//! go to the network first and fall back to the cache; every other file is served from the
+//! cache first (Trunk's names carry content hashes). The page registers it with
+//! `updateViaCache: 'none'`; where there is no `sw.js` (Trunk's dev server) registration fails
+//! quietly.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fs;

@@ -1,6 +1,6 @@
 //! `cargo xtask fuzz [TARGET] [--seconds N] [--runs N] [--committed-only]`: coverage-guided
 //! fuzzing of the targets in `fuzz/` with cargo-fuzz (libFuzzer) on the stable toolchain
-//! (`RUSTC_BOOTSTRAP=1`, `--sanitizer none`; see ARCHITECTURE.md, "Fuzzing").
+//! (`RUSTC_BOOTSTRAP=1`, `--sanitizer none`; why: `fuzz/src/lib.rs`).
 //!
 //! Each target runs on its committed corpus (`fuzz/corpus/<target>/`) and, unless
 //! `--committed-only`, on seeds taken at run time from `../shared/corpus` and

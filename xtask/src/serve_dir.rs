@@ -1,6 +1,35 @@
 //! A small static file server on 127.0.0.1, for the end-to-end tests (no Python or other
 //! server needed on the machine). GET and HEAD only; files under the served folder only.
 //! Every response carries the studio's Content-Security-Policy as a header ([`CSP`]).
+//!
+//! # The Content-Security-Policy
+//!
+//! Static hosts send no headers, so each page carries its policy as a
+//! `<meta http-equiv="Content-Security-Policy">`; our own servers (this one, whose [`CSP`] a
+//! unit test compares with `index.html`'s meta, and the end-to-end tests' server) send the same
+//! as a header plus `frame-ancestors 'self'` (a meta element cannot set `frame-ancestors`,
+//! `report-uri` or `sandbox`; a host that wants to restrict framing must send the header).
+//!
+//! - **No inline script.** Trunk's starter is normally an inline `<script type="module">`;
+//!   `Trunk.toml`'s `pattern_script` replaces it with a `<script src="./start.js">` carrying
+//!   the hashed names, and `static/start.js` starts the wasm from them (for `trunk build` and
+//!   `trunk serve`; the dev server's live-reload client is inline too, so `no_autoreload`).
+//! - **`'wasm-unsafe-eval'`** is what compiling WebAssembly needs, and nothing else: no `eval`,
+//!   no `new Function`. The module worker and the service worker are same-origin files
+//!   (`worker-src 'self'`); a worker's own policy is its response's header (none on a static
+//!   host; ours send the same policy, which the worker's `import()` of the glue, its fetch of
+//!   `tzdb.bin` and the service worker's fetches satisfy).
+//! - **Styles.** The studio's CSS is a file. CodeMirror (style-mod) mounts its styles as a
+//!   `<style>` element in the document, and as a constructable stylesheet in a shadow root. A
+//!   nonce needs a server minting one per response; a static file's fixed nonce is public, so
+//!   it protects no more than `'unsafe-inline'` and adds a way to break. The app page therefore
+//!   allows `'unsafe-inline'` for styles only (CSS cannot run script; with `default-src 'none'`,
+//!   `img-src 'self' data:` and `connect-src 'self'`, injected CSS cannot send anything
+//!   elsewhere). The Yew views never write a `style` attribute (the cost bars set their width
+//!   through the CSSOM, `ShareBar` in `src/cel_view.rs`).
+//! - **The embed** needs no inline style: the studio's CSS and CodeMirror's go into the shadow
+//!   roots as constructable stylesheets. The demo page (`static/demo/`) shows it with
+//!   `style-src 'self'`; `README.md` lists what a docs page must allow.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

@@ -4,6 +4,38 @@
 //! within a generous deadline. Each case runs in a thread and
 //! the test fails when the thread has not answered by its deadline; the times are printed
 //! (`cargo test -- --nocapture`), never asserted.
+//!
+//! # The bounds these cases exercise (each past its bound ends in a finding, never runs on)
+//!
+//! - Every text (CRD, object file, old object) at most 3 MiB (`MAX_REQUEST_BYTES`, the
+//!   server's `Request entity too large`; the CLI reads one byte past it, no more). The number
+//!   of objects per call is bounded only by that (each object is analysed within the
+//!   per-object CEL budget); a share link expands to at most 16 MiB.
+//! - Nesting: documents nest at most 512 levels (`studio.too-deep`; the browser's call stack is
+//!   the limit, not the server's 10,000; reading stops there, since libyaml's scanner works
+//!   per open flow level on every token, so a million `[` would take quadratic time); schema
+//!   walks stop at `MAX_VALIDATION_DEPTH`, 512.
+//! - Aliases: go-yaml's alias-expansion ratio on nodes, and ours on bytes: aliases may add at
+//!   most 24 MiB (8 × the request limit; etcd stores nothing over 1.5 MiB anyway) to a
+//!   document, checked at the alias before copying (`studio.alias-expansion`).
+//! - Lookups per schema property go through maps, never a scan of the text's `properties`
+//!   (100,000 properties in a few seconds).
+//! - CEL as the server: per-expression estimated cost 10⁷ and per CRD 10⁸
+//!   (`STATIC_ESTIMATED_*_COST_LIMIT`), per call 10⁶ (`PER_CALL_LIMIT`) and per object 10⁷
+//!   (`RUNTIME_CEL_COST_BUDGET`) at run time; string and list growth capped at 64 MiB
+//!   (`MAX_GROWTH_BYTES`).
+//! - Regular expressions search in linear time natively (the lazy DFA, a 16 MiB cache per
+//!   expression). The browser's wasm is built without the lazy DFA (payload budget;
+//!   `crates/gostd/Cargo.toml`): there every search is the NFA simulation, in the Web Worker,
+//!   which the user can stop. A pattern whose NFA is estimated past 150,000 states runs the
+//!   NFA simulation, bounded at 2·10¹⁰ text bytes × NFA bytes unless anchored at the start;
+//!   past 600,000 states (or past a schema's budget of 2,000,000 states for all its patterns,
+//!   `PATTERN_STATES_BUDGET`) it is not built: valid in Go, it cannot be evaluated here and
+//!   accepts every value, and the object gets a `studio.pattern-not-evaluated` note naming the
+//!   pattern (the same for a search past its work bound; `matches` gives `regular expression
+//!   too complex to evaluate`). A schema's patterns are compiled on first use, once per
+//!   distinct text; CRD validation only parses them. A CEL pattern taken from the object is
+//!   compiled once per call site while it stays the same.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::sync::mpsc;

@@ -3,7 +3,16 @@
 //! its code (imports, and paths written inline; not comments, not `#[cfg(test)] mod tests`,
 //! not `tests.rs` files or `tests/` folders) and fails on a path into a later stage. Paths
 //! through the old module names that `lib.rs` re-exports (`crate::analysis`, ...) count as the
-//! stage they are re-exported from, read from `lib.rs` itself.
+//! stage they are re-exported from, read from `lib.rs` itself. It also checks that `lib.rs`
+//! declares the stages in this order: `documents` → `schema` → `object` → `crd` → `cel` →
+//! `printing` → `pipeline` → `versions` → `crd_diff` → `report`.
+//!
+//! So each folder can be read knowing only the folders above it. Report types live in the
+//! earliest stage that fills them (`Finding` and `FieldError` in `documents`, the CEL and version
+//! reports in `cel/report.rs`, `FieldErrorReport` and `ServedObject` in `versions/report.rs`);
+//! `report::analysis` re-exports them. The one place a stage needs something a later stage
+//! builds, the compiled CRD that conversion reads, goes through a trait of the earlier stage
+//! (`versions::conversion::CompiledCrdParts`, which `report::analysis::CompiledCrd` implements).
 
 use std::collections::BTreeMap;
 use std::fs;

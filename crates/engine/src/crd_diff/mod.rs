@@ -1,9 +1,50 @@
-//! Breaking-change analysis between two revisions of a CRD (issue 16): what changed from the
-//! previous revision to the new one, version by version, each change located in both texts
-//! with how bad it is for clients and stored objects.
+//! Stage 9, breaking-change analysis between two revisions of a CRD (issue 16): what changed
+//! from the previous revision to the new one, version by version, each change located in both
+//! texts with how bad it is for clients and stored objects.
 //!
 //! This module goes beyond the server (which only validates the update): its codes start with
 //! `crd.change.` and its messages are ours.
+//!
+//! # The severity model
+//!
+//! Each change is judged by who it breaks, not by how big it looks:
+//!
+//! - **breaking**: every stored object or client, whatever it holds: a field removed (stored
+//!   values are pruned on the next read: data lost), a type changed, a version removed or no
+//!   longer served, a version still in `status.storedVersions` (or the storage version)
+//!   removed, group/scope/plural/kind changed, `x-kubernetes-preserve-unknown-fields` or
+//!   `spec.preserveUnknownFields` turned off, int-or-string dropped.
+//! - **risky** (breaking for some objects or clients): a bound added or tightened, `required`
+//!   added (or a new field required all the way up from an existing object), an enum added or
+//!   values removed, a pattern or format added or changed, nullable removed, a default added,
+//!   changed or removed (stored objects read differently), list/map types or keys changed,
+//!   embedded-resource changed, a CEL rule added or changed (transition rules check updates
+//!   only), optionalOldSelf changed, a rule's estimated cost increased (the analysis's
+//!   numbers), storage version changed, conversion strategy or webhook changed, subresources
+//!   changed, printer columns or selectable fields removed or changed.
+//! - **compatible**: loosened or removed bounds and constraints, new optional fields and
+//!   versions, description and other documentation, enum values added (clients with an
+//!   exhaustive switch may still care), rules removed, their messages changed, and
+//!   API-convention violations a revision introduces (they break nothing).
+//!
+//! Versions are matched by name; a version only in the new revision is compared with nothing.
+//! Within a version, every schema node of the old revision is compared with the node at the
+//! same path in the new (child schemas at their own paths), and every new node is checked for
+//! being required. The CLI's `--fail-on` threshold and SARIF levels (error / warning / note)
+//! follow these three severities.
+//!
+//! # Files
+//!
+//! [`diff_crds`] (and `diff_crds_detailed`, with the data behind each message for adapters such
+//! as `cargo xtask peer`) returns [`CrdChange`]s, each with a `Location` in the old text
+//! (`SourceId::OldCrd`) and in the new (`SourceId::Crd`). `sites.rs` reads a revision and
+//! flattens each version's schema into sites keyed by path (crdify's `^.spec.list.items`);
+//! `crd_level.rs` compares the CRD-level fields; `keywords.rs` one schema node keyword by
+//! keyword; `rules.rs` the CEL rules and their estimated costs (compiled in the environment of
+//! the selected Kubernetes version; a rule that does not compile there has no estimate);
+//! `conventions.rs` the API-convention violations a revision introduces, ratcheted against the
+//! old; `cost_budget.rs` every rule's cost facts (crd-schema-checker's budget); `tests.rs` one
+//! snippet pair per change kind with both locations.
 
 use serde::{Deserialize, Serialize};
 

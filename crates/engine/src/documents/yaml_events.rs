@@ -9,6 +9,13 @@
 //! `Drop`); every event is deleted right after its data is copied out; the input slice
 //! outlives the parser (it is borrowed for the parser's lifetime); C strings from events are
 //! read only when non-null and are NUL-terminated by libyaml.
+//!
+//! We only take syntax from libyaml: scalar resolution (YAML 1.1, as go-yaml v2), anchors,
+//! merge keys, duplicate keys and the limits are ours (`document.rs`). Tried and dropped:
+//! `saphyr-parser` (a YAML 1.2 parser stricter than libyaml: it rejected real argo-workflows
+//! examples the server accepts) and `libyaml-safer` (panics on a block scalar at end of input
+//! and on a tag before a comma; a fuzz run of 200,000 mutated inputs found no panic in
+//! `unsafe-libyaml`).
 
 #![allow(unsafe_code)]
 

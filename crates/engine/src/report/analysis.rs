@@ -8,6 +8,12 @@
 //!
 //! Everything that crosses the API is plain data with `serde` derives, so the web app can move
 //! the engine into a Web Worker and pass [`Request`] and [`Analysis`] as JSON without change.
+//!
+//! Beside the server's errors, turned into located findings with plain-words summaries, the
+//! analysis adds the studio's info findings and `ObjectReport::notes` on what the server does
+//! quietly (`quiet_notes`: status reset by the status subresource, values kept by ratcheting,
+//! defaults not applied). [`CompiledCrd::recompile`] reuses the previous compile on a CRD edit
+//! with the result of a full compile (how: `tests/incremental.rs`).
 
 use std::rc::Rc;
 use std::sync::Arc;

@@ -1,6 +1,11 @@
 //! `kubectl get -f` over the sample objects: the tables the server returns for them (its
 //! table convertor on each stored object, read in the object's version) printed as kubectl
 //! prints them. Shared by the CLI's `get` command and the studio's "kubectl get" tab.
+//!
+//! Each object without a row says what is missing and where (`LeftOut`);
+//! `kubectl_get_list` is `kubectl get <plural>.<group> --field-selector`: the kept objects in
+//! the preferred version, the command line, and kubectl's `No resources found in <ns>
+//! namespace.`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
