@@ -13,15 +13,20 @@
 //!   values are pruned on the next read: data lost), a type changed, a version removed or no
 //!   longer served, a version still in `status.storedVersions` (or the storage version)
 //!   removed, group/scope/plural/kind changed, `x-kubernetes-preserve-unknown-fields` or
-//!   `spec.preserveUnknownFields` turned off, int-or-string dropped.
-//! - **risky** (breaking for some objects or clients): a bound added or tightened, `required`
-//!   added (or a new field required all the way up from an existing object), an enum added or
-//!   values removed, a pattern or format added or changed, nullable removed, a default added,
+//!   `spec.preserveUnknownFields` turned off, int-or-string dropped, `required` added in an
+//!   existing version (or a new field required all the way up from an existing object): the
+//!   API change guidelines (`contributors/devel/sig-architecture/api_changes.md`, "On
+//!   compatibility") count a new required field as incompatible, as every client written
+//!   before it omits it; stored objects are still ratcheted on update, which the message says.
+//! - **risky** (breaking for some objects or clients): a bound added or tightened, an enum
+//!   added or values removed, a pattern or format added or changed, nullable removed, a default added,
 //!   changed or removed (stored objects read differently), list/map types or keys changed,
 //!   embedded-resource changed, a CEL rule added or changed (transition rules check updates
 //!   only), optionalOldSelf changed, a rule's estimated cost increased (the analysis's
 //!   numbers), storage version changed, conversion strategy or webhook changed, subresources
-//!   changed, printer columns or selectable fields removed or changed.
+//!   changed, printer columns or selectable fields removed or changed. The guidelines call
+//!   every tightening incompatible ("valid values do not become invalid"); these stay risky
+//!   because they break only the values or clients outside the new constraint.
 //! - **compatible**: loosened or removed bounds and constraints, new optional fields and
 //!   versions, description and other documentation, enum values added (clients with an
 //!   exhaustive switch may still care), rules removed, their messages changed, and
