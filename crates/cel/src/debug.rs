@@ -248,8 +248,8 @@ pub fn format_literal(l: &Literal) -> String {
         Literal::Int(i) => i.to_string(),
         Literal::Uint(u) => format!("{u}u"),
         Literal::Double(d) => go_float(*d),
-        Literal::String(s) => gostd::strconv::quote_bytes(s.as_bytes()),
-        Literal::Bytes(b) => format!("b{}", gostd::strconv::quote_bytes(b)),
+        Literal::String(s) => crd_studio_gostd::strconv::quote_bytes(s.as_bytes()),
+        Literal::Bytes(b) => format!("b{}", crd_studio_gostd::strconv::quote_bytes(b)),
     }
 }
 

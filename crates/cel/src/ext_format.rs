@@ -60,7 +60,7 @@ fn clause(s: &str, arg: &Value<'_>) -> Result<(usize, String), String> {
             }
         }
         let digits = s.get(start..i).unwrap_or("");
-        let n = gostd::strconv::atoi(digits).map_err(|e| {
+        let n = crd_studio_gostd::strconv::atoi(digits).map_err(|e| {
             format!(
                 "could not parse formatting clause: error while parsing precision: error while converting precision to integer: {e}"
             )
@@ -189,7 +189,7 @@ fn format_string(arg: &Value<'_>) -> Result<String, String> {
                 Value::String(s) => Ok(s.as_str().to_string()),
                 other => Err(format!(
                     "could not convert argument {} to string",
-                    gostd::strconv::quote(&format_v(&other))
+                    crd_studio_gostd::strconv::quote(&format_v(&other))
                 )),
             }
         }
@@ -213,7 +213,7 @@ fn format_element(v: &Value<'_>) -> Result<String, String> {
             } else {
                 "duration"
             };
-            format!("{kind}({})", gostd::strconv::quote(&s))
+            format!("{kind}({})", crd_studio_gostd::strconv::quote(&s))
         }
         Value::List(l) => format_list(l)?,
         Value::Map(_) => format_map(v)?,
@@ -238,9 +238,9 @@ fn go_fixed(d: f64, p: usize) -> String {
 
 fn quote_for_cel(v: &Value<'_>, raw: String) -> String {
     match v {
-        Value::String(_) => gostd::strconv::quote(&raw),
-        Value::Bytes(_) => format!("b{}", gostd::strconv::quote(&raw)),
-        Value::Double(d) if d.is_nan() || d.is_infinite() => gostd::strconv::quote(&raw),
+        Value::String(_) => crd_studio_gostd::strconv::quote(&raw),
+        Value::Bytes(_) => format!("b{}", crd_studio_gostd::strconv::quote(&raw)),
+        Value::Double(d) if d.is_nan() || d.is_infinite() => crd_studio_gostd::strconv::quote(&raw),
         _ => raw,
     }
 }

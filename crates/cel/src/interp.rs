@@ -759,7 +759,7 @@ impl Planner<'_> {
                 _ => None,
             };
             if let Some(p) = pattern {
-                let re = gostd::regexp::compile(p.as_str()).map_err(plan_err)?;
+                let re = crd_studio_gostd::regexp::compile(p.as_str()).map_err(plan_err)?;
                 info.regex = Some(Rc::new(re));
                 stop_at_error = true;
             }

@@ -3,10 +3,10 @@
 //! host size estimator (the apiextensions schema walker, for CRD rules).
 //!
 //! ```
-//! use cel_core::checker::EnvBuilder;
-//! use cel_core::cost_est::{estimate_cost, CostOptions, NoEstimator};
-//! use cel_core::decls::EnvVersion;
-//! use cel_core::k8s_cost_est::KubernetesCostEstimator;
+//! use crd_studio_cel::checker::EnvBuilder;
+//! use crd_studio_cel::cost_est::{estimate_cost, CostOptions, NoEstimator};
+//! use crd_studio_cel::decls::EnvVersion;
+//! use crd_studio_cel::k8s_cost_est::KubernetesCostEstimator;
 //!
 //! let env = EnvBuilder::kubernetes(EnvVersion::Stored).build();
 //! let checked = env.compile("'abc'.lowerAscii() == 'abc'").unwrap();

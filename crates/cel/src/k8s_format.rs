@@ -156,7 +156,7 @@ pub fn validate(format: &str, s: &str) -> Vec<String> {
         "dns1035LabelPrefix" => is_dns1035_label(&mask_trailing_dash(s)),
         "qualifiedName" => is_qualified_name(s),
         "labelValue" => is_valid_label_value(s),
-        "uri" => match gostd::url::Url::parse_request_uri(s) {
+        "uri" => match crd_studio_gostd::url::Url::parse_request_uri(s) {
             Ok(_) => Vec::new(),
             Err(e) => vec![e],
         },

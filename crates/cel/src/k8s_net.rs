@@ -1,14 +1,14 @@
 //! Kubernetes' IP and CIDR libraries (`ip()`, `cidr()`, `containsCIDR`, ...) on Go's `netip`
-//! ([`gostd::net`]): Kubernetes rejects zones and IPv4-mapped IPv6 addresses, with its own
+//! ([`crd_studio_gostd::net`]): Kubernetes rejects zones and IPv4-mapped IPv6 addresses, with its own
 //! error texts around Go's.
 
-pub use gostd::net::{Cidr, Ip};
-use gostd::strconv::quote as go_quote;
+pub use crd_studio_gostd::net::{Cidr, Ip};
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// Kubernetes' `parseIPAddr`: `netip.ParseAddr`, without zones or IPv4-mapped IPv6. The error
 /// is the full text of `ip()`'s error.
 pub fn parse_ip(raw: &str) -> Result<Ip, String> {
-    let (ip, zone) = gostd::net::parse_addr(raw).map_err(|e| {
+    let (ip, zone) = crd_studio_gostd::net::parse_addr(raw).map_err(|e| {
         format!(
             "IP Address {} parse error during conversion from string: {e}",
             go_quote(raw)
@@ -32,7 +32,7 @@ pub fn parse_ip(raw: &str) -> Result<Ip, String> {
 /// Kubernetes' `parseCIDR`: `netip.ParsePrefix`, without IPv4-mapped IPv6 addresses. The
 /// error is the full text of `cidr()`'s error.
 pub fn parse_cidr(raw: &str) -> Result<Cidr, String> {
-    let p = gostd::net::parse_prefix(raw)
+    let p = crd_studio_gostd::net::parse_prefix(raw)
         .map_err(|e| format!("network address parse error during conversion from string: {e}"))?;
     if p.ip().is_4in6() {
         return Err(format!(

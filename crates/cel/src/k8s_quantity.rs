@@ -145,7 +145,7 @@ fn interpret_suffix(s: &str) -> Option<(u32, i64, bool)> {
             if rest.is_empty() {
                 return None;
             }
-            let e: i64 = gostd::strconv::atoi(rest).ok()?;
+            let e: i64 = crd_studio_gostd::strconv::atoi(rest).ok()?;
             (10, i64::from(e as i32), false)
         }
     })

@@ -11,7 +11,7 @@ use crate::k8s_quantity::Quantity;
 use crate::k8s_semver::Semver;
 use crate::stdlib_rt::{no_overload, CallInfo};
 use crate::value::{compare, value_equal, Duration, List, Opaque, Value};
-use gostd::url::Url;
+use crd_studio_gostd::url::Url;
 
 type Out<'a> = (Value<'a>, Option<&'static str>);
 

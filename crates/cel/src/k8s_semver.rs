@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Pre {
@@ -48,7 +48,7 @@ fn leading_zero(s: &str) -> bool {
 
 /// `strconv.ParseUint(s, 10, 64)` (on digits only).
 fn parse_uint(s: &str) -> Result<u64, String> {
-    gostd::strconv::parse_uint(s, 10)
+    crd_studio_gostd::strconv::parse_uint(s, 10)
 }
 
 impl Semver {

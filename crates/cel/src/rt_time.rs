@@ -1,12 +1,12 @@
-//! CEL's timestamps and durations on top of Go's `time` ([`gostd::time`]): cel-go's range
+//! CEL's timestamps and durations on top of Go's `time` ([`crd_studio_gostd::time`]): cel-go's range
 //! (years 1 to 9999) and overflow checks, its duration-to-string conversion, the zones its
 //! accessors take, and kube-openapi's `strfmt` formats (`duration`, `date`, `date-time`) that
 //! bind schema strings to timestamps and durations.
 
 use crate::value::Timestamp;
-use gostd::strconv::{atoi as go_atoi, quote as go_quote};
-pub use gostd::time::GO_ZERO_TIME_SECS;
-use gostd::time::{parse_duration as parse_go_duration, NANOS_PER_SEC};
+use crd_studio_gostd::strconv::{atoi as go_atoi, quote as go_quote};
+pub use crd_studio_gostd::time::GO_ZERO_TIME_SECS;
+use crd_studio_gostd::time::{parse_duration as parse_go_duration, NANOS_PER_SEC};
 
 /// Unix seconds of 9999-12-31T23:59:59Z, cel-go's maximum.
 pub const MAX_UNIX_SECS: i64 = 253_402_300_799;
@@ -18,7 +18,8 @@ pub fn in_range(t: &Timestamp) -> bool {
 
 /// `time.Parse(strfmt.RFC3339FullDate, s)` (the OpenAPI `date` format), with Go's error text.
 pub fn parse_date(s: &str) -> Result<Timestamp, String> {
-    gostd::time::parse(gostd::time::RFC3339_FULL_DATE, s).map_err(|e| e.to_string())
+    crd_studio_gostd::time::parse(crd_studio_gostd::time::RFC3339_FULL_DATE, s)
+        .map_err(|e| e.to_string())
 }
 
 /// kube-openapi `pkg/validation/strfmt/time.go` `dateTimeFormats`, in the order `ParseDateTime`
@@ -28,8 +29,8 @@ pub fn parse_date(s: &str) -> Result<Timestamp, String> {
 pub const STRFMT_DATE_TIME_FORMATS: [&str; 5] = [
     "2006-01-02T15:04:05.000000Z07:00",
     "2006-01-02T15:04:05.000Z07:00",
-    gostd::time::RFC3339,
-    gostd::time::RFC3339_NANO,
+    crd_studio_gostd::time::RFC3339,
+    crd_studio_gostd::time::RFC3339_NANO,
     "2006-01-02T15:04:05",
 ];
 
@@ -46,7 +47,7 @@ pub fn parse_strfmt_date_time(s: &str) -> Result<Timestamp, String> {
     }
     let mut last = String::new();
     for layout in STRFMT_DATE_TIME_FORMATS {
-        match gostd::time::parse(layout, s) {
+        match crd_studio_gostd::time::parse(layout, s) {
             Ok(t) => return Ok(t),
             Err(e) => last = e.to_string(),
         }
@@ -138,8 +139,8 @@ pub fn parse_strfmt_duration(cand: &str) -> Result<i64, String> {
 
 /// cel-go's duration to string: Go's `Seconds()` as `FormatFloat(s, 'f', -1, 64)` plus `s`.
 pub fn duration_to_cel_string(nanos: i64) -> String {
-    let secs = gostd::time::duration_units(nanos, 1_000_000_000);
-    format!("{}s", gostd::strconv::format_float_f(secs))
+    let secs = crd_studio_gostd::time::duration_units(nanos, 1_000_000_000);
+    format!("{}s", crd_studio_gostd::strconv::format_float_f(secs))
 }
 
 /// A zone given to a timestamp accessor: a fixed offset `[+-]hh:mm`, or a name (`UTC`).
@@ -201,7 +202,7 @@ pub fn sub_timestamps(a: &Timestamp, b: &Timestamp) -> Result<i64, &'static str>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gostd::time::{format_rfc3339_nano, parse_rfc3339};
+    use crd_studio_gostd::time::{format_rfc3339_nano, parse_rfc3339};
 
     #[test]
     fn strfmt_durations() {

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::rt_time;
 use crate::value::{compare, format_v, list_add, list_contains, Duration, Map, Timestamp, Value};
-use gostd::regexp::GoRegexp;
+use crd_studio_gostd::regexp::GoRegexp;
 
 /// A planned call: the function, the overload the checker resolved (if exactly one), and a
 /// precompiled constant regular expression.
@@ -45,7 +45,7 @@ impl CallInfo {
                 }
             }
         }
-        let re = Rc::new(gostd::regexp::compile(pattern)?);
+        let re = Rc::new(crd_studio_gostd::regexp::compile(pattern)?);
         if let Ok(mut last) = self.last_regex.try_borrow_mut() {
             *last = Some((pattern.to_owned(), Rc::clone(&re)));
         }
@@ -602,7 +602,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         ("double", Value::Int(i)) => (Value::Double(*i as f64), Some("int64_to_double")),
         ("double", Value::Uint(u)) => (Value::Double(*u as f64), Some("uint64_to_double")),
         ("double", Value::String(s)) => (
-            gostd::strconv::parse_float(s.as_str())
+            crd_studio_gostd::strconv::parse_float(s.as_str())
                 .map_or_else(|| conversion_error(t::STRING, t::DOUBLE), Value::Double),
             Some("string_to_double"),
         ),
@@ -611,7 +611,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         ("string", Value::Int(i)) => (Value::string(i.to_string()), Some("int64_to_string")),
         ("string", Value::Uint(u)) => (Value::string(u.to_string()), Some("uint64_to_string")),
         ("string", Value::Double(d)) => (
-            Value::string(gostd::strconv::format_float_g(*d)),
+            Value::string(crd_studio_gostd::strconv::format_float_g(*d)),
             Some("double_to_string"),
         ),
         ("string", Value::Bytes(b)) => (
@@ -622,7 +622,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Some("bytes_to_string"),
         ),
         ("string", Value::Timestamp(ts)) => (
-            Value::string(gostd::time::format_rfc3339_nano(ts)),
+            Value::string(crd_studio_gostd::time::format_rfc3339_nano(ts)),
             Some("timestamp_to_string"),
         ),
         ("string", Value::Duration(d)) => (
@@ -639,13 +639,13 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
         }
         ("bool", Value::Bool(_)) => (v.clone(), Some("bool_to_bool")),
         ("bool", Value::String(s)) => (
-            gostd::strconv::parse_bool(s.as_str())
+            crd_studio_gostd::strconv::parse_bool(s.as_str())
                 .map_or_else(|| conversion_error(t::STRING, t::BOOL), Value::Bool),
             Some("string_to_bool"),
         ),
         ("duration", Value::Duration(_)) => (v.clone(), Some("duration_to_duration")),
         ("duration", Value::String(s)) => (
-            match gostd::time::parse_duration(s.as_str()) {
+            match crd_studio_gostd::time::parse_duration(s.as_str()) {
                 Ok(d) => Value::Duration(Duration(d)),
                 Err(_) => conversion_error(t::STRING, t::DURATION),
             },
@@ -665,7 +665,7 @@ fn convert<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
             Some("int64_to_timestamp"),
         ),
         ("timestamp", Value::String(s)) => (
-            match gostd::time::parse_rfc3339(s.as_str()) {
+            match crd_studio_gostd::time::parse_rfc3339(s.as_str()) {
                 Some(ts) if rt_time::in_range(&ts) => Value::Timestamp(ts),
                 Some(_) => err("timestamp overflow"),
                 None => conversion_error(t::STRING, t::TIMESTAMP),
@@ -732,7 +732,7 @@ fn time_accessor<'a>(
         // Go's `Hours()`, `Minutes()` and `Seconds()` are float64 (whole units plus the
         // remainder's fraction), truncated by cel-go's `Int(...)`: near a unit boundary the sum
         // rounds up. `Milliseconds()` is integer division.
-        let units = |unit: i64| gostd::time::duration_units(n, unit) as i64;
+        let units = |unit: i64| crd_studio_gostd::time::duration_units(n, unit) as i64;
         let (r, id) = match f {
             "getHours" => (units(3_600_000_000_000), "duration_to_hours"),
             "getMinutes" => (units(60_000_000_000), "duration_to_minutes"),
@@ -758,7 +758,7 @@ fn time_accessor<'a>(
         },
         Some(other) => return (Value::maybe_no_such_overload(other), None),
     };
-    let c = gostd::time::civil(t, offset);
+    let c = crd_studio_gostd::time::civil(t, offset);
     let with_tz = tz.is_some();
     let (r, id, id_tz) = match f {
         "getFullYear" => (c.year, "timestamp_to_year", "timestamp_to_year_with_tz"),
@@ -817,19 +817,19 @@ fn time_accessor<'a>(
 pub fn literal_checks() -> crate::checker::LiteralChecks {
     crate::checker::LiteralChecks {
         duration: Some(|l| match l {
-            crate::Literal::String(s) => gostd::time::parse_duration(s).is_ok(),
+            crate::Literal::String(s) => crd_studio_gostd::time::parse_duration(s).is_ok(),
             _ => true,
         }),
         timestamp: Some(|l| match l {
             crate::Literal::String(s) => {
-                gostd::time::parse_rfc3339(s).is_some_and(|t| rt_time::in_range(&t))
+                crd_studio_gostd::time::parse_rfc3339(s).is_some_and(|t| rt_time::in_range(&t))
             }
             crate::Literal::Int(i) => {
                 (rt_time::GO_ZERO_TIME_SECS..=rt_time::MAX_UNIX_SECS).contains(i)
             }
             _ => true,
         }),
-        regex: Some(|p| gostd::regexp::check(p).is_ok()),
+        regex: Some(|p| crd_studio_gostd::regexp::check(p).is_ok()),
     }
 }
 
@@ -972,7 +972,7 @@ mod tests {
 
     #[test]
     fn accessors() {
-        let t = gostd::time::parse_rfc3339("2024-03-01T23:30:00Z").unwrap();
+        let t = crd_studio_gostd::time::parse_rfc3339("2024-03-01T23:30:00Z").unwrap();
         let ts = Value::Timestamp(t);
         assert_eq!(c("getDate", std::slice::from_ref(&ts)).as_int(), Some(1));
         assert_eq!(

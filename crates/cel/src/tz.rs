@@ -465,18 +465,18 @@ fn tzrule_time(year: i64, r: Rule, off: i64) -> i64 {
         RuleKind::Doy => r.day * SECS_PER_DAY,
         RuleKind::MonthWeekDay => {
             let mon = r.mon as u32;
-            let first = gostd::time::days_from_civil(year, mon, 1);
+            let first = crd_studio_gostd::time::days_from_civil(year, mon, 1);
             // 1970-01-01 was a Thursday (4).
             let dow = (first + 4).rem_euclid(7);
             let mut d = (r.day - dow).rem_euclid(7);
-            let days_in = i64::from(gostd::time::days_in(mon, year));
+            let days_in = i64::from(crd_studio_gostd::time::days_in(mon, year));
             for _ in 1..r.week {
                 if d + 7 >= days_in {
                     break;
                 }
                 d += 7;
             }
-            (first - gostd::time::days_from_civil(year, 1, 1) + d) * SECS_PER_DAY
+            (first - crd_studio_gostd::time::days_from_civil(year, 1, 1) + d) * SECS_PER_DAY
         }
     };
     s + r.time - off
@@ -507,8 +507,8 @@ fn tzset(tz: &str, sec: i64) -> Option<i32> {
         return None;
     }
     let days = sec.div_euclid(SECS_PER_DAY);
-    let (year, _, _) = gostd::time::civil_from_days(days);
-    let year_start = gostd::time::days_from_civil(year, 1, 1);
+    let (year, _, _) = crd_studio_gostd::time::civil_from_days(days);
+    let year_start = crd_studio_gostd::time::days_from_civil(year, 1, 1);
     let ysec = (days - year_start) * SECS_PER_DAY + sec.rem_euclid(SECS_PER_DAY);
     let mut start = tzrule_time(year, start_rule, std_off);
     let mut end = tzrule_time(year, end_rule, dst_off);

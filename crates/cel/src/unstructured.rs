@@ -323,11 +323,11 @@ pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
                     Ok(t) => Value::Timestamp(t),
                     Err(e) => Value::error(format!("Invalid date-time formatted string {x}: {e}")),
                 },
-                "byte" => match gostd::base64::decode(x) {
+                "byte" => match crd_studio_gostd::base64::decode(x) {
                     Some(b) => Value::Bytes(Rc::from(b)),
                     None => Value::error(format!(
                         "Invalid byte formatted string {x}: illegal base64 data at input byte {}",
-                        gostd::base64::decode_error_offset(x)
+                        crd_studio_gostd::base64::decode_error_offset(x)
                     )),
                 },
                 _ => Value::String(Str::Borrowed(x)),

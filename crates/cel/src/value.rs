@@ -96,7 +96,7 @@ pub struct CelError {
 }
 
 /// A timestamp (Go's `time.Time` with a fixed offset).
-pub use gostd::time::Timestamp;
+pub use crd_studio_gostd::time::Timestamp;
 
 /// A duration in nanoseconds (Go's `time.Duration`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -106,7 +106,7 @@ pub struct Duration(pub i64);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Opaque {
     /// `url(...)`.
-    Url(gostd::url::Url),
+    Url(crd_studio_gostd::url::Url),
     /// `ip(...)`.
     Ip(crate::k8s_net::Ip),
     /// `cidr(...)`.
@@ -422,7 +422,9 @@ impl<'a> Value<'a> {
             Value::Bytes(b) => b.is_empty(),
             Value::List(l) => l.is_empty(),
             Value::Map(m) => m.is_empty(),
-            Value::Timestamp(t) => t.secs == gostd::time::GO_ZERO_TIME_SECS && t.nanos == 0,
+            Value::Timestamp(t) => {
+                t.secs == crd_studio_gostd::time::GO_ZERO_TIME_SECS && t.nanos == 0
+            }
             Value::Duration(d) => d.0 == 0,
             Value::Optional(o) => o.is_none(),
             _ => false,
@@ -973,7 +975,7 @@ fn write_v(s: &mut String, v: &Value<'_>) {
         Value::Uint(u) => {
             let _ = write!(s, "{u}");
         }
-        Value::Double(d) => s.push_str(&gostd::strconv::format_float_g(*d)),
+        Value::Double(d) => s.push_str(&crd_studio_gostd::strconv::format_float_g(*d)),
         Value::String(x) => s.push_str(x.as_str()),
         Value::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
         Value::List(l) => {
@@ -998,8 +1000,8 @@ fn write_v(s: &mut String, v: &Value<'_>) {
             }
             s.push(']');
         }
-        Value::Timestamp(t) => s.push_str(&gostd::time::format_rfc3339_nano(t)),
-        Value::Duration(d) => s.push_str(&gostd::time::format_duration(d.0)),
+        Value::Timestamp(t) => s.push_str(&crd_studio_gostd::time::format_rfc3339_nano(t)),
+        Value::Duration(d) => s.push_str(&crd_studio_gostd::time::format_duration(d.0)),
         Value::Type(t) => s.push_str(&t.0),
         Value::Optional(Some(x)) => {
             s.push_str("optional(");

@@ -683,7 +683,7 @@ impl<'a> Visitor<'a> {
                     None => (tok_text.as_str(), 10),
                 };
                 let text = format!("{sign_text}{digits}");
-                match gostd::strconv::parse_int(&text, radix).ok() {
+                match crd_studio_gostd::strconv::parse_int(&text, radix).ok() {
                     Some(v) => Literal::Int(v),
                     None => return self.report(ctx, "invalid int literal"),
                 }

@@ -18,13 +18,13 @@
 //! identifiers cost 1, constants 0. `ceil(x)` below is Go's `math.Ceil` in
 //! `SizeEstimate.MultiplyByCostFactor`.
 
-use cel_core::checker::EnvBuilder;
-use cel_core::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
-use cel_core::decls::EnvVersion;
-use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
-use cel_core::k8s_cost_est::KubernetesCostEstimator;
-use cel_core::types::Type;
-use cel_core::value::Value;
+use crd_studio_cel::checker::EnvBuilder;
+use crd_studio_cel::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::{Activation, CostTracker, PlanOptions, Program};
+use crd_studio_cel::k8s_cost_est::KubernetesCostEstimator;
+use crd_studio_cel::types::Type;
+use crd_studio_cel::value::Value;
 
 struct Sizes;
 
@@ -40,7 +40,7 @@ impl CostEstimator for Sizes {
     }
 }
 
-fn env() -> cel_core::checker::Env {
+fn env() -> crd_studio_cel::checker::Env {
     EnvBuilder::kubernetes(EnvVersion::Stored)
         .build()
         .extend()
@@ -60,17 +60,19 @@ fn estimate(expr: &str) -> (u64, u64) {
 
 fn runtime(expr: &str) -> u64 {
     let checked = env().compile(expr).unwrap();
-    let mut refs = cel_core::interp::References::new();
+    let mut refs = crd_studio_cel::interp::References::new();
     for (id, r) in &checked.references {
         let info = match r {
-            cel_core::checker::Reference::Ident(n) => cel_core::interp::ReferenceInfo {
+            crd_studio_cel::checker::Reference::Ident(n) => crd_studio_cel::interp::ReferenceInfo {
                 name: n.clone(),
                 overload_ids: Vec::new(),
             },
-            cel_core::checker::Reference::Function(ids) => cel_core::interp::ReferenceInfo {
-                name: String::new(),
-                overload_ids: ids.clone(),
-            },
+            crd_studio_cel::checker::Reference::Function(ids) => {
+                crd_studio_cel::interp::ReferenceInfo {
+                    name: String::new(),
+                    overload_ids: ids.clone(),
+                }
+            }
         };
         refs.insert(*id, info);
     }

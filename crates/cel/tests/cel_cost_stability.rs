@@ -67,13 +67,13 @@ fn cel_cost_stability() {
 
 use std::collections::BTreeMap;
 
-use cel_core::checker::EnvBuilder;
-use cel_core::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
-use cel_core::decls::EnvVersion;
-use cel_core::k8s_cost_est::KubernetesCostEstimator;
-use cel_core::types::{ObjectType, Type};
-use cel_core::unstructured::escape;
-use cel_core::KubernetesVersion;
+use crd_studio_cel::checker::EnvBuilder;
+use crd_studio_cel::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::k8s_cost_est::KubernetesCostEstimator;
+use crd_studio_cel::types::{ObjectType, Type};
+use crd_studio_cel::unstructured::escape;
+use crd_studio_cel::KubernetesVersion;
 
 /// `DefaultMaxRequestSizeBytes`.
 const MAX_REQUEST: i64 = 3 * 1024 * 1024;
@@ -296,7 +296,7 @@ fn estimated_max_cost(case: &Json) -> Result<u64, String> {
     let env = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
         KubernetesVersion::DEFAULT.compatibility(),
     ))
-    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
     .build()
     .extend()
     .decl_types(std::slice::from_ref(&d.ty))

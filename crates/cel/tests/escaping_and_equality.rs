@@ -9,7 +9,7 @@
 
 mod support;
 
-use cel_core::unstructured::{escape, unescape};
+use crd_studio_cel::unstructured::{escape, unescape};
 use serde_json::json;
 use support::{at, check_self_table, eval_self_at};
 

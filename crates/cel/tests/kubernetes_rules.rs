@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use cel_core::checker::{EnvBuilder, LiteralChecks};
-use cel_core::decls::{EnvVersion, FunctionDecl, OverloadDecl};
-use cel_core::types::{ObjectType, Type};
-use cel_core::KubernetesVersion;
-use cel_core::Literal;
+use crd_studio_cel::checker::{EnvBuilder, LiteralChecks};
+use crd_studio_cel::decls::{EnvVersion, FunctionDecl, OverloadDecl};
+use crd_studio_cel::types::{ObjectType, Type};
+use crd_studio_cel::KubernetesVersion;
+use crd_studio_cel::Literal;
 
 // ------------------------------------------------------------------------------------------
 // A minimal JSON reader (the crate has no dependencies).
@@ -208,7 +208,7 @@ fn escape(name: &str) -> Option<String> {
     if first.is_ascii_digit() {
         return None;
     }
-    if cel_core::RESERVED_WORDS.contains(&name) {
+    if crd_studio_cel::RESERVED_WORDS.contains(&name) {
         return Some(format!("__{name}__"));
     }
     if !name

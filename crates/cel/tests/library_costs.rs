@@ -4,24 +4,24 @@
 //! Kubernetes' `CallCost`; and their estimated costs (`expectEstimatedCost`, min and max), with
 //! that test's size estimator (strings and bytes `[0, 12]`).
 
-use cel_core::checker::EnvBuilder;
-use cel_core::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
-use cel_core::decls::EnvVersion;
-use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
-use cel_core::k8s_cost_est::KubernetesCostEstimator;
-use cel_core::types::Type;
-use cel_core::value::Value;
+use crd_studio_cel::checker::EnvBuilder;
+use crd_studio_cel::cost_est::{estimate_cost, AstNode, CostEstimator, CostOptions, SizeEstimate};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::{Activation, CostTracker, PlanOptions, Program};
+use crd_studio_cel::k8s_cost_est::KubernetesCostEstimator;
+use crd_studio_cel::types::Type;
+use crd_studio_cel::value::Value;
 
 fn runtime_cost(expr: &str) -> Result<u64, String> {
     let env = EnvBuilder::kubernetes(EnvVersion::Stored)
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
+        .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
         .build();
     let checked = match env.compile(expr) {
         Ok(c) => c,
         // That test's environment does not enforce homogeneous literals (`[1, 2u]`): run such
         // expressions parse-only (overloads from the runtime types).
         Err(e) if e.to_string().contains("expected type") => {
-            let parsed = cel_core::Parser::new(env.parser_options().clone())
+            let parsed = crd_studio_cel::Parser::new(env.parser_options().clone())
                 .parse_text(expr)
                 .map_err(|e| e.to_string())?;
             let program = Program::new(&parsed.expr, None, PlanOptions { optimize: false })
@@ -34,17 +34,19 @@ fn runtime_cost(expr: &str) -> Result<u64, String> {
         }
         Err(e) => return Err(e.to_string()),
     };
-    let mut refs = cel_core::interp::References::new();
+    let mut refs = crd_studio_cel::interp::References::new();
     for (id, r) in &checked.references {
         let info = match r {
-            cel_core::checker::Reference::Ident(n) => cel_core::interp::ReferenceInfo {
+            crd_studio_cel::checker::Reference::Ident(n) => crd_studio_cel::interp::ReferenceInfo {
                 name: n.clone(),
                 overload_ids: Vec::new(),
             },
-            cel_core::checker::Reference::Function(ids) => cel_core::interp::ReferenceInfo {
-                name: String::new(),
-                overload_ids: ids.clone(),
-            },
+            crd_studio_cel::checker::Reference::Function(ids) => {
+                crd_studio_cel::interp::ReferenceInfo {
+                    name: String::new(),
+                    overload_ids: ids.clone(),
+                }
+            }
         };
         refs.insert(*id, info);
     }
@@ -374,7 +376,7 @@ impl CostEstimator for TestSizes {
 
 fn estimated_cost(expr: &str) -> Result<(u64, u64), String> {
     let env = EnvBuilder::kubernetes(EnvVersion::Stored)
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
+        .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
         .build()
         .extend()
         .variable(
@@ -382,14 +384,14 @@ fn estimated_cost(expr: &str) -> Result<(u64, u64), String> {
             Type::named_object("kubernetes.authorization.Authorizer"),
         )
         .build();
-    let parsed = cel_core::Parser::new(env.parser_options().clone())
+    let parsed = crd_studio_cel::Parser::new(env.parser_options().clone())
         .parse_text(expr)
         .map_err(|e| e.to_string())?;
     // That test's environment does not validate homogeneous literals (`[1, 2u]` is a
     // `list(dyn)`): the checked expression is the same, so only that validator's errors are
     // ignored.
-    let (checked, errors) = cel_core::checker::check(&parsed, &env);
-    let source = cel_core::Source::new(expr);
+    let (checked, errors) = crd_studio_cel::checker::check(&parsed, &env);
+    let source = crd_studio_cel::Source::new(expr);
     let text = errors.to_display_string(&source);
     if !errors.is_empty() && !text.contains("expected type") {
         return Err(text);

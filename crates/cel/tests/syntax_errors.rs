@@ -7,7 +7,7 @@
 //! entry is `[input, [[line, column, message], ...]]` in reporting order, the `Syntax error: `
 //! prefix left out.
 
-use cel_core::{Parser, ParserOptions, Source};
+use crd_studio_cel::{Parser, ParserOptions, Source};
 
 #[test]
 fn syntax_errors_match_antlr() {

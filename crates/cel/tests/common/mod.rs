@@ -8,14 +8,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::EnvVersion;
-use cel_core::interp::{Activation, CostTracker, PlanOptions, Program};
-use cel_core::types::{ObjectType, Type};
-use cel_core::unstructured::{escape, Schema};
-use cel_core::value::Value;
-use cel_core::KubernetesVersion;
-use cel_core::{MacroSet, Parser, ParserOptions};
+use crd_studio_cel::checker::{Env, EnvBuilder};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::{Activation, CostTracker, PlanOptions, Program};
+use crd_studio_cel::types::{ObjectType, Type};
+use crd_studio_cel::unstructured::{escape, Schema};
+use crd_studio_cel::value::Value;
+use crd_studio_cel::KubernetesVersion;
+use crd_studio_cel::{MacroSet, Parser, ParserOptions};
 use serde_json::Value as Json;
 
 /// Kubernetes' `PerCallLimit`.
@@ -60,8 +60,8 @@ fn parser() -> Parser {
 }
 
 /// Whether an identifier `name` occurs in the expression (Kubernetes' `UsesOldSelf`).
-fn mentions(e: &cel_core::Expr, name: &str) -> bool {
-    use cel_core::ExprKind as K;
+fn mentions(e: &crd_studio_cel::Expr, name: &str) -> bool {
+    use crd_studio_cel::ExprKind as K;
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         match &e.kind {
@@ -147,14 +147,17 @@ fn env_for(schema: &Schema, optional_old_self: bool) -> Env {
     let base = EnvBuilder::kubernetes(EnvVersion::NewExpressions(
         KubernetesVersion::DEFAULT.compatibility(),
     ))
-    .literal_checks(cel_core::stdlib_rt::literal_checks())
+    .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
     .build();
     let mut objects = Vec::new();
     let t = decl_type(schema, "selfType", &mut objects);
     let mut b = base.extend().decl_types(&objects);
     if let Some(t) = t {
         let old = if optional_old_self {
-            Type::Opaque(cel_core::types::OPTIONAL_TYPE_NAME.into(), vec![t.clone()])
+            Type::Opaque(
+                crd_studio_cel::types::OPTIONAL_TYPE_NAME.into(),
+                vec![t.clone()],
+            )
         } else {
             t.clone()
         };
@@ -244,7 +247,7 @@ pub fn run_rule_with(
         (Some(old), true) => {
             act.bind(
                 "oldSelf",
-                Value::optional_of(cel_core::unstructured::to_value(old, &schema)),
+                Value::optional_of(crd_studio_cel::unstructured::to_value(old, &schema)),
             );
         }
         (None, true) => {

@@ -17,13 +17,13 @@
 
 use std::collections::BTreeMap;
 
-use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::EnvVersion;
-use cel_core::interp::{Activation, CostTracker, Program};
-use cel_core::types::{ObjectType, Type};
-use cel_core::unstructured::{escape, to_value, Schema};
-use cel_core::value::{List, Map, Value};
-use cel_core::KubernetesVersion;
+use crd_studio_cel::checker::{Env, EnvBuilder};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::{Activation, CostTracker, Program};
+use crd_studio_cel::types::{ObjectType, Type};
+use crd_studio_cel::unstructured::{escape, to_value, Schema};
+use crd_studio_cel::value::{List, Map, Value};
+use crd_studio_cel::KubernetesVersion;
 use serde_json::Value as Json;
 
 /// The stored-expressions environment: every library Kubernetes knows.
@@ -37,7 +37,7 @@ pub fn at(minor: u32) -> EnvVersion {
 /// The base environment of a version, with the runtime's literal validators.
 pub fn env(version: EnvVersion) -> Env {
     EnvBuilder::kubernetes(version)
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
+        .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
         .build()
 }
 

@@ -33,7 +33,7 @@ pub use crate::report::analysis::{FieldValidation, Options, Request};
 
 /// CEL's time-zone database (named zones), given by the caller: see
 /// [`CompiledCrd::set_time_zones`].
-pub use cel_core::tz::TimeZoneDb;
+pub use crd_studio_cel::tz::TimeZoneDb;
 
 // ------------------------------------------------------------------------------------------
 // Out: the analysis, its reports and findings

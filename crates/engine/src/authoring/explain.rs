@@ -552,10 +552,10 @@ fn extract_enum(s: &Json, long: bool, limit: i64, indent_amount: usize) -> Strin
         match e {
             Json::String(x) if x.is_empty() => out.push_str("\"\""),
             // encoding/json decodes every number as float64.
-            Json::Number(n) => {
-                out.push_str(&gostd::strconv::format_float_g(n.as_f64().unwrap_or(0.0)))
-            }
-            other => out.push_str(&gostd::fmt::v(other)),
+            Json::Number(n) => out.push_str(&crd_studio_gostd::strconv::format_float_g(
+                n.as_f64().unwrap_or(0.0),
+            )),
+            other => out.push_str(&crd_studio_gostd::fmt::v(other)),
         }
     }
     out

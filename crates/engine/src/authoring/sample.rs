@@ -561,7 +561,7 @@ fn nested_holds(
                 }
             }
             if !v.pattern.is_empty()
-                && gostd::regexp::compile(&v.pattern)
+                && crd_studio_gostd::regexp::compile(&v.pattern)
                     .ok()
                     .and_then(|r| r.is_match(s))
                     == Some(false)
@@ -788,7 +788,7 @@ fn string(vv: &crate::schema::structural::ValueValidation, variant: usize) -> St
     if vv.pattern.is_empty() {
         return fit(candidates.first().map_or("example", String::as_str));
     }
-    let re = gostd::regexp::compile(&vv.pattern).ok();
+    let re = crd_studio_gostd::regexp::compile(&vv.pattern).ok();
     for c in &candidates {
         let s = fit(c);
         if re.as_ref().and_then(|r| r.is_match(&s)) == Some(true) {

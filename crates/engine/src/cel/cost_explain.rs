@@ -1445,11 +1445,15 @@ impl Estimates<'_> {
             )
             .ok()?;
         let cost_of = |id: i64| details.nodes.get(&id).map_or(0, |c| c.max);
-        let mut best: Option<(u64, &cel_core::ast::Expr, &cel_core::ast::CallExpr)> = None;
+        let mut best: Option<(
+            u64,
+            &crd_studio_cel::ast::Expr,
+            &crd_studio_cel::ast::CallExpr,
+        )> = None;
         let mut stack = vec![&checked.expr];
         while let Some(e) = stack.pop() {
             let children = expr_children(e);
-            if let cel_core::ast::ExprKind::Call(call) = &e.kind {
+            if let crd_studio_cel::ast::ExprKind::Call(call) = &e.kind {
                 let operands: u64 = children
                     .iter()
                     .map(|c| cost_of(c.id))
@@ -1495,8 +1499,11 @@ impl Estimates<'_> {
             .filter(|a| {
                 let sized = matches!(
                     checked.types.get(&a.id),
-                    Some(cel_core::types::Type::String | cel_core::types::Type::Bytes)
-                        | Some(cel_core::types::Type::List(_) | cel_core::types::Type::Map(..))
+                    Some(crd_studio_cel::types::Type::String | crd_studio_cel::types::Type::Bytes)
+                        | Some(
+                            crd_studio_cel::types::Type::List(_)
+                                | crd_studio_cel::types::Type::Map(..)
+                        )
                 );
                 // No size kept for a call's result: the estimator has none (cel-go's
                 // unbounded size).
@@ -1507,7 +1514,7 @@ impl Estimates<'_> {
                         .is_none_or(|s| s.max >= UNBOUNDED_SIZE)
             })
             .filter_map(|a| match &a.kind {
-                cel_core::ast::ExprKind::Call(c) => {
+                crd_studio_cel::ast::ExprKind::Call(c) => {
                     let (l, col) = at_name(a.id, &c.function);
                     Some((display_function(&c.function), l, col))
                 }
@@ -1931,8 +1938,8 @@ impl Place<'_> {
 const UNBOUNDED_SIZE: u64 = 3 * 1024 * 1024 * 4;
 
 /// The operands of a node (a call's receiver and arguments, a list's elements, ...).
-fn expr_children(e: &cel_core::ast::Expr) -> Vec<&cel_core::ast::Expr> {
-    use cel_core::ast::ExprKind;
+fn expr_children(e: &crd_studio_cel::ast::Expr) -> Vec<&crd_studio_cel::ast::Expr> {
+    use crd_studio_cel::ast::ExprKind;
     match &e.kind {
         ExprKind::Call(c) => c.target.iter().chain(&c.args).collect(),
         ExprKind::Select(s) => vec![&s.operand],

@@ -17,8 +17,8 @@
 
 use std::collections::BTreeMap;
 
-use cel_core::cost_est::{AstNode, CostEstimator, SizeEstimate};
-use cel_core::types::{ObjectType, Type};
+use crd_studio_cel::cost_est::{AstNode, CostEstimator, SizeEstimate};
+use crd_studio_cel::types::{ObjectType, Type};
 
 use crate::crd::apiext::CelStep;
 use crate::schema::structural::{Generic, Structural, ValueValidation};
@@ -129,7 +129,7 @@ pub fn max_cardinality(min_serialized_size: i64) -> u64 {
 
 /// `apiservercel.Escape`: the CEL field name of a property, or `None` when it can't have one
 /// (the CEL crate's, the one copy).
-pub use cel_core::unstructured::escape;
+pub use crd_studio_cel::unstructured::escape;
 
 /// `WithTypeAndObjectMeta`: the schema with `kind`, `apiVersion` and `metadata.{name,
 /// generateName}` (unless it already declares them all as such). The added `metadata` has

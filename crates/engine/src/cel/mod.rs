@@ -21,15 +21,15 @@ pub mod validator;
 
 use std::cell::{Cell, OnceCell};
 
-use cel_core::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChecks};
-use cel_core::cost_est::{
+use crd_studio_cel::checker::{CheckedExpr, CompileFailure, Env, EnvBuilder, LiteralChecks};
+use crd_studio_cel::cost_est::{
     estimate_cost, estimate_cost_details, CostDetails, CostEstimator, CostOptions,
 };
-use cel_core::decls::EnvVersion;
-use cel_core::interp::Program;
-use cel_core::k8s_cost_est::KubernetesCostEstimator;
-use cel_core::types::Type;
-use cel_core::KubernetesVersion;
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::Program;
+use crd_studio_cel::k8s_cost_est::KubernetesCostEstimator;
+use crd_studio_cel::types::Type;
+use crd_studio_cel::KubernetesVersion;
 
 use crate::crd::apiext::{
     CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
@@ -49,7 +49,7 @@ pub const OLD_SCOPED_VAR_NAME: &str = "oldSelf";
 /// The literal checks of cel-go's AST validators: duration and timestamp literals are
 /// evaluated by the runtime, regex literals compile as Go `regexp`.
 fn literal_checks() -> LiteralChecks {
-    cel_core::stdlib_rt::literal_checks()
+    crd_studio_cel::stdlib_rt::literal_checks()
 }
 
 /// Compiles the rules of a CRD's schemas: the base environments are built once (per CRD

@@ -11,8 +11,8 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
-use cel_core::ast::{Expr, ExprKind};
-use cel_core::{Parser, ParserOptions};
+use crd_studio_cel::ast::{Expr, ExprKind};
+use crd_studio_cel::{Parser, ParserOptions};
 
 use crate::cel::report::{rule_key, CelRuleReport};
 use crate::crd::apiext::{CelCompilation, CelCompileFailure, CelCompiler, CelRuleSite, CelStep};

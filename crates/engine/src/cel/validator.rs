@@ -31,9 +31,9 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use cel_core::interp::{Activation, CostTracker};
-use cel_core::unstructured::{self, Schema as RtSchema};
-use cel_core::value::Value;
+use crd_studio_cel::interp::{Activation, CostTracker};
+use crd_studio_cel::unstructured::{self, Schema as RtSchema};
+use crd_studio_cel::value::Value;
 use serde_json::Value as Json;
 
 use super::decl_type::{escape, schema_decl_type, DeclType};
@@ -44,7 +44,7 @@ use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::path::{FieldPath, Segment};
 use crate::schema::props::ValidationRule;
 use crate::schema::structural::{NestedValueValidation, Structural};
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// `celconfig.PerCallLimit`.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -130,7 +130,7 @@ pub struct ValidateOptions<'z> {
     pub ratcheting: bool,
     /// The time-zone database named zones resolve in (Go's tzdata); without one a named zone
     /// is `unknown time zone NAME` and [`Evaluation::time_zones_needed`] is set.
-    pub time_zones: Option<&'z cel_core::tz::TimeZoneDb>,
+    pub time_zones: Option<&'z crd_studio_cel::tz::TimeZoneDb>,
 }
 
 /// A view of a validation schema: the structural schema itself or an `allOf` branch
@@ -785,7 +785,7 @@ struct Walk<'v> {
     /// Set when no rule is evaluated: each is recorded as skipped for this reason.
     dry: Option<&'v str>,
     /// The time-zone database for named zones.
-    zones: Option<&'v cel_core::tz::TimeZoneDb>,
+    zones: Option<&'v crd_studio_cel::tz::TimeZoneDb>,
 }
 
 /// What `evalMessageExpression` returned.
@@ -1204,7 +1204,7 @@ impl Walk<'_> {
             };
             if let Value::Error(err) = &value {
                 let msg = &err.message;
-                let detail = if msg.starts_with(cel_core::value::NO_SUCH_OVERLOAD) {
+                let detail = if msg.starts_with(crd_studio_cel::value::NO_SUCH_OVERLOAD) {
                     format!(
                         "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {}",
                         rule_error_string(rule)
@@ -1322,7 +1322,7 @@ impl Walk<'_> {
     /// `evalMessageExpression`.
     fn message_expression(
         &mut self,
-        program: &cel_core::interp::Program,
+        program: &crd_studio_cel::interp::Program,
         source: &str,
         activation: &Activation<'_>,
         remaining: i64,

@@ -8,7 +8,7 @@
 use crate::documents::document::{Node, Value};
 use crate::documents::finding::{Finding, Location, SourceId};
 use crate::documents::position::Span;
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// The only API version of CRDs the server still serves.
 pub const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";

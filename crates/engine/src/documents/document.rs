@@ -17,7 +17,7 @@ use crate::documents::yaml_events::{
 
 use crate::documents::finding::{Finding, Location, SourceId};
 use crate::documents::position::{LineIndex, Pos, Span};
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// The largest request body the API server accepts (`MaxRequestBodyBytes`, 3 MiB).
 pub const MAX_REQUEST_BYTES: usize = 3 * 1024 * 1024;
@@ -1249,7 +1249,7 @@ fn format_float_key(f: f64) -> String {
     if f32v.is_infinite() {
         return if f32v > 0.0 { ".inf" } else { "-.inf" }.to_owned();
     }
-    gostd::strconv::format_float_g32(f32v)
+    crd_studio_gostd::strconv::format_float_g32(f32v)
 }
 
 fn go_float_name(f: f64) -> &'static str {
@@ -1306,7 +1306,7 @@ fn resolve_plain(s: &str) -> Resolved {
         return Resolved::Null;
     };
     match first {
-        '.' => match gostd::strconv::parse_float(s) {
+        '.' => match crd_studio_gostd::strconv::parse_float(s) {
             Some(f) => Resolved::Float(f),
             None => Resolved::Str,
         },
@@ -1316,24 +1316,24 @@ fn resolve_plain(s: &str) -> Resolved {
                 return Resolved::Str;
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();
-            if let Ok(i) = gostd::strconv::parse_int(&plain, 0) {
+            if let Ok(i) = crd_studio_gostd::strconv::parse_int(&plain, 0) {
                 return Resolved::Int(i);
             }
-            if let Ok(u) = gostd::strconv::parse_uint(&plain, 0) {
+            if let Ok(u) = crd_studio_gostd::strconv::parse_uint(&plain, 0) {
                 // Too big for int64: the server's JSON decoder makes it a float.
                 return Resolved::Float(u as f64);
             }
             if yaml_style_float(&plain) {
-                if let Some(f) = gostd::strconv::parse_float(&plain) {
+                if let Some(f) = crd_studio_gostd::strconv::parse_float(&plain) {
                     return Resolved::Float(f);
                 }
             }
             if let Some(rest) = plain.strip_prefix("0b") {
-                if let Ok(i) = gostd::strconv::parse_int(rest, 2) {
+                if let Ok(i) = crd_studio_gostd::strconv::parse_int(rest, 2) {
                     return Resolved::Int(i);
                 }
             } else if let Some(rest) = plain.strip_prefix("-0b") {
-                if let Ok(i) = gostd::strconv::parse_int(&format!("-{rest}"), 2) {
+                if let Ok(i) = crd_studio_gostd::strconv::parse_int(&format!("-{rest}"), 2) {
                     return Resolved::Int(i);
                 }
             }

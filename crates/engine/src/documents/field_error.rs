@@ -47,11 +47,11 @@ impl BadValue {
         match self {
             BadValue::Omit => None,
             BadValue::Null => Some("null".to_owned()),
-            BadValue::Str(s) => Some(gostd::strconv::quote(s)),
+            BadValue::Str(s) => Some(crd_studio_gostd::strconv::quote(s)),
             BadValue::Int(i) => Some(i.to_string()),
-            BadValue::Float(f) => Some(gostd::strconv::format_float_g(*f)),
+            BadValue::Float(f) => Some(crd_studio_gostd::strconv::format_float_g(*f)),
             BadValue::Bool(b) => Some(b.to_string()),
-            BadValue::Json(j) => Some(gostd::json::marshal(j)),
+            BadValue::Json(j) => Some(crd_studio_gostd::json::marshal(j)),
             BadValue::Raw(s) => Some(s.clone()),
         }
     }
@@ -117,7 +117,10 @@ impl FieldError {
         let detail = if valid.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = valid.iter().map(|v| gostd::strconv::quote(v)).collect();
+            let quoted: Vec<String> = valid
+                .iter()
+                .map(|v| crd_studio_gostd::strconv::quote(v))
+                .collect();
             format!("supported values: {}", quoted.join(", "))
         };
         FieldError::new(ErrorType::FieldValueNotSupported, field, value, detail)

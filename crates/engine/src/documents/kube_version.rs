@@ -26,7 +26,7 @@
 //! (`StrictCostOpt`, added to the runtime cost in 1.31 servers); message texts that changed
 //! between minors (none found for the modelled checks).
 
-pub use cel_core::version::{KubernetesVersion, NEWEST_MINOR, OLDEST_MINOR};
+pub use crd_studio_cel::version::{KubernetesVersion, NEWEST_MINOR, OLDEST_MINOR};
 
 /// An apiextensions feature gate whose default differs between modelled versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,8 +39,8 @@ use crate::object::defaulting;
 use crate::object::pruning;
 use crate::schema::Structural;
 
+use crd_studio_gostd::json::json_kind;
 use decoder::{Abort, Decoder};
-use gostd::json::json_kind;
 pub use time::Time;
 
 /// The fields of `metav1.ObjectMeta` (JSON names), in declaration order.
@@ -452,7 +452,7 @@ pub fn get_object_meta(
     let Json::Object(fields) = metadata else {
         return Err(format!(
             "invalid metadata: expected object, got {}",
-            gostd::fmt::type_name(metadata)
+            crd_studio_gostd::fmt::type_name(metadata)
         ));
     };
     // Field by field: keep those that decode on their own.
@@ -531,10 +531,10 @@ impl OwnerReference {
     pub fn go_json(&self) -> String {
         let mut s = format!(
             "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
-            gostd::json::string(&self.api_version),
-            gostd::json::string(&self.kind),
-            gostd::json::string(&self.name),
-            gostd::json::string(&self.uid)
+            crd_studio_gostd::json::string(&self.api_version),
+            crd_studio_gostd::json::string(&self.kind),
+            crd_studio_gostd::json::string(&self.name),
+            crd_studio_gostd::json::string(&self.uid)
         );
         if let Some(b) = self.controller {
             s.push_str(&format!(",\"controller\":{b}"));
@@ -643,7 +643,7 @@ pub struct CoerceOptions {
 /// (`%q`/`%v` for scalars, `json.Marshal` for objects and lists).
 pub fn bad_value(v: &Json) -> BadValue {
     match v {
-        Json::Array(_) | Json::Object(_) => BadValue::Raw(gostd::json::marshal(v)),
+        Json::Array(_) | Json::Object(_) => BadValue::Raw(crd_studio_gostd::json::marshal(v)),
         other => BadValue::from_json(other),
     }
 }
@@ -813,8 +813,8 @@ fn nested_string(obj: &Map<String, Json>, key: &str) -> Result<Option<String>, S
         Some(Json::String(s)) => Ok(Some(s.clone())),
         Some(v) => Err(format!(
             ".{key} accessor error: {} is of the type {}, expected string",
-            gostd::fmt::v(v),
-            gostd::fmt::type_name(v)
+            crd_studio_gostd::fmt::v(v),
+            crd_studio_gostd::fmt::type_name(v)
         )),
     }
 }

@@ -262,7 +262,7 @@ pub fn run(
     versions: &[CompiledVersion],
     version: &CompiledVersion,
     unknown_fields: UnknownFields,
-    time_zones: Option<&cel_core::tz::TimeZoneDb>,
+    time_zones: Option<&crd_studio_cel::tz::TimeZoneDb>,
 ) -> Outcome {
     let mut out = Outcome::default();
     let kind = &crd.kind;

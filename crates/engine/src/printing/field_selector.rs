@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use gostd::fmt::v as go_v;
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::fmt::v as go_v;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// The operator of a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -29,7 +29,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use gostd::strconv::format_float_g as go_float_v;
+use crd_studio_gostd::strconv::format_float_g as go_float_v;
 
 /// Deepest nesting of sub-parsers (union members, filter sides) and of `{range}`s.
 pub const MAX_DEPTH: usize = 64;
@@ -401,7 +401,7 @@ impl Parser<'_> {
                     if i > 0 && g.is_empty() {
                         Param::default()
                     } else {
-                        match gostd::strconv::atoi(g).ok() {
+                        match crd_studio_gostd::strconv::atoi(g).ok() {
                             Some(v) => Param {
                                 value: v,
                                 known: true,
@@ -605,7 +605,7 @@ fn is_alpha_numeric(c: char) -> bool {
 /// Go's `%#U`: `U+002A '*'`, without the quoted rune when it is not printable.
 fn go_unicode_sharp(c: char) -> String {
     let code = format!("U+{:04X}", c as u32);
-    if gostd::strconv::is_print(c) {
+    if crd_studio_gostd::strconv::is_print(c) {
         format!("{code} '{c}'")
     } else {
         code
@@ -827,8 +827,8 @@ fn go_print(c: &Concrete) -> String {
     match c {
         Concrete::Invalid => "<invalid reflect.Value>".to_owned(),
         Concrete::NilInterface => "<nil>".to_owned(),
-        Concrete::Map(m) => gostd::fmt::v(&Json::Object((*m).clone())),
-        Concrete::Slice(items) => gostd::fmt::v(&Json::Array(items.to_vec())),
+        Concrete::Map(m) => crd_studio_gostd::fmt::v(&Json::Object((*m).clone())),
+        Concrete::Slice(items) => crd_studio_gostd::fmt::v(&Json::Array(items.to_vec())),
         Concrete::Str(s) => (*s).to_owned(),
         Concrete::Int64(i) | Concrete::Int(i) => i.to_string(),
         Concrete::Float64(f) => go_float_v(*f),
@@ -847,7 +847,7 @@ pub fn print_results(results: &[Value]) -> Result<String, String> {
             Value::Json {
                 value: value @ (Json::Object(_) | Json::Array(_)),
                 ..
-            } => gostd::json::marshal(&as_go_numbers(value)),
+            } => crd_studio_gostd::json::marshal(&as_go_numbers(value)),
             Value::Invalid => "<no value>".to_owned(),
             Value::Json {
                 value: Json::Null, ..

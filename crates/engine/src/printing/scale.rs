@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use crate::crd::apiext::internal::Scale;
-use gostd::fmt::{type_name as go_type, v as go_v};
+use crd_studio_gostd::fmt::{type_name as go_type, v as go_v};
 
 /// `unstructured.NestedFieldNoCopy`: the value (`None` when missing, or when a step meets
 /// `null`), or the accessor error.
@@ -150,7 +150,7 @@ pub fn scale_of(obj: &Json, scale: &Scale, version: &str) -> ScaleReport {
     if !found {
         report.error = Some(internal(format!(
             "Internal error occurred: the spec replicas field {} does not exist",
-            gostd::strconv::quote(&scale.spec_replicas_path)
+            crd_studio_gostd::strconv::quote(&scale.spec_replicas_path)
         )));
         return report;
     }

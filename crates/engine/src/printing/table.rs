@@ -24,7 +24,7 @@ use crate::crd::apiext::internal::ColumnDefinition as CrdColumn;
 use crate::object::objectmeta::{time::parse_rfc3339, Time};
 use crate::printing::jsonpath::{print_results, JsonPath, Node, Value};
 use crate::schema::Structural;
-use gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
+use crd_studio_gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
 
 /// `metav1.ObjectMeta{}.SwaggerDoc()["name"]`: the Name column's description.
 pub const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
@@ -95,7 +95,7 @@ impl Cell {
     pub fn to_wire(&self) -> Json {
         match self {
             Cell::Float(f) if f.is_finite() => {
-                serde_json::from_str(&gostd::json::float_text(*f)).unwrap_or(Json::Null)
+                serde_json::from_str(&crd_studio_gostd::json::float_text(*f)).unwrap_or(Json::Null)
             }
             Cell::Float(_) => Json::Null,
             other => other.to_value(),

@@ -362,7 +362,7 @@ pub struct CompiledCrd {
     options: Options,
     version_overview: Option<crate::versions::VersionOverview>,
     /// Named time zones for CEL (Go's tzdata); given by the caller, never read by the engine.
-    time_zones: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>,
+    time_zones: Option<std::sync::Arc<crd_studio_cel::tz::TimeZoneDb>>,
     /// What the compile derived from the CRD's content alone, for [`CompiledCrd::recompile`].
     memo: Option<Rc<ContentMemo>>,
     /// Whether [`CompiledCrd::recompile`] reused the previous compile's content work.
@@ -401,7 +401,7 @@ impl crate::versions::conversion::CompiledCrdParts for CompiledCrd {
         self.options.kubernetes_version
     }
 
-    fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb> {
+    fn time_zones(&self) -> Option<&crd_studio_cel::tz::TimeZoneDb> {
         CompiledCrd::time_zones(self)
     }
 }
@@ -1031,14 +1031,14 @@ impl CompiledCrd {
     /// Gives CEL a time-zone database for named zones (`getHours('America/New_York')`), as
     /// Go's tzdata gives it to the server. Without one, such a rule fails with `unknown time
     /// zone NAME` and the analysis reports [`Analysis::needs_time_zones`], so a shell can load
-    /// the database lazily (its bundle: [`cel_core::tz::TimeZoneDb::from_bundle`]) and analyse
+    /// the database lazily (its bundle: [`crd_studio_cel::tz::TimeZoneDb::from_bundle`]) and analyse
     /// again.
-    pub fn set_time_zones(&mut self, db: Option<std::sync::Arc<cel_core::tz::TimeZoneDb>>) {
+    pub fn set_time_zones(&mut self, db: Option<std::sync::Arc<crd_studio_cel::tz::TimeZoneDb>>) {
         self.time_zones = db;
     }
 
     /// The time-zone database given, if any.
-    pub fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb> {
+    pub fn time_zones(&self) -> Option<&crd_studio_cel::tz::TimeZoneDb> {
         self.time_zones.as_deref()
     }
 
@@ -1315,9 +1315,9 @@ impl CompiledCrd {
                     "studio.generated-name",
                     format!(
                         "the server names the object from generateName {}: the prefix{} plus 5 random characters; this analysis validates it as {} (the real name will differ)",
-                        gostd::strconv::quote(prefix),
+                        crd_studio_gostd::strconv::quote(prefix),
                         if prefix.len() > 58 { " (cut to 58 bytes)" } else { "" },
-                        gostd::strconv::quote(generated)
+                        crd_studio_gostd::strconv::quote(generated)
                     ),
                 )
                 .at(loc(hit.span)),
@@ -1333,7 +1333,7 @@ impl CompiledCrd {
                     format!(
                         "{} is cluster-scoped: the server clears metadata.namespace ({}) before validation and stores the object without one",
                         self.facts.kind,
-                        gostd::strconv::quote(ns)
+                        crd_studio_gostd::strconv::quote(ns)
                     ),
                 )
                 .at(loc(hit.span)),

@@ -186,7 +186,7 @@ pub struct DecodeError {
 }
 
 /// The words Go's JSON decoder uses for a value's kind.
-pub use gostd::json::json_kind as go_json_kind;
+pub use crd_studio_gostd::json::json_kind as go_json_kind;
 
 struct Decoder {
     errors: Vec<DecodeError>,

@@ -65,12 +65,12 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-use cel_core::checker::{Env, EnvBuilder};
-use cel_core::decls::EnvVersion;
-use cel_core::interp::{Activation, CostTracker, Program};
-use cel_core::types::Type;
-use cel_core::value::Value;
-use cel_core::KubernetesVersion;
+use crd_studio_cel::checker::{Env, EnvBuilder};
+use crd_studio_cel::decls::EnvVersion;
+use crd_studio_cel::interp::{Activation, CostTracker, Program};
+use crd_studio_cel::types::Type;
+use crd_studio_cel::value::Value;
+use crd_studio_cel::KubernetesVersion;
 
 use crate::documents::document::{self, Node};
 use crate::documents::finding::{Severity, SourceId};
@@ -372,7 +372,7 @@ fn double_json(f: f64) -> Result<Json, String> {
     if !f.is_finite() {
         return Err(format!(
             "{} cannot be written as JSON",
-            gostd::strconv::format_float_g(f)
+            crd_studio_gostd::strconv::format_float_g(f)
         ));
     }
     // Go writes them as integers (below 1e21), which read back as int64 when they fit.
@@ -398,9 +398,11 @@ pub fn cel_to_json(v: &Value<'_>) -> Result<Option<Json>, String> {
             Value::Uint(u) => Json::from(*u),
             Value::Double(f) => double_json(*f)?,
             Value::String(s) => Json::String(s.as_str().to_owned()),
-            Value::Bytes(b) => Json::String(gostd::base64::encode(b)),
-            Value::Timestamp(t) => Json::String(gostd::time::format_rfc3339_nano(t)),
-            Value::Duration(d) => Json::String(cel_core::rt_time::duration_to_cel_string(d.0)),
+            Value::Bytes(b) => Json::String(crd_studio_gostd::base64::encode(b)),
+            Value::Timestamp(t) => Json::String(crd_studio_gostd::time::format_rfc3339_nano(t)),
+            Value::Duration(d) => {
+                Json::String(crd_studio_cel::rt_time::duration_to_cel_string(d.0))
+            }
             Value::List(l) => {
                 let mut out = Vec::with_capacity(l.len());
                 for item in l.iter() {
@@ -413,7 +415,7 @@ pub fn cel_to_json(v: &Value<'_>) -> Result<Option<Json>, String> {
             }
             Value::Map(m) => {
                 let mut out = Map::new();
-                for (k, val) in cel_core::stdlib_rt::map_entries(m) {
+                for (k, val) in crd_studio_cel::stdlib_rt::map_entries(m) {
                     let Value::String(k) = k else {
                         return Err(format!(
                             "a map key of type {} cannot be a JSON field name",
@@ -445,7 +447,7 @@ pub fn cel_to_json(v: &Value<'_>) -> Result<Option<Json>, String> {
 /// this version compiles them) with `self` declared `dyn`.
 pub fn cel_env(server: KubernetesVersion) -> Env {
     EnvBuilder::kubernetes(EnvVersion::NewExpressions(server.compatibility()))
-        .literal_checks(cel_core::stdlib_rt::literal_checks())
+        .literal_checks(crd_studio_cel::stdlib_rt::literal_checks())
         .variable("self", Type::Dyn)
         .build()
 }

@@ -219,7 +219,7 @@ pub fn check_versions(
         return Err(format!(
             "{} is unstructured and is not suitable for converting to {}",
             from.text(),
-            gostd::strconv::quote(&target.text())
+            crd_studio_gostd::strconv::quote(&target.text())
         ));
     }
     let to = target.clone();
@@ -412,7 +412,7 @@ pub trait CompiledCrdParts {
     /// The Kubernetes server version whose rules apply.
     fn kubernetes_version(&self) -> crate::documents::kube_version::KubernetesVersion;
     /// Named time zones for CEL, when the caller gave them.
-    fn time_zones(&self) -> Option<&cel_core::tz::TimeZoneDb>;
+    fn time_zones(&self) -> Option<&crd_studio_cel::tz::TimeZoneDb>;
 }
 
 /// The versions of a CRD the converter accepts (`validVersions`: all of them).
@@ -547,7 +547,7 @@ pub fn convert(
         Strategy::Unknown { name } => {
             return Err(format!(
                 "unknown conversion strategy {} for CRD {}",
-                gostd::strconv::quote(&name),
+                crd_studio_gostd::strconv::quote(&name),
                 internal.metadata.name
             ))
         }
@@ -592,7 +592,7 @@ pub fn conversion_review(
         Strategy::Unknown { name } => {
             return Err(format!(
                 "unknown conversion strategy {} for CRD {}",
-                gostd::strconv::quote(&name),
+                crd_studio_gostd::strconv::quote(&name),
                 internal.metadata.name
             ))
         }

@@ -65,7 +65,7 @@ pub fn parse_kube_version(v: &str) -> Option<KubeVersion> {
     if major_len == 0 {
         return None;
     }
-    let major = gostd::strconv::atoi(rest.get(..major_len)?).ok()?;
+    let major = crd_studio_gostd::strconv::atoi(rest.get(..major_len)?).ok()?;
     let tail = rest.get(major_len..)?;
     if tail.is_empty() {
         return Some(KubeVersion {
@@ -87,7 +87,7 @@ pub fn parse_kube_version(v: &str) -> Option<KubeVersion> {
     Some(KubeVersion {
         major,
         stability,
-        minor: gostd::strconv::atoi(digits).ok()?,
+        minor: crd_studio_gostd::strconv::atoi(digits).ok()?,
     })
 }
 

@@ -3,8 +3,10 @@
 //! `apiservercel.Escape`), and the functions, macros and receiver methods of the selected
 //! Kubernetes version's environment with their signatures.
 
-use cel_core::decls::{kubernetes_options, EnvOption, EnvVersion, FunctionDecl, OverloadDecl};
-use cel_core::KubernetesVersion;
+use crd_studio_cel::decls::{
+    kubernetes_options, EnvOption, EnvVersion, FunctionDecl, OverloadDecl,
+};
+use crd_studio_cel::KubernetesVersion;
 
 use super::docs::cel_doc;
 use super::{first_line, item, node_lines, type_text, CompletionItem, Completions, Hover};

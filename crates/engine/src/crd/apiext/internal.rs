@@ -18,7 +18,7 @@ pub use crate::object::objectmeta::{ObjectMeta, OwnerReference, Time};
 use crate::schema::props::{
     go_json_kind, JsonSchemaProps, SchemaOrArray, SchemaOrBool, SchemaOrStringArray, ValidationRule,
 };
-use gostd::json::Obj;
+use crd_studio_gostd::json::Obj;
 
 /// A CustomResourceDefinition in the server's internal form.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -268,14 +268,14 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         return "null".to_owned();
     }
     let sub = |x: &JsonSchemaProps| schema_json_depth(x, depth + 1);
-    let list = |xs: &[JsonSchemaProps]| gostd::json::list(xs.iter().map(sub));
+    let list = |xs: &[JsonSchemaProps]| crd_studio_gostd::json::list(xs.iter().map(sub));
     let map = |m: &BTreeMap<String, JsonSchemaProps>| {
         if m.is_empty() {
             "null".to_owned()
         } else {
             let items: Vec<String> = m
                 .iter()
-                .map(|(k, v)| format!("{}:{}", gostd::json::string(k), sub(v)))
+                .map(|(k, v)| format!("{}:{}", crd_studio_gostd::json::string(k), sub(v)))
                 .collect();
             format!("{{{}}}", items.join(","))
         }
@@ -330,17 +330,17 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
                         .finish(),
                     SchemaOrStringArray::Property(p) => Obj::new()
                         .raw("Schema", "null")
-                        .raw("Property", gostd::json::strings(p))
+                        .raw("Property", crd_studio_gostd::json::strings(p))
                         .finish(),
                 };
-                format!("{}:{v}", gostd::json::string(k))
+                format!("{}:{v}", crd_studio_gostd::json::string(k))
             })
             .collect();
         format!("{{{}}}", items.join(","))
     };
     let json_opt = |v: &Option<Json>| {
         v.as_ref()
-            .map(gostd::json::marshal)
+            .map(crd_studio_gostd::json::marshal)
             .unwrap_or("null".into())
     };
     Obj::new()
@@ -368,14 +368,14 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             "Enum",
             given(
                 "enum",
-                gostd::json::list(s.enum_.iter().map(gostd::json::marshal)),
+                crd_studio_gostd::json::list(s.enum_.iter().map(crd_studio_gostd::json::marshal)),
             ),
         )
         .opt_int("MaxProperties", s.max_properties)
         .opt_int("MinProperties", s.min_properties)
         .raw(
             "Required",
-            given("required", gostd::json::strings(&s.required)),
+            given("required", crd_studio_gostd::json::strings(&s.required)),
         )
         .raw("Items", items)
         .raw("AllOf", given("allOf", list(&s.all_of)))
@@ -414,7 +414,7 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             "XListMapKeys",
             given(
                 "x-kubernetes-list-map-keys",
-                gostd::json::strings(&s.x_list_map_keys),
+                crd_studio_gostd::json::strings(&s.x_list_map_keys),
             ),
         )
         .opt_str("XListType", s.x_list_type.as_deref())
@@ -423,7 +423,7 @@ fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             "XValidations",
             empty_or(
                 s.has_x_validations,
-                gostd::json::list(s.x_validations.iter().map(rule_json)),
+                crd_studio_gostd::json::list(s.x_validations.iter().map(rule_json)),
             ),
         )
         .finish()
@@ -450,7 +450,10 @@ pub fn items_json(items: &SchemaOrArray) -> String {
             .finish(),
         SchemaOrArray::Array(xs) => Obj::new()
             .raw("Schema", "null")
-            .raw("JSONSchemas", gostd::json::list(xs.iter().map(schema_json)))
+            .raw(
+                "JSONSchemas",
+                crd_studio_gostd::json::list(xs.iter().map(schema_json)),
+            )
             .finish(),
     }
 }
@@ -505,7 +508,7 @@ fn column_json(c: &ColumnDefinition) -> String {
 
 /// The Go JSON of `spec.versions` (`[]apiextensions.CustomResourceDefinitionVersion`).
 pub fn versions_json(versions: &[CrdVersion]) -> String {
-    gostd::json::list(versions.iter().map(version_json))
+    crd_studio_gostd::json::list(versions.iter().map(version_json))
 }
 
 /// Go's `json.Marshal` of `spec.versions` as validation holds it (`field.Invalid`'s value,
@@ -538,14 +541,14 @@ fn version_json(v: &CrdVersion) -> String {
             "AdditionalPrinterColumns",
             empty_or(
                 v.additional_printer_columns_set,
-                gostd::json::list(v.additional_printer_columns.iter().map(column_json)),
+                crd_studio_gostd::json::list(v.additional_printer_columns.iter().map(column_json)),
             ),
         )
         .raw(
             "SelectableFields",
             empty_or(
                 v.selectable_fields_set,
-                gostd::json::list(
+                crd_studio_gostd::json::list(
                     v.selectable_fields
                         .iter()
                         .map(|f| Obj::new().str("JSONPath", &f.json_path).finish()),
@@ -634,7 +637,7 @@ impl Reader {
     fn unknown(&mut self, path: &str) {
         self.problems.push(DecodeProblem {
             path: path.to_owned(),
-            message: format!("unknown field {}", gostd::strconv::quote(path)),
+            message: format!("unknown field {}", crd_studio_gostd::strconv::quote(path)),
             unknown_field: true,
         });
     }
@@ -960,7 +963,7 @@ impl Reader {
                     let full = join(&p, &e.path);
                     self.problems.push(DecodeProblem {
                         message: if e.unknown_field {
-                            format!("unknown field {}", gostd::strconv::quote(&full))
+                            format!("unknown field {}", crd_studio_gostd::strconv::quote(&full))
                         } else {
                             e.message
                         },
@@ -1157,7 +1160,7 @@ impl Reader {
         self.check_keys(m, path, &["url", "service", "caBundle"]);
         let ca_bundle = match m.get("caBundle") {
             None | Some(Json::Null) => Vec::new(),
-            Some(Json::String(s)) => match gostd::base64::decode(s) {
+            Some(Json::String(s)) => match crd_studio_gostd::base64::decode(s) {
                 Some(b) => b,
                 None if self.shape == Shape::Internal => s.as_bytes().to_vec(),
                 None => {

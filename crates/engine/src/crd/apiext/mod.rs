@@ -257,7 +257,7 @@ fn list_type_set_warnings(crd: &InternalCrd) -> Vec<String> {
                     if is.type_ == "object" || is.type_ == "array" {
                         seen.borrow_mut().insert(format!(
                             "x-kubernetes-list-type: set for items of type {} is not supported by server-side apply or CEL validation rules",
-                            gostd::strconv::quote(&is.type_)
+                            crd_studio_gostd::strconv::quote(&is.type_)
                         ));
                     }
                 }
@@ -272,7 +272,12 @@ fn list_type_set_warnings(crd: &InternalCrd) -> Vec<String> {
 pub fn warnings_on_create(crd: &InternalCrd) -> Vec<String> {
     let mut w: Vec<String> = unrecognized_formats(crd)
         .into_iter()
-        .map(|f| format!("unrecognized format {}", gostd::strconv::quote(&f)))
+        .map(|f| {
+            format!(
+                "unrecognized format {}",
+                crd_studio_gostd::strconv::quote(&f)
+            )
+        })
         .collect();
     w.extend(list_type_set_warnings(crd));
     w
@@ -284,7 +289,12 @@ pub fn warnings_on_update(new: &InternalCrd, old: &InternalCrd) -> Vec<String> {
     let mut w: Vec<String> = unrecognized_formats(new)
         .into_iter()
         .filter(|f| !old_formats.contains(f))
-        .map(|f| format!("unrecognized format {}", gostd::strconv::quote(&f)))
+        .map(|f| {
+            format!(
+                "unrecognized format {}",
+                crd_studio_gostd::strconv::quote(&f)
+            )
+        })
         .collect();
     let old_sets: BTreeSet<String> = list_type_set_warnings(old).into_iter().collect();
     w.extend(

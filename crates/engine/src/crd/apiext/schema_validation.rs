@@ -629,7 +629,7 @@ impl<'o> Walker<'o> {
             if let Some(is) = item {
                 // A `*string`: printed as JSON, `null` when unset.
                 let item_list_type = || match &is.x_list_type {
-                    Some(t) => BadValue::Raw(gostd::json::string(t)),
+                    Some(t) => BadValue::Raw(crd_studio_gostd::json::string(t)),
                     None => BadValue::Null,
                 };
                 match is.type_.as_str() {
@@ -678,7 +678,8 @@ impl<'o> Walker<'o> {
             }
         }
         if list_type == Some("map") {
-            let keys_json = || BadValue::Raw(gostd::json::strings(&schema.x_list_map_keys));
+            let keys_json =
+                || BadValue::Raw(crd_studio_gostd::json::strings(&schema.x_list_map_keys));
             if schema.x_list_map_keys.is_empty() {
                 errs.push(FieldError::required(
                     path.child("x-kubernetes-list-map-keys").to_path(),

@@ -313,7 +313,7 @@ fn value_validation(
         errs,
     );
     if !v.pattern.is_empty() {
-        if let Err(e) = gostd::regexp::check(&v.pattern) {
+        if let Err(e) = crd_studio_gostd::regexp::check(&v.pattern) {
             errs.push(FieldError::invalid(
                 path.child("pattern").to_path(),
                 BadValue::Str(v.pattern.clone()),

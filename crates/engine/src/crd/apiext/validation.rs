@@ -280,7 +280,7 @@ pub fn validate_stored_versions(
     if stored.is_empty() {
         return vec![FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gostd::json::strings(stored)),
+            BadValue::Raw(crd_studio_gostd::json::strings(stored)),
             "must have at least one stored version",
         )];
     }
@@ -294,7 +294,7 @@ pub fn validate_stored_versions(
         if v.storage && !present {
             errs.push(FieldError::invalid(
                 path.clone(),
-                BadValue::Raw(gostd::json::strings(stored)),
+                BadValue::Raw(crd_studio_gostd::json::strings(stored)),
                 format!("must have the storage version {}", v.name),
             ));
         }
@@ -390,7 +390,7 @@ fn validate_version<'a>(
             version
                 .deprecation_warning
                 .as_ref()
-                .map(|w| BadValue::Raw(gostd::json::string(w)))
+                .map(|w| BadValue::Raw(crd_studio_gostd::json::string(w)))
                 .unwrap_or(BadValue::Null),
             e,
         ));
@@ -988,7 +988,7 @@ fn validate_conversion_review_versions(
     if require_recognized && !has_accepted {
         errs.push(FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gostd::json::strings(versions)),
+            BadValue::Raw(crd_studio_gostd::json::strings(versions)),
             "must include at least one of v1, v1beta1",
         ));
     }
@@ -1167,7 +1167,7 @@ pub fn validate_subresources(s: Option<&Subresources>, path: &FieldPath) -> Vec<
         } else if !ls.starts_with(".spec.") && !ls.starts_with(".status.") {
             errs.push(FieldError::invalid(
                 p,
-                BadValue::Raw(gostd::json::string(ls)),
+                BadValue::Raw(crd_studio_gostd::json::string(ls)),
                 "should be a json path under either .spec or .status",
             ));
         }
@@ -1209,10 +1209,10 @@ fn approval_state(annotations: &BTreeMap<String, String>) -> (Approval, String) 
     if a.starts_with("unapproved") {
         return (
             Approval::Bypassed,
-            format!("not approved: {}", gostd::strconv::quote(a)),
+            format!("not approved: {}", crd_studio_gostd::strconv::quote(a)),
         );
     }
-    if let Ok(u) = gostd::url::Url::parse_request_uri(a) {
+    if let Ok(u) = crd_studio_gostd::url::Url::parse_request_uri(a) {
         if !u.host().is_empty() && !u.scheme().is_empty() {
             return (Approval::Approved, format!("approved in {a}"));
         }

@@ -1,10 +1,10 @@
 //! Conversion webhook checks of `k8s.io/apiserver/pkg/util/webhook/validation.go`
 //! (`ValidateWebhookURL`, `ValidateWebhookService`, `ValidateCABundle`), with the pieces of
-//! the TLS setup they depend on (URLs are parsed by [`gostd::url`]).
+//! the TLS setup they depend on (URLs are parsed by [`crd_studio_gostd::url`]).
 
 use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::path::FieldPath;
-use gostd::url::Url;
+use crd_studio_gostd::url::Url;
 
 use crate::object::objectmeta::validation::{is_dns1123_subdomain, is_valid_port_num};
 
@@ -215,7 +215,7 @@ fn pem_decode(data: &[u8]) -> Option<(PemBlock, &[u8])> {
             .filter(|b| !b.is_ascii_whitespace())
             .map(|b| *b as char)
             .collect();
-        let Some(bytes) = gostd::base64::decode(&clean) else {
+        let Some(bytes) = crd_studio_gostd::base64::decode(&clean) else {
             rest = after;
             continue;
         };
@@ -342,7 +342,7 @@ pub fn validate_ca_bundle(path: &FieldPath, ca: &[u8]) -> Vec<FieldError> {
         None => Vec::new(),
         Some(e) => vec![FieldError::invalid(
             path.clone(),
-            BadValue::Raw(gostd::json::bytes(ca)),
+            BadValue::Raw(crd_studio_gostd::json::bytes(ca)),
             e,
         )],
     }
@@ -394,7 +394,7 @@ mod tests {
         ];
         let pem = format!(
             "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
-            gostd::base64::encode(&der)
+            crd_studio_gostd::base64::encode(&der)
         );
         assert_eq!(ca_bundle_error(pem.as_bytes()), None);
     }

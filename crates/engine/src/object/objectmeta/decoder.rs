@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use gostd::json::{json_kind, number_text};
+use crd_studio_gostd::json::{json_kind, number_text};
 use serde_json::Value as Json;
 
 /// The most strict-decoding errors `sigs.k8s.io/json` keeps.

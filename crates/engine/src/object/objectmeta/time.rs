@@ -1,6 +1,6 @@
 //! `metav1.Time` as the server reads and writes it: `time.Parse(time.RFC3339, s)` when decoding
 //! and `Time.ToUnstructured` (`t.UTC().Format(time.RFC3339)`) when encoding, both from
-//! [`gostd::time`]. Fractions of a second are kept (the server compares times with them) but,
+//! [`crd_studio_gostd::time`]. Fractions of a second are kept (the server compares times with them) but,
 //! as in the server, not written back.
 
 /// An instant, as `metav1.Time` holds it (the location does not matter to the server's
@@ -16,7 +16,7 @@ pub struct Time {
 impl Time {
     /// Go's zero `time.Time` (`metav1.Time{}`).
     pub const ZERO: Time = Time {
-        unix: gostd::time::GO_ZERO_TIME_SECS,
+        unix: crd_studio_gostd::time::GO_ZERO_TIME_SECS,
         nanos: 0,
     };
 
@@ -32,13 +32,13 @@ impl Time {
 
     /// `t.UTC().Format(time.RFC3339)`: `2006-01-02T15:04:05Z`, no fraction.
     pub fn rfc3339(&self) -> String {
-        gostd::time::format_rfc3339_utc(self.unix)
+        crd_studio_gostd::time::format_rfc3339_utc(self.unix)
     }
 }
 
 /// `time.Parse(time.RFC3339, value)`: the instant, or Go's error text.
 pub fn parse_rfc3339(value: &str) -> Result<Time, String> {
-    gostd::time::parse(gostd::time::RFC3339, value)
+    crd_studio_gostd::time::parse(crd_studio_gostd::time::RFC3339, value)
         .map(|t| Time {
             unix: t.secs,
             nanos: t.nanos,

@@ -15,11 +15,11 @@ use super::{bad_value, decode_object_meta, parse_group_version, ObjectMeta, Owne
 use crate::documents::field_error::{BadValue, FieldError};
 use crate::documents::path::{FieldPath, Segment};
 use crate::schema::Structural;
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 // The name and label checks are apimachinery's, kept once in the CEL crate (its format library
 // calls them too).
-pub use cel_core::k8s_names::{
+pub use crd_studio_cel::k8s_names::{
     is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
     is_valid_label_value, mask_trailing_dash,
 };
@@ -102,7 +102,7 @@ fn validate_field_manager(manager: &str, path: &FieldPath) -> Vec<FieldError> {
     }
     for (i, c) in manager.char_indices() {
         // `unicode.IsPrint` is `strconv.IsPrint`.
-        if !gostd::strconv::is_print(c) {
+        if !crd_studio_gostd::strconv::is_print(c) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::Str(manager.to_owned()),
@@ -115,7 +115,10 @@ fn validate_field_manager(manager: &str, path: &FieldPath) -> Vec<FieldError> {
 
 /// `json.Marshal` of a string list.
 fn json_strings(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| gostd::json::string(s)).collect();
+    let items: Vec<String> = list
+        .iter()
+        .map(|s| crd_studio_gostd::json::string(s))
+        .collect();
     format!("[{}]", items.join(","))
 }
 
@@ -222,7 +225,7 @@ fn validate_managed_fields(meta: &ObjectMeta, path: &FieldPath) -> Vec<FieldErro
             "Apply" | "Update" => {}
             other => errs.push(FieldError::not_supported(
                 child(&p, "operation"),
-                BadValue::Raw(gostd::json::string(other)),
+                BadValue::Raw(crd_studio_gostd::json::string(other)),
                 &["Apply", "Update"],
             )),
         }
@@ -417,7 +420,7 @@ pub fn validate_object_meta_update(
         &mut errs,
         "uid",
         new.uid != old.uid,
-        BadValue::Raw(gostd::json::string(&new.uid)),
+        BadValue::Raw(crd_studio_gostd::json::string(&new.uid)),
     );
     immutable(
         &mut errs,
@@ -468,7 +471,7 @@ pub fn root_object_meta(obj: &Json) -> Result<ObjectMeta, FieldError> {
             bad_value(other),
             format!(
                 "expected map[string]interface{{}}, got {}",
-                gostd::fmt::type_name(other)
+                crd_studio_gostd::fmt::type_name(other)
             ),
         )),
     }

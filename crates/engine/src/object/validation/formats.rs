@@ -5,7 +5,7 @@
 //! Format names are normalized the go-openapi way, by deleting every `-` (`date-time` is
 //! `datetime`, `k8s-short-name` is `k8sshortname`).
 
-use gostd::regexp::{compile_fixed, GoRegexp};
+use crd_studio_gostd::regexp::{compile_fixed, GoRegexp};
 
 use crate::documents::kube_version::KubernetesVersion;
 
@@ -222,15 +222,15 @@ impl FormatChecker {
     /// `strfmt.Default.Validates(format, s)`.
     pub fn validates(&self, s: &str) -> bool {
         match &self.kind {
-            Kind::Uri => gostd::url::Url::parse_request_uri(s).is_ok(),
-            Kind::Email => gostd::mail::is_email(s),
+            Kind::Uri => crd_studio_gostd::url::Url::parse_request_uri(s).is_ok(),
+            Kind::Email => crd_studio_gostd::mail::is_email(s),
             Kind::Hostname(re) => {
                 matches(re, s) && s.len() <= 255 && s.split('.').all(|p| p.len() <= 63)
             }
-            Kind::Ipv4 => gostd::net::parse_ip_sloppy_ok(s) && s.contains('.'),
-            Kind::Ipv6 => gostd::net::parse_ip(s).is_some() && s.contains(':'),
-            Kind::Cidr => gostd::net::parse_cidr_sloppy_ok(s),
-            Kind::Mac => gostd::net::is_mac(s),
+            Kind::Ipv4 => crd_studio_gostd::net::parse_ip_sloppy_ok(s) && s.contains('.'),
+            Kind::Ipv6 => crd_studio_gostd::net::parse_ip(s).is_some() && s.contains(':'),
+            Kind::Cidr => crd_studio_gostd::net::parse_cidr_sloppy_ok(s),
+            Kind::Mac => crd_studio_gostd::net::is_mac(s),
             Kind::Regex(re) => matches(re, s),
             Kind::Isbn(r10, r13) => is_isbn10(r10, s) || is_isbn13(r13, s),
             Kind::Isbn10(re) => is_isbn10(re, s),
@@ -238,9 +238,13 @@ impl FormatChecker {
             Kind::CreditCard(re) => is_credit_card(re, s),
             Kind::Ssn(re) => s.len() == 11 && matches(re, s),
             Kind::Password => true,
-            Kind::Date => gostd::time::parse(gostd::time::RFC3339_FULL_DATE, s).is_ok(),
+            Kind::Date => {
+                crd_studio_gostd::time::parse(crd_studio_gostd::time::RFC3339_FULL_DATE, s).is_ok()
+            }
             Kind::DateTime(re) => is_date_time(re, s),
-            Kind::Duration => gostd::time::parse_duration(s).is_ok() || duration_words(s),
+            Kind::Duration => {
+                crd_studio_gostd::time::parse_duration(s).is_ok() || duration_words(s)
+            }
             Kind::BsonObjectId => s.len() == 24 && s.bytes().all(|b| b.is_ascii_hexdigit()),
             Kind::MaxLenRegex(max, re) => s.len() <= *max && matches(re, s),
         }
@@ -318,7 +322,7 @@ fn is_date_time(re: &GoRegexp, s: &str) -> bool {
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;
     };
-    if gostd::time::parse(gostd::time::RFC3339_FULL_DATE, date).is_err() {
+    if crd_studio_gostd::time::parse(crd_studio_gostd::time::RFC3339_FULL_DATE, date).is_err() {
         return false;
     }
     if !matches(re, time) {

@@ -31,8 +31,8 @@ mod schema;
 
 pub mod formats;
 
-pub use gostd::json::marshal as json_marshal;
-pub use gostd::value::deep_equal;
+pub use crd_studio_gostd::json::marshal as json_marshal;
+pub use crd_studio_gostd::value::deep_equal;
 
 use std::sync::Arc;
 
@@ -112,7 +112,7 @@ impl SchemaValidator {
     }
 
     /// How many values each `pattern` of the schema could not be evaluated on so far (CRD
-    /// Studio's regular-expression bounds, see `gostd::regexp`), by pattern text: a caller
+    /// Studio's regular-expression bounds, see `crd_studio_gostd::regexp`), by pattern text: a caller
     /// compares two readings to tell which patterns one validation skipped.
     pub fn unevaluated_patterns(&self) -> Vec<(String, u64)> {
         self.patterns
@@ -211,7 +211,7 @@ pub fn validate_default_value(path: &FieldPath, value: &Json, s: &Structural) ->
 /// are printed with `json.Marshal`).
 fn bad_value(v: &Json) -> BadValue {
     match v {
-        Json::Array(_) | Json::Object(_) => BadValue::Raw(gostd::json::marshal(v)),
+        Json::Array(_) | Json::Object(_) => BadValue::Raw(crd_studio_gostd::json::marshal(v)),
         other => BadValue::from_json(other),
     }
 }
@@ -298,7 +298,7 @@ fn to_field_errors(fld_path: &FieldPath, errors: &[OaError]) -> Vec<FieldError> 
                             .iter()
                             .map(|x| match x {
                                 Json::String(s) => s.clone(),
-                                other => gostd::json::marshal(other),
+                                other => crd_studio_gostd::json::marshal(other),
                             })
                             .collect();
                         let refs: Vec<&str> = values.iter().map(String::as_str).collect();

@@ -15,9 +15,9 @@ use serde_json::Value as Json;
 use super::ratcheting::{self, Corr};
 use super::schema::{Dependency, Items, OaSchema};
 use crate::documents::path::FieldPath;
-use gostd::strconv::format_float_f;
-use gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
-use gostd::value::{deep_equal, f64_to_i64, is_float64_a_json_integer, GoNum};
+use crd_studio_gostd::strconv::format_float_f;
+use crd_studio_gostd::strconv::{format_float_g as go_float_v, quote as go_quote};
+use crd_studio_gostd::value::{deep_equal, f64_to_i64, is_float64_a_json_integer, GoNum};
 
 pub(crate) use super::MAX_VALIDATION_DEPTH;
 
@@ -1011,7 +1011,7 @@ fn enum_v(values: &[Json]) -> String {
             Json::Null => "<nil>".into(),
             other => match GoNum::of(other) {
                 Some(n) => num_v(n),
-                None => gostd::json::marshal(other),
+                None => crd_studio_gostd::json::marshal(other),
             },
         })
         .collect();

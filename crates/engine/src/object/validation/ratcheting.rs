@@ -15,8 +15,8 @@ use serde_json::Value as Json;
 
 use super::openapi::{self, GoPath, OaResult, MAX_VALIDATION_DEPTH};
 use super::schema::{Items, OaSchema};
-use gostd::strconv::quote as go_quote;
-use gostd::value::{deep_equal, GoNum};
+use crd_studio_gostd::strconv::quote as go_quote;
+use crd_studio_gostd::value::{deep_equal, GoNum};
 
 /// A correlated old value and the schema the correlation follows.
 #[derive(Clone, Copy, Debug)]

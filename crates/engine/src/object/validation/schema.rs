@@ -21,7 +21,7 @@ use super::formats::{self, FormatChecker};
 use crate::documents::kube_version::KubernetesVersion;
 use crate::schema::props::{JsonSchemaProps, SchemaOrArray, SchemaOrStringArray};
 use crate::schema::structural::{NestedValueValidation, Structural, ValueValidation};
-use gostd::regexp::{self as goregex, GoRegexp};
+use crd_studio_gostd::regexp::{self as goregex, GoRegexp};
 
 /// A `pattern`: its text and, once a value has needed it, its compilation (Go's compile error
 /// text, or the expression). Nodes with the same pattern text share one `Pattern` (one

@@ -19,7 +19,7 @@ use crate::documents::path::FieldPath;
 use crate::documents::position::Span;
 use crate::object::objectmeta::decoder::Decoder;
 use crate::object::objectmeta::validation::{is_qualified_name, is_valid_label_value};
-use gostd::strconv::quote as go_quote;
+use crd_studio_gostd::strconv::quote as go_quote;
 
 /// The group of `ConversionReview`.
 pub const REVIEW_GROUP: &str = "apiextensions.k8s.io";
@@ -133,12 +133,16 @@ impl ReviewRequest {
     /// the Go structs' order, objects with sorted keys, HTML-safe escaping, a final newline),
     /// with the empty `response` the server's request struct carries.
     pub fn body(&self) -> String {
-        let objects: Vec<String> = self.objects.iter().map(gostd::json::marshal).collect();
+        let objects: Vec<String> = self
+            .objects
+            .iter()
+            .map(crd_studio_gostd::json::marshal)
+            .collect();
         format!(
             "{{\"kind\":\"ConversionReview\",\"apiVersion\":{},\"request\":{{\"uid\":{},\"desiredAPIVersion\":{},\"objects\":[{}]}},\"response\":{{\"uid\":\"\",\"convertedObjects\":null,\"result\":{{\"metadata\":{{}}}}}}}}\n",
-            gostd::json::string(&self.review_version.api_version()),
-            gostd::json::string(&self.uid),
-            gostd::json::string(&self.desired_api_version),
+            crd_studio_gostd::json::string(&self.review_version.api_version()),
+            crd_studio_gostd::json::string(&self.uid),
+            crd_studio_gostd::json::string(&self.desired_api_version),
             objects.join(",")
         )
     }
@@ -376,7 +380,7 @@ impl Body<'_> {
                 return s.to_owned();
             }
         }
-        gostd::json::marshal(&node.to_json())
+        crd_studio_gostd::json::marshal(&node.to_json())
     }
 }
 
@@ -479,7 +483,7 @@ impl<'b, 'a> Typed<'b, 'a> {
                 .get(node.span.start.offset..node.span.end.offset)
                 .filter(|s| self.body.is_json() && !s.is_empty())
                 .map(str::to_owned)
-                .unwrap_or_else(|| gostd::json::marshal(&node.to_json())),
+                .unwrap_or_else(|| crd_studio_gostd::json::marshal(&node.to_json())),
         }
     }
 
@@ -1050,7 +1054,7 @@ pub fn raw_object(raw: &RawObject) -> Result<Json, String> {
     if !value.is_object() {
         return Err(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            gostd::json::json_kind(value)
+            crd_studio_gostd::json::json_kind(value)
         ));
     }
     if Gvk::of(value).kind.is_empty() {
@@ -1113,7 +1117,7 @@ pub fn restore_object_meta(
             return Err((
                 format!(
                     "invalid metadata of type {} in converted object",
-                    gostd::fmt::type_name(other)
+                    crd_studio_gostd::fmt::type_name(other)
                 ),
                 "metadata",
             ))
@@ -1127,7 +1131,7 @@ pub fn restore_object_meta(
     let Some(Json::Object(meta)) = conv.get_mut("metadata") else {
         let t = conv
             .get("metadata")
-            .map(gostd::fmt::type_name)
+            .map(crd_studio_gostd::fmt::type_name)
             .unwrap_or("<nil>");
         return Err((
             format!("invalid metadata of type {t} in input object"),
@@ -1148,7 +1152,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "invalid metadata.{fld} of type {} in converted object",
-                        gostd::fmt::type_name(other)
+                        crd_studio_gostd::fmt::type_name(other)
                     ),
                     path,
                 ))
@@ -1162,7 +1166,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "invalid metadata.{fld} of type {} in original object",
-                        gostd::fmt::type_name(other)
+                        crd_studio_gostd::fmt::type_name(other)
                     ),
                     path,
                 ))
@@ -1175,7 +1179,7 @@ pub fn restore_object_meta(
                 return Err((
                     format!(
                         "metadata.{fld}[{k}] must be a string, but is {} in converted object",
-                        gostd::fmt::type_name(v)
+                        crd_studio_gostd::fmt::type_name(v)
                     ),
                     path,
                 ));
