@@ -20,6 +20,8 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod repository;
+
 use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
@@ -56,6 +58,7 @@ pub use crate::report::analysis::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub use crate::report::places::{FieldPlace, ObjectPlaces};
+pub use repository::DocumentTexts;
 
 // ------------------------------------------------------------------------------------------
 // Beside the analysis: kubectl get, conversion, changes between revisions
