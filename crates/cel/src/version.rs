@@ -77,6 +77,35 @@ impl KubernetesVersion {
         (major == 1).then_some(KubernetesVersion::new(minor))
     }
 
+    /// Reads a set of modelled versions, oldest first without repeats: a comma-separated
+    /// list of versions (`1.30,1.34`), ranges (`1.30..1.37`, both ends included) and `all`
+    /// (every modelled version). Each version is read with [`KubernetesVersion::parse`] and
+    /// its error text; a range whose end comes before its start is an error.
+    pub fn parse_set(text: &str) -> Result<Vec<KubernetesVersion>, String> {
+        let mut out = Vec::new();
+        for item in text.split(',').map(str::trim) {
+            if item == "all" {
+                out.extend(KubernetesVersion::all());
+            } else if let Some((from, to)) = item.split_once("..") {
+                let (from, to) = (
+                    KubernetesVersion::parse(from)?,
+                    KubernetesVersion::parse(to)?,
+                );
+                if to < from {
+                    return Err(format!(
+                        "the range {item:?} ends before it starts (write {from}..{to} the other way round: {to}..{from})"
+                    ));
+                }
+                out.extend((from.minor..=to.minor).map(KubernetesVersion::new));
+            } else {
+                out.push(KubernetesVersion::parse(item)?);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// The compatibility version new CEL expressions compile at and CRD formats are checked
     /// at: one minor behind the server.
     pub const fn compatibility(self) -> KubernetesVersion {
@@ -145,6 +174,27 @@ mod tests {
             "unsupported Kubernetes version \"1.29\": the modelled versions are \
              1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"
         );
+    }
+
+    #[test]
+    fn parses_lists_and_ranges() {
+        let minors = |text: &str| {
+            KubernetesVersion::parse_set(text)
+                .map(|v| v.iter().map(|v| v.minor).collect::<Vec<_>>())
+        };
+        for (text, want) in [
+            ("1.37", vec![37]),
+            ("1.30..1.32", vec![30, 31, 32]),
+            ("1.34, 1.30", vec![30, 34]),
+            ("1.31..1.31,1.31", vec![31]),
+            ("all", (30..=37).collect()),
+            ("1.36..1.37,all", (30..=37).collect()),
+        ] {
+            assert_eq!(minors(text), Ok(want), "{text}");
+        }
+        for bad in ["", "1.29..1.31", "1.33..1.31", "1.30,,1.31", "latest"] {
+            assert!(minors(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -33,10 +33,12 @@ mod diff;
 mod get;
 mod help_commands;
 mod kubectl_read;
+mod repo;
 mod sarif;
 
 const USAGE: &str = "\
 usage: crd-studio check CRD [OBJECT ...] [options]
+       crd-studio check PATH... [--crds PATH] [--old PATH] ... (a repository: see below)
        crd-studio convert CRD OBJECT --to VERSION ...   (see `crd-studio convert --help`)
        crd-studio get CRD OBJECT... [-o wide]           (see `crd-studio get --help`)
        crd-studio cost CRD [--version V] ...            (see `crd-studio cost --help`)
@@ -60,6 +62,20 @@ options:
                              rows (default: the current time; a future date reads <invalid>)
   -h, --help                 print this help
   --version                  print the version
+
+repository mode (directories, globs, a bundle of several documents with CRDs, or any of):
+  PATH...                    files, directories (recursive: .yaml, .yml, .json), globs
+                             (`config/**/*.yaml`), `-` for a stream (`kustomize build | …`)
+  --crds PATH                also take CRDs from PATH (a vendored folder, another repository)
+  --old PATH                 previous objects (the base branch's tree): each object with one
+                             of the same group, kind, namespace and name is checked as an update
+  --old-crds PATH            previous CRDs: each CRD checked as an update of the one of its name
+  --ignore-missing-crds      a custom object without its CRD is not an error
+  --shard K/N                check the K-th of N deterministic shares of the documents
+  --format junit|github      also JUnit XML, or GitHub Actions workflow commands
+  --kubernetes-version LIST  also a list or range (1.30..1.37, 1.31,1.34, all): each CRD's
+                             verdict at each minor
+  Built-in kinds (v1 ConfigMap, apps/v1 Deployment, …) are skipped with one summary line.
 
 exit status: 0 when everything would be accepted, 1 when something would be rejected,
 2 on usage or I/O errors.";
@@ -160,6 +176,9 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     if args.iter().any(|a| a == "--version") {
         println!("crd-studio {}", env!("CARGO_PKG_VERSION"));
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(code) = repo::run_if_repository(args)? {
+        return Ok(code);
     }
     let check = parse(args)?;
     // The engine has no clock: ages in the table rows are computed against this one, as the
@@ -329,10 +348,16 @@ fn read_input(path: &str, stdin_used: &mut bool) -> Result<Input, Error> {
             ));
         }
         *stdin_used = true;
-        io::stdin()
-            .take(limit)
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::Io(format!("<stdin>: {e}")))?;
+        match repo::discover::preloaded_stdin() {
+            // Read already, to choose between one CRD and a repository.
+            Some(bytes) => buf = bytes,
+            None => {
+                io::stdin()
+                    .take(limit)
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Error::Io(format!("<stdin>: {e}")))?;
+            }
+        }
     } else {
         std::fs::File::open(path)
             .and_then(|f| f.take(limit).read_to_end(&mut buf))

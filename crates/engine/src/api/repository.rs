@@ -39,6 +39,14 @@ impl DocumentTexts {
         }
     }
 
+    /// The byte range of document `index`, when it was read.
+    pub fn range(&self, index: usize) -> Option<Range<usize>> {
+        self.spans
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, r)| r.clone())
+    }
+
     /// `text` (the text these documents were read from) with every document but those whose
     /// index is in `keep` blanked: each of their bytes but line breaks and document markers
     /// (`---`, `...` at a line's start) becomes a space. Byte offsets, lines, columns and
@@ -110,9 +118,17 @@ mod tests {
         let cases: &[(&str, &[usize], &[(usize, &str)])] = &[
             ("kind: A\n---\nkind: B\n---\nkind: C\n", &[1], &[(1, "B")]),
             ("---\nkind: A\n---\nkind: B\n", &[0], &[(0, "A")]),
-            ("kind: A\n---\nkind: B\n...\n---\nkind: C\n", &[0, 2], &[(0, "A"), (2, "C")]),
+            (
+                "kind: A\n---\nkind: B\n...\n---\nkind: C\n",
+                &[0, 2],
+                &[(0, "A"), (2, "C")],
+            ),
             ("kind: é\n---\nkind: B\n", &[1], &[(1, "B")]),
-            ("kind: A\n---\nspec:\n  x: [1,\n    2]\n---\nkind: C\n", &[2], &[(2, "C")]),
+            (
+                "kind: A\n---\nspec:\n  x: [1,\n    2]\n---\nkind: C\n",
+                &[2],
+                &[(2, "C")],
+            ),
             ("{\"kind\": \"J\"}", &[], &[]),
             ("{\"kind\": \"J\"}", &[0], &[(0, "J")]),
             ("# c\nkind: A\n---\nkind: B\n", &[1], &[(1, "B")]),
