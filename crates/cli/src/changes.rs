@@ -93,7 +93,7 @@ pub fn effects_text(analysis: &Analysis, crd: &str, old_crd: &str, objects: &[&s
     out
 }
 
-fn severity_word(s: ChangeSeverity) -> &'static str {
+pub(crate) fn severity_word(s: ChangeSeverity) -> &'static str {
     match s {
         ChangeSeverity::Breaking => "breaking",
         ChangeSeverity::Risky => "risky",

@@ -5,7 +5,7 @@
 use crd_studio_engine::Severity;
 
 use super::run::Report;
-use super::text::{built_in_line, summary_line};
+use super::text::{built_in_line, change_line, summary_line};
 use super::versions::Across;
 
 /// Escapes a command's message (`%`, CR, LF).
@@ -55,6 +55,25 @@ pub(crate) fn github(report: &Report, across: Option<&Across>) -> String {
             props.join(","),
             escape_data(&message)
         ));
+    }
+    for c in &report.crds {
+        for change in &c.changes {
+            let failing = report
+                .fail_on
+                .is_some_and(|at| super::run::at_least(change.severity, at));
+            let command = if failing { "error" } else { "notice" };
+            let file = report.files.get(c.file).map_or("", String::as_str);
+            let place = change
+                .new
+                .map(|l| format!(",line={},col={}", l.span.start.line, l.span.start.column))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "::{command} file={}{place},title={}::{}\n",
+                escape_property(file),
+                escape_property(&change.code),
+                escape_data(&format!("CRD {}: {}", c.name, change_line(change)))
+            ));
+        }
     }
     if let Some(line) = built_in_line(report) {
         out.push_str(&line);

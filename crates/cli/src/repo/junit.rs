@@ -7,7 +7,7 @@
 use crd_studio_engine::Severity;
 
 use super::run::Report;
-use super::text::{finding_line, summary_line};
+use super::text::{change_line, finding_line, summary_line};
 
 /// Escapes text for XML content and attribute values (double-quoted). Characters XML 1.0
 /// does not allow become U+FFFD.
@@ -45,16 +45,24 @@ pub(crate) fn junit(report: &Report) -> String {
     for (f, file) in report.files.iter().enumerate() {
         let mut cases: Vec<(usize, Case)> = Vec::new();
         for c in report.crds.iter().filter(|c| c.file == f) {
+            let mut failures = if c.accepted {
+                Vec::new()
+            } else {
+                vec![format!("CRD {} rejected", c.name)]
+            };
+            let mut others = Vec::new();
+            for change in &c.changes {
+                let failing = report
+                    .fail_on
+                    .is_some_and(|at| super::run::at_least(change.severity, at));
+                if failing { &mut failures } else { &mut others }.push(change_line(change));
+            }
             cases.push((
                 c.document,
                 Case {
                     name: format!("{file}#{} CustomResourceDefinition {}", c.document, c.name),
-                    failures: if c.accepted {
-                        Vec::new()
-                    } else {
-                        vec![format!("CRD {} rejected", c.name)]
-                    },
-                    others: Vec::new(),
+                    failures,
+                    others,
                     skipped: false,
                 },
             ));

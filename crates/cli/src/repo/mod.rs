@@ -14,7 +14,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crd_studio_engine::{FieldValidation, KubernetesVersion, Options};
+use crd_studio_engine::{ChangeSeverity, FieldValidation, KubernetesVersion, Options};
 
 use crate::{args, Error};
 
@@ -65,6 +65,8 @@ pub(crate) struct RepoCheck {
     pub now: Option<String>,
     /// The Kubernetes versions to model (one, or a list or range).
     pub versions: Vec<KubernetesVersion>,
+    /// CRD changes (`--old-crds`) that fail the run: breaking (the default), risky or none.
+    pub fail_on: Option<ChangeSeverity>,
 }
 
 /// What the command line asks for: today's single-CRD check, or a repository.
@@ -105,6 +107,7 @@ fn mode(args: &[String]) -> Result<Mode, Error> {
         field_validation: FieldValidation::Strict,
         now: None,
         versions: vec![Options::default().kubernetes_version],
+        fail_on: Some(ChangeSeverity::Breaking),
     };
     let mut repository = false;
     let mut single_only = None;
@@ -118,6 +121,18 @@ fn mode(args: &[String]) -> Result<Mode, Error> {
             "--ignore-missing-crds" => {
                 if inline.is_some() {
                     return Err(Error::Usage("--ignore-missing-crds takes no value".into()));
+                }
+            }
+            "--fail-on" => {
+                check.fail_on = match value()?.as_str() {
+                    "breaking" => Some(ChangeSeverity::Breaking),
+                    "risky" => Some(ChangeSeverity::Risky),
+                    "none" => None,
+                    other => {
+                        return Err(Error::Usage(format!(
+                            "--fail-on: unknown value `{other}` (breaking, risky or none)"
+                        )))
+                    }
                 }
             }
             "--shard" => check.shard = Some(shard::Shard::parse(&value()?)?),

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 use crd_studio_engine::{
-    Analysis, CompiledCrd, Finding, Options, PreviousCrd, Severity, SourceId, TimeZoneDb,
+    Analysis, ChangeSeverity, CompiledCrd, CrdChange, Finding, Options, PreviousCrd, Severity,
+    SourceId, TimeZoneDb,
 };
 use rayon::prelude::*;
 
@@ -48,8 +49,8 @@ pub(crate) struct CrdResult {
     pub accepted: bool,
     /// The previous revision's file, when checked as an update.
     pub old_file: Option<usize>,
-    /// How many changes from the previous revision.
-    pub changes: usize,
+    /// The changes from the previous revision.
+    pub changes: Vec<CrdChange>,
 }
 
 /// An object's verdict.
@@ -88,12 +89,34 @@ pub(crate) struct Report {
     pub built_in: BTreeMap<String, usize>,
     /// Documents without `apiVersion` or `kind` left out.
     pub not_objects: usize,
+    /// Which CRD changes fail the run (`--fail-on`; none: `None`).
+    pub fail_on: Option<ChangeSeverity>,
+}
+
+/// Whether a change of severity `s` is at or above `at` (breaking > risky > compatible).
+pub(crate) fn at_least(s: ChangeSeverity, at: ChangeSeverity) -> bool {
+    let rank = |s: ChangeSeverity| match s {
+        ChangeSeverity::Breaking => 2,
+        ChangeSeverity::Risky => 1,
+        ChangeSeverity::Compatible => 0,
+    };
+    rank(s) >= rank(at)
 }
 
 impl Report {
+    /// The changes at or above `--fail-on` (with `--old-crds`).
+    pub(crate) fn failing_changes(&self) -> usize {
+        self.crds
+            .iter()
+            .flat_map(|c| &c.changes)
+            .filter(|c| self.fail_on.is_some_and(|at| at_least(c.severity, at)))
+            .count()
+    }
+
     /// Whether nothing would be rejected.
     pub(crate) fn accepted(&self) -> bool {
-        self.crds.iter().all(|c| c.accepted)
+        self.failing_changes() == 0
+            && self.crds.iter().all(|c| c.accepted)
             && self.objects.iter().all(|o| o.accepted)
             && !self
                 .findings
@@ -161,6 +184,7 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
             .collect(),
         built_in: plan.built_in.clone(),
         not_objects: plan.not_objects,
+        fail_on: check.fail_on,
         ..Report::default()
     };
     let mut verdicts: HashMap<usize, (bool, String)> = HashMap::new();
@@ -319,7 +343,7 @@ fn crd_task(
             name: crd.name.clone(),
             accepted: analysis.crd.accepted,
             old_file,
-            changes: analysis.changes.len(),
+            changes: analysis.changes.clone(),
         });
         for finding in analysis.findings {
             if let Some(file) = place(finding.location.map(|l| l.source), crd.file, None) {

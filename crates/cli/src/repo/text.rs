@@ -44,6 +44,25 @@ pub(crate) fn finding_line(report: &Report, x: &Located) -> String {
     format!("{place}: {}: {field}{message}", f.severity.as_str())
 }
 
+/// A CRD change on one line: `breaking: v1: .spec.x: message [code]`.
+pub(crate) fn change_line(c: &crd_studio_engine::CrdChange) -> String {
+    format!(
+        "{}: {}{}{} [{}]",
+        crate::changes::severity_word(c.severity),
+        c.version
+            .as_deref()
+            .map(|v| format!("{v}: "))
+            .unwrap_or_default(),
+        c.field
+            .as_deref()
+            .filter(|f| !c.message.starts_with(f))
+            .map(|f| format!("{f}: "))
+            .unwrap_or_default(),
+        c.message,
+        c.code
+    )
+}
+
 /// The built-in kinds left out, on one line (none: `None`).
 pub(crate) fn built_in_line(report: &Report) -> Option<String> {
     let total: usize = report.built_in.values().sum();
@@ -73,11 +92,17 @@ pub(crate) fn summary_line(report: &Report) -> String {
     let checked: Vec<_> = report.objects.iter().filter(|o| !o.ignored).collect();
     let rejected = checked.iter().filter(|o| !o.accepted).count();
     let ignored = report.objects.len() - checked.len();
+    let failing = report.failing_changes();
     format!(
-        "{}: {}, {}; {}, {crds_rejected} rejected; {}, {rejected} rejected{}",
+        "{}: {}, {}{}; {}, {crds_rejected} rejected; {}, {rejected} rejected{}",
         verdict(report.accepted()),
         plural(report.count(Severity::Error), "error"),
         plural(report.count(Severity::Warning), "warning"),
+        if failing > 0 {
+            format!(", {} at or above --fail-on", plural(failing, "CRD change"))
+        } else {
+            String::new()
+        },
         plural(report.crds.len(), "CRD"),
         plural(checked.len(), "object"),
         if ignored > 0 {
@@ -100,13 +125,16 @@ pub(crate) fn text(report: &Report, across: Option<&Across>) -> String {
         let update = c
             .old_file
             .and_then(|f| report.files.get(f))
-            .map(|old| format!(" (update of {old}: {})", plural(c.changes, "change")))
+            .map(|old| format!(" (update of {old}: {})", plural(c.changes.len(), "change")))
             .unwrap_or_default();
         out.push_str(&format!(
             "{file}: CRD {} {}{update}\n",
             c.name,
             verdict(c.accepted)
         ));
+        for change in &c.changes {
+            out.push_str(&format!("  {}\n", change_line(change)));
+        }
     }
     for (f, name) in report.files.iter().enumerate() {
         if !report.checked.get(f).copied().unwrap_or(false) {
@@ -162,6 +190,9 @@ pub(crate) fn json(report: &Report, across: Option<&Across>) -> String {
                 "accepted": c.accepted,
                 "previous": c.old_file.map(file),
                 "changes": c.changes,
+                "failingChanges": c.changes.iter()
+                    .filter(|x| report.fail_on.is_some_and(|at| super::run::at_least(x.severity, at)))
+                    .count(),
             })
         })
         .collect();
