@@ -297,6 +297,10 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
     report
 }
 
+/// One engine call of a task: a file, the objects (indices in the plan) it is about, and
+/// the previous object's file and document (then it is about one object).
+type Call = (usize, Vec<usize>, Option<(usize, usize)>);
+
 /// One CRD's task: compile it once (as an update of its previous revision when there is
 /// one), its own verdict when this shard reports it, then its objects.
 fn crd_task(
@@ -352,7 +356,7 @@ fn crd_task(
         }
     }
     // Per file: the objects without a previous one in one call, each other one alone.
-    let mut calls: Vec<(usize, Vec<usize>, Option<(usize, usize)>)> = Vec::new();
+    let mut calls: Vec<Call> = Vec::new();
     for &i in objects {
         let Some(o) = plan.objects.get(i) else {
             continue;

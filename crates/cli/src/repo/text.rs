@@ -267,6 +267,20 @@ pub(crate) fn json(report: &Report, across: Option<&Across>) -> String {
     s
 }
 
+/// A file name as a relative URI reference (SARIF's `artifactLocation.uri`): bytes other
+/// than unreserved characters and `/` percent-encoded (`<stdin>` is `%3Cstdin%3E`).
+fn uri_reference(name: &str) -> String {
+    let mut out = String::new();
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// SARIF 2.1.0: one result per finding.
 pub(crate) fn sarif(report: &Report) -> String {
     let mut b = sarif::Builder::default();
@@ -277,8 +291,9 @@ pub(crate) fn sarif(report: &Report) -> String {
             Severity::Warning => sarif::Level::Warning,
             Severity::Info => sarif::Level::Note,
         };
+        let uri = uri_reference(report.files.get(x.file).map_or("", String::as_str));
         let place = sarif::Place {
-            file: report.files.get(x.file).map_or("", String::as_str),
+            file: &uri,
             span: f.location.map(|l| l.span),
             label: None,
         };
