@@ -8,6 +8,7 @@
 //! - `build`: set up, then build the release page into `dist/` for static hosting, with the
 //!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
 //! - `test [--no-browser]`: everything CI checks (`ci.rs`).
+//! - `dist [--target TRIPLE]`: the CLI as a static musl binary with its checksums (`cli_dist.rs`).
 //! - `conformance [DIR]`, `corpus [DIR]`, `peer [DIR]`, `cel-spec [DIR]`: the measurement tasks.
 //! - `fuzz [TARGET...] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
@@ -22,6 +23,7 @@
 
 mod cel_spec;
 mod ci;
+mod cli_dist;
 mod conformance;
 mod corpus;
 mod dist;
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         "serve" => serve(),
         "build" => build().map(|_| true),
         "test" => ci::run_task(rest),
+        "dist" => cli_dist::run_task(rest),
         "conformance" => conformance::run(rest),
         "corpus" => corpus::run(rest),
         "peer" => peer::run(rest),
@@ -102,6 +105,9 @@ const HELP: &str = "usage: cargo xtask <task>
   serve                 serve the studio on http://127.0.0.1:8080 (installs what is missing)
   test [--no-browser]   run every check CI runs (--no-browser: the native part only)
   build                 build the release page into dist/
+  dist [--target TRIPLE]
+                        the CLI as a static musl binary (+ kubectl plugin, krew manifest,
+                        SHA256SUMS) in <target>/cli-dist/ (default x86_64-unknown-linux-musl)
   setup [--browser] [--fuzz]
                         install the tools (and Chromium + chromedriver, cargo-fuzz)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
@@ -485,7 +491,7 @@ mod tests {
     #[test]
     fn help_and_readme_name_every_task() {
         let names = tasks();
-        assert_eq!(names.len(), 13, "{names:?}");
+        assert_eq!(names.len(), 14, "{names:?}");
         let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
         for name in &names {
             let listed = format!("\n  {name} ");
