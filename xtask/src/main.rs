@@ -13,7 +13,8 @@
 //! - `fuzz [TARGET...] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
-//!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
+//!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
+//!   then the corpus through `crd-studio check` in one run and per CRD (`cli_bench.rs`);
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
 //! - `e2e [FILE...]`: build the release page with the test hooks and run the
@@ -23,6 +24,7 @@
 
 mod cel_spec;
 mod ci;
+mod cli_bench;
 mod cli_dist;
 mod conformance;
 mod corpus;
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         "serve-dir" => serve_dir_task(rest),
         "e2e" => e2e(rest),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
+        "bench" if rest.iter().any(|a| a == "--cli") => cli_bench::run_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
                 .and_then(|_| {
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
                         "memory",
                     ]))
                 })
-                .map(|_| true)
+                .and_then(|_| cli_bench::run_task(&[]))
         }
         "help" | "--help" | "-h" => {
             println!("{}", HELP);
@@ -122,7 +125,10 @@ const HELP: &str = "usage: cargo xtask <task>
                         from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
-                        peak memory and time of those and of the hostile inputs
+                        peak memory and time of those and of the hostile inputs; then
+                        the whole corpus through `crd-studio check` in one run beside one
+                        process per CRD
+  bench --cli [BINARY]  only that last part (builds the release CLI unless BINARY is named)
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds

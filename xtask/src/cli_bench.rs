@@ -1,0 +1,129 @@
+//! `cargo xtask bench --cli [BINARY]` (and the last part of `cargo xtask bench`): the whole
+//! `../shared/corpus` through `crd-studio check` in one repository-mode run (every CRD
+//! compiled once, the objects matched by group and kind, rayon over the cores), in objects
+//! per second and per core (also with one thread, `RAYON_NUM_THREADS=1`), beside the same
+//! files through one `crd-studio check CRD OBJECT...` process per CRD (today's way, each
+//! CRD's object files from the corpus index). Prints figures, never fails on them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::{cmd, root, run, step, target_dir};
+
+/// The task: builds the release CLI unless a binary is named, then measures.
+pub fn run_task(args: &[String]) -> Result<bool, String> {
+    let binary = match args.iter().find(|a| !a.starts_with("--")) {
+        Some(b) => PathBuf::from(b),
+        None => {
+            step("cargo build --release -p crd-studio-cli");
+            run(cmd("cargo").args(["build", "--release", "--locked", "-p", "crd-studio-cli"]))?;
+            target_dir().join("release/crd-studio")
+        }
+    };
+    let corpus = root().join("../shared/corpus");
+    if !corpus.join("index.json").is_file() {
+        println!("skipped: ../shared/corpus is absent");
+        return Ok(true);
+    }
+    measure(&binary, &corpus)?;
+    Ok(true)
+}
+
+/// One timed run: seconds and the JSON report's object count.
+fn one_run(binary: &Path, corpus: &Path, threads: Option<usize>) -> Result<(f64, u64), String> {
+    let mut c = Command::new(binary);
+    c.current_dir(corpus).args([
+        "check",
+        "crds",
+        "objects",
+        "--ignore-missing-crds",
+        "--format",
+        "json",
+        "--now",
+        "2026-01-01T00:00:00Z",
+    ]);
+    if let Some(n) = threads {
+        c.env("RAYON_NUM_THREADS", n.to_string());
+    }
+    let t = Instant::now();
+    let out = c
+        .output()
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    let secs = t.elapsed().as_secs_f64();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "the run's JSON: {e} ({})",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let objects = v["summary"]["objects"].as_u64().unwrap_or(0);
+    Ok((secs, objects))
+}
+
+fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    step(&format!(
+        "crd-studio check on the whole corpus, one run ({})",
+        binary.display()
+    ));
+    // A first run warms the file cache.
+    one_run(binary, corpus, None)?;
+    let (all, objects) = one_run(binary, corpus, None)?;
+    let (single, _) = one_run(binary, corpus, Some(1))?;
+    println!(
+        "one run, {cores} threads: {objects} objects in {all:.2} s = {:.0} objects/s, {:.0} objects/s per core",
+        objects as f64 / all,
+        objects as f64 / all / cores as f64
+    );
+    println!(
+        "one run, 1 thread: {single:.2} s = {:.0} objects/s per core",
+        objects as f64 / single
+    );
+
+    step("the same files, one `crd-studio check CRD OBJECT...` process per CRD");
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(corpus.join("index.json")).map_err(|e| format!("index: {e}"))?,
+    )
+    .map_err(|e| format!("index.json: {e}"))?;
+    let empty = Vec::new();
+    let crds = index["crds"].as_array().unwrap_or(&empty);
+    let objects_index = index["objects"].as_array().unwrap_or(&empty);
+    let t = Instant::now();
+    let mut processes = 0;
+    for crd in crds {
+        let (Some(file), Some(group), Some(kind)) = (
+            crd["file"].as_str(),
+            crd["group"].as_str(),
+            crd["kind"].as_str(),
+        ) else {
+            continue;
+        };
+        let files: Vec<&str> = objects_index
+            .iter()
+            .filter(|o| {
+                o["crds"]
+                    .as_array()
+                    .is_some_and(|cs| cs.iter().any(|c| c["group"] == group && c["kind"] == kind))
+            })
+            .filter_map(|o| o["file"].as_str())
+            .collect();
+        Command::new(binary)
+            .current_dir(corpus)
+            .arg("check")
+            .arg(file)
+            .args(&files)
+            .args(["--format", "json", "--now", "2026-01-01T00:00:00Z"])
+            .output()
+            .map_err(|e| format!("{}: {e}", binary.display()))?;
+        processes += 1;
+    }
+    let per_crd = t.elapsed().as_secs_f64();
+    println!(
+        "{processes} processes, one per CRD: {per_crd:.2} s = {:.0} objects/s; one run is {:.1}x faster ({:.1}x with one thread)",
+        objects as f64 / per_crd,
+        per_crd / all,
+        per_crd / single
+    );
+    Ok(())
+}
