@@ -275,7 +275,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
 /// CPU time (user + system, seconds) of this process (the suites run in it) and of the
 /// finished child processes it waited for, and theirs: what the steps cost apart from the
 /// machine's load. 0 where `/proc` is absent.
-fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // The fields after the command name (which may hold spaces) in its parentheses; utime,
     // stime, cutime and cstime are fields 14 to 17 of the line, in clock ticks.

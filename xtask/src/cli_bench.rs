@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crate::ci::cpu_seconds;
 use crate::{cmd, root, run, step, target_dir};
 
 /// The task: builds the release CLI unless a binary is named, then measures.
@@ -30,8 +31,13 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     Ok(true)
 }
 
-/// One timed run: seconds and the JSON report's object count.
-fn one_run(binary: &Path, corpus: &Path, threads: Option<usize>) -> Result<(f64, u64), String> {
+/// One timed run: wall seconds, CPU seconds (the process's user + system: the figure that
+/// does not depend on what else the machine runs) and the JSON report's object count.
+fn one_run(
+    binary: &Path,
+    corpus: &Path,
+    threads: Option<usize>,
+) -> Result<(f64, f64, u64), String> {
     let mut c = Command::new(binary);
     c.current_dir(corpus).args([
         "check",
@@ -47,10 +53,12 @@ fn one_run(binary: &Path, corpus: &Path, threads: Option<usize>) -> Result<(f64,
         c.env("RAYON_NUM_THREADS", n.to_string());
     }
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let out = c
         .output()
         .map_err(|e| format!("{}: {e}", binary.display()))?;
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
         format!(
             "the run's JSON: {e} ({})",
@@ -58,7 +66,7 @@ fn one_run(binary: &Path, corpus: &Path, threads: Option<usize>) -> Result<(f64,
         )
     })?;
     let objects = v["summary"]["objects"].as_u64().unwrap_or(0);
-    Ok((secs, objects))
+    Ok((secs, cpu, objects))
 }
 
 fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {
@@ -69,16 +77,18 @@ fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {
     ));
     // A first run warms the file cache.
     one_run(binary, corpus, None)?;
-    let (all, objects) = one_run(binary, corpus, None)?;
-    let (single, _) = one_run(binary, corpus, Some(1))?;
+    let (all, all_cpu, objects) = one_run(binary, corpus, None)?;
+    let (single, single_cpu, _) = one_run(binary, corpus, Some(1))?;
+    let n = objects as f64;
     println!(
-        "one run, {cores} threads: {objects} objects in {all:.2} s = {:.0} objects/s, {:.0} objects/s per core",
-        objects as f64 / all,
-        objects as f64 / all / cores as f64
+        "one run, {cores} threads: {objects} objects in {all:.2} s ({:.0} objects/s), CPU {all_cpu:.2} s = {:.0} objects per CPU-second",
+        n / all,
+        n / all_cpu
     );
     println!(
-        "one run, 1 thread: {single:.2} s = {:.0} objects/s per core",
-        objects as f64 / single
+        "one run, 1 thread: {single:.2} s ({:.0} objects/s per core), CPU {single_cpu:.2} s = {:.0} objects per CPU-second",
+        n / single,
+        n / single_cpu
     );
 
     step("the same files, one `crd-studio check CRD OBJECT...` process per CRD");
@@ -90,6 +100,7 @@ fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {
     let crds = index["crds"].as_array().unwrap_or(&empty);
     let objects_index = index["objects"].as_array().unwrap_or(&empty);
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let mut processes = 0;
     for crd in crds {
         let (Some(file), Some(group), Some(kind)) = (
@@ -119,11 +130,16 @@ fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {
         processes += 1;
     }
     let per_crd = t.elapsed().as_secs_f64();
+    let per_crd_cpu = cpu_seconds() - cpu;
     println!(
-        "{processes} processes, one per CRD: {per_crd:.2} s = {:.0} objects/s; one run is {:.1}x faster ({:.1}x with one thread)",
-        objects as f64 / per_crd,
+        "{processes} processes, one per CRD: {per_crd:.2} s ({:.0} objects/s), CPU {per_crd_cpu:.2} s = {:.0} objects per CPU-second",
+        n / per_crd,
+        n / per_crd_cpu
+    );
+    println!(
+        "one run against one process per CRD: {:.1}x the wall time, {:.1}x the CPU time",
         per_crd / all,
-        per_crd / single
+        per_crd_cpu / all_cpu
     );
     Ok(())
 }
