@@ -115,7 +115,9 @@ mod tests {
 
     #[test]
     fn keeps_chosen_documents_in_place() {
-        let cases: &[(&str, &[usize], &[(usize, &str)])] = &[
+        // (text, documents kept, the kinds read back with their document index)
+        type Case<'a> = (&'a str, &'a [usize], &'a [(usize, &'a str)]);
+        let cases: &[Case] = &[
             ("kind: A\n---\nkind: B\n---\nkind: C\n", &[1], &[(1, "B")]),
             ("---\nkind: A\n---\nkind: B\n", &[0], &[(0, "A")]),
             (
