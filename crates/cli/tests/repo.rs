@@ -409,3 +409,20 @@ fn usage_errors() {
         );
     }
 }
+
+#[test]
+fn a_second_crd_for_a_kind_is_a_warning() {
+    let out = run(
+        &["check", "config", "manifests/app", "--crds", "old/config"],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("manifests/app/widgets.yaml:23:3: error: spec.size: Invalid value: 12: spec.size in body should be less than or equal to 10\n"),
+        "objects go to the first CRD (config/, maximum 10): {stdout}"
+    );
+    assert!(
+        stdout.contains("old/config/crd/widgets.yaml:1:1: warning: another CRD for example.com Widget comes first (widgets.example.com in config/crd/widgets.yaml)"),
+        "{stdout}"
+    );
+}

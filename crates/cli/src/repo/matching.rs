@@ -107,6 +107,9 @@ pub(crate) struct Plan {
     pub not_objects: usize,
     /// Each file's documents handed to the engine (their findings come from it).
     pub handed: Vec<Vec<usize>>,
+    /// CRDs of a group and kind an earlier CRD already has (index, the earlier one's index):
+    /// objects go to the earlier one.
+    pub duplicates: Vec<(usize, usize)>,
 }
 
 /// `apiVersion`'s group (`""` for the core group's `v1`).
@@ -169,9 +172,12 @@ pub(crate) fn plan(tree: &Tree, _check: &RepoCheck) -> Plan {
     for (i, crd) in plan.crds.iter_mut().enumerate() {
         crd.old = old_crds.get(&crd.name).copied();
         // The first CRD of a group and kind wins (files in order).
-        by_kind
+        let first = *by_kind
             .entry((crd.group.clone(), crd.kind.clone()))
             .or_insert(i);
+        if first != i {
+            plan.duplicates.push((i, first));
+        }
         if let Some(h) = plan.handed.get_mut(crd.file) {
             h.push(crd.document);
         }

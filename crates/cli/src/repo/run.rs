@@ -196,6 +196,40 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
         }
         report.findings.extend(r.findings);
     }
+    // A second CRD for a group and kind: checked, but its objects go to the first.
+    for &(i, first) in &plan.duplicates {
+        let (Some(crd), Some(earlier)) = (plan.crds.get(i), plan.crds.get(first)) else {
+            continue;
+        };
+        let Some(file) = tree
+            .files
+            .get(crd.file)
+            .filter(|_| owns(crd.file, crd.document))
+        else {
+            continue;
+        };
+        let at = file.docs.range(crd.document).map_or(0, |r| r.start);
+        let finding = Finding::warning(
+            "studio.duplicate-crd",
+            format!(
+                "another CRD for {} {} comes first ({} in {}): objects of this kind are checked against that one",
+                crd.group,
+                crd.kind,
+                earlier.name,
+                name(earlier.file)
+            ),
+        );
+        for finding in crd_studio_engine::locate_findings(
+            &file.text,
+            SourceId::Object(0),
+            vec![(at..at, finding)],
+        ) {
+            report.findings.push(Located {
+                file: crd.file,
+                finding,
+            });
+        }
+    }
     // Documents no CRD matched.
     for o in plan.objects.iter().filter(|o| o.crd.is_none()) {
         if !owns(o.file, o.document) || check.ignore_missing_crds {
@@ -297,9 +331,9 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
     report
 }
 
-/// One engine call of a task: a file, the objects (indices in the plan) it is about, and
-/// the previous object's file and document (then it is about one object).
-type Call = (usize, Vec<usize>, Option<(usize, usize)>);
+/// One engine call of a task: the files (each with the objects, indices in the plan, it is
+/// about) and the previous object's file and document (then it is about one object).
+type Call = (Vec<(usize, Vec<usize>)>, Option<(usize, usize)>);
 
 /// One CRD's task: compile it once (as an update of its previous revision when there is
 /// one), its own verdict when this shard reports it, then its objects.
@@ -332,13 +366,6 @@ fn crd_task(
         .map(|(_, t)| Rc::new(PreviousCrd::compile(t, options)));
     let mut compiled = CompiledCrd::compile(&text, options).with_previous(&text, previous);
     let old_file = old_text.as_ref().map(|(f, _)| *f);
-    let place =
-        |source: Option<SourceId>, object_file: usize, old_object: Option<usize>| match source {
-            None | Some(SourceId::Crd) => Some(crd.file),
-            Some(SourceId::OldCrd) => old_file,
-            Some(SourceId::Object(_)) => Some(object_file),
-            Some(SourceId::OldObject) => old_object,
-        };
     if owns(crd.file, crd.document) {
         let analysis = compiled.analyze_objects(&[], None);
         out.crd = Some(CrdResult {
@@ -350,31 +377,52 @@ fn crd_task(
             changes: analysis.changes.clone(),
         });
         for finding in analysis.findings {
-            if let Some(file) = place(finding.location.map(|l| l.source), crd.file, None) {
+            let file = match finding.location.map(|l| l.source) {
+                Some(SourceId::OldCrd) => old_file,
+                _ => Some(crd.file),
+            };
+            if let Some(file) = file {
                 out.findings.push(Located { file, finding });
             }
         }
     }
-    // Per file: the objects without a previous one in one call, each other one alone.
-    let mut calls: Vec<Call> = Vec::new();
+    // One call for the objects without a previous one (a text per file), then one call per
+    // object with one.
+    let mut calls: Vec<Call> = vec![(Vec::new(), None)];
     for &i in objects {
         let Some(o) = plan.objects.get(i) else {
             continue;
         };
-        match (o.old, calls.last_mut()) {
-            (None, Some((f, docs, None))) if *f == o.file => docs.push(i),
-            (old, _) => calls.push((o.file, vec![i], old)),
+        match o.old {
+            Some(old) => calls.push((vec![(o.file, vec![i])], Some(old))),
+            None => {
+                let Some((files, _)) = calls.first_mut() else {
+                    continue;
+                };
+                match files.iter_mut().find(|(f, _)| *f == o.file) {
+                    Some((_, members)) => members.push(i),
+                    None => files.push((o.file, vec![i])),
+                }
+            }
         }
     }
-    for (f, members, old) in calls {
-        let Some(file) = tree.files.get(f) else {
+    for (files, old) in calls {
+        if files.is_empty() {
             continue;
-        };
-        let docs: Vec<usize> = members
+        }
+        let texts: Vec<String> = files
             .iter()
-            .filter_map(|&i| plan.objects.get(i).map(|o| o.document))
+            .map(|(f, members)| {
+                let docs: Vec<usize> = members
+                    .iter()
+                    .filter_map(|&i| plan.objects.get(i).map(|o| o.document))
+                    .collect();
+                tree.files
+                    .get(*f)
+                    .map(|file| file.docs.keep_only(&file.text, &docs))
+                    .unwrap_or_default()
+            })
             .collect();
-        let texts = [file.docs.keep_only(&file.text, &docs)];
         let old_text = old.and_then(|(of, od)| {
             let old = tree.files.get(of)?;
             Some(old.docs.keep_only(&old.text, &[od]))
@@ -385,11 +433,14 @@ fn crd_task(
             analysis = compiled.analyze_objects(&texts, old_text.as_deref());
         }
         for report in &analysis.objects {
-            if let Some(&i) = members.iter().find(|&&i| {
-                plan.objects
-                    .get(i)
-                    .is_some_and(|o| o.document == report.document)
-            }) {
+            let member = files.get(report.source).and_then(|(_, members)| {
+                members.iter().copied().find(|&i| {
+                    plan.objects
+                        .get(i)
+                        .is_some_and(|o| o.document == report.document)
+                })
+            });
+            if let Some(i) = member {
                 out.objects
                     .push((i, report.accepted, report.operation.clone()));
             }
@@ -397,10 +448,12 @@ fn crd_task(
         for finding in analysis.findings {
             // The CRD's own findings come with every analysis: reported above.
             let source = finding.location.map(|l| l.source);
-            if matches!(source, None | Some(SourceId::Crd | SourceId::OldCrd)) {
-                continue;
-            }
-            if let Some(file) = place(source, f, old.map(|(of, _)| of)) {
+            let file = match source {
+                Some(SourceId::Object(k)) => files.get(k).map(|(f, _)| *f),
+                Some(SourceId::OldObject) => old.map(|(of, _)| of),
+                _ => None,
+            };
+            if let Some(file) = file {
                 out.findings.push(Located { file, finding });
             }
         }

@@ -217,6 +217,10 @@ pub(crate) fn json(report: &Report, across: Option<&Across>) -> String {
         .map(|x| {
             let mut v = serde_json::to_value(&x.finding).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut v {
+                // The engine's source ids name its inputs, not the repository's files.
+                if let Some(Value::Object(location)) = map.get_mut("location") {
+                    location.remove("source");
+                }
                 map.insert("file".into(), json!(file(x.file)));
             }
             v
