@@ -202,6 +202,27 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
         ]))
         .map(|_| true)
     });
+    steps.run("python test tools (pre-commit, xmlschema)", || {
+        // The CLI's CI tests run `pre-commit try-repo` and validate JUnit with `xmlschema`
+        // (crates/cli/tests/ci_integrations.rs, repo.rs); without them those parts say
+        // "skipped". Best effort: a machine without pip still runs the rest.
+        let have = |args: &[&str]| {
+            Command::new("python3")
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !have(&["-m", "pre_commit", "--version"]) || !have(&["-c", "import xmlschema"]) {
+            let ok = Command::new("python3")
+                .args(["-m", "pip", "install", "--quiet", "pre-commit", "xmlschema"])
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                println!("could not install pre-commit and xmlschema: those checks are skipped");
+            }
+        }
+        Ok(true)
+    });
     steps.run("native tests", || {
         run(cmd("cargo").args(["test", "--workspace", "--locked"])).map(|_| true)
     });
