@@ -15,7 +15,7 @@
 // gets the worker's JSON answer or null) the editor offers completion (while typing and
 // Ctrl+Space) and hover documentation; a diagnostic's `fixes` become buttons in its tooltip.
 
-import { EditorState, Annotation } from '@codemirror/state';
+import { EditorState, Annotation, Prec } from '@codemirror/state';
 import {
   EditorView,
   keymap,
@@ -33,7 +33,14 @@ import {
   indentUnit,
 } from '@codemirror/language';
 import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
-import { autocompletion, completionKeymap, pickedCompletion } from '@codemirror/autocomplete';
+import {
+  autocompletion,
+  completionKeymap,
+  completionStatus,
+  closeCompletion,
+  pickedCompletion,
+  selectedCompletion,
+} from '@codemirror/autocomplete';
 import { hoverTooltip } from '@codemirror/view';
 import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
@@ -146,8 +153,10 @@ function completionSource(handle) {
   return async (context) => {
     const word = context.matchBefore(/[\w.\-\/$]*/);
     const before = context.state.sliceDoc(Math.max(0, context.pos - 2), context.pos);
-    // While typing: only after a word character, a dot, or `: ` (a value starts).
+    // While typing: only after a word character, a dot, or `: ` (a value starts); never in a
+    // number (`<= 10` would fuzzily match `dns1035Label`).
     if (!context.explicit && (!word || word.from === word.to) && !/(\.|: )$/.test(before)) return null;
+    if (!context.explicit && word && /(^|[^\w])\d[\w.]*$/.test(word.text)) return null;
     const answer = await ask(handle, 'complete', context.state, context.pos);
     const c = answer && answer.completions;
     if (!c || !c.items || c.items.length === 0) return null;
@@ -178,6 +187,31 @@ function completionSource(handle) {
     };
   };
 }
+
+// Enter accepts the selected completion only when its label starts with what was typed (a
+// prefix the user can see); after a fuzzy match (`10` in `dns1035Label`) Enter closes the list
+// and breaks the line. Tab and a click still accept any item.
+function typedBefore(state) {
+  const line = state.doc.lineAt(state.selection.main.head);
+  const text = line.text.slice(0, state.selection.main.head - line.from);
+  return /"?[\w\-$]*$/.exec(text)[0];
+}
+
+const enterOnPrefixOnly = Prec.highest(keymap.of([{
+  key: 'Enter',
+  run(view) {
+    if (completionStatus(view.state) !== 'active') return false;
+    const picked = selectedCompletion(view.state);
+    if (!picked) return false;
+    const typed = typedBefore(view.state).toLowerCase();
+    const unquoted = typed.replace(/^"/, '');
+    const label = picked.label.toLowerCase();
+    const shown = (picked.displayLabel ?? picked.label).toLowerCase();
+    if (label.startsWith(typed) || shown.startsWith(unquoted)) return false;
+    closeCompletion(view);
+    return false;
+  },
+}]));
 
 function hoverSource(handle) {
   return async (view, pos) => {
@@ -214,6 +248,7 @@ function create(parent, options = {}) {
         // 100 ms): a request queued in the worker between two keystrokes delays the next
         // analysis (the browser benchmark: CronTab p50 22.6 → 40.7 ms at 100 ms).
         autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
+        enterOnPrefixOnly,
         keymap.of(completionKeymap),
         hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
       ]
