@@ -165,6 +165,7 @@ impl StudioCtx {
             ctx.analyser.run(&state);
             if !ctx.embed {
                 ctx.autosave.schedule(state.texts.clone());
+                crate::share_view::forget_stale_link(&ctx.share_message);
             }
             if pane == Pane::OldObject {
                 ctx.old_in_use
@@ -212,6 +213,8 @@ impl StudioCtx {
         self.analyser.run(&state);
         if !self.embed {
             self.autosave.schedule(state.texts.clone());
+            crate::share_view::forget_stale_link(&self.share_message);
+            self.share_message.set(None);
         }
         self.old_in_use
             .set(old_object_of(&state.texts.old_object).is_some());
