@@ -23,6 +23,10 @@ pub(crate) struct ProblemsProps {
     pub(crate) on_select: Callback<ProblemRow>,
     /// Applies a finding's repair.
     pub(crate) on_fix: Callback<(Pane, EditorFix)>,
+    /// Selects a Kubernetes version (`1.31`).
+    pub(crate) on_kubernetes_version: Callback<String>,
+    /// Opens the CEL rules tab (where a cost over its budget has its bounds).
+    pub(crate) on_cost_fix: Callback<()>,
     /// The texts wait for the user after a crash.
     pub(crate) paused: bool,
 }
@@ -42,7 +46,7 @@ pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
     } else {
         html! {
             <ul class="problem-list" role="list">
-                { for rows.iter().map(|row| problem_item(row, &props.on_select, &props.on_fix)) }
+                { for rows.iter().map(|row| problem_item(row, props)) }
             </ul>
         }
     };
@@ -55,12 +59,12 @@ pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
 }
 
 /// One finding's list item.
-fn problem_item(
-    row: &ProblemRow,
-    on_select: &Callback<ProblemRow>,
-    on_fix: &Callback<(Pane, EditorFix)>,
-) -> Html {
-    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} on_fix={on_fix.clone()} /> }
+fn problem_item(row: &ProblemRow, props: &ProblemsProps) -> Html {
+    html! {
+        <ProblemItem row={row.clone()} on_select={props.on_select.clone()}
+            on_fix={props.on_fix.clone()} on_kubernetes_version={props.on_kubernetes_version.clone()}
+            on_cost_fix={props.on_cost_fix.clone()} />
+    }
 }
 
 /// Properties of [`ProblemItem`].
@@ -69,7 +73,12 @@ struct ProblemItemProps {
     row: ProblemRow,
     on_select: Callback<ProblemRow>,
     on_fix: Callback<(Pane, EditorFix)>,
+    on_kubernetes_version: Callback<String>,
+    on_cost_fix: Callback<()>,
 }
+
+/// The server's words for a CEL cost over its budget (a rule's, or the schema's total).
+const OVER_BUDGET: &str = "exceeds budget by factor of";
 
 /// One finding: a headline in plain words (a button that goes to the place), the exact text
 /// beneath it with its lines kept, and a Copy button for that text.
@@ -134,6 +143,24 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { if *copied == Some(true) { "Copied" } else { "" } }
                 </span>
             </div>
+            if let Some((note, version)) = &row.newer_version {
+                <p class="version-note">
+                    { fix_title(note) }
+                    { " " }
+                    <button type="button" class="small fix" onclick={{
+                        let version = version.clone();
+                        props.on_kubernetes_version.reform(move |_: MouseEvent| version.clone())
+                    }}>{ format!("Switch to Kubernetes {version}") }</button>
+                </p>
+            }
+            if row.message.contains(OVER_BUDGET) {
+                <div class="problem-fixes">
+                    <button type="button" class="small fix"
+                        onclick={props.on_cost_fix.reform(|_: MouseEvent| ())}>
+                        { "Show the bounds that fix it (CEL rules tab)" }
+                    </button>
+                </div>
+            }
             if !row.fixes.is_empty() {
                 <div class="problem-fixes">
                     { for row.fixes.iter().map(|(pane, fix)| {

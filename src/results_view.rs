@@ -153,6 +153,14 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 hidden={bottom != BottomTab::Problems}
                 on_select={on_problem}
                 {on_fix}
+                on_kubernetes_version={{
+                    let kubernetes_version = ctx.kubernetes_version.clone();
+                    Callback::from(move |v: String| kubernetes_version.set(v))
+                }}
+                on_cost_fix={{
+                    let bottom = ctx.bottom.clone();
+                    Callback::from(move |()| bottom.set(BottomTab::Cel))
+                }}
                 paused={*ctx.paused}
             />
             <StoredPanel

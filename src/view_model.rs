@@ -112,6 +112,9 @@ pub struct ProblemRow {
     pub target: Option<FocusTarget>,
     /// The finding's repairs, each with the editor it edits.
     pub fixes: Vec<(Pane, EditorFix)>,
+    /// The studio's note on a CEL name of a later Kubernetes version, and that version
+    /// (`1.31`), which one click selects.
+    pub newer_version: Option<(String, String)>,
 }
 
 /// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
@@ -197,6 +200,10 @@ impl ProblemRow {
             code: f.code.clone(),
             target: f.location.and_then(FocusTarget::at),
             fixes: finding_fixes(f),
+            newer_version: f
+                .newer_version
+                .as_ref()
+                .map(|n| (n.text.clone(), n.available_from.to_string())),
         }
     }
 }
@@ -237,6 +244,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 code: "server.warning".to_owned(),
                 target: None,
                 fixes: Vec::new(),
+                newer_version: None,
             });
         }
     }

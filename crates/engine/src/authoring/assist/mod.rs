@@ -15,6 +15,7 @@ pub mod editor_units;
 pub mod fixes;
 pub mod json_context;
 pub mod rule_edit;
+pub mod version_note;
 pub mod yaml_context;
 
 use serde::{Deserialize, Serialize};
