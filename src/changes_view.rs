@@ -140,7 +140,7 @@ fn body(m: &ChangesModel, props: &ChangesPanelProps) -> Html {
                     };
                     html! {
                         <li class={classes!("change", sev)} title={f.code.clone()}>
-                            <span class={classes!("sev", sev)}>{ sev }</span>
+                            <span class={classes!("sev", sev)}>{ if sev == "info" { "note" } else { sev } }</span>
                             <span class="change-text">{ f.message.clone() }</span>
                             <span class="places">{ head }</span>
                         </li>

@@ -27,6 +27,10 @@ pub(crate) struct ProblemsProps {
     pub(crate) on_kubernetes_version: Callback<String>,
     /// Opens the CEL rules tab (where a cost over its budget has its bounds).
     pub(crate) on_cost_fix: Callback<()>,
+    /// Both the CRD and the Object editors are blank (the panel shows how to start).
+    pub(crate) blank: bool,
+    /// Loads the CronTab example into blank editors.
+    pub(crate) on_start: Callback<()>,
     /// The texts wait for the user after a crash.
     pub(crate) paused: bool,
 }
@@ -40,6 +44,22 @@ pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
             html! { <p class="empty">{ "Not analysed: the engine crashed on these texts last time (see above)." }</p> }
         } else {
             html! { <p class="empty">{ "Analysing…" }</p> }
+        }
+    } else if props.blank {
+        html! {
+            <div class="start-here">
+                <p>{ "Nothing to analyse yet. To start:" }</p>
+                <ul>
+                    <li>{ "paste a CustomResourceDefinition into the CRD editor (and an object of it into the Object editor);" }</li>
+                    <li>{ "or pick one from Examples, at the top;" }</li>
+                    <li>{ "or start from the CronTab example: " }
+                        <button type="button" class="small" onclick={props.on_start.reform(|_: MouseEvent| ())}>
+                            { "Load the CronTab example" }
+                        </button>
+                    </li>
+                </ul>
+                <p class="muted">{ "With a CRD in place, Generate sample (above the Object editor) writes an object the schema accepts." }</p>
+            </div>
         }
     } else if rows.is_empty() {
         html! { <p class="empty">{ "No problems: the server would accept these texts." }</p> }
@@ -93,8 +113,12 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
         Severity::Info => "info",
     };
     // A note (the server's "rules were not checked") reads as a note, whatever its severity.
+    // One word for the studio's notes everywhere (the tally counts "notes"): an info finding's
+    // badge reads "note" too (its class stays `info`).
     let (class, badge) = if row.note && row.severity != Severity::Info {
         ("note", "note")
+    } else if row.severity == Severity::Info {
+        (severity, "note")
     } else {
         (severity, severity)
     };
