@@ -141,3 +141,117 @@ test('a CEL function newer than the selected version says from which version, wi
   assert.equal(await page.getByRole('combobox', { name: 'Kubernetes version' }).inputValue(), '1.31');
   await paste('CRD', CRD);
 });
+
+test('type: strin offers "Change to string" (item 4)', async () => {
+  await page.getByRole('combobox', { name: 'Kubernetes version' }).selectOption('1.37');
+  await paste('CRD', CRD.replace('                image:\n                  type: string\n', '                image:\n                  type: strin\n'));
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const fix = page.getByRole('button', { name: 'Fix: Change to string' });
+  await fix.waitFor();
+  await fix.click();
+  await until(() => !document.querySelector('#panel-problems')?.textContent.includes('strin"'), null, 'the finding to go');
+  assert.ok((await lines('CRD')).includes('                  type: string'));
+});
+
+test('a cost over the budget links from Problems to the bounds on the CEL tab (item 5)', async () => {
+  await paste('CRD', example('cel-cost-budget', 'crd.yaml'));
+  await paste('Object', example('cel-cost-budget', 'object.yaml'));
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const link = page.getByRole('button', { name: 'Show the bounds that fix it (CEL rules tab)' }).first();
+  await link.waitFor();
+  await link.click();
+  assert.equal(await page.getByRole('tab', { name: /CEL rules/ }).getAttribute('aria-selected'), 'true');
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  await paste('CRD', CRD);
+  await paste('Object', example('crontab', 'object.yaml'));
+});
+
+test('an info finding reads "note", the word used everywhere else (item 9)', async () => {
+  await paste('CRD', `${CRD}---\n${example('crontab', 'object.yaml')}`);
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const row = page.locator('.problem', { hasText: 'only the first CustomResourceDefinition' });
+  await row.waitFor();
+  assert.equal((await row.locator('.sev').textContent()).trim(), 'note');
+  await paste('CRD', CRD);
+});
+
+test('both editors empty: Problems says how to start (item 10)', async () => {
+  await paste('CRD', '');
+  await paste('Object', '');
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  await page.locator('#panel-problems').getByText('Nothing to analyse yet').waitFor();
+  await shots('newcomer-empty');
+  await page.getByRole('button', { name: 'Load the CronTab example' }).click();
+  await verdict({ startsWith: 'Accepted', what: 'the example' });
+  assert.match(await editor('CRD').textContent(), /crontabs\.stable\.example\.com/);
+});
+
+test('result tabs: one Tab stop, arrow keys move between them (item 11)', async () => {
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const stops = await page.evaluate(() => [...document.querySelectorAll('.tabs [role="tab"]')]
+    .filter((t) => t.tabIndex >= 0).map((t) => t.id));
+  assert.deepEqual(stops, ['tab-problems']);
+  await page.locator('#tab-problems').focus();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-stored');
+  assert.equal(await page.locator('#tab-stored').getAttribute('aria-selected'), 'true');
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-explain');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-problems');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-explain');
+  await page.keyboard.press('Home');
+  assert.equal(await page.locator('#tab-problems').getAttribute('aria-selected'), 'true');
+  // A Problems row's focus ring is drawn inside it (the panel would cut it).
+  await paste('Object', `${example('crontab', 'object.yaml')}imgae: x\n`);
+  const row = page.locator('#panel-problems button.problem-button').first();
+  await row.waitFor();
+  await row.focus();
+  assert.equal(await row.evaluate((b) => getComputedStyle(b).outlineOffset), '-2px');
+  await paste('Object', example('crontab', 'object.yaml'));
+});
+
+test('at 360 px the controls keep their labels and the tabs all show (item 12)', async () => {
+  await page.setViewportSize({ width: 360, height: 800 });
+  try {
+    await page.waitForTimeout(300);
+    for (const label of ['Field validation', 'Kubernetes', 'Theme']) {
+      const w = await page.locator('.topbar .option > span:first-child', { hasText: label }).first()
+        .evaluate((s) => s.getBoundingClientRect().width);
+      assert.ok(w > 20, `${label} label ${w} px wide`);
+    }
+    const row = await page.evaluate(() => {
+      const t = document.querySelector('.tabs');
+      return { scroll: t.scrollWidth, client: t.clientWidth };
+    });
+    assert.ok(row.scroll <= row.client + 1, `the tab row scrolls: ${JSON.stringify(row)}`);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
+test('polish: Share as tall as the selects, comments wrap, field selector hint (item 13)', async () => {
+  const h = async (loc) => loc.evaluate((e) => e.getBoundingClientRect().height);
+  const share = await h(page.getByRole('button', { name: 'Share' }));
+  const select = await h(page.getByRole('combobox', { name: 'Field validation' }));
+  assert.ok(Math.abs(share - select) <= 3, `Share ${share} px, select ${select} px`);
+  // A long comment wraps at the editor's edge: nothing scrolls sideways.
+  await paste('CRD', `# ${'a long explanation '.repeat(20)}\n${CRD}`);
+  await editor('CRD').locator('.cm-comment-line').first().waitFor();
+  const scroller = await editor('CRD').evaluate((c) => {
+    const s = c.closest('.cm-scroller');
+    return { scroll: s.scrollWidth, client: s.clientWidth };
+  });
+  assert.ok(scroller.scroll <= scroller.client + 1, `the CRD editor scrolls sideways: ${JSON.stringify(scroller)}`);
+  await paste('CRD', CRD);
+  // A field selector on a field that is not selectable: the hint names selectableFields.
+  await page.getByRole('tab', { name: /kubectl get/ }).click();
+  const input = page.getByRole('textbox', { name: 'Field selector' });
+  await input.fill('spec.cronSpec=x');
+  await page.locator('.selector-hint').waitFor();
+  assert.match(await page.locator('.selector-hint').textContent(), /selectableFields: \[\{jsonPath: \.spec\.cronSpec\}\]/);
+  await shots('newcomer-selector-hint');
+  await input.fill('');
+  await page.getByRole('tab', { name: /Problems/ }).click();
+});

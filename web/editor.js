@@ -17,7 +17,9 @@
 
 import { EditorState, Annotation, Prec } from '@codemirror/state';
 import {
+  Decoration,
   EditorView,
+  ViewPlugin,
   keymap,
   lineNumbers,
   highlightActiveLine,
@@ -92,6 +94,9 @@ const theme = EditorView.theme({
   },
   '.cm-completionDetail': { opacity: '0.8', marginLeft: '0.8em', fontStyle: 'normal' },
   '.cm-completionInfo': { maxWidth: '22em', whiteSpace: 'pre-wrap' },
+  // A comment line wraps at the editor's edge (the examples explain themselves in comments);
+  // YAML lines keep their one-line shape.
+  '.cm-line.cm-comment-line': { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' },
   '.cm-hover-doc': { padding: '4px 8px', maxWidth: 'min(36em, 90vw)', fontSize: '12px' },
   '.cm-hover-doc code': { fontWeight: 'bold', whiteSpace: 'pre-wrap', wordBreak: 'break-word' },
   '.cm-hover-doc p': { margin: '4px 0 0', whiteSpace: 'pre-wrap' },
@@ -213,6 +218,28 @@ const enterOnPrefixOnly = Prec.highest(keymap.of([{
   },
 }]));
 
+// Comment-only lines (`# …`) of the visible part get `cm-comment-line`, which wraps them.
+const commentLine = Decoration.line({ class: 'cm-comment-line' });
+function commentLines(view) {
+  const marks = [];
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to;) {
+      const line = view.state.doc.lineAt(pos);
+      if (/^\s*#/.test(line.text)) marks.push(commentLine.range(line.from));
+      pos = line.to + 1;
+    }
+  }
+  return Decoration.set(marks);
+}
+const wrapComments = ViewPlugin.fromClass(class {
+  constructor(view) {
+    this.decorations = commentLines(view);
+  }
+  update(update) {
+    if (update.docChanged || update.viewportChanged) this.decorations = commentLines(update.view);
+  }
+}, { decorations: (v) => v.decorations });
+
 function hoverSource(handle) {
   return async (view, pos) => {
     const answer = await ask(handle, 'hover', view.state, pos);
@@ -267,6 +294,7 @@ function create(parent, options = {}) {
     indentUnit.of('  '),
     EditorState.tabSize.of(2),
     syntaxHighlighting(highlight),
+    wrapComments,
     // Tab and Shift+Tab move the focus on, as everywhere else on the page: an editor is no
     // keyboard trap. Indentation is Ctrl+] / Ctrl+[ (defaultKeymap's indentMore/indentLess).
     ...assistExtensions,
