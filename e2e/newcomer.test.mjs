@@ -255,3 +255,34 @@ test('polish: Share as tall as the selects, comments wrap, field selector hint (
   await input.fill('');
   await page.getByRole('tab', { name: /Problems/ }).click();
 });
+
+test('Previous CRD: Copy from CRD, a usable CRD editor, and undo stays in the focused editor (item 6)', async () => {
+  await paste('CRD', CRD);
+  const toggle = page.getByRole('button', { name: 'Previous CRD' });
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  const before = await editor('CRD').evaluate((c) => c.closest('.cm-editor').getBoundingClientRect().height);
+  await page.getByRole('button', { name: 'Copy from CRD' }).click();
+  await until(() => document.querySelector('.cm-content[aria-label="Previous CRD"]')?.textContent.includes('crontabs.stable.example.com'), null, 'the copy');
+  // The CRD editor keeps most of the column.
+  const previous = await editor('Previous CRD').evaluate((c) => c.closest('.cm-editor').getBoundingClientRect().height);
+  assert.ok(before > previous * 1.5, `CRD ${before} px, Previous CRD ${previous} px`);
+  await shots('newcomer-previous-crd');
+  // A paste in the Previous CRD, an edit in the CRD, then Ctrl+Z with the focus outside both.
+  await paste('Previous CRD', `${CRD}# pasted before\n`);
+  await editor('CRD').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# typed in the CRD');
+  await page.locator('.topbar h1').click();
+  await page.keyboard.press('Control+z');
+  await page.waitForTimeout(300);
+  assert.match(await editor('Previous CRD').textContent(), /# pasted before/, 'the Previous CRD keeps its paste');
+  assert.match(await editor('CRD').textContent(), /# typed in the CRD/);
+  // In the CRD editor, Ctrl+Z undoes the CRD's own last edit.
+  await editor('CRD').click();
+  await page.keyboard.press('Control+z');
+  await until(() => !document.querySelector('.cm-content[aria-label="CRD"]').textContent.includes('# typed in the CRD'), null, 'the CRD edit undone');
+  assert.match(await editor('Previous CRD').textContent(), /# pasted before/);
+  await paste('Previous CRD', '');
+  await toggle.click();
+  await paste('CRD', CRD);
+});

@@ -33,6 +33,14 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
         let old_crd_open = ctx.old_crd_open.clone();
         Callback::from(move |_: MouseEvent| old_crd_open.set(!*old_crd_open))
     };
+    let on_copy_crd = {
+        let ctx = ctx.clone();
+        Callback::from(move |()| {
+            let crd = ctx.live.borrow().texts.crd.clone();
+            ctx.replace(Replace::OldCrd(crd));
+            ctx.old_crd_open.set(true);
+        })
+    };
     let on_toggle_old = {
         let old_open = ctx.old_open.clone();
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
@@ -107,6 +115,7 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
                 generation: generations.old_crd,
                 marks: old_crd_marks,
                 on_toggle: on_toggle_old_crd,
+                on_copy: on_copy_crd,
                 on_change: ctx.edit(Pane::OldCrd),
                 control: controls.old_crd.clone(),
             }) }

@@ -188,6 +188,10 @@ impl StudioCtx {
                     state.texts.old_object = text;
                     g.old += 1;
                 }
+                Replace::OldCrd(text) => {
+                    state.texts.old_crd = text;
+                    g.old_crd += 1;
+                }
                 Replace::Object(text) => {
                     state.texts.object = EditorText::from_rust(text);
                     g.object += 1;

@@ -378,6 +378,21 @@ function destroy(handle) {
   handle.view.destroy();
 }
 
+// Each editor keeps its own history (CodeMirror's), and Ctrl+Z acts on the focused editor
+// only. Outside the editors the browser's own undo would replay its page-wide stack into
+// whichever editor last had a native edit (a paste in the Previous CRD, undone while the
+// focus is on a button): outside an editable element, undo and redo do nothing.
+const editable = (t) => t instanceof Element && t.closest('input, textarea, select, [contenteditable="true"]');
+document.addEventListener('keydown', (e) => {
+  if (!(e.ctrlKey || e.metaKey) || !/^[zy]$/i.test(e.key) || editable(e.target)) return;
+  e.preventDefault();
+}, true);
+document.addEventListener('beforeinput', (e) => {
+  if (e.inputType !== 'historyUndo' && e.inputType !== 'historyRedo') return;
+  const focused = document.activeElement;
+  if (!(e.target instanceof Element) || !focused || !e.target.contains(focused)) e.preventDefault();
+}, true);
+
 window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, applyEdits, destroy };
 
 // The page's wasm memory, for the browser benchmark's memory figure (Trunk announces the
