@@ -305,7 +305,15 @@ fn crd_hover() {
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("replicas:\n").unwrap() + 1).unwrap();
     assert_eq!(h.title, "replicas: integer");
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("minimum").unwrap() + 1).unwrap();
-    assert!(h.title.starts_with("minimum: number"), "{h:?}");
+    assert!(h.title.starts_with("minimum (number)"), "{h:?}");
+    // The keyword of a broken value (issue 30): the title is not `type: string`.
+    let broken = CRD.replace(
+        "paused:\n                type: boolean",
+        "paused:\n                type: strin",
+    );
+    let at = broken.find("type: strin").unwrap() + 1;
+    let h = hover(&crd, Editor::Crd, &broken, at).unwrap();
+    assert_eq!(h.title, "type (string)");
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("scope").unwrap() + 1).unwrap();
     assert!(h.lines.first().unwrap().contains("Namespaced or Cluster"));
 }
