@@ -172,7 +172,32 @@ test('an info finding reads "note", the word used everywhere else (item 9)', asy
   const row = page.locator('.problem', { hasText: 'only the first CustomResourceDefinition' });
   await row.waitFor();
   assert.equal((await row.locator('.sev').textContent()).trim(), 'note');
+  // The object moves to the Object editor in one click.
+  await paste('Object', '');
+  await page.getByRole('button', { name: 'Move the CronTab to the Object editor' }).click();
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').textContent.includes('my-new-cron-object'), null, 'the object to move');
+  assert.doesNotMatch(await editor('CRD').textContent(), /my-new-cron-object/);
+  await verdict({ startsWith: 'Accepted', what: 'the CRD and its object' });
   await paste('CRD', CRD);
+});
+
+test('the split between editors and results moves with the keyboard and is remembered (item 8)', async () => {
+  const results = () => page.locator('.studio > .bottom').evaluate((b) => b.getBoundingClientRect().height);
+  const before = await results();
+  const splitter = page.getByRole('separator', { name: /Height of the results/ });
+  await splitter.focus();
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowUp');
+  await page.waitForTimeout(100);
+  const taller = await results();
+  assert.ok(taller >= before + 100, `results ${before} -> ${taller} px`);
+  await shots('newcomer-split');
+  await page.reload();
+  await editor('Object').waitFor();
+  const again = await results();
+  assert.ok(Math.abs(again - taller) <= 2, `remembered: ${taller} -> ${again} px`);
+  await splitter.focus();
+  await page.keyboard.press('Home');
+  await page.evaluate(() => localStorage.removeItem('crd-studio.results-height'));
 });
 
 test('both editors empty: Problems says how to start (item 10)', async () => {

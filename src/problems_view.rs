@@ -27,6 +27,8 @@ pub(crate) struct ProblemsProps {
     pub(crate) on_kubernetes_version: Callback<String>,
     /// Opens the CEL rules tab (where a cost over its budget has its bounds).
     pub(crate) on_cost_fix: Callback<()>,
+    /// Moves a document (its byte range) from the CRD text to the Object editor.
+    pub(crate) on_move: Callback<(usize, usize)>,
     /// Both the CRD and the Object editors are blank (the panel shows how to start).
     pub(crate) blank: bool,
     /// Loads the CronTab example into blank editors.
@@ -83,7 +85,7 @@ fn problem_item(row: &ProblemRow, props: &ProblemsProps) -> Html {
     html! {
         <ProblemItem row={row.clone()} on_select={props.on_select.clone()}
             on_fix={props.on_fix.clone()} on_kubernetes_version={props.on_kubernetes_version.clone()}
-            on_cost_fix={props.on_cost_fix.clone()} />
+            on_cost_fix={props.on_cost_fix.clone()} on_move={props.on_move.clone()} />
     }
 }
 
@@ -95,6 +97,7 @@ struct ProblemItemProps {
     on_fix: Callback<(Pane, EditorFix)>,
     on_kubernetes_version: Callback<String>,
     on_cost_fix: Callback<()>,
+    on_move: Callback<(usize, usize)>,
 }
 
 /// The server's words for a CEL cost over its budget (a rule's, or the schema's total).
@@ -176,6 +179,14 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                         props.on_kubernetes_version.reform(move |_: MouseEvent| version.clone())
                     }}>{ format!("Switch to Kubernetes {version}") }</button>
                 </p>
+            }
+            if let Some((kind, start, end)) = &row.movable {
+                <div class="problem-fixes">
+                    <button type="button" class="small fix" onclick={{
+                        let range = (*start, *end);
+                        props.on_move.reform(move |_: MouseEvent| range)
+                    }}>{ format!("Move the {kind} to the Object editor") }</button>
+                </div>
             }
             if row.message.contains(OVER_BUDGET) {
                 <div class="problem-fixes">

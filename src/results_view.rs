@@ -205,6 +205,19 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                         })));
                     })
                 }}
+                on_move={{
+                    let ctx = ctx.clone();
+                    Callback::from(move |(start, end): (usize, usize)| {
+                        let (crd, object) = {
+                            let live = ctx.live.borrow();
+                            (live.texts.crd.rust().to_string(), live.texts.object.rust().to_string())
+                        };
+                        if let Some((crd, object)) = crate::view_model::move_document(&crd, &object, start, end) {
+                            ctx.replace(Replace::Crd(crd));
+                            ctx.replace(Replace::Object(object));
+                        }
+                    })
+                }}
                 on_cost_fix={{
                     let bottom = ctx.bottom.clone();
                     Callback::from(move |()| bottom.set(BottomTab::Cel))
