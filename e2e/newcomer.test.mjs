@@ -311,3 +311,15 @@ test('Previous CRD: Copy from CRD, a usable CRD editor, and undo stays in the fo
   await toggle.click();
   await paste('CRD', CRD);
 });
+
+test('Generate sample has an all-fields sibling (item 7)', async () => {
+  await paste('CRD', CRD);
+  await paste('Object', '');
+  const all = page.getByRole('button', { name: 'All fields' });
+  await until(() => [...document.querySelectorAll('button')].some((b) => b.textContent === 'All fields' && !b.disabled), null, 'the all-fields sample');
+  await all.click();
+  await until(() => document.querySelector('.cm-content[aria-label="Object"]').textContent.includes('image'), null, 'the sample');
+  const text = (await lines('Object')).join('\n');
+  for (const field of ['cronSpec', 'image', 'replicas']) assert.match(text, new RegExp(`${field}:`), text);
+  await paste('Object', example('crontab', 'object.yaml'));
+});
