@@ -293,7 +293,13 @@ test('Previous CRD: Copy from CRD, a usable CRD editor, and undo stays in the fo
   assert.ok(before > previous * 1.5, `CRD ${before} px, Previous CRD ${previous} px`);
   await shots('newcomer-previous-crd');
   // A paste in the Previous CRD, an edit in the CRD, then Ctrl+Z with the focus outside both.
-  await paste('Previous CRD', `${CRD}# pasted before\n`);
+  // Pasted from its first line (the content's middle is out of the small editor's view).
+  const pasteIntoPrevious = async (text) => {
+    await editor('Previous CRD').locator('.cm-line').first().click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(text);
+  };
+  await pasteIntoPrevious(`${CRD}# pasted before\n`);
   await editor('CRD').click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('# typed in the CRD');
@@ -307,7 +313,7 @@ test('Previous CRD: Copy from CRD, a usable CRD editor, and undo stays in the fo
   await page.keyboard.press('Control+z');
   await until(() => !document.querySelector('.cm-content[aria-label="CRD"]').textContent.includes('# typed in the CRD'), null, 'the CRD edit undone');
   assert.match(await editor('Previous CRD').textContent(), /# pasted before/);
-  await paste('Previous CRD', '');
+  await pasteIntoPrevious('');
   await toggle.click();
   await paste('CRD', CRD);
 });

@@ -96,7 +96,8 @@ const theme = EditorView.theme({
   '.cm-completionInfo': { maxWidth: '22em', whiteSpace: 'pre-wrap' },
   // A comment line wraps at the editor's edge (the examples explain themselves in comments);
   // YAML lines keep their one-line shape.
-  '.cm-line.cm-comment-line': { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' },
+  // (inline-size containment: the line takes the editor's width instead of widening it.)
+  '.cm-line.cm-comment-line': { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', contain: 'inline-size' },
   '.cm-hover-doc': { padding: '4px 8px', maxWidth: 'min(36em, 90vw)', fontSize: '12px' },
   '.cm-hover-doc code': { fontWeight: 'bold', whiteSpace: 'pre-wrap', wordBreak: 'break-word' },
   '.cm-hover-doc p': { margin: '4px 0 0', whiteSpace: 'pre-wrap' },
@@ -274,8 +275,9 @@ function create(parent, options = {}) {
         // While typing, the list is asked for only after a 300 ms pause (CodeMirror's default is
         // 100 ms): a request queued in the worker between two keystrokes delays the next
         // analysis (the browser benchmark: CronTab p50 22.6 → 40.7 ms at 100 ms).
-        autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
+        // Before autocompletion(): its own keymap is Prec.highest too, and the earlier wins.
         enterOnPrefixOnly,
+        autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
         keymap.of(completionKeymap),
         hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
       ]
