@@ -208,11 +208,16 @@ mod tests {
         let crd = include_str!("../examples/crontab/crd.yaml");
         let compiled = CompiledCrd::compile(crd, &crd_studio_engine::Options::default());
         let analysis = compiled.analyze_objects(&[], None);
-        let (preview, sample) = answer(&compiled, &analysis, "spec", false);
+        let (preview, sample, all_fields) = answer(&compiled, &analysis, "spec", false);
         let preview = preview.unwrap();
         assert!(preview.text.unwrap().contains("FIELD: spec <Object>"));
         assert!(sample
             .unwrap()
             .starts_with("apiVersion: stable.example.com/"));
+        // The all-fields sample has every field of the schema (issue 30).
+        let all_fields = all_fields.unwrap();
+        for field in ["cronSpec:", "image:", "replicas:"] {
+            assert!(all_fields.contains(field), "{all_fields}");
+        }
     }
 }
