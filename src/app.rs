@@ -14,7 +14,7 @@ use crate::storage::{
 };
 use crate::studio::{Studio, StudioProps, MAIN_STUDIO};
 use crate::studio_ctx::Notice;
-use crate::studio_live::example_state;
+use crate::studio_live::{example_state, is_unchanged_example};
 use crate::studio_state::{self, StudioState};
 use crate::theme::{self, Theme};
 
@@ -162,10 +162,30 @@ fn open_link(state: &StudioState) -> Option<Notice> {
     if mine.crd == state.crd && mine.object == state.object && mine.old_object == state.old_object {
         return None;
     }
-    save(BACKUP_KEY, &mine);
+    // Restore is offered only when something is put aside: a fresh browser (or one showing an
+    // unchanged example) has nothing to keep, unless an earlier backup is there.
+    let have_backup = LocalStorage::raw()
+        .get_item(BACKUP_KEY)
+        .ok()
+        .flatten()
+        .is_some();
+    let nothing_to_keep = is_unchanged_example(&mine);
+    if !nothing_to_keep {
+        save(BACKUP_KEY, &mine);
+    }
     store_state(state);
-    Some(Notice {
-        text: "You opened a shared link. Your own work is kept:".to_owned(),
-        restorable: true,
+    Some(match (nothing_to_keep, have_backup) {
+        (false, _) => Notice {
+            text: "You opened a shared link. Your own work is kept:".to_owned(),
+            restorable: true,
+        },
+        (true, true) => Notice {
+            text: "You opened a shared link. Your work from before is still kept:".to_owned(),
+            restorable: true,
+        },
+        (true, false) => Notice {
+            text: "You opened a shared link.".to_owned(),
+            restorable: false,
+        },
     })
 }

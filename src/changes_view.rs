@@ -140,7 +140,7 @@ fn body(m: &ChangesModel, props: &ChangesPanelProps) -> Html {
                     };
                     html! {
                         <li class={classes!("change", sev)} title={f.code.clone()}>
-                            <span class={classes!("sev", sev)}>{ sev }</span>
+                            <span class={classes!("sev", sev)}>{ if sev == "info" { "note" } else { sev } }</span>
                             <span class="change-text">{ f.message.clone() }</span>
                             <span class="places">{ head }</span>
                         </li>
@@ -243,6 +243,8 @@ pub struct PreviousCrdPane {
     pub marks: Rc<Vec<crate::view_model::EditorDiagnostic>>,
     /// Expands or collapses it.
     pub on_toggle: Callback<MouseEvent>,
+    /// Copies the CRD into it.
+    pub on_copy: Callback<()>,
     /// An edit.
     pub on_change: Callback<crate::editor_text::EditorText>,
     /// Moves its cursor.
@@ -270,6 +272,9 @@ pub fn previous_crd_pane(p: PreviousCrdPane) -> Html {
                 </button>
                 <span class="file">{ "previous-crd.yaml" }</span>
                 { state }
+                <span class="spacer"></span>
+                <crate::copy_button::CopyButton on_copy={p.on_copy} label="Copy from CRD"
+                    title="Use the current CRD as the previous revision, then edit the CRD to see the update" />
             </h2>
             if p.open {
                 <div id="old-crd-body" class="old-body">

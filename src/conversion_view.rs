@@ -165,6 +165,7 @@ fn webhook_section(
             <div class="code-wrap">
                 <CopyButton text={text.clone()} title="Copy the request body" />
                 <pre class="code" aria-label="ConversionReview request">{ text.clone() }</pre>
+                <p class="muted">{ "The empty " }<code>{ "response" }</code>{ " is sent too: the server's request struct carries one (Go encodes it even when empty). Your webhook fills in its own." }</p>
             </div>
         },
         (None, None) => html! {

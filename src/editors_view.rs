@@ -33,6 +33,14 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
         let old_crd_open = ctx.old_crd_open.clone();
         Callback::from(move |_: MouseEvent| old_crd_open.set(!*old_crd_open))
     };
+    let on_copy_crd = {
+        let ctx = ctx.clone();
+        Callback::from(move |()| {
+            let crd = ctx.live.borrow().texts.crd.clone();
+            ctx.replace(Replace::OldCrd(crd));
+            ctx.old_crd_open.set(true);
+        })
+    };
     let on_toggle_old = {
         let old_open = ctx.old_open.clone();
         Callback::from(move |_: MouseEvent| old_open.set(!*old_open))
@@ -52,11 +60,13 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
     // "Generate sample": the engine's minimal sample for the object's version, added as a
     // new document (or in place of a blank text: nothing typed is lost).
     let sample_text = shown.as_ref().and_then(|s| s.reply.previews.sample.clone());
-    let on_sample = {
+    let all_fields_text = shown
+        .as_ref()
+        .and_then(|s| s.reply.previews.sample_all_fields.clone());
+    let add_sample = |text: Option<String>| {
         let ctx = ctx.clone();
-        let sample_text = sample_text.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(sample) = &sample_text {
+            if let Some(sample) = &text {
                 let current = ctx.live.borrow().texts.object.rust().to_string();
                 ctx.replace(Replace::Object(crate::explain_model::with_sample(
                     &current, sample,
@@ -64,6 +74,8 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
             }
         })
     };
+    let on_sample = add_sample(sample_text.clone());
+    let on_all_fields = add_sample(all_fields_text.clone());
     let empty = Rc::new(Vec::new());
     let (crd_marks, object_marks, old_marks, old_crd_marks) = match shown {
         Some(s) => (
@@ -107,6 +119,7 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
                 generation: generations.old_crd,
                 marks: old_crd_marks,
                 on_toggle: on_toggle_old_crd,
+                on_copy: on_copy_crd,
                 on_change: ctx.edit(Pane::OldCrd),
                 control: controls.old_crd.clone(),
             }) }
@@ -116,7 +129,10 @@ pub(crate) fn Editors(props: &EditorsProps) -> Html {
                     <h2 id="object-title">{ "Object" }<span class="file">{ "object.yaml" }</span>
                         <button type="button" class="small generate-sample" onclick={on_sample}
                             disabled={sample_text.is_none()}
-                            title="Add a minimal object the schema accepts (required fields, enums, bounds) as a new document">{ "Generate sample" }</button></h2>
+                            title="Add a minimal object the schema accepts (required fields, enums, bounds) as a new document">{ "Generate sample" }</button>
+                        <button type="button" class="small all-fields-sample" onclick={on_all_fields}
+                            disabled={all_fields_text.is_none()}
+                            title="Add an object with every field of the schema (like crd-studio sample --all-fields) as a new document">{ "All fields" }</button></h2>
                     <CodeEditor
                         label={Pane::Object.label()}
                         text={texts.object.clone()}

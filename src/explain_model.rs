@@ -40,15 +40,20 @@ pub fn object_version(compiled: &CompiledCrd, analysis: &Analysis) -> Option<Str
         .then_some(v)
 }
 
-/// The Explain preview and the minimal sample's YAML.
+/// The longest all-fields sample a reply carries (characters): it travels with every
+/// analysis, so a huge schema's is left out (the CLI's `sample --all-fields` writes it).
+pub const MAX_ALL_FIELDS_SAMPLE: usize = 64 * 1024;
+
+/// The Explain preview, the minimal sample's YAML and the all-fields sample's (when not over
+/// [`MAX_ALL_FIELDS_SAMPLE`]).
 pub fn answer(
     compiled: &CompiledCrd,
     analysis: &Analysis,
     path: &str,
     recursive: bool,
-) -> (Option<ExplainPreview>, Option<String>) {
+) -> (Option<ExplainPreview>, Option<String>, Option<String>) {
     if compiled.internal().is_none() {
-        return (None, None);
+        return (None, None, None);
     }
     let version = object_version(compiled, analysis);
     let explained = compiled.explain(version.as_deref(), path, recursive);
@@ -62,7 +67,12 @@ pub fn answer(
         .sample(version.as_deref(), false)
         .ok()
         .map(|v| yaml_text(&v));
-    (Some(preview), sample)
+    let all_fields = compiled
+        .sample(version.as_deref(), true)
+        .ok()
+        .map(|v| yaml_text(&v))
+        .filter(|t| t.len() <= MAX_ALL_FIELDS_SAMPLE);
+    (Some(preview), sample, all_fields)
 }
 
 /// One line of the explained text: a field heading (`  name<TAB><type>...` at the first
@@ -198,11 +208,16 @@ mod tests {
         let crd = include_str!("../examples/crontab/crd.yaml");
         let compiled = CompiledCrd::compile(crd, &crd_studio_engine::Options::default());
         let analysis = compiled.analyze_objects(&[], None);
-        let (preview, sample) = answer(&compiled, &analysis, "spec", false);
+        let (preview, sample, all_fields) = answer(&compiled, &analysis, "spec", false);
         let preview = preview.unwrap();
         assert!(preview.text.unwrap().contains("FIELD: spec <Object>"));
         assert!(sample
             .unwrap()
             .starts_with("apiVersion: stable.example.com/"));
+        // The all-fields sample has every field of the schema (issue 30).
+        let all_fields = all_fields.unwrap();
+        for field in ["cronSpec:", "image:", "replicas:"] {
+            assert!(all_fields.contains(field), "{all_fields}");
+        }
     }
 }

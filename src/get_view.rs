@@ -138,11 +138,30 @@ fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
         None => html! { <p class="empty">{ "No readable CRD." }</p> },
         Some(p) => {
             if let Some(e) = &p.selection.error {
+                // A field the CRD does not make selectable: say how it becomes one.
+                let hint = e
+                    .kubectl
+                    .split("field label not supported: ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .map(|label| html! {
+                        <p class="muted selector-hint">
+                            { "Only " }<code>{ "metadata.name" }</code>{ ", " }<code>{ "metadata.namespace" }</code>
+                            { " and the fields a version lists in " }<code>{ "selectableFields" }</code>
+                            { " can be selected. To select by this one, add to the version in the CRD: " }
+                            <code>{ format!("selectableFields: [{{jsonPath: .{}}}]", label.trim_start_matches('.')) }</code>
+                        </p>
+                    });
                 // The output above is the error when the list was made.
                 if list.is_some() {
-                    html! {}
+                    html! { <>{ hint }</> }
                 } else {
-                    html! { <p class="banner selector-error" role="alert">{ e.kubectl.clone() }</p> }
+                    html! {
+                        <>
+                            <p class="banner selector-error" role="alert">{ e.kubectl.clone() }</p>
+                            { hint }
+                        </>
+                    }
                 }
             } else {
                 let rows = selector_rows(analysis, p);

@@ -73,6 +73,8 @@ mod share_view;
 #[cfg(target_arch = "wasm32")]
 mod shown;
 #[cfg(target_arch = "wasm32")]
+mod splitter_view;
+#[cfg(target_arch = "wasm32")]
 mod status_view;
 #[cfg(target_arch = "wasm32")]
 mod storage;

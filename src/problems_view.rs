@@ -23,6 +23,16 @@ pub(crate) struct ProblemsProps {
     pub(crate) on_select: Callback<ProblemRow>,
     /// Applies a finding's repair.
     pub(crate) on_fix: Callback<(Pane, EditorFix)>,
+    /// Selects a Kubernetes version (`1.31`).
+    pub(crate) on_kubernetes_version: Callback<String>,
+    /// Opens the CEL rules tab (where a cost over its budget has its bounds).
+    pub(crate) on_cost_fix: Callback<()>,
+    /// Moves a document (its byte range) from the CRD text to the Object editor.
+    pub(crate) on_move: Callback<(usize, usize)>,
+    /// Both the CRD and the Object editors are blank (the panel shows how to start).
+    pub(crate) blank: bool,
+    /// Loads the CronTab example into blank editors.
+    pub(crate) on_start: Callback<()>,
     /// The texts wait for the user after a crash.
     pub(crate) paused: bool,
 }
@@ -37,12 +47,28 @@ pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
         } else {
             html! { <p class="empty">{ "Analysing…" }</p> }
         }
+    } else if props.blank {
+        html! {
+            <div class="start-here">
+                <p>{ "Nothing to analyse yet. To start:" }</p>
+                <ul>
+                    <li>{ "paste a CustomResourceDefinition into the CRD editor (and an object of it into the Object editor);" }</li>
+                    <li>{ "or pick one from Examples, at the top;" }</li>
+                    <li>{ "or start from the CronTab example: " }
+                        <button type="button" class="small" onclick={props.on_start.reform(|_: MouseEvent| ())}>
+                            { "Load the CronTab example" }
+                        </button>
+                    </li>
+                </ul>
+                <p class="muted">{ "With a CRD in place, Generate sample (above the Object editor) writes an object the schema accepts." }</p>
+            </div>
+        }
     } else if rows.is_empty() {
         html! { <p class="empty">{ "No problems: the server would accept these texts." }</p> }
     } else {
         html! {
             <ul class="problem-list" role="list">
-                { for rows.iter().map(|row| problem_item(row, &props.on_select, &props.on_fix)) }
+                { for rows.iter().map(|row| problem_item(row, props)) }
             </ul>
         }
     };
@@ -55,12 +81,12 @@ pub(crate) fn ProblemsPanel(props: &ProblemsProps) -> Html {
 }
 
 /// One finding's list item.
-fn problem_item(
-    row: &ProblemRow,
-    on_select: &Callback<ProblemRow>,
-    on_fix: &Callback<(Pane, EditorFix)>,
-) -> Html {
-    html! { <ProblemItem row={row.clone()} on_select={on_select.clone()} on_fix={on_fix.clone()} /> }
+fn problem_item(row: &ProblemRow, props: &ProblemsProps) -> Html {
+    html! {
+        <ProblemItem row={row.clone()} on_select={props.on_select.clone()}
+            on_fix={props.on_fix.clone()} on_kubernetes_version={props.on_kubernetes_version.clone()}
+            on_cost_fix={props.on_cost_fix.clone()} on_move={props.on_move.clone()} />
+    }
 }
 
 /// Properties of [`ProblemItem`].
@@ -69,7 +95,13 @@ struct ProblemItemProps {
     row: ProblemRow,
     on_select: Callback<ProblemRow>,
     on_fix: Callback<(Pane, EditorFix)>,
+    on_kubernetes_version: Callback<String>,
+    on_cost_fix: Callback<()>,
+    on_move: Callback<(usize, usize)>,
 }
+
+/// The server's words for a CEL cost over its budget (a rule's, or the schema's total).
+const OVER_BUDGET: &str = "exceeds budget by factor of";
 
 /// One finding: a headline in plain words (a button that goes to the place), the exact text
 /// beneath it with its lines kept, and a Copy button for that text.
@@ -84,8 +116,12 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
         Severity::Info => "info",
     };
     // A note (the server's "rules were not checked") reads as a note, whatever its severity.
+    // One word for the studio's notes everywhere (the tally counts "notes"): an info finding's
+    // badge reads "note" too (its class stays `info`).
     let (class, badge) = if row.note && row.severity != Severity::Info {
         ("note", "note")
+    } else if row.severity == Severity::Info {
+        (severity, "note")
     } else {
         (severity, severity)
     };
@@ -134,6 +170,32 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { if *copied == Some(true) { "Copied" } else { "" } }
                 </span>
             </div>
+            if let Some((note, version)) = &row.newer_version {
+                <p class="version-note">
+                    { fix_title(note) }
+                    { " " }
+                    <button type="button" class="small fix" onclick={{
+                        let version = version.clone();
+                        props.on_kubernetes_version.reform(move |_: MouseEvent| version.clone())
+                    }}>{ format!("Switch to Kubernetes {version}") }</button>
+                </p>
+            }
+            if let Some((kind, start, end)) = &row.movable {
+                <div class="problem-fixes">
+                    <button type="button" class="small fix" onclick={{
+                        let range = (*start, *end);
+                        props.on_move.reform(move |_: MouseEvent| range)
+                    }}>{ format!("Move the {kind} to the Object editor") }</button>
+                </div>
+            }
+            if row.message.contains(OVER_BUDGET) {
+                <div class="problem-fixes">
+                    <button type="button" class="small fix"
+                        onclick={props.on_cost_fix.reform(|_: MouseEvent| ())}>
+                        { "Show the bounds that fix it (CEL rules tab)" }
+                    </button>
+                </div>
+            }
             if !row.fixes.is_empty() {
                 <div class="problem-fixes">
                     { for row.fixes.iter().map(|(pane, fix)| {

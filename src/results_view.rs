@@ -14,6 +14,7 @@ use crate::problems_view::ProblemsPanel;
 use crate::stored_view::StoredPanel;
 use crate::studio_ctx::StudioCtx;
 use crate::studio_live::{BottomTab, Replace};
+use crate::studio_state::StudioState;
 use crate::view_model::{row_counts, EditorFix, Pane, ProblemRow};
 use crate::worker_boundary::PreviewQuery;
 
@@ -86,6 +87,32 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
         let bottom = ctx.bottom.clone();
         Callback::from(move |_: MouseEvent| bottom.set(tab))
     };
+    // The ARIA tabs pattern: one Tab stop (the selected tab), the arrow keys, Home and End
+    // move between the tabs, and the focused tab is shown.
+    let on_tab_key = {
+        let bottom_state = ctx.bottom.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let at = TAB_ORDER.iter().position(|t| *t == bottom).unwrap_or(0);
+            let last = TAB_ORDER.len() - 1;
+            let next = match e.key().as_str() {
+                "ArrowRight" => Some(if at == last { 0 } else { at + 1 }),
+                "ArrowLeft" => Some(if at == 0 { last } else { at - 1 }),
+                "Home" => Some(0),
+                "End" => Some(last),
+                _ => None,
+            };
+            if let Some(tab) = next.and_then(|i| TAB_ORDER.get(i)) {
+                e.prevent_default();
+                bottom_state.set(*tab);
+                if let Some(el) = gloo::utils::document()
+                    .get_element_by_id(&format!("tab-{}", tab.name()))
+                    .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = el.focus();
+                }
+            }
+        })
+    };
     let texts = ctx.live.borrow().texts.clone();
     let selected_version = ctx.live.borrow().version.clone();
     let counts = shown
@@ -103,38 +130,45 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
     };
     html! {
         <section class={classes!("bottom", (working || ctx.stopped.is_some()).then_some("stale"))} aria-busy={if working { "true" } else { "false" }}>
-            <div class="tabs" role="tablist" aria-label="Results" onfocusin={Callback::from(reveal_tab)}>
+            <div class="tabs" role="tablist" aria-label="Results" onfocusin={Callback::from(reveal_tab)}
+                onkeydown={on_tab_key}>
                 <button type="button" role="tab" id="tab-problems" aria-controls="panel-problems"
                     aria-selected={if bottom == BottomTab::Problems { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Problems { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Problems)}>
                     { "Problems" }<span class={count_class}>{ counts.errors + counts.warnings + counts.infos }</span>
                 </button>
                 <button type="button" role="tab" id="tab-stored" aria-controls="panel-stored"
                     aria-selected={if bottom == BottomTab::Stored { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Stored { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Stored)}>
                     { "Stored object" }
                 </button>
                 <button type="button" role="tab" id="tab-cel" aria-controls="panel-cel"
                     title="The x-kubernetes-validations rules and what they do on the objects"
                     aria-selected={if bottom == BottomTab::Cel { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Cel { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Cel)}>
                     { "CEL rules" }<span class={if cel_bad { "count error" } else { "count" }}>{ cel_rules }</span>
                 </button>
                 <button type="button" role="tab" id="tab-get" aria-controls="panel-get"
                     title="What kubectl get prints, field selectors, versions and /scale"
                     aria-selected={if bottom == BottomTab::Get { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Get { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Get)}>
                     { "kubectl get" }
                 </button>
                 <button type="button" role="tab" id="tab-conversion" aria-controls="panel-conversion"
                     title="The conversion strategy, the webhook's ConversionReview and authored mappings"
                     aria-selected={if bottom == BottomTab::Conversion { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Conversion { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Conversion)}>
                     { "Conversion" }
                 </button>
                 <button type="button" role="tab" id="tab-changes" aria-controls="panel-changes"
                     title="The CRD as an update of the Previous CRD: the server's verdict, the changes, and the objects already stored"
                     aria-selected={if bottom == BottomTab::Changes { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Changes { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Changes)}>
                     { "Changes" }
                     if changes_badge > 0 {
@@ -144,6 +178,7 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
                     title="What kubectl explain prints for the resource, field by field"
                     aria-selected={if bottom == BottomTab::Explain { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Explain { "0" } else { "-1" }}
                     onclick={on_tab(BottomTab::Explain)}>
                     { "Explain" }
                 </button>
@@ -153,6 +188,40 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 hidden={bottom != BottomTab::Problems}
                 on_select={on_problem}
                 {on_fix}
+                on_kubernetes_version={{
+                    let kubernetes_version = ctx.kubernetes_version.clone();
+                    Callback::from(move |v: String| kubernetes_version.set(v))
+                }}
+                blank={texts.crd.is_blank() && texts.object.is_blank()}
+                on_start={{
+                    let ctx = ctx.clone();
+                    // Blank texts: nothing to put aside.
+                    Callback::from(move |()| {
+                        let example = crate::studio_live::example_state();
+                        ctx.replace(Replace::State(Box::new(StudioState {
+                            crd: example.crd,
+                            object: example.object,
+                            ..ctx.current()
+                        })));
+                    })
+                }}
+                on_move={{
+                    let ctx = ctx.clone();
+                    Callback::from(move |(start, end): (usize, usize)| {
+                        let (crd, object) = {
+                            let live = ctx.live.borrow();
+                            (live.texts.crd.rust().to_string(), live.texts.object.rust().to_string())
+                        };
+                        if let Some((crd, object)) = crate::view_model::move_document(&crd, &object, start, end) {
+                            ctx.replace(Replace::Crd(crd));
+                            ctx.replace(Replace::Object(object));
+                        }
+                    })
+                }}
+                on_cost_fix={{
+                    let bottom = ctx.bottom.clone();
+                    Callback::from(move |()| bottom.set(BottomTab::Cel))
+                }}
                 paused={*ctx.paused}
             />
             <StoredPanel
@@ -197,6 +266,17 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
         </section>
     }
 }
+
+/// The result tabs in their order on the page.
+const TAB_ORDER: [BottomTab; 7] = [
+    BottomTab::Problems,
+    BottomTab::Stored,
+    BottomTab::Cel,
+    BottomTab::Get,
+    BottomTab::Conversion,
+    BottomTab::Changes,
+    BottomTab::Explain,
+];
 
 /// The tab row scrolls sideways on a narrow screen: a tab the keyboard focuses is scrolled
 /// into view whole (a browser leaves a partly visible one where it is).

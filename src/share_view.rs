@@ -147,6 +147,37 @@ pub(crate) fn OpenInStudio(props: &WorkActionsProps) -> Html {
     }
 }
 
+thread_local! {
+    /// Counts Share's messages: a message's timer clears it only if no newer one came.
+    static SHARE_MESSAGES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// How long "Link copied" stays up (ms) when nothing else clears it first.
+const SHARE_MESSAGE_MS: u32 = 6_000;
+
+/// The next edit or load after Share: the link in the address bar no longer holds the work,
+/// so the fragment goes (the history entry is replaced, none added: a reload keeps the
+/// autosaved work), and so does Share's message. Cheap when there is no link (one read of the
+/// address), as it runs on every keystroke.
+pub(crate) fn forget_stale_link(message: &UseStateHandle<Option<(String, Option<String>)>>) {
+    let window = gloo::utils::window();
+    let location = window.location();
+    let hash = location.hash().unwrap_or_default();
+    if !studio_state::is_link(hash.strip_prefix('#').unwrap_or(&hash)) {
+        return;
+    }
+    let plain = format!(
+        "{}{}",
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    let _ = window
+        .history()
+        .and_then(|h| h.replace_state_with_url(&JsValue::NULL, "", Some(&plain)));
+    SHARE_MESSAGES.with(|n| n.set(n.get().wrapping_add(1)));
+    message.set(None);
+}
+
 /// Copies a share link to the clipboard and says how it went.
 fn copy_to_clipboard(
     link: &str,
@@ -166,10 +197,20 @@ fn copy_to_clipboard(
             message.set(Some((
                 format!(
                     "Link copied to the clipboard ({chars} characters). It is in the address \
-                     bar too."
+                     bar until your next edit."
                 ),
                 None,
-            )))
+            )));
+            let mine = SHARE_MESSAGES.with(|n| {
+                n.set(n.get().wrapping_add(1));
+                n.get()
+            });
+            gloo::timers::callback::Timeout::new(SHARE_MESSAGE_MS, move || {
+                if SHARE_MESSAGES.with(std::cell::Cell::get) == mine {
+                    message.set(None);
+                }
+            })
+            .forget();
         })
     };
     let failed = {

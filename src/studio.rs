@@ -382,6 +382,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             </header>
             <Notices ctx={ctx.clone()} />
             <Editors ctx={ctx.clone()} />
+            <crate::splitter_view::Splitter />
             <Results ctx={ctx.clone()} />
             <ConfirmDialog {ctx} />
         </div>

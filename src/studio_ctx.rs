@@ -165,6 +165,7 @@ impl StudioCtx {
             ctx.analyser.run(&state);
             if !ctx.embed {
                 ctx.autosave.schedule(state.texts.clone());
+                crate::share_view::forget_stale_link(&ctx.share_message);
             }
             if pane == Pane::OldObject {
                 ctx.old_in_use
@@ -186,6 +187,10 @@ impl StudioCtx {
                 Replace::OldObject(text) => {
                     state.texts.old_object = text;
                     g.old += 1;
+                }
+                Replace::OldCrd(text) => {
+                    state.texts.old_crd = text;
+                    g.old_crd += 1;
                 }
                 Replace::Object(text) => {
                     state.texts.object = EditorText::from_rust(text);
@@ -212,6 +217,8 @@ impl StudioCtx {
         self.analyser.run(&state);
         if !self.embed {
             self.autosave.schedule(state.texts.clone());
+            crate::share_view::forget_stale_link(&self.share_message);
+            self.share_message.set(None);
         }
         self.old_in_use
             .set(old_object_of(&state.texts.old_object).is_some());

@@ -76,6 +76,8 @@ pub(crate) enum Replace {
     Object(String),
     /// The Old object text (copied from the Object, or cleared).
     OldObject(EditorText),
+    /// The Previous CRD text (copied from the CRD).
+    OldCrd(EditorText),
     /// Every text and setting (an example, restored work).
     State(Box<StudioState>),
 }

@@ -112,6 +112,13 @@ pub struct ProblemRow {
     pub target: Option<FocusTarget>,
     /// The finding's repairs, each with the editor it edits.
     pub fixes: Vec<(Pane, EditorFix)>,
+    /// The studio's note on a CEL name of a later Kubernetes version, and that version
+    /// (`1.31`), which one click selects.
+    pub newer_version: Option<(String, String)>,
+    /// An object in the CRD text (`crd.extra-document` with the engine's summary naming its
+    /// kind): the kind and the document's byte range, for "Move the Widget to the Object
+    /// editor".
+    pub movable: Option<(String, usize, usize)>,
 }
 
 /// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
@@ -182,6 +189,57 @@ fn place(location: Option<&Location>) -> String {
     }
 }
 
+/// Moves the document at bytes `start..end` of the CRD text (with the `---` line before it)
+/// to the end of the object text, as a document of its own: the new CRD and object texts.
+pub fn move_document(
+    crd: &str,
+    object: &str,
+    start: usize,
+    end: usize,
+) -> Option<(String, String)> {
+    let doc = crd.get(start..end)?.trim_end();
+    if doc.is_empty() {
+        return None;
+    }
+    let head = crd.get(..start)?;
+    // The line the document starts on, and a `---` line just before it.
+    let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+    let before = head.get(..line_start)?.trim_end_matches('\n');
+    let cut = match before.rfind('\n').map_or(Some(0), |i| Some(i + 1)) {
+        Some(i)
+            if before
+                .get(i..)
+                .is_some_and(|l| l.trim_end().starts_with("---")) =>
+        {
+            i
+        }
+        _ => line_start,
+    };
+    let mut new_crd = crd.get(..cut)?.to_owned();
+    new_crd.push_str(crd.get(end..)?.trim_start_matches('\n'));
+    let new_object = if object.trim().is_empty() {
+        format!("{doc}\n")
+    } else {
+        format!("{}\n---\n{doc}\n", object.trim_end())
+    };
+    Some((new_crd, new_object))
+}
+
+/// The kind and byte range of an object pasted after the CRD in the CRD text.
+fn movable(f: &Finding) -> Option<(String, usize, usize)> {
+    if f.code != "crd.extra-document" {
+        return None;
+    }
+    let kind = f
+        .summary
+        .as_deref()?
+        .strip_prefix("a ")?
+        .split(" in the CRD text")
+        .next()?;
+    let l = f.location?;
+    Some((kind.to_owned(), l.span.start.offset, l.span.end.offset))
+}
+
 impl ProblemRow {
     /// The row for one finding.
     pub fn from_finding(f: &Finding) -> ProblemRow {
@@ -197,6 +255,11 @@ impl ProblemRow {
             code: f.code.clone(),
             target: f.location.and_then(FocusTarget::at),
             fixes: finding_fixes(f),
+            newer_version: f
+                .newer_version
+                .as_ref()
+                .map(|n| (n.text.clone(), n.available_from.to_string())),
+            movable: movable(f),
         }
     }
 }
@@ -237,6 +300,8 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 code: "server.warning".to_owned(),
                 target: None,
                 fixes: Vec::new(),
+                newer_version: None,
+                movable: None,
             });
         }
     }
@@ -690,5 +755,30 @@ mod tests {
             serde_json::to_string(&d).unwrap(),
             r#"{"fromLine":1,"fromCol":2,"toLine":3,"toCol":4,"severity":"warning","message":"m","source":"c"}"#
         );
+    }
+
+    #[test]
+    fn an_object_in_the_crd_text_moves_to_the_object_editor() {
+        let crd = "kind: CustomResourceDefinition\nmetadata: {}\n---\nkind: Widget\nspec: {}\n";
+        let start = crd.find("kind: Widget").unwrap();
+        let (c, o) = move_document(crd, "", start, crd.len()).unwrap();
+        assert_eq!(c, "kind: CustomResourceDefinition\nmetadata: {}\n");
+        assert_eq!(o, "kind: Widget\nspec: {}\n");
+        let (_, o) = move_document(crd, "kind: Widget\nname: a\n", start, crd.len()).unwrap();
+        assert_eq!(o, "kind: Widget\nname: a\n---\nkind: Widget\nspec: {}\n");
+        // Through the engine: the finding names the kind and the range.
+        let a = analyze(&Request {
+            crd: format!(
+                "{}---\napiVersion: stable.example.com/v1\nkind: CronTab\n",
+                crate::gallery::all()[0].state().crd
+            ),
+            ..Request::default()
+        });
+        let f = a
+            .findings
+            .iter()
+            .find(|f| f.code == "crd.extra-document")
+            .unwrap();
+        assert_eq!(movable(f).map(|m| m.0), Some("CronTab".to_owned()));
     }
 }

@@ -87,6 +87,10 @@ pub struct Previews {
     /// The minimal sample object (YAML) for "Generate sample".
     #[serde(default)]
     pub sample: Option<String>,
+    /// The sample with every field of the schema (YAML), for "All fields"; none when over
+    /// [`crate::explain_model::MAX_ALL_FIELDS_SAMPLE`].
+    #[serde(default)]
+    pub sample_all_fields: Option<String>,
 }
 
 /// The conversion webhook call for the samples, and the server's verdict on the response.
@@ -157,7 +161,11 @@ impl Engine {
             progress,
         );
         let mut previews = previews(compiled, &analysis, query);
-        (previews.explain, previews.sample) = crate::explain_model::answer(
+        (
+            previews.explain,
+            previews.sample,
+            previews.sample_all_fields,
+        ) = crate::explain_model::answer(
             compiled,
             &analysis,
             &query.explain_path,

@@ -15,9 +15,11 @@
 // gets the worker's JSON answer or null) the editor offers completion (while typing and
 // Ctrl+Space) and hover documentation; a diagnostic's `fixes` become buttons in its tooltip.
 
-import { EditorState, Annotation } from '@codemirror/state';
+import { EditorState, Annotation, Prec } from '@codemirror/state';
 import {
+  Decoration,
   EditorView,
+  ViewPlugin,
   keymap,
   lineNumbers,
   highlightActiveLine,
@@ -33,7 +35,14 @@ import {
   indentUnit,
 } from '@codemirror/language';
 import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
-import { autocompletion, completionKeymap, pickedCompletion } from '@codemirror/autocomplete';
+import {
+  autocompletion,
+  completionKeymap,
+  completionStatus,
+  closeCompletion,
+  pickedCompletion,
+  selectedCompletion,
+} from '@codemirror/autocomplete';
 import { hoverTooltip } from '@codemirror/view';
 import { yaml } from '@codemirror/lang-yaml';
 import { tags } from '@lezer/highlight';
@@ -85,6 +94,10 @@ const theme = EditorView.theme({
   },
   '.cm-completionDetail': { opacity: '0.8', marginLeft: '0.8em', fontStyle: 'normal' },
   '.cm-completionInfo': { maxWidth: '22em', whiteSpace: 'pre-wrap' },
+  // A comment line wraps at the editor's edge (the examples explain themselves in comments);
+  // YAML lines keep their one-line shape.
+  // (inline-size containment: the line takes the editor's width instead of widening it.)
+  '.cm-line.cm-comment-line': { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', contain: 'inline-size' },
   '.cm-hover-doc': { padding: '4px 8px', maxWidth: 'min(36em, 90vw)', fontSize: '12px' },
   '.cm-hover-doc code': { fontWeight: 'bold', whiteSpace: 'pre-wrap', wordBreak: 'break-word' },
   '.cm-hover-doc p': { margin: '4px 0 0', whiteSpace: 'pre-wrap' },
@@ -146,8 +159,10 @@ function completionSource(handle) {
   return async (context) => {
     const word = context.matchBefore(/[\w.\-\/$]*/);
     const before = context.state.sliceDoc(Math.max(0, context.pos - 2), context.pos);
-    // While typing: only after a word character, a dot, or `: ` (a value starts).
+    // While typing: only after a word character, a dot, or `: ` (a value starts); never in a
+    // number (`<= 10` would fuzzily match `dns1035Label`).
     if (!context.explicit && (!word || word.from === word.to) && !/(\.|: )$/.test(before)) return null;
+    if (!context.explicit && word && /(^|[^\w])\d[\w.]*$/.test(word.text)) return null;
     const answer = await ask(handle, 'complete', context.state, context.pos);
     const c = answer && answer.completions;
     if (!c || !c.items || c.items.length === 0) return null;
@@ -178,6 +193,53 @@ function completionSource(handle) {
     };
   };
 }
+
+// Enter accepts the selected completion only when its label starts with what was typed (a
+// prefix the user can see); after a fuzzy match (`10` in `dns1035Label`) Enter closes the list
+// and breaks the line. Tab and a click still accept any item.
+function typedBefore(state) {
+  const line = state.doc.lineAt(state.selection.main.head);
+  const text = line.text.slice(0, state.selection.main.head - line.from);
+  return /"?[\w\-$]*$/.exec(text)[0];
+}
+
+const enterOnPrefixOnly = Prec.highest(keymap.of([{
+  key: 'Enter',
+  run(view) {
+    if (completionStatus(view.state) !== 'active') return false;
+    const picked = selectedCompletion(view.state);
+    if (!picked) return false;
+    const typed = typedBefore(view.state).toLowerCase();
+    const unquoted = typed.replace(/^"/, '');
+    const label = picked.label.toLowerCase();
+    const shown = (picked.displayLabel ?? picked.label).toLowerCase();
+    if (label.startsWith(typed) || shown.startsWith(unquoted)) return false;
+    closeCompletion(view);
+    return false;
+  },
+}]));
+
+// Comment-only lines (`# …`) of the visible part get `cm-comment-line`, which wraps them.
+const commentLine = Decoration.line({ class: 'cm-comment-line' });
+function commentLines(view) {
+  const marks = [];
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to;) {
+      const line = view.state.doc.lineAt(pos);
+      if (/^\s*#/.test(line.text)) marks.push(commentLine.range(line.from));
+      pos = line.to + 1;
+    }
+  }
+  return Decoration.set(marks);
+}
+const wrapComments = ViewPlugin.fromClass(class {
+  constructor(view) {
+    this.decorations = commentLines(view);
+  }
+  update(update) {
+    if (update.docChanged || update.viewportChanged) this.decorations = commentLines(update.view);
+  }
+}, { decorations: (v) => v.decorations });
 
 function hoverSource(handle) {
   return async (view, pos) => {
@@ -213,6 +275,8 @@ function create(parent, options = {}) {
         // While typing, the list is asked for only after a 300 ms pause (CodeMirror's default is
         // 100 ms): a request queued in the worker between two keystrokes delays the next
         // analysis (the browser benchmark: CronTab p50 22.6 → 40.7 ms at 100 ms).
+        // Before autocompletion(): its own keymap is Prec.highest too, and the earlier wins.
+        enterOnPrefixOnly,
         autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
         keymap.of(completionKeymap),
         hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
@@ -232,6 +296,7 @@ function create(parent, options = {}) {
     indentUnit.of('  '),
     EditorState.tabSize.of(2),
     syntaxHighlighting(highlight),
+    wrapComments,
     // Tab and Shift+Tab move the focus on, as everywhere else on the page: an editor is no
     // keyboard trap. Indentation is Ctrl+] / Ctrl+[ (defaultKeymap's indentMore/indentLess).
     ...assistExtensions,
@@ -314,6 +379,21 @@ function destroy(handle) {
   handle.assist = null;
   handle.view.destroy();
 }
+
+// Each editor keeps its own history (CodeMirror's), and Ctrl+Z acts on the focused editor
+// only. Outside the editors the browser's own undo would replay its page-wide stack into
+// whichever editor last had a native edit (a paste in the Previous CRD, undone while the
+// focus is on a button): outside an editable element, undo and redo do nothing.
+const editable = (t) => t instanceof Element && t.closest('input, textarea, select, [contenteditable="true"]');
+document.addEventListener('keydown', (e) => {
+  if (!(e.ctrlKey || e.metaKey) || !/^[zy]$/i.test(e.key) || editable(e.target)) return;
+  e.preventDefault();
+}, true);
+document.addEventListener('beforeinput', (e) => {
+  if (e.inputType !== 'historyUndo' && e.inputType !== 'historyRedo') return;
+  const focused = document.activeElement;
+  if (!(e.target instanceof Element) || !focused || !e.target.contains(focused)) e.preventDefault();
+}, true);
 
 window.CrdEditor = { create, setDiagnostics, focusAt, setDoc, getDoc, applyEdits, destroy };
 

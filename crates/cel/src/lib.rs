@@ -37,6 +37,7 @@ pub mod lexer;
 pub mod macros;
 mod parser;
 pub mod rt_time;
+pub mod since;
 pub mod source;
 pub mod stdlib_rt;
 pub mod types;

@@ -448,6 +448,13 @@ fn text_output(analysis: &Analysis, names: &Names) -> String {
             "{place}: {}: {field}{message}\n",
             f.severity.as_str()
         ));
+        // The studio's note on a CEL name of a later Kubernetes version.
+        if let Some(n) = &f.newer_version {
+            out.push_str(&format!(
+                "  note: {} (--kubernetes-version {})\n",
+                n.text, n.available_from
+            ));
+        }
     }
     let count =
         |s: crd_studio_engine::Severity| findings.iter().filter(|f| f.severity == s).count();

@@ -42,7 +42,7 @@ pub use crd_studio_cel::tz::TimeZoneDb;
 // ------------------------------------------------------------------------------------------
 
 pub use crate::documents::finding::{
-    apply_text_edits, ErrorType, Finding, Location, Severity, SourceId, TextEdit,
+    apply_text_edits, ErrorType, Finding, Location, Severity, SourceId, TextEdit, VersionNote,
 };
 pub use crate::documents::json_text::JsonText;
 pub use crate::documents::path::FieldPath;
@@ -120,6 +120,10 @@ impl CompiledCrd {
     fn with_crd_fixes(mut self) -> CompiledCrd {
         let mut findings = std::mem::take(self.findings_mut());
         fixes::add_crd_fixes(&mut findings, self.text(), self.compiled_versions());
+        crate::authoring::assist::version_note::add_version_notes(
+            &mut findings,
+            self.options().kubernetes_version,
+        );
         *self.findings_mut() = findings;
         self
     }

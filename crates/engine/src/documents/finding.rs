@@ -136,6 +136,25 @@ pub struct Finding {
     /// repair is obvious (`authoring::assist::fixes`, added by the front door).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixes: Vec<Fix>,
+    /// The studio's note on a CEL name the selected Kubernetes version does not have yet
+    /// (the server's "undeclared reference to 'isIP'"): the oldest version that has it
+    /// (added by the front door, with the fixes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newer_version: Option<VersionNote>,
+}
+
+/// A CEL function or macro that arrives in a later Kubernetes version than the selected one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionNote {
+    /// The name, e.g. `isIP`.
+    pub name: String,
+    /// The oldest modelled server version that has it.
+    pub available_from: crd_studio_cel::KubernetesVersion,
+    /// The version the analysis modelled.
+    pub selected: crd_studio_cel::KubernetesVersion,
+    /// The note in plain words: "`isIP` is available from Kubernetes 1.31 (selected: 1.30)".
+    pub text: String,
 }
 
 /// One repair of a finding: what it does, and the edits that do it.
@@ -196,6 +215,7 @@ impl Finding {
             summary: None,
             note: false,
             fixes: Vec::new(),
+            newer_version: None,
         }
     }
 

@@ -751,18 +751,29 @@ impl CompiledCrd {
         let mut reused: Option<&Rc<ContentMemo>> = None;
         for (doc, root) in parsed.values() {
             if seen {
-                findings.push(
-                    Finding::new(
-                        Severity::Info,
-                        "crd.extra-document",
-                        "only the first CustomResourceDefinition of the CRD text is analysed",
-                    )
-                    .at(Location {
-                        source: SourceId::Crd,
-                        document: doc.index,
-                        span: root.span,
-                    }),
-                );
+                let mut extra = Finding::new(
+                    Severity::Info,
+                    "crd.extra-document",
+                    "only the first CustomResourceDefinition of the CRD text is analysed",
+                )
+                .at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: root.span,
+                });
+                // An object pasted after the CRD: the headline says where it goes (the page
+                // offers the move for a finding with this summary).
+                if let Some(kind) = root
+                    .get("kind")
+                    .and_then(|k| k.as_str())
+                    .filter(|k| *k != "CustomResourceDefinition" && !k.is_empty())
+                {
+                    extra = extra.with_summary(format!(
+                        "a {kind} in the CRD text is not analysed (only the first \
+                         CustomResourceDefinition is): objects go in the Object editor"
+                    ));
+                }
+                findings.push(extra);
                 continue;
             }
             seen = true;

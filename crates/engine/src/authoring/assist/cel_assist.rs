@@ -160,6 +160,46 @@ fn function_item(f: &FunctionDecl, o: &OverloadDecl, kind: &str) -> CompletionIt
     i
 }
 
+/// Whether the end of `expr` (a rule's text up to the cursor) is inside a string literal or a
+/// number literal (`10`, `1.5`, `0x1F`, `3u`, `1e9`): nothing completes there. A number starts
+/// with a digit, an identifier never does.
+fn in_literal(expr: &str) -> bool {
+    const QUOTES: [&str; 4] = ["\"\"\"", "'''", "\"", "'"];
+    let mut open: Option<&str> = None;
+    let mut chars = expr.char_indices();
+    while let Some((i, c)) = chars.next() {
+        let rest = expr.get(i..).unwrap_or("");
+        match open {
+            Some(q) => {
+                if c == '\\' {
+                    chars.next();
+                } else if rest.starts_with(q) {
+                    for _ in 1..q.len() {
+                        chars.next();
+                    }
+                    open = None;
+                }
+            }
+            None => {
+                if let Some(q) = QUOTES.iter().find(|q| rest.starts_with(**q)) {
+                    for _ in 1..q.len() {
+                        chars.next();
+                    }
+                    open = Some(q);
+                }
+            }
+        }
+    }
+    if open.is_some() {
+        return true;
+    }
+    // The last token, dots included (`1.5`, `self.a`): a number when a part starts with a digit.
+    let token = trailing(expr, |c| ident_char(c) || c == '.');
+    token
+        .split('.')
+        .any(|part| part.starts_with(|c: char| c.is_ascii_digit()))
+}
+
 /// Completion inside a rule whose text starts at `start`, the cursor at `offset`; `node` is
 /// the rule's schema node.
 pub fn complete(
@@ -170,6 +210,9 @@ pub fn complete(
     offset: usize,
 ) -> Option<Completions> {
     let expr = expression(text, start, offset)?;
+    if in_literal(expr) {
+        return None;
+    }
     let partial = trailing(expr, ident_char);
     let before = expr.get(..expr.len() - partial.len()).unwrap_or("");
     let fns = functions(crd.options().kubernetes_version);

@@ -125,7 +125,8 @@ pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledV
             .map(str::to_owned);
         let column =
             f.code == "crd.printer-column" && f.message.contains("the schema has no field `");
-        if !is_missing_type && undefined.is_none() && !column {
+        let unsupported = unsupported_value(&f.message);
+        if !is_missing_type && undefined.is_none() && !column && unsupported.is_none() {
             continue;
         }
         let lines = lines.get_or_insert_with(|| LineIndex::new(text));
@@ -137,11 +138,60 @@ pub fn add_crd_fixes(findings: &mut [Finding], text: &str, compiled: &[CompiledV
             missing_type(text, lines, start)
         } else if let Some(name) = undefined {
             undefined_field(text, lines, compiled, start, &name)
+        } else if let Some((bad, supported)) = unsupported {
+            nearest_supported(text, lines, start, &bad, &supported)
         } else {
             column_path(text, lines, compiled, f, start, end)
         };
         f.fixes.extend(found);
     }
+}
+
+/// The value and the supported values of a `field.NotSupported` message
+/// (`Unsupported value: "strin": supported values: "array", "boolean", …`).
+fn unsupported_value(message: &str) -> Option<(String, Vec<String>)> {
+    let rest = message.split("Unsupported value: \"").nth(1)?;
+    let (bad, rest) = rest.split_once("\": supported values: ")?;
+    let supported: Vec<String> = rest
+        .lines()
+        .next()?
+        .split(", ")
+        .filter_map(|v| v.strip_prefix('"')?.strip_suffix('"'))
+        .map(str::to_owned)
+        .collect();
+    (!bad.is_empty() && !supported.is_empty()).then(|| (bad.to_owned(), supported))
+}
+
+/// "Change to `string`": the supported value nearest the one written (`type: strin`),
+/// replaced where it is written on the finding's line.
+fn nearest_supported(
+    text: &str,
+    lines: &LineIndex,
+    at: usize,
+    bad: &str,
+    supported: &[String],
+) -> Option<Fix> {
+    let best = nearest(bad, supported.iter().map(String::as_str))?;
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text.get(at..)?.find('\n').map_or(text.len(), |i| at + i);
+    let line = text.get(line_start..line_end)?;
+    // The value's own occurrence: a whole word, nearest the finding's column.
+    let rel = at - line_start;
+    let found = line
+        .match_indices(bad)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = line.get(..i).and_then(|b| b.chars().next_back());
+            let after = line.get(i + bad.len()..).and_then(|r| r.chars().next());
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !word(before) && !word(after)
+        })
+        .min_by_key(|&i| i.abs_diff(rel))?;
+    let start = line_start + found;
+    Some(fix(
+        format!("Change to `{best}`"),
+        vec![edit(text, lines, start, start + bad.len(), best.to_owned())],
+    ))
 }
 
 /// The type a scalar's YAML text reads as.

@@ -262,7 +262,7 @@ fn crd_in_json() {
         json.find("\"minimum\"").unwrap() + 2,
     )
     .unwrap();
-    assert!(h.title.starts_with("minimum: number"), "{h:?}");
+    assert!(h.title.starts_with("minimum (number)"), "{h:?}");
 }
 
 #[test]

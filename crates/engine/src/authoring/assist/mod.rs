@@ -15,6 +15,7 @@ pub mod editor_units;
 pub mod fixes;
 pub mod json_context;
 pub mod rule_edit;
+pub mod version_note;
 pub mod yaml_context;
 
 use serde::{Deserialize, Serialize};
@@ -796,14 +797,16 @@ fn crd_hover(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Hover> {
                 node_lines(node, parent.is_some_and(|p| is_required(p, &key))),
             )
         }
+        // A keyword: what it takes, in parentheses (`type (string)`), never in the shape of a
+        // YAML line: beside `type: strin`, a title `type: string` reads as what is written.
         Some(place) if place.rest.is_empty() => {
             let (_, detail, info) = docs::SCHEMA_KEYWORDS.iter().find(|(n, _, _)| *n == key)?;
-            (format!("{key}: {detail}"), vec![(*info).to_owned()])
+            (format!("{key} ({detail})"), vec![(*info).to_owned()])
         }
         Some(_) => return None,
         None => {
             let (_, detail, info) = docs::crd_node(&path)?.iter().find(|(n, _, _)| *n == key)?;
-            (format!("{key}: {detail}"), vec![(*info).to_owned()])
+            (format!("{key} ({detail})"), vec![(*info).to_owned()])
         }
     };
     Some(Hover {

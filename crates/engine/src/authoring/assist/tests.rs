@@ -219,6 +219,33 @@ fn cel_completion() {
     let text = CRD.replace("rule: self.replicas > 0", "rule: self.mode.st|");
     let l = labels(&crd, Editor::Crd, &text);
     assert!(l.contains(&"startsWith".to_owned()), "{l:?}");
+    // Nothing inside a number or a string literal (issue 30: `10` matched `dns1035Label`).
+    for inside in [
+        "self.replicas <= 10|",
+        "self.replicas <= 1|",
+        "self.replicas <= 1123|",
+        "self.replicas < 1.5|",
+        "self.replicas < 1.|",
+        "self.replicas < 0x1F|",
+        "self.replicas < 3u|",
+        "self.mode == 'Fa|",
+        "self.mode == 'a b.|",
+        "self.mode == '''x|",
+        "self.mode.matches('^[a-z]|",
+    ] {
+        let text = CRD.replace("rule: self.replicas > 0", &format!("rule: \"{inside}\""));
+        let l = labels(&crd, Editor::Crd, &text);
+        assert!(l.is_empty(), "{inside}: {l:?}");
+    }
+    // After a closed string or a number, completion works again.
+    for after in [
+        "self.mode == 'x' && self.|",
+        "self.replicas <= 10 && self.|",
+    ] {
+        let text = CRD.replace("rule: self.replicas > 0", &format!("rule: \"{after}\""));
+        let l = labels(&crd, Editor::Crd, &text);
+        assert!(has(&l, &["replicas", "mode"]), "{after}: {l:?}");
+    }
     let text = CRD.replace("rule: self.replicas > 0", "rule: |");
     let l = labels(&crd, Editor::Crd, &text);
     assert!(
@@ -278,7 +305,15 @@ fn crd_hover() {
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("replicas:\n").unwrap() + 1).unwrap();
     assert_eq!(h.title, "replicas: integer");
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("minimum").unwrap() + 1).unwrap();
-    assert!(h.title.starts_with("minimum: number"), "{h:?}");
+    assert!(h.title.starts_with("minimum (number)"), "{h:?}");
+    // The keyword of a broken value (issue 30): the title is not `type: string`.
+    let broken = CRD.replace(
+        "paused:\n                type: boolean",
+        "paused:\n                type: strin",
+    );
+    let at = broken.find("type: strin").unwrap() + 1;
+    let h = hover(&crd, Editor::Crd, &broken, at).unwrap();
+    assert_eq!(h.title, "type (string)");
     let h = hover(&crd, Editor::Crd, CRD, CRD.find("scope").unwrap() + 1).unwrap();
     assert!(h.lines.first().unwrap().contains("Namespaced or Cluster"));
 }
@@ -402,6 +437,23 @@ mod fixes_table {
         assert_eq!(
             check(&crd, OBJECT, "crd.printer-column"),
             vec!["Use `mode`"]
+        );
+        // A misspelt type, and a quoted one (issue 30): the nearest supported value.
+        let crd = CRD.replace(
+            "              paused:\n                type: boolean\n",
+            "              paused:\n                type: boolan\n",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Change to `boolean`"]
+        );
+        let crd = CRD.replace(
+            "              my-label:\n                type: string\n",
+            "              my-label:\n                type: \"strin\"\n",
+        );
+        assert_eq!(
+            check(&crd, OBJECT, "crd.invalid"),
+            vec!["Change to `string`"]
         );
         // An unknown field: renamed, or removed.
         let obj = format!("{OBJECT}  pasued: true\n");
