@@ -23,6 +23,9 @@ use std::sync::Arc;
 use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
+mod workspace;
+pub use workspace::{document_headers, isolate_document, DocumentHeader};
+
 // ------------------------------------------------------------------------------------------
 // In: the request and its typed options
 // ------------------------------------------------------------------------------------------
