@@ -395,3 +395,30 @@ fn cancellation_panics_and_settings() {
     );
     c.stop();
 }
+
+#[test]
+fn superseded_requests() {
+    let root = workspace("supersede", &[("crd.yaml", CRD), ("obj.yaml", BAD)]);
+    let mut c = Client::start(&root, Value::Null);
+    let obj = root.join("obj.yaml");
+    c.open(&obj, BAD, 1);
+    // While the analysis thread sleeps, a hover then an edit of the same document queue up:
+    // the hover is answered ContentModified, and the next one for the new text.
+    let busy = c.request("crd-studio/test-sleep", Value::Null);
+    let id = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": url(&obj)}, "position": {"line": 5, "character": 4}}),
+    );
+    c.change(&obj, &BAD.replace("replicas: 20", "replicas: 2"), 2);
+    c.response(busy);
+    assert_eq!(c.response(id)["error"]["code"], -32801);
+    let r = c.at("textDocument/hover", &obj, 5, 4);
+    assert!(
+        r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("cronSpec"),
+        "{r}"
+    );
+    c.stop();
+}

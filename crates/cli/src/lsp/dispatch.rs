@@ -105,7 +105,32 @@ impl Worker {
                     Err(TryRecvError::Disconnected) => return,
                 }
             };
-            self.handle(message);
+            // Everything queued behind it: a request about a document that a later queued
+            // edit changes is superseded (ContentModified) rather than answered for a text
+            // the client no longer shows.
+            let mut queue: std::collections::VecDeque<Message> = std::iter::once(message)
+                .chain(receiver.try_iter())
+                .collect();
+            while let Some(m) = queue.pop_front() {
+                if let Message::Request(r) = &m {
+                    let uri = r.params.pointer("/textDocument/uri").cloned();
+                    let superseded = uri.is_some()
+                        && queue.iter().any(|later| {
+                            matches!(later, Message::Notification(n)
+                                if n.method == DidChangeTextDocument::METHOD
+                                    && n.params.pointer("/textDocument/uri") == uri.as_ref())
+                        });
+                    if superseded {
+                        self.send(Message::Response(Response::new_err(
+                            r.id.clone(),
+                            ErrorCode::ContentModified as i32,
+                            "the document changed".into(),
+                        )));
+                        continue;
+                    }
+                }
+                self.handle(m);
+            }
         }
     }
 
