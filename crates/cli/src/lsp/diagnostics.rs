@@ -41,6 +41,15 @@ impl Compiled {
         });
     }
 
+    /// Forgets the compiled CRDs of file `path` (just checked, not open) that no object in
+    /// the workspace needs: a workspace of many CRDs keeps only those in use.
+    pub fn forget_unused(&mut self, index: &Index, path: &Path) {
+        let kinds = index.defines(path);
+        if kinds.is_empty() || index.files_with_objects_of(&kinds).is_empty() {
+            self.crds.retain(|(p, _), _| p != path);
+        }
+    }
+
     /// The compiled CRD of document `crd`: cached while its text is the same, recompiled
     /// from the cached one after an edit.
     pub fn get(

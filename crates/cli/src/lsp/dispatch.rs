@@ -341,6 +341,9 @@ impl Worker {
                 }
                 self.shown.insert(path.clone(), d.shown);
                 self.publish(&path, d.diagnostics, version);
+                if version.is_none() {
+                    self.compiled.forget_unused(&self.index, &path);
+                }
             }
             Err(panic) => {
                 let what = panic_text(&panic);
@@ -362,8 +365,10 @@ impl Worker {
         }
     }
 
+    /// Publishes a file's diagnostics: always for an open buffer (each version gets its
+    /// answer), otherwise only when there are some or were some.
     fn publish(&mut self, path: &Path, diagnostics: Vec<Diagnostic>, version: Option<i32>) {
-        if diagnostics.is_empty() && !self.published.remove(path) {
+        if diagnostics.is_empty() && !self.published.remove(path) && version.is_none() {
             return;
         }
         if !diagnostics.is_empty() {
