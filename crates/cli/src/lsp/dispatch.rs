@@ -51,6 +51,8 @@ pub(crate) struct Worker {
     config_request: Option<RequestId>,
     supports_configuration: bool,
     next_id: i32,
+    /// Files checked since the stale set was last empty.
+    checked: usize,
 }
 
 impl Worker {
@@ -79,6 +81,7 @@ impl Worker {
             config_request: None,
             supports_configuration,
             next_id: 0,
+            checked: 0,
         };
         w.reload_settings();
         w
@@ -302,6 +305,11 @@ impl Worker {
             .cloned();
         if let Some(path) = next {
             self.check(path);
+            self.checked += 1;
+        }
+        if self.dirty.is_empty() {
+            let checked = std::mem::take(&mut self.checked);
+            self.log(MessageType::LOG, format!("crd-studio: checked {checked} files"));
         }
     }
 

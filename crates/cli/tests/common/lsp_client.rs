@@ -134,6 +134,11 @@ impl Client {
         }
     }
 
+    /// The next message not yet seen, waiting at most `timeout`.
+    pub fn try_next(&mut self, timeout: Duration) -> Option<Value> {
+        self.rx.recv_timeout(timeout).ok()
+    }
+
     pub fn response(&mut self, id: i64) -> Value {
         self.wait(&format!("response {id}"), |v| {
             v["id"] == json!(id) && v.get("method").is_none()
