@@ -27,6 +27,7 @@ mod corpus;
 mod dist;
 mod embed_dist;
 mod fuzz;
+mod lsp;
 mod peer;
 mod serve_dir;
 mod tzdb;
@@ -79,6 +80,10 @@ fn main() -> ExitCode {
                         "memory",
                     ]))
                 })
+                .and_then(|_| {
+                    step("language server benchmark");
+                    lsp::bench()
+                })
                 .map(|_| true)
         }
         "help" | "--help" | "-h" => {
@@ -101,7 +106,7 @@ const HELP: &str = "usage: cargo xtask <task>
 
   serve                 serve the studio on http://127.0.0.1:8080 (installs what is missing)
   test [--no-browser]   run every check CI runs (--no-browser: the native part only)
-  build                 build the release page into dist/
+  build                 build the release page into dist/ and the VS Code extension
   setup [--browser] [--fuzz]
                         install the tools (and Chromium + chromedriver, cargo-fuzz)
   conformance [DIR]     run the conformance cases (default ../shared/conformance)
@@ -116,7 +121,8 @@ const HELP: &str = "usage: cargo xtask <task>
                         from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
-                        peak memory and time of those and of the hostile inputs
+                        peak memory and time of those and of the hostile inputs; the
+                        language server's edit -> diagnostics and corpus indexing
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
@@ -345,7 +351,8 @@ fn build() -> Result<(), String> {
     step("build release page");
     build_dist(&[])?;
     println!("dist/ is ready for static hosting: copy it to any path of any static host");
-    Ok(())
+    step("VS Code extension");
+    lsp::vscode_extension()
 }
 
 /// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, then

@@ -124,6 +124,15 @@ fn diagnostics_for_objects_and_crds() {
             .any(|m| m.contains("CustomResourceDefinitions in the workspace define kind CronTab"))
     });
     assert!(!d.is_empty());
+    // A file written on disk, told by the client's watcher.
+    let new = root.join("objects/new.yaml");
+    std::fs::write(&new, BAD.replace("name: a", "name: b")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": url(&new), "type": 1}]}),
+    );
+    let d = c.diagnostics(&new, |d| !d.is_empty());
+    assert!(!d.is_empty());
     // Nothing about the excluded file.
     assert!(!c.seen.iter().any(|v| v["params"]["uri"]
         .as_str()
@@ -171,6 +180,23 @@ fn completion_hover_definition_code_action() {
     assert!(
         CRD.lines().nth(line).unwrap().contains("kind: CronTab"),
         "{line}"
+    );
+
+    // A code lens on each CEL rule of the CRD: its cost against the limit.
+    let id = c.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": url(&root.join("crd.yaml"))}}),
+    );
+    let r = c.response(id);
+    let lenses = r["result"].as_array().unwrap();
+    assert_eq!(lenses.len(), 3, "{lenses:?}");
+    let first = &lenses[0];
+    let line = first["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(CRD.lines().nth(line).unwrap().contains("rule:"), "{first}");
+    let title = first["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("v1: cost ") && title.contains(" of 10,000,000 ("),
+        "{title}"
     );
 
     // The did-you-mean fix of the unknown field.

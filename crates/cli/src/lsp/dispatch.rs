@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeConfiguration, DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, Completion, GotoDefinition, HoverRequest, Request as _,
+    CodeActionRequest, CodeLensRequest, Completion, GotoDefinition, HoverRequest, Request as _,
     WorkspaceConfiguration,
 };
 use lsp_types::{
@@ -50,6 +50,7 @@ pub(crate) struct Worker {
     builtins_logged: bool,
     config_request: Option<RequestId>,
     supports_configuration: bool,
+    supports_watching: bool,
     next_id: i32,
     /// Files checked since the stale set was last empty.
     checked: usize,
@@ -61,7 +62,7 @@ impl Worker {
         cancelled: Cancelled,
         root: Option<PathBuf>,
         init_options: Value,
-        supports_configuration: bool,
+        (supports_configuration, supports_watching): (bool, bool),
     ) -> Worker {
         let mut w = Worker {
             sender,
@@ -80,6 +81,7 @@ impl Worker {
             builtins_logged: false,
             config_request: None,
             supports_configuration,
+            supports_watching,
             next_id: 0,
             checked: 0,
         };
@@ -91,6 +93,9 @@ impl Worker {
     pub fn run(mut self, receiver: Receiver<Message>) {
         if self.supports_configuration {
             self.ask_configuration();
+        }
+        if self.supports_watching {
+            self.watch_files();
         }
         loop {
             let message = if self.dirty.is_empty() {
@@ -163,6 +168,29 @@ impl Worker {
         self.send(Message::Notification(Notification::new(
             LogMessage::METHOD.into(),
             LogMessageParams { typ, message },
+        )));
+    }
+
+    /// Asks the client to tell of changes on disk to YAML and JSON files.
+    fn watch_files(&mut self) {
+        self.next_id += 1;
+        let id = RequestId::from(format!("crd-studio-watch-{}", self.next_id));
+        let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String("**/*.{yaml,yml,json}".into()),
+                kind: None,
+            }],
+        };
+        self.send(Message::Request(Request::new(
+            id,
+            lsp_types::request::RegisterCapability::METHOD.into(),
+            lsp_types::RegistrationParams {
+                registrations: vec![lsp_types::Registration {
+                    id: "crd-studio-files".into(),
+                    method: DidChangeWatchedFiles::METHOD.into(),
+                    register_options: serde_json::to_value(options).ok(),
+                }],
+            },
         )));
     }
 
@@ -248,6 +276,36 @@ impl Worker {
                 }
             }
             DidSaveTextDocument::METHOD => {}
+            DidChangeWatchedFiles::METHOD => {
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
+                {
+                    for change in p.changes {
+                        let Ok(path) = change.uri.to_file_path() else {
+                            continue;
+                        };
+                        if self
+                            .index
+                            .files
+                            .get(&path)
+                            .is_some_and(|f| f.version.is_some())
+                        {
+                            continue; // the open buffer wins
+                        }
+                        if path.file_name().is_some_and(|n| n == ".crd-studio.yaml") {
+                            self.reload_settings();
+                            continue;
+                        }
+                        let disk = self.index.disk_text(&path, &self.settings);
+                        if disk.is_none() && self.index.files.contains_key(&path) {
+                            self.publish(&path, Vec::new(), None);
+                        }
+                        if disk.is_some() || self.index.files.contains_key(&path) {
+                            self.set(&change.uri, disk, None);
+                        }
+                    }
+                }
+            }
             DidCloseTextDocument::METHOD => {
                 if let Ok(p) =
                     serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(params)
@@ -309,7 +367,10 @@ impl Worker {
         }
         if self.dirty.is_empty() {
             let checked = std::mem::take(&mut self.checked);
-            self.log(MessageType::LOG, format!("crd-studio: checked {checked} files"));
+            self.log(
+                MessageType::LOG,
+                format!("crd-studio: checked {checked} files"),
+            );
         }
     }
 
@@ -487,6 +548,11 @@ impl Worker {
                     shown,
                     p.range,
                 ))
+            }
+            CodeLensRequest::METHOD => {
+                let p: lsp_types::CodeLensParams = params(r.params)?;
+                let path = path_of(&p.text_document.uri)?;
+                json(features::code_lenses(index, settings, compiled, &path))
             }
             "crd-studio/test-panic" if test_hooks() => panic!("a test panic"),
             "crd-studio/test-sleep" if test_hooks() => {

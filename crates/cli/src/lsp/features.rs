@@ -7,9 +7,10 @@ use std::path::Path;
 
 use crd_studio_engine::{CompiledCrd, DocumentHeader, Editor, SourceId};
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CompletionItemKind, CompletionResponse,
-    CompletionTextEdit, Documentation, GotoDefinitionResponse, Hover, HoverContents, Location,
-    MarkupContent, MarkupKind, Position, Range, TextEdit, Url, WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, CompletionItemKind,
+    CompletionResponse, CompletionTextEdit, Documentation, GotoDefinitionResponse, Hover,
+    HoverContents, Location, MarkupContent, MarkupKind, Position, Range, TextEdit, Url,
+    WorkspaceEdit,
 };
 
 use super::diagnostics::{url, Compiled, Shown};
@@ -221,6 +222,74 @@ pub(crate) fn code_actions(
                 ..CodeAction::default()
             }));
         }
+    }
+    out
+}
+
+/// A code lens on each CEL rule of the CRDs of `path`: its estimated cost × cardinality
+/// against the per-expression limit (the engine's cost report).
+pub(crate) fn code_lenses(
+    index: &Index,
+    settings: &Settings,
+    compiled: &mut Compiled,
+    path: &Path,
+) -> Vec<CodeLens> {
+    let Some(file) = index.files.get(path) else {
+        return Vec::new();
+    };
+    let crds: Vec<CrdRef> = file
+        .headers
+        .iter()
+        .filter(|h| is_crd(h))
+        .map(|h| (path.to_owned(), h.index))
+        .collect();
+    let mut out = Vec::new();
+    for crd in crds {
+        let Some(c) = compiled.get(index, settings, &crd) else {
+            continue;
+        };
+        for v in c.analyze_objects(&[], None).versions {
+            let Some(cost) = v.cost else { continue };
+            for e in cost.expressions {
+                let Some(line) = e.line else { continue };
+                let at = Position {
+                    line: u32::try_from(line.saturating_sub(1)).unwrap_or(u32::MAX),
+                    character: 0,
+                };
+                let title = format!(
+                    "{}{}: cost {} × {} = {} of {} ({:.2}%)",
+                    if e.over_limit { "over the limit: " } else { "" },
+                    v.name,
+                    grouped(e.max_cost),
+                    grouped(e.multiplier),
+                    grouped(e.estimated_cost),
+                    grouped(e.limit),
+                    e.share * 100.0
+                );
+                out.push(CodeLens {
+                    range: Range { start: at, end: at },
+                    command: Some(Command {
+                        title,
+                        command: String::new(),
+                        arguments: None,
+                    }),
+                    data: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
     }
     out
 }

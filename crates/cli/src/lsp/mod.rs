@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use lsp_server::{Connection, Message, RequestId};
 use lsp_types::notification::{Cancel, Notification as _};
 use lsp_types::{
-    CodeActionProviderCapability, CompletionOptions, HoverProviderCapability, InitializeParams,
-    OneOf, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    CodeActionProviderCapability, CodeLensOptions, CompletionOptions, HoverProviderCapability,
+    InitializeParams, OneOf, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind,
 };
 
 use crate::Error;
@@ -64,6 +65,9 @@ pub(crate) fn serve(connection: Connection) -> Result<(), String> {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
         ..ServerCapabilities::default()
     };
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
@@ -90,6 +94,13 @@ pub(crate) fn serve(connection: Connection) -> Result<(), String> {
         .as_ref()
         .and_then(|w| w.configuration)
         .unwrap_or(false);
+    let supports_watching = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
     let init_options = params
         .initialization_options
         .unwrap_or(serde_json::Value::Null);
@@ -106,7 +117,7 @@ pub(crate) fn serve(connection: Connection) -> Result<(), String> {
                 worker_cancelled,
                 root,
                 init_options,
-                supports_configuration,
+                (supports_configuration, supports_watching),
             )
             .run(from_main)
         })
