@@ -199,6 +199,27 @@ fn completion_hover_definition_code_action() {
         "{title}"
     );
 
+    // The outline of the CRD: its version, schema tree and rules.
+    let id = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": url(&root.join("crd.yaml"))}}),
+    );
+    let r = c.response(id);
+    let doc = &r["result"][0];
+    assert_eq!(
+        doc["name"],
+        "CustomResourceDefinition crontabs.stable.example.com"
+    );
+    let spec = &doc["children"][0]["children"][0];
+    assert_eq!(
+        (spec["name"].as_str(), spec["detail"].as_str()),
+        (Some("spec"), Some("object"))
+    );
+    assert_eq!(
+        spec["children"][0]["name"],
+        "!has(self.replicas) || self.replicas <= 10"
+    );
+
     // The did-you-mean fix of the unknown field.
     let id = c.request(
         "textDocument/codeAction",

@@ -16,8 +16,8 @@ use lsp_types::notification::{
     DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, CodeLensRequest, Completion, GotoDefinition, HoverRequest, Request as _,
-    WorkspaceConfiguration,
+    CodeActionRequest, CodeLensRequest, Completion, DocumentSymbolRequest, GotoDefinition,
+    HoverRequest, Request as _, WorkspaceConfiguration,
 };
 use lsp_types::{
     ConfigurationItem, ConfigurationParams, Diagnostic, DiagnosticSeverity, LogMessageParams,
@@ -547,6 +547,13 @@ impl Worker {
                     &path,
                     shown,
                     p.range,
+                ))
+            }
+            DocumentSymbolRequest::METHOD => {
+                let p: lsp_types::DocumentSymbolParams = params(r.params)?;
+                let path = path_of(&p.text_document.uri)?;
+                json(lsp_types::DocumentSymbolResponse::Nested(
+                    features::document_symbols(index, &path),
                 ))
             }
             CodeLensRequest::METHOD => {

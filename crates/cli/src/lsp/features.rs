@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crd_studio_engine::{CompiledCrd, DocumentHeader, Editor, SourceId};
+use crd_studio_engine::{CompiledCrd, DocumentHeader, Editor, SourceId, SymbolKind};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, CompletionItemKind,
-    CompletionResponse, CompletionTextEdit, Documentation, GotoDefinitionResponse, Hover,
-    HoverContents, Location, MarkupContent, MarkupKind, Position, Range, TextEdit, Url,
+    CompletionResponse, CompletionTextEdit, DocumentSymbol, Documentation, GotoDefinitionResponse,
+    Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range, TextEdit, Url,
     WorkspaceEdit,
 };
 
@@ -292,4 +292,41 @@ fn grouped(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// The outline of `path`: per document, a CRD's versions, schema tree and rules, or an
+/// object's fields (the engine's `document_symbols`).
+pub(crate) fn document_symbols(index: &Index, path: &Path) -> Vec<DocumentSymbol> {
+    fn convert(s: crd_studio_engine::Symbol) -> DocumentSymbol {
+        #[allow(deprecated)]
+        DocumentSymbol {
+            name: if s.name.is_empty() {
+                "?".into()
+            } else {
+                s.name
+            },
+            detail: (!s.detail.is_empty()).then_some(s.detail),
+            kind: match s.kind {
+                SymbolKind::Document => lsp_types::SymbolKind::MODULE,
+                SymbolKind::Version => lsp_types::SymbolKind::NAMESPACE,
+                SymbolKind::Field => lsp_types::SymbolKind::FIELD,
+                SymbolKind::Rule => lsp_types::SymbolKind::FUNCTION,
+            },
+            tags: None,
+            deprecated: None,
+            range: range(&s.span),
+            selection_range: range(&s.selection),
+            children: Some(s.children.into_iter().map(convert).collect()),
+        }
+    }
+    index
+        .files
+        .get(path)
+        .map(|f| {
+            crd_studio_engine::document_symbols(&f.text)
+                .into_iter()
+                .map(convert)
+                .collect()
+        })
+        .unwrap_or_default()
 }

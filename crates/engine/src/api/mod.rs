@@ -24,7 +24,9 @@ use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
 mod workspace;
-pub use workspace::{document_headers, isolate_document, DocumentHeader};
+pub use workspace::{
+    document_headers, document_symbols, isolate_document, DocumentHeader, Symbol, SymbolKind,
+};
 
 // ------------------------------------------------------------------------------------------
 // In: the request and its typed options

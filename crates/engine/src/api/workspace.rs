@@ -212,6 +212,186 @@ fn string(node: &Node) -> Option<&str> {
     }
 }
 
+/// What an outline entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// A document (`Kind name`).
+    Document,
+    /// A CRD version.
+    Version,
+    /// A field: an object's, or a schema's property.
+    Field,
+    /// A CEL rule (`x-kubernetes-validations`).
+    Rule,
+}
+
+/// One entry of a text's outline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Symbol {
+    /// What is shown.
+    pub name: String,
+    /// Beside it: a schema type, `served`/`storage`, a rule's message.
+    pub detail: String,
+    /// What it is.
+    pub kind: SymbolKind,
+    /// Its whole extent.
+    pub span: Span,
+    /// The part to select (a key).
+    pub selection: Span,
+    /// What it holds.
+    pub children: Vec<Symbol>,
+}
+
+/// The outline of `text`: per document, a CRD's versions with their schema trees and rules,
+/// or an object's fields (at most `MAX_SYMBOL_DEPTH` levels).
+pub fn document_symbols(text: &str) -> Vec<Symbol> {
+    let parsed = parse(text, SourceId::Object(0));
+    let headers = document_headers(text);
+    parsed
+        .values()
+        .map(|(doc, root)| {
+            let h = headers.iter().find(|h| h.index == doc.index);
+            let kind = h.and_then(|h| h.kind.clone()).unwrap_or_default();
+            let name = h.and_then(|h| h.name.clone()).unwrap_or_default();
+            let children = match h.filter(|h| h.defines.is_some() || is_crd_kind(h)) {
+                Some(_) => crd_versions(root),
+                None => object_fields(root, 0),
+            };
+            Symbol {
+                name: format!("{kind} {name}").trim().to_owned(),
+                detail: h.and_then(|h| h.api_version.clone()).unwrap_or_default(),
+                kind: SymbolKind::Document,
+                span: doc.span,
+                selection: h.and_then(|h| h.kind_span).unwrap_or(root.span),
+                children,
+            }
+        })
+        .collect()
+}
+
+/// How deep an object's outline goes.
+const MAX_SYMBOL_DEPTH: usize = 8;
+
+fn is_crd_kind(h: &DocumentHeader) -> bool {
+    h.kind.as_deref() == Some("CustomResourceDefinition")
+}
+
+fn object_fields(node: &Node, depth: usize) -> Vec<Symbol> {
+    if depth >= MAX_SYMBOL_DEPTH {
+        return Vec::new();
+    }
+    match &node.value {
+        Value::Map(entries) => entries
+            .iter()
+            .map(|e| Symbol {
+                name: e.key.clone(),
+                detail: String::new(),
+                kind: SymbolKind::Field,
+                span: Span {
+                    start: e.key_span.start,
+                    end: e.value.span.end.max(e.key_span.end),
+                },
+                selection: e.key_span,
+                children: object_fields(&e.value, depth + 1),
+            })
+            .collect(),
+        Value::Seq(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Symbol {
+                name: format!("[{i}]"),
+                detail: String::new(),
+                kind: SymbolKind::Field,
+                span: n.span,
+                selection: n.span,
+                children: object_fields(n, depth + 1),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn crd_versions(root: &Node) -> Vec<Symbol> {
+    let Some(Value::Seq(versions)) = field(root, "spec")
+        .and_then(|s| field(s, "versions"))
+        .map(|v| &v.value)
+    else {
+        return Vec::new();
+    };
+    versions
+        .iter()
+        .map(|v| {
+            let flag = |k: &str| matches!(field(v, k).map(|n| &n.value), Some(Value::Bool(true)));
+            let detail = [("served", flag("served")), ("storage", flag("storage"))]
+                .iter()
+                .filter(|(_, on)| *on)
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let schema = field(v, "schema").and_then(|s| entry_key(s, "openAPIV3Schema"));
+            Symbol {
+                name: field(v, "name").and_then(string).unwrap_or("?").to_owned(),
+                detail,
+                kind: SymbolKind::Version,
+                span: v.span,
+                selection: field(v, "name").map_or(v.span, |n| n.span),
+                children: schema
+                    .map(|(_, s)| schema_children(s, 0))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// A schema node's rules and properties (`items` and `additionalProperties` looked
+/// through).
+fn schema_children(node: &Node, depth: usize) -> Vec<Symbol> {
+    if depth >= 64 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if let Some(Value::Seq(rules)) = field(node, "x-kubernetes-validations").map(|r| &r.value) {
+        for r in rules {
+            let rule = field(r, "rule");
+            out.push(Symbol {
+                name: rule.and_then(string).unwrap_or("?").to_owned(),
+                detail: field(r, "message")
+                    .and_then(string)
+                    .unwrap_or("")
+                    .to_owned(),
+                kind: SymbolKind::Rule,
+                span: r.span,
+                selection: rule.map_or(r.span, |n| n.span),
+                children: Vec::new(),
+            });
+        }
+    }
+    for through in ["items", "additionalProperties"] {
+        if let Some(inner) = field(node, through) {
+            out.extend(schema_children(inner, depth + 1));
+        }
+    }
+    if let Some(Value::Map(props)) = field(node, "properties").map(|p| &p.value) {
+        for e in props {
+            out.push(Symbol {
+                name: e.key.clone(),
+                detail: field(&e.value, "type")
+                    .and_then(string)
+                    .unwrap_or("")
+                    .to_owned(),
+                kind: SymbolKind::Field,
+                span: Span {
+                    start: e.key_span.start,
+                    end: e.value.span.end.max(e.key_span.end),
+                },
+                selection: e.key_span,
+                children: schema_children(&e.value, depth + 1),
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,5 +503,49 @@ spec:
         assert_eq!(node("v1", "spec.nope").as_deref(), Some("spec"));
         assert_eq!(node("v1", "<root>").as_deref(), Some("openAPIV3Schema"));
         assert_eq!(node("v9", "spec"), None);
+    }
+
+    #[test]
+    fn outlines() {
+        fn flat(s: &[Symbol], depth: usize, out: &mut Vec<String>) {
+            for x in s {
+                out.push(format!(
+                    "{}{:?} {} ({})",
+                    "  ".repeat(depth),
+                    x.kind,
+                    x.name,
+                    x.detail
+                ));
+                flat(&x.children, depth + 1, out);
+            }
+        }
+        let crd = CRD.replace(
+            "              size: {type: integer}",
+            "              size:\n                type: integer\n                x-kubernetes-validations: [{rule: self > 0, message: positive}]",
+        );
+        let text = format!("{crd}---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: a}}\nspec: {{tags: [{{name: x}}]}}\n");
+        let mut got = Vec::new();
+        flat(&document_symbols(&text), 0, &mut got);
+        assert_eq!(
+            got,
+            [
+                "Document CustomResourceDefinition widgets.example.com (apiextensions.k8s.io/v1)",
+                "  Version v1 (served, storage)",
+                "    Field spec (object)",
+                "      Field size (integer)",
+                "        Rule self > 0 (positive)",
+                "      Field tags (array)",
+                "        Field name (string)",
+                "Document Widget a (example.com/v1)",
+                "  Field apiVersion ()",
+                "  Field kind ()",
+                "  Field metadata ()",
+                "    Field name ()",
+                "  Field spec ()",
+                "    Field tags ()",
+                "      Field [0] ()",
+                "        Field name ()",
+            ]
+        );
     }
 }
