@@ -67,7 +67,15 @@ pub fn nvim_e2e() -> Result<bool, String> {
 
 /// The benchmark: figures, never a failure on them.
 pub fn bench() -> Result<(), String> {
-    run(cmd("cargo").args(["bench", "-p", "crd-studio-cli", "--bench", "lsp"]))
+    run(cmd("cargo").args([
+        "bench",
+        "--profile",
+        "cli",
+        "-p",
+        "crd-studio-cli",
+        "--bench",
+        "lsp",
+    ]))
 }
 
 /// The VS Code extension (`editors/vscode`): bundled with esbuild and packaged with

@@ -1,4 +1,4 @@
-//! `cargo bench -p crd-studio-cli --bench lsp` (part of `cargo xtask bench`): the language
+//! `cargo bench --profile cli -p crd-studio-cli --bench lsp` (part of `cargo xtask bench`): the language
 //! server as an editor meets it, over stdio. Prints figures and never fails on them:
 //!
 //! - edit → diagnostics (p50/p95/max): a keystroke in an object and the diagnostics of that
