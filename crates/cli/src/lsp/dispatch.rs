@@ -52,6 +52,8 @@ pub(crate) struct Worker {
     supports_configuration: bool,
     supports_watching: bool,
     next_id: i32,
+    /// The merged settings the workspace was last read with.
+    settings_in_force: Option<Value>,
     /// Files checked since the stale set was last empty.
     checked: usize,
 }
@@ -84,6 +86,7 @@ impl Worker {
             supports_watching,
             next_id: 0,
             checked: 0,
+            settings_in_force: None,
         };
         w.reload_settings();
         w
@@ -226,6 +229,11 @@ impl Worker {
                     .map(|(_, v)| v)
             })
             .unwrap_or(Value::Null);
+        let in_force = merge(&self.file_settings, &self.client_settings);
+        if self.settings_in_force.as_ref() == Some(&in_force) {
+            return; // the same settings (a client repeating them): nothing to redo
+        }
+        self.settings_in_force = Some(in_force);
         let mut s = Settings::default();
         s.merge(&self.file_settings);
         s.merge(&self.client_settings);
