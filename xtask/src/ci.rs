@@ -27,7 +27,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::{cel_spec, cmd, conformance, corpus, fuzz, peer, root, run, setup, step, target_dir};
+use crate::{
+    cel_spec, cmd, conformance, corpus, fuzz, lsp, peer, root, run, setup, step, target_dir,
+};
 
 /// One finished step.
 struct Outcome {
@@ -226,6 +228,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     steps.run("native tests", || {
         run(cmd("cargo").args(["test", "--workspace", "--locked"])).map(|_| true)
     });
+    steps.run("lsp in Neovim (headless, vim.lsp)", lsp::nvim_e2e);
     steps.run("conformance (against known failures)", || {
         conformance::run(&[])
     });

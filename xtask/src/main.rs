@@ -31,6 +31,7 @@ mod corpus;
 mod dist;
 mod embed_dist;
 mod fuzz;
+mod lsp;
 mod peer;
 mod serve_dir;
 mod tzdb;
@@ -86,6 +87,11 @@ fn main() -> ExitCode {
                     ]))
                 })
                 .and_then(|_| cli_bench::run_task(&[]))
+                .and_then(|_| {
+                    step("language server benchmark");
+                    lsp::bench()
+                })
+                .map(|_| true)
         }
         "help" | "--help" | "-h" => {
             println!("{}", HELP);
@@ -107,7 +113,7 @@ const HELP: &str = "usage: cargo xtask <task>
 
   serve                 serve the studio on http://127.0.0.1:8080 (installs what is missing)
   test [--no-browser]   run every check CI runs (--no-browser: the native part only)
-  build                 build the release page into dist/
+  build                 build the release page into dist/ and the VS Code extension
   dist [--target TRIPLE]
                         the CLI as a static musl binary (+ kubectl plugin, krew manifest,
                         SHA256SUMS) in <target>/cli-dist/ (default x86_64-unknown-linux-musl)
@@ -125,10 +131,11 @@ const HELP: &str = "usage: cargo xtask <task>
                         from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
-                        peak memory and time of those and of the hostile inputs; then
-                        the whole corpus through `crd-studio check` in one run beside one
-                        process per CRD
-  bench --cli [BINARY]  only that last part (builds the release CLI unless BINARY is named)
+                        peak memory and time of those and of the hostile inputs; the
+                        whole corpus through `crd-studio check` in one run beside one
+                        process per CRD; the language server's edit -> diagnostics and
+                        corpus indexing
+  bench --cli [BINARY]  only the `crd-studio check` part (builds the release CLI unless named)
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
@@ -357,7 +364,8 @@ fn build() -> Result<(), String> {
     step("build release page");
     build_dist(&[])?;
     println!("dist/ is ready for static hosting: copy it to any path of any static host");
-    Ok(())
+    step("VS Code extension");
+    lsp::vscode_extension()
 }
 
 /// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, then

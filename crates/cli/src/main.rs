@@ -33,6 +33,7 @@ mod diff;
 mod get;
 mod help_commands;
 mod kubectl_read;
+mod lsp;
 mod repo;
 mod sarif;
 
@@ -45,6 +46,7 @@ usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio diff OLD_CRD NEW_CRD [OBJECT...] ...  (see `crd-studio diff --help`)
        crd-studio explain CRD [FIELD.PATH] ...          (see `crd-studio explain --help`)
        crd-studio sample CRD [--version V] ...          (see `crd-studio sample --help`)
+       crd-studio lsp                                   (see `crd-studio lsp --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -163,6 +165,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     match args.split_first().map(|(c, r)| (c.as_str(), r)) {
         Some(("convert", rest)) => return convert::run(rest),
+        Some(("lsp", rest)) => return lsp::run(rest),
         Some(("cost", rest)) => return cost::run(rest),
         Some(("diff", rest)) => return diff::run(rest),
         Some(("explain", rest)) => return help_commands::run_explain(rest),

@@ -25,6 +25,11 @@ mod repository;
 use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
+mod workspace;
+pub use workspace::{
+    document_headers, document_symbols, isolate_document, DocumentHeader, Symbol, SymbolKind,
+};
+
 // ------------------------------------------------------------------------------------------
 // In: the request and its typed options
 // ------------------------------------------------------------------------------------------

@@ -1,0 +1,314 @@
+//! `crd-studio lsp` at the protocol level: the binary is spawned and driven over stdio by a
+//! small JSON-RPC client, on a workspace made in a temporary folder.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+#[path = "common/lsp_client.rs"]
+mod lsp_client;
+use lsp_client::{url, Client};
+
+const CRD: &str = include_str!("../../../examples/crontab/crd.yaml");
+
+fn workspace(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crd-studio-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn messages(d: &[Value]) -> Vec<String> {
+    d.iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const BAD: &str = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  cronSpec: \"* * * * */5\"\n  replicas: 20\n";
+const TYPO: &str = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  cronSpec: \"* * * * */5\"\n  replicas: 2\n  replica: 3\n";
+
+#[test]
+fn diagnostics_for_objects_and_crds() {
+    let root = workspace(
+        "diag",
+        &[
+            ("crds/crontab.yaml", CRD),
+            ("objects/bad.yaml", BAD),
+            ("objects/typo.yaml", TYPO),
+            ("objects/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"),
+            ("objects/nocrd.yaml", "apiVersion: other.example.com/v1\nkind: Gadget\n"),
+            ("objects/both.json", "{\"apiVersion\": \"stable.example.com/v1\", \"kind\": \"CronTab\", \"metadata\": {\"name\": \"j\"}, \"spec\": {\"cronSpec\": 3}}"),
+            ("objects/excluded/x.yaml", BAD),
+            (".crd-studio.yaml", "exclude: [\"objects/excluded/**\"]\n"),
+        ],
+    );
+    let mut c = Client::start(&root, Value::Null);
+    let bad = root.join("objects/bad.yaml");
+    let bad_d = c.diagnostics(&bad, |d| !d.is_empty());
+    let m = messages(&bad_d);
+    assert!(
+        m.iter().any(|m| m.contains("replicas must be at most 10")),
+        "{m:?}"
+    );
+    let d = c.diagnostics(&root.join("objects/typo.yaml"), |d| !d.is_empty());
+    let unknown = d
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field \"spec.replica\"")
+        })
+        .unwrap();
+    assert_eq!(unknown["source"], "crd-studio");
+    assert_eq!(unknown["range"]["start"]["line"], 7);
+    assert!(unknown["code"].is_string());
+    // The CEL error's related information: the schema node in the CRD.
+    let cel = bad_d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("at most 10"))
+        .unwrap();
+    let related = cel["relatedInformation"].as_array().unwrap();
+    assert!(
+        related
+            .iter()
+            .any(|r| r["location"]["uri"] == url(&root.join("crds/crontab.yaml"))),
+        "{related:?}"
+    );
+
+    let nocrd = c.diagnostics(&root.join("objects/nocrd.yaml"), |d| !d.is_empty());
+    assert!(messages(&nocrd)[0]
+        .contains("no CustomResourceDefinition in the workspace defines kind Gadget"));
+    let json_doc = c.diagnostics(&root.join("objects/both.json"), |d| !d.is_empty());
+    assert!(
+        messages(&json_doc)
+            .iter()
+            .any(|m| m.contains("spec.cronSpec")),
+        "{json_doc:?}"
+    );
+    let log = c.wait("the built-in kinds line", |v| {
+        v["method"] == "window/logMessage"
+            && v["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("built-in kinds (ConfigMap")
+    });
+    assert_eq!(log["params"]["type"], 3);
+
+    // An open buffer wins over the disk; fixing the object clears its diagnostics.
+    c.open(&bad, BAD, 1);
+    c.change(&bad, &BAD.replace("  replicas: 20\n", "  replicas: 2\n"), 2);
+    let d = c.diagnostics(&bad, |d| d.is_empty());
+    assert!(d.is_empty());
+    // A CRD edit re-publishes the objects of its kind in other files.
+    c.change(&bad, BAD, 3);
+    c.diagnostics(&bad, |d| {
+        messages(d).iter().any(|m| m.contains("at most 10"))
+    });
+    let crd_path = root.join("crds/crontab.yaml");
+    c.open(
+        &crd_path,
+        &CRD.replace("self.replicas <= 10", "self.replicas <= 30"),
+        1,
+    );
+    c.diagnostics(&bad, |d| d.is_empty());
+    // A CRD defined twice says so on the objects and the CRDs.
+    c.open(&root.join("crds/copy.yaml"), CRD, 1);
+    let d = c.diagnostics(&bad, |d| {
+        messages(d)
+            .iter()
+            .any(|m| m.contains("CustomResourceDefinitions in the workspace define kind CronTab"))
+    });
+    assert!(!d.is_empty());
+    // A file written on disk, told by the client's watcher.
+    let new = root.join("objects/new.yaml");
+    std::fs::write(&new, BAD.replace("name: a", "name: b")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": url(&new), "type": 1}]}),
+    );
+    let d = c.diagnostics(&new, |d| !d.is_empty());
+    assert!(!d.is_empty());
+    // Nothing about the excluded file.
+    assert!(!c.seen.iter().any(|v| v["params"]["uri"]
+        .as_str()
+        .is_some_and(|u| u.contains("excluded"))));
+    c.stop();
+}
+
+#[test]
+fn completion_hover_definition_code_action() {
+    let root = workspace("features", &[("crd.yaml", CRD), ("obj.yaml", TYPO)]);
+    let mut c = Client::start(&root, json!({"fieldValidation": "Strict"}));
+    let obj = root.join("obj.yaml");
+    c.open(&obj, TYPO, 1);
+    c.diagnostics(&obj, |d| !d.is_empty());
+
+    // Completion of a field under spec (a new line after `spec:`).
+    let text = TYPO.replace("spec:\n", "spec:\n  im\n");
+    c.change(&obj, &text, 2);
+    let r = c.at("textDocument/completion", &obj, 5, 4);
+    let labels: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(labels.contains(&"image"), "{labels:?}");
+    c.change(&obj, TYPO, 3);
+
+    // Hover on `cronSpec`.
+    let r = c.at("textDocument/hover", &obj, 5, 4);
+    let value = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("cronSpec"), "{value}");
+    assert_eq!(r["result"]["range"]["start"]["line"], 5);
+
+    // Go to definition: the field's schema node, and `kind` to the CRD's names.kind.
+    let r = c.at("textDocument/definition", &obj, 5, 4);
+    assert_eq!(r["result"]["uri"], url(&root.join("crd.yaml")));
+    let line = r["result"]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(
+        CRD.lines().nth(line).unwrap().contains("cronSpec:"),
+        "{line}"
+    );
+    let r = c.at("textDocument/definition", &obj, 1, 8);
+    let line = r["result"]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(
+        CRD.lines().nth(line).unwrap().contains("kind: CronTab"),
+        "{line}"
+    );
+
+    // A code lens on each CEL rule of the CRD: its cost against the limit.
+    let id = c.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": url(&root.join("crd.yaml"))}}),
+    );
+    let r = c.response(id);
+    let lenses = r["result"].as_array().unwrap();
+    assert_eq!(lenses.len(), 3, "{lenses:?}");
+    let first = &lenses[0];
+    let line = first["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(CRD.lines().nth(line).unwrap().contains("rule:"), "{first}");
+    let title = first["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("v1: cost ") && title.contains(" of 10,000,000 ("),
+        "{title}"
+    );
+
+    // The outline of the CRD: its version, schema tree and rules.
+    let id = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": url(&root.join("crd.yaml"))}}),
+    );
+    let r = c.response(id);
+    let doc = &r["result"][0];
+    assert_eq!(
+        doc["name"],
+        "CustomResourceDefinition crontabs.stable.example.com"
+    );
+    let spec = &doc["children"][0]["children"][0];
+    assert_eq!(
+        (spec["name"].as_str(), spec["detail"].as_str()),
+        (Some("spec"), Some("object"))
+    );
+    assert_eq!(
+        spec["children"][0]["name"],
+        "!has(self.replicas) || self.replicas <= 10"
+    );
+
+    // The did-you-mean fix of the unknown field.
+    let id = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": url(&obj)}, "range": {"start": {"line": 7, "character": 2}, "end": {"line": 7, "character": 2}}, "context": {"diagnostics": []}}),
+    );
+    let r = c.response(id);
+    let actions = r["result"].as_array().unwrap();
+    let edit = actions
+        .iter()
+        .find_map(|a| a["edit"]["changes"][url(&obj)].as_array().cloned())
+        .unwrap_or_else(|| panic!("{actions:?}"));
+    assert_eq!(edit[0]["range"]["start"]["line"], 7, "{edit:?}");
+    c.stop();
+}
+
+#[test]
+fn cancellation_panics_and_settings() {
+    let old = BAD.replace("  replicas: 20\n", "  image: a\n");
+    let new = format!(
+        "# crd-studio: old=old.yaml\n{}",
+        old.replace("image: a", "image: b")
+    );
+    let root = workspace(
+        "robust",
+        &[("crd.yaml", CRD), ("old.yaml", &old), ("new.yaml", &new)],
+    );
+    let mut c = Client::start(&root, Value::Null);
+    // The update path, from the modeline: the immutable image.
+    let d = c.diagnostics(&root.join("new.yaml"), |d| !d.is_empty());
+    assert!(
+        messages(&d)
+            .iter()
+            .any(|m| m.contains("image is immutable")),
+        "{d:?}"
+    );
+
+    // A request cancelled while the analysis thread is busy is answered RequestCanceled.
+    let busy = c.request("crd-studio/test-sleep", Value::Null);
+    let id = c.request("textDocument/hover", json!({"textDocument": {"uri": url(&root.join("new.yaml"))}, "position": {"line": 6, "character": 4}}));
+    c.notify("$/cancelRequest", json!({"id": id}));
+    c.response(busy);
+    let r = c.response(id);
+    assert_eq!(r["error"]["code"], -32800, "{r}");
+
+    // A panicking request, then a panicking check: errors, and the server goes on.
+    let id = c.request("crd-studio/test-panic", Value::Null);
+    assert_eq!(c.response(id)["error"]["code"], -32603);
+    let boom = root.join("boom.yaml");
+    c.open(
+        &boom,
+        "# crd-studio-test: panic\napiVersion: stable.example.com/v1\nkind: CronTab\n",
+        1,
+    );
+    let d = c.diagnostics(&boom, |d| !d.is_empty());
+    assert!(messages(&d)[0].contains("internal error"), "{d:?}");
+    let r = c.at("textDocument/hover", &root.join("new.yaml"), 6, 4);
+    assert!(
+        r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("cronSpec"),
+        "{r}"
+    );
+    c.stop();
+}
+
+#[test]
+fn superseded_requests() {
+    let root = workspace("supersede", &[("crd.yaml", CRD), ("obj.yaml", BAD)]);
+    let mut c = Client::start(&root, Value::Null);
+    let obj = root.join("obj.yaml");
+    c.open(&obj, BAD, 1);
+    // While the analysis thread sleeps, a hover then an edit of the same document queue up:
+    // the hover is answered ContentModified, and the next one for the new text.
+    let busy = c.request("crd-studio/test-sleep", Value::Null);
+    let id = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": url(&obj)}, "position": {"line": 5, "character": 4}}),
+    );
+    c.change(&obj, &BAD.replace("replicas: 20", "replicas: 2"), 2);
+    c.response(busy);
+    assert_eq!(c.response(id)["error"]["code"], -32801);
+    let r = c.at("textDocument/hover", &obj, 5, 4);
+    assert!(
+        r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("cronSpec"),
+        "{r}"
+    );
+    c.stop();
+}
