@@ -254,9 +254,7 @@ fn run_all(loaded: &[Loaded], update: bool) -> Vec<Outcome> {
     let mut outcomes: Vec<Outcome> = units
         .par_iter()
         .map_init(Cache::default, |cache, &(f, v, target)| {
-            let Some(l) = loaded.get(f) else {
-                return None;
-            };
+            let l = loaded.get(f)?;
             let compiled = |crd: &str| {
                 Rc::clone(
                     cache
