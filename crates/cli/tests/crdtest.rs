@@ -186,3 +186,28 @@ fn usage_errors() {
         );
     }
 }
+
+#[test]
+fn fixtures_follow_the_json_schema() {
+    let schema_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/crdtest.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).expect("schema")).expect("JSON");
+    let validator = jsonschema::options()
+        .build(&schema)
+        .expect("schema compiles");
+    for file in ["pass", "fail", "snapshot"] {
+        let path = fixtures().join(file).join("widget.crdtest.yaml");
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let docs = crd_studio_engine::read_documents(&text, crd_studio_engine::SourceId::Crd);
+        let value = &docs.values[0].1;
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{file}: {errors:#?}");
+    }
+    let bad =
+        serde_json::json!({"crd": "x", "cases": [{"object": "o", "expect": {"verdict": "ok"}}]});
+    assert!(!validator.is_valid(&bad));
+}
