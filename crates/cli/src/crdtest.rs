@@ -307,19 +307,7 @@ fn run_unit(
         index: (f, None),
         snapshot: None,
     };
-    let crd = match &l.crd {
-        Ok(crd) => crd,
-        Err(e) => {
-            if target == Target::Crd {
-                outcome.case = "crd".into();
-                outcome
-                    .failures
-                    .push(failure("crd", "a CRD", e.clone(), Span::default()));
-            }
-            return outcome;
-        }
-    };
-    let Target::Case(c) = target else {
+    if target == Target::Crd {
         // The file's own problems and its CRD expectations, once per version.
         outcome.failures = l
             .suite
@@ -327,6 +315,23 @@ fn run_unit(
             .iter()
             .map(|p| failure("test file", "a valid test file", p.message.clone(), p.place))
             .collect();
+    }
+    let crd = match &l.crd {
+        Ok(crd) => crd,
+        Err(e) => {
+            if target == Target::Crd {
+                outcome.case = "crd".into();
+                if l.suite.crd.is_some() {
+                    let place = l.suite.crd_place;
+                    outcome
+                        .failures
+                        .push(failure("crd", "a readable CRD", e.clone(), place));
+                }
+            }
+            return outcome;
+        }
+    };
+    let Target::Case(c) = target else {
         let analysis = compiled(crd).analyze_objects(&[], None);
         match &l.suite.crd_expect {
             Some(x) => outcome.failures.extend(check_crd(x, &analysis)),
@@ -338,7 +343,7 @@ fn run_unit(
                     .errors
                     .first()
                     .map_or_else(|| "rejected".into(), |e| e.error.clone()),
-                Span::default(),
+                l.suite.crd_place,
             )),
             None => {}
         }

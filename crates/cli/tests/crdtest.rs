@@ -211,3 +211,17 @@ fn fixtures_follow_the_json_schema() {
         serde_json::json!({"crd": "x", "cases": [{"object": "o", "expect": {"verdict": "ok"}}]});
     assert!(!validator.is_valid(&bad));
 }
+
+#[test]
+fn a_bad_test_file_fails_with_its_places() {
+    let out = run(&["invalid"]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    for line in [
+        "invalid/typos.crdtest.yaml:2:1 test file\n         expected: a valid test file\n         got:      unknown field `casse`\n",
+        "invalid/typos.crdtest.yaml:6:31 test file\n         expected: a valid test file\n         got:      unknown field `error`\n",
+        "invalid/typos.crdtest.yaml:1:6 crd\n         expected: a readable CRD\n",
+    ] {
+        assert!(report.contains(line), "{line}\nnot in\n{report}");
+    }
+}

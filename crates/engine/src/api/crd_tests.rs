@@ -125,6 +125,8 @@ pub struct TestProblem {
 pub struct TestSuite {
     /// The CRD under test.
     pub crd: Option<TestSource>,
+    /// Where `crd` is (its value; the file's start when there is none).
+    pub crd_place: Span,
     /// `kubernetesVersions` (empty: the caller's).
     pub kubernetes_versions: Vec<KubernetesVersion>,
     /// `fieldValidation` (none: the caller's).
@@ -179,7 +181,10 @@ impl TestSuite {
         };
         for e in map {
             match e.key.as_str() {
-                "crd" => suite.crd = r.source(&e.value),
+                "crd" => {
+                    suite.crd = r.source(&e.value);
+                    suite.crd_place = e.value.span;
+                }
                 "kubernetesVersions" => {
                     let text = match &e.value.value {
                         Value::Seq(items) => {
@@ -812,6 +817,7 @@ spec:
         );
         assert_eq!(s.problems, vec![]);
         assert_eq!(s.crd, Some(TestSource::Path("crd.yaml".into())));
+        assert_eq!((s.crd_place.start.line, s.crd_place.start.column), (1, 6));
         assert_eq!(s.kubernetes_versions.len(), 2);
         assert_eq!(s.field_validation, Some(FieldValidation::Warn));
         let case = &s.cases[0];
