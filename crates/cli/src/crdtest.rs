@@ -239,6 +239,13 @@ fn load(
     }
 }
 
+thread_local! {
+    /// Each thread's compiled CRDs by file and version (a `CompiledCrd` stays on its thread):
+    /// a CRD is compiled at most once per thread and version, however rayon splits the work.
+    /// One run per process, so the indices name the same files throughout.
+    static COMPILED: RefCell<HashMap<(usize, usize), Rc<CompiledCrd>>> = RefCell::new(HashMap::new());
+}
+
 /// Every unit, in parallel; each thread compiles a suite's CRD once per version.
 fn run_all(loaded: &[Loaded], update: bool) -> Vec<Outcome> {
     let mut units = Vec::new();
@@ -250,18 +257,18 @@ fn run_all(loaded: &[Loaded], update: bool) -> Vec<Outcome> {
             }
         }
     }
-    type Cache = RefCell<HashMap<(usize, usize), Rc<CompiledCrd>>>;
     let mut outcomes: Vec<Outcome> = units
         .par_iter()
-        .map_init(Cache::default, |cache, &(f, v, target)| {
+        .map(|&(f, v, target)| {
             let l = loaded.get(f)?;
             let compiled = |crd: &str| {
-                Rc::clone(
-                    cache
-                        .borrow_mut()
-                        .entry((f, v))
-                        .or_insert_with(|| Rc::new(CompiledCrd::compile(crd, &options(l, v)))),
-                )
+                COMPILED.with(|cache| {
+                    let mut cache = cache.borrow_mut();
+                    let entry = cache.entry((f, v));
+                    Rc::clone(
+                        entry.or_insert_with(|| Rc::new(CompiledCrd::compile(crd, &options(l, v)))),
+                    )
+                })
             };
             Some(run_unit(l, f, v, target, update, &compiled))
         })
