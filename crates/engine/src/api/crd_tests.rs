@@ -807,6 +807,8 @@ spec:
     }
 
     const SMALL: &str = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {}\n";
+    const EXTRA: &str =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {extra: 1}\n";
     const BIG: &str =
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {size: 11}\n";
 
@@ -913,6 +915,12 @@ spec:
             ("columns: {Size: '1'}", SMALL, &[]),
             ("columns: {Size: 2}", SMALL, &["expect.columns.Size"]),
             ("columns: {Colour: x}", SMALL, &["expect.columns.Colour"]),
+            (
+                "errors: [{contains: 'unknown field \"spec.extra\"'}]",
+                EXTRA,
+                &[],
+            ),
+            ("verdict: accepted", EXTRA, &["expect.verdict"]),
             ("maxCost: 100", BIG, &[]),
             ("maxCost: 0", BIG, &["expect.maxCost"]),
         ];
