@@ -29,6 +29,7 @@ mod args;
 mod changes;
 mod convert;
 mod cost;
+mod crdtest;
 mod diff;
 mod get;
 mod help_commands;
@@ -47,6 +48,7 @@ usage: crd-studio check CRD [OBJECT ...] [options]
        crd-studio explain CRD [FIELD.PATH] ...          (see `crd-studio explain --help`)
        crd-studio sample CRD [--version V] ...          (see `crd-studio sample --help`)
        crd-studio lsp                                   (see `crd-studio lsp --help`)
+       crd-studio test [PATH...] [--update] ...         (see `crd-studio test --help`)
 
 Checks a CustomResourceDefinition and custom objects the way the Kubernetes API server would,
 without a cluster. CRD and OBJECT are files (YAML or JSON; an object file may hold several
@@ -170,6 +172,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         Some(("diff", rest)) => return diff::run(rest),
         Some(("explain", rest)) => return help_commands::run_explain(rest),
         Some(("sample", rest)) => return help_commands::run_sample(rest),
+        Some(("test", rest)) => return crdtest::run(rest),
         _ => {}
     }
     if args.iter().any(|a| a == "--help" || a == "-h") {

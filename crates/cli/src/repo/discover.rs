@@ -121,13 +121,22 @@ pub(crate) fn read_trees(check: &RepoCheck) -> Result<Tree, Error> {
 
 /// The files a path names: itself, the manifests under a directory, a glob's matches (sorted).
 fn expand(path: &str) -> Result<Vec<String>, Error> {
+    expand_keeping(path, &is_manifest)
+}
+
+/// The files a path names: itself, the files under a directory whose name `keep` accepts, a
+/// glob's matches (sorted).
+pub(crate) fn expand_keeping(
+    path: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<String>, Error> {
     if path == "-" {
         return Ok(vec![path.to_owned()]);
     }
     let p = Path::new(path);
     if p.is_dir() {
         let mut out = Vec::new();
-        walk(p, &mut out, &|name| is_manifest(name));
+        walk(p, &mut out, keep);
         out.sort();
         return Ok(out);
     }

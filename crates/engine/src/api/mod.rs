@@ -20,6 +20,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod crd_tests;
 mod repository;
 
 use crate::authoring::assist::{self, fixes};
@@ -63,6 +64,10 @@ pub use crate::report::analysis::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub use crate::report::places::{FieldPlace, ObjectPlaces};
+pub use crd_tests::{
+    check_case, check_crd, snapshot_expect, CaseExpect, Cell, CrdExpect, Matcher, MessageExpect,
+    Placed, TestCase, TestFailure, TestProblem, TestSource, TestSuite,
+};
 pub use repository::DocumentTexts;
 
 // ------------------------------------------------------------------------------------------
