@@ -274,3 +274,6 @@ impl PreviousCrd {
         PreviousCrd::new(text, CompiledCrd::compile(text, options))
     }
 }
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
