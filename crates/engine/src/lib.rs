@@ -26,9 +26,9 @@
 
 // The pipeline's stages, in order (one group each, so that rustfmt keeps the order): a stage
 // uses earlier stages only; `tests/stages.rs` checks it, ARCHITECTURE.md has the map. The
-// stages are hidden from the documentation and no shell uses them: the CLI and the page go
-// through the front door (stage 12, exported below). The conformance harness (xtask), the
-// fuzz targets and the white-box tests still reach into them until they move in.
+// stages are private: every caller (the CLI, the page, xtask, the fuzz targets, the
+// integration tests) goes through the front door (stage 12, exported below); the conformance
+// harness's engine side is in it, behind the feature `conformance`.
 
 // 1. YAML/JSON texts → trees with positions; field paths; findings and field errors.
 mod documents;

@@ -23,6 +23,14 @@ use std::sync::Arc;
 use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
+mod crd_facts;
+mod standalone;
+
+pub use crd_facts::{CrdFacts, DeclaredVersion};
+pub use standalone::{
+    jsonpath, select_by_field_selector, DocumentTrees, SelectorVersion, MAX_DEPTH,
+};
+
 // ------------------------------------------------------------------------------------------
 // In: the request and its typed options
 // ------------------------------------------------------------------------------------------

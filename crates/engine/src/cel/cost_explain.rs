@@ -381,6 +381,7 @@ impl TextEdit {
 }
 
 /// `text` with several edits applied (non-overlapping; any order).
+#[cfg(test)]
 pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
     sorted.sort_by_key(|e| std::cmp::Reverse(e.start));
@@ -399,6 +400,7 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
 /// `childContext` of each next one): the product of the `maxItems`/`maxProperties` of the
 /// schemas before it (1 for objects with properties and scalars), saturating; `None` when one
 /// of them is an unbounded list or map.
+#[cfg(any(test, feature = "conformance"))]
 pub fn chain_cardinality(chain: &[JsonSchemaProps]) -> Option<u64> {
     let mut card = Some(1u64);
     for parent in chain.iter().take(chain.len().saturating_sub(1)) {
@@ -410,6 +412,7 @@ pub fn chain_cardinality(chain: &[JsonSchemaProps]) -> Option<u64> {
 /// `TotalCost.ObserveExpressionCost` for each cost in order: the saturating total and the
 /// most expensive costs the server names (at most 4, descending, each at least 1% of the
 /// total limit).
+#[cfg(any(test, feature = "conformance"))]
 pub fn total_cost(costs: &[u64]) -> (u64, Vec<u64>) {
     let mut t = TotalCost::default();
     for c in costs {
@@ -422,23 +425,7 @@ pub fn total_cost(costs: &[u64]) -> (u64, Vec<u64>) {
 // Building the reports of a CRD
 // ------------------------------------------------------------------------------------------
 
-/// Fills [`VersionReport::cost`] of every version of `crd` from the costs CRD validation
-/// found for its rules (`VersionReport::rules`), explaining them with a [`RuleCompiler`] of
-/// `kubernetes_version`. `root` is the CRD document as written (for positions and edits);
-/// versions without rules that compiled get `None`. Versions sharing one schema share the
-/// work.
-pub fn attach_cost_reports(
-    versions: &mut [VersionReport],
-    crd: &InternalCrd,
-    text: &str,
-    root: Option<&Node>,
-    kubernetes_version: KubernetesVersion,
-) {
-    let costs = schema_costs(versions, crd, kubernetes_version);
-    place_cost_reports(versions, &costs, text, 0, root);
-}
-
-/// The text-free part of [`attach_cost_reports`]: each version's cost analysis (`None` for a
+/// The text-free part of a CRD's cost reports: each version's cost analysis (`None` for a
 /// version without a schema), from the CRD and its version reports' rules. It depends only on
 /// the CRD's content and the rules' costs, never on positions, so it can be kept while the
 /// CRD's content stays the same.
@@ -478,7 +465,7 @@ pub fn schema_costs(
     SchemaCosts(out)
 }
 
-/// The positional part of [`attach_cost_reports`]: each version's [`CostReport`] rendered
+/// The positional part of a CRD's cost reports: each version's [`CostReport`] rendered
 /// from its analysis in `costs`, placed in the CRD text `text` whose root is `root`, the
 /// root of its document `document`.
 pub fn place_cost_reports(
@@ -507,30 +494,6 @@ pub fn place_cost_reports(
         };
         report.cost = Some(render(analysis, &place));
     }
-}
-
-/// The cost report of one schema, from the costs the CRD validation found (`rules`, as
-/// [`crate::report::analysis::VersionReport::rules`] lists them). `schema_node` is the schema's node
-/// in the CRD text `text`; `crd_prefix` its path (`spec.versions[0].schema.openAPIV3Schema`).
-/// `None` when no rule compiled.
-pub fn cost_report(
-    compiler: &RuleCompiler,
-    schema: &JsonSchemaProps,
-    rules: &[CelRuleReport],
-    text: &str,
-    schema_node: Option<&Node>,
-    crd_prefix: &str,
-) -> Option<CostReport> {
-    let analysis = analyze_schema(compiler, schema, rules)?;
-    Some(render(
-        &analysis,
-        &Place {
-            text,
-            document: 0,
-            schema_node,
-            crd_prefix: crd_prefix.to_owned(),
-        },
-    ))
 }
 
 // ------------------------------------------------------------------------------------------

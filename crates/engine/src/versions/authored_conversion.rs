@@ -538,8 +538,6 @@ pub enum RuleKind {
     Cel {
         /// Written.
         path: Vec<Step>,
-        /// The expression text.
-        expr: String,
         /// The compiled program.
         program: Box<Program>,
     },
@@ -765,7 +763,6 @@ impl Reader<'_> {
                 let program = self.compile(expr_node, &expr)?;
                 RuleKind::Cel {
                     path,
-                    expr,
                     program: Box::new(program),
                 }
             }

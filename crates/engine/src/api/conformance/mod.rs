@@ -44,8 +44,6 @@ fn skip<T>(reason: impl Into<String>) -> Result<T, Problem> {
 /// A JSON `null`, for missing values.
 static NULL: Value = Value::Null;
 
-
-
 /// What `NewValidator(...).Validate(path "root", object, oldObject, budget)` returns.
 pub struct CelRun {
     /// The validation errors.
@@ -90,9 +88,7 @@ pub fn cel_validate(r: &CelRequest) -> Result<CelRun, Problem> {
     };
     // The Go tests call `validator(s, s, ...)` or `NewValidator(s, ...)`; they differ only
     // for rules that exist in `allOf` branches alone, which `validator` finds.
-    let compiler = crate::cel::RuleCompiler::new(
-        crate::KubernetesVersion::DEFAULT,
-    );
+    let compiler = crate::cel::RuleCompiler::new(crate::KubernetesVersion::DEFAULT);
     let Some(validator) = Validator::tree(
         &compiler,
         std::sync::Arc::new(schema),
@@ -205,9 +201,7 @@ pub fn compile_rules(
         .compile_schema(&props, root, matches!(env, ExprEnv::Stored))
         .map_err(|e| Problem::Fail(format!("compile failed as a whole: {e:?}")))?;
     let kind = |k: crate::crd::apiext::CelErrorKind| match k {
-        crate::crd::apiext::CelErrorKind::Required => {
-            "FieldValueRequired".to_owned()
-        }
+        crate::crd::apiext::CelErrorKind::Required => "FieldValueRequired".to_owned(),
         crate::crd::apiext::CelErrorKind::Invalid => "RuleInvalid".to_owned(),
     };
     Ok(results
@@ -244,9 +238,7 @@ pub fn max_cardinality(chain: &[Value]) -> Result<Option<u64>, Problem> {
         }
         schemas.push(props);
     }
-    Ok(crate::cel::cost_explain::chain_cardinality(
-        &schemas,
-    ))
+    Ok(crate::cel::cost_explain::chain_cardinality(&schemas))
 }
 
 /// `TotalCost.ObserveExpressionCost` of each cost in order: `Total` and the costs of
@@ -296,11 +288,7 @@ fn structural(schema: &Value) -> Result<Option<Structural>, Problem> {
 
 /// `PruneWithOptions(obj, schema, isResourceRoot, {TrackUnknownFieldPaths: true})`: the
 /// pruned value and the pruned paths.
-pub fn prune(
-    schema: &Value,
-    object: &Value,
-    root: bool,
-) -> Result<(Value, Vec<String>), Problem> {
+pub fn prune(schema: &Value, object: &Value, root: bool) -> Result<(Value, Vec<String>), Problem> {
     let schema = structural(schema)?;
     let mut object = object.clone();
     let paths = crate::object::pruning::prune(&mut object, schema.as_ref(), root);
@@ -316,10 +304,7 @@ pub fn default(schema: &Value, object: &Value) -> Result<Value, Problem> {
 }
 
 /// `PruneNonNullableNullsWithoutDefaults(obj, schema)`.
-pub fn prune_non_nullable_nulls(
-    schema: &Value,
-    object: &Value,
-) -> Result<Value, Problem> {
+pub fn prune_non_nullable_nulls(schema: &Value, object: &Value) -> Result<Value, Problem> {
     let schema = structural(schema)?;
     let mut object = object.clone();
     crate::object::defaulting::prune_non_nullable_nulls_without_defaults(
@@ -523,15 +508,10 @@ pub fn convert_none(
 
 /// `restoreObjectMeta(original, converted)`: `converted` after the call (the server
 /// mutates it also when it fails) and whether it failed.
-pub fn restore_object_meta(
-    original: &Value,
-    converted: &Value,
-) -> Result<(Value, bool), Problem> {
+pub fn restore_object_meta(original: &Value, converted: &Value) -> Result<(Value, bool), Problem> {
     let mut out = converted.clone();
-    let failed = crate::versions::conversion::webhook::restore_object_meta(
-        original, &mut out,
-    )
-    .is_err();
+    let failed =
+        crate::versions::conversion::webhook::restore_object_meta(original, &mut out).is_err();
     Ok((out, failed))
 }
 
@@ -541,13 +521,11 @@ pub fn objects_to_convert(
     list: bool,
     api_version: &str,
 ) -> Result<Vec<Value>, Problem> {
-    Ok(
-        crate::versions::conversion::webhook::objects_to_convert(
-            object,
-            list,
-            api_version,
-        ),
-    )
+    Ok(crate::versions::conversion::webhook::objects_to_convert(
+        object,
+        list,
+        api_version,
+    ))
 }
 
 /// `createConversionReviewObjects(...)`: the request and the empty response as
@@ -592,8 +570,8 @@ pub fn converted_objects_from_response(
     uid: &str,
     response: &Value,
 ) -> Result<Result<Option<Vec<Value>>, String>, Problem> {
+    use crate::versions::conversion::webhook::ReviewVersion;
     use crate::versions::conversion::webhook::{self, Body};
-    use crate::versions::conversion::ReviewVersion;
     let go_type = response.get("goType").and_then(Value::as_str).unwrap_or("");
     let version = match go_type {
         "v1.ConversionReview" => ReviewVersion::V1,
@@ -675,7 +653,12 @@ pub fn kubectl_document(chunk: &str) -> KubectlDocument {
         .map(|f| f.message.clone())
         .collect();
     let type_meta = parsed.values().next().map(|(_, root)| {
-        let text = |key: &str| root.get(key).and_then(Node::as_str).unwrap_or("").to_owned();
+        let text = |key: &str| {
+            root.get(key)
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
         (text("apiVersion"), text("kind"))
     });
     KubectlDocument {
@@ -685,7 +668,10 @@ pub fn kubectl_document(chunk: &str) -> KubectlDocument {
 }
 
 /// The first of `crds` that serves `api_version` (`group/version`).
-pub fn serving<'a>(crds: &'a [crate::CompiledCrd], api_version: &str) -> Option<&'a crate::CompiledCrd> {
+pub fn serving<'a>(
+    crds: &'a [crate::CompiledCrd],
+    api_version: &str,
+) -> Option<&'a crate::CompiledCrd> {
     crds.iter()
         .find(|c| c.model().is_some_and(|m| m.serves(api_version).is_none()))
 }

@@ -69,7 +69,7 @@ pub fn metadata_invariants(
 /// `calculateCondition(crd)` of the NonStructuralSchema controller: the condition (`type`,
 /// `status`, `reason`, `message`), or `None`.
 pub fn non_structural_condition(crd: &Value) -> Option<Value> {
-    apiext::non_structural_schema_condition(crd).map(|c| {
-        json!({"type": c.type_, "status": c.status, "reason": c.reason, "message": c.message})
-    })
+    apiext::non_structural_schema_condition(crd).map(
+        |c| json!({"type": c.type_, "status": c.status, "reason": c.reason, "message": c.message}),
+    )
 }

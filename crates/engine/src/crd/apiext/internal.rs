@@ -1382,6 +1382,7 @@ impl Reader {
 /// with `JSONPath` or `jsonPath`, `conversion.webhookClientConfig`). No defaulting or
 /// conversion is applied. A `caBundle` that is not base64 is taken as the raw bytes (the data
 /// writes PEM text as is).
+#[cfg(any(test, feature = "conformance"))]
 pub fn from_internal_json(v: &Json) -> (InternalCrd, Vec<DecodeProblem>) {
     let mut r = Reader {
         shape: Shape::Internal,
@@ -1499,6 +1500,7 @@ fn convert_v1_to_internal(spec: &mut CrdSpec) {
 /// `strategy.PrepareForCreate` (and the generic create path): the status is reset, the
 /// generation set to 1, deletion fields cleared, and the storage version recorded in
 /// `status.storedVersions`.
+#[cfg(test)]
 pub fn prepare_for_create(crd: &mut InternalCrd) {
     prepare_parts_for_create(&mut crd.metadata, &crd.spec, &mut crd.status);
 }

@@ -53,34 +53,40 @@ pub mod structural_validation;
 pub mod validation;
 pub mod webhook;
 
+// Every corpus CRD passes CRD validation.
+#[cfg(test)]
+#[path = "tests/corpus.rs"]
+mod corpus_tests;
+
 use std::collections::BTreeSet;
 
+#[cfg(any(test, feature = "conformance"))]
 use serde_json::Value as Json;
 
 use crate::documents::field_error::FieldError;
 use crate::documents::path::FieldPath;
 use crate::schema::props::JsonSchemaProps;
+#[cfg(any(test, feature = "conformance"))]
 use crate::schema::structural::Structural;
 
 pub use hooks::{
-    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
-    DefaultsValidator, Hooks, PreexistingExpressions,
+    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep, Hooks,
+    PreexistingExpressions,
 };
-pub use internal::{
-    from_internal_json, from_v1_json, prepare_for_create, prepare_for_update, DecodeProblem,
-    InternalCrd,
-};
+#[cfg(feature = "conformance")]
+pub use internal::from_internal_json;
+pub use internal::{from_v1_json, prepare_for_update, DecodeProblem, InternalCrd};
 pub use paths::v1_path;
-pub use schema_validation::{
-    validate_crd_validation, validate_crd_validation_cached, StructuralCache, ValidationOptions,
-};
-pub use validation::{
-    create_options, update_options, validate_crd, validate_crd_update,
-    validate_deprecation_warning, validate_stored_versions,
-};
+pub use schema_validation::StructuralCache;
+#[cfg(feature = "conformance")]
+pub use schema_validation::{validate_crd_validation, ValidationOptions};
+#[cfg(feature = "conformance")]
+pub use validation::{validate_crd, validate_deprecation_warning};
+pub use validation::{validate_crd_update, validate_stored_versions};
 
 /// Create: `PrepareForCreate` (status reset, stored version recorded) then
 /// `ValidateCustomResourceDefinition`.
+#[cfg(test)]
 pub fn validate_create(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
     validate_create_with_cache(crd, hooks, &StructuralCache::new())
 }
@@ -126,6 +132,7 @@ pub fn validate_update(new: &InternalCrd, old: &InternalCrd, hooks: Hooks<'_>) -
 /// The `NonStructuralSchema` condition the server sets on a stored v1 CRD
 /// (`nonstructuralschema.calculateCondition`), or `None` when every schema is structural.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(any(test, feature = "conformance"))]
 pub struct Condition {
     /// `type`: `NonStructuralSchema`.
     pub type_: String,
@@ -155,6 +162,7 @@ pub fn aggregate_error(errors: &[FieldError]) -> String {
 
 /// `calculateCondition` for a v1 CRD (as JSON; the versions are read as written, not
 /// converted).
+#[cfg(any(test, feature = "conformance"))]
 pub fn non_structural_schema_condition(v1: &Json) -> Option<Condition> {
     let spec = v1.get("spec");
     let mut errs = Vec::new();
