@@ -4,8 +4,9 @@
 //!
 //! # Use
 //!
-//! ```
-//! use crd_studio_engine::crd::apiext;
+//! (The unit test `use_example` runs this.)
+//!
+//! ```text
 //! let v1 = serde_json::json!({
 //!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 //!     "metadata": {"name": "widgets.example.com"},
@@ -315,6 +316,32 @@ pub fn warnings_on_update(new: &InternalCrd, old: &InternalCrd) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn use_example() {
+        let v1 = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                                   "schema": {"openAPIV3Schema": {"type": "object",
+                                              "properties": {"spec": {}}}}}]}
+        });
+        let (crd, decode_problems) = super::from_v1_json(&v1);
+        assert!(decode_problems.is_empty());
+        let errors = super::validate_create(&crd, super::Hooks::default());
+        assert_eq!(
+            errors[0].field.to_string(),
+            "spec.validation.openAPIV3Schema.properties[spec].type"
+        );
+        // Where that is in the user's text:
+        let v1_path = super::v1_path(&errors[0].field, Some(&v1));
+        assert_eq!(
+            v1_path.to_string(),
+            "spec.versions[0].schema.openAPIV3Schema.properties.spec.type"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 
