@@ -16,7 +16,11 @@ fuzz_target!(|data: &[u8]| {
     let to = if first & 1 == 0 { "v2" } else { "v1" };
     crd_studio_fuzz::with_example(WEBHOOK, |example, compiled| {
         let documents = read_documents(example.object, SourceId::Object(0));
-        let objects: Vec<_> = documents.values.into_iter().map(|(_, value)| value).collect();
+        let objects: Vec<_> = documents
+            .values
+            .into_iter()
+            .map(|(_, value)| value)
+            .collect();
         if let Ok(call) = conversion_review(compiled, &objects, to, None) {
             let _ = check_conversion_response(compiled, &call, &response);
         }
