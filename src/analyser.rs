@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crd_studio_engine::{KubernetesVersion, Options};
+use crd_studio_engine::Options;
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::{Interval, Timeout};
 use yew::prelude::*;
@@ -94,15 +94,11 @@ impl Analyser {
             old_object: old_object_of(&texts.old_object),
             old_crd: old_object_of(&texts.old_crd),
             options: {
-                let mut options = Options {
+                Options {
                     field_validation: live.mode,
+                    kubernetes_version: live.kubernetes_version,
                     ..Options::default()
-                };
-                if !live.kubernetes_version.is_empty() {
-                    options.kubernetes_version =
-                        KubernetesVersion::parse(&live.kubernetes_version).unwrap_or_default();
                 }
-                options
             },
             query: PreviewQuery {
                 now: browser_now(),

@@ -5,7 +5,7 @@
 //! forgiving: an unknown tab or field validation mode falls back to the default (with a
 //! note the script logs), so a typo in a docs page never leaves a blank box.
 
-use crd_studio_engine::FieldValidation;
+use crd_studio_engine::{FieldValidation, KubernetesVersion};
 use serde::Deserialize;
 
 use crate::studio_state::StudioState;
@@ -63,16 +63,15 @@ pub fn initial_state(
             FieldValidation::Strict
         }),
     };
-    let version = options.kubernetes_version.trim();
-    let version = version.strip_prefix('v').unwrap_or(version);
-    let kubernetes_version = if version.is_empty() || is_minor_version(version) {
-        version.to_owned()
-    } else {
-        notes.push(format!(
-            "kubernetes-version=\"{}\" is not a version such as 1.33; using the default",
-            options.kubernetes_version
-        ));
-        String::new()
+    let kubernetes_version = match options.kubernetes_version.trim() {
+        "" => KubernetesVersion::default(),
+        text => KubernetesVersion::parse(text).unwrap_or_else(|_| {
+            notes.push(format!(
+                "kubernetes-version=\"{}\" is not a version such as 1.33; using the default",
+                options.kubernetes_version
+            ));
+            KubernetesVersion::default()
+        }),
     };
     let state = StudioState {
         crd,
@@ -83,14 +82,6 @@ pub fn initial_state(
         ..StudioState::default()
     };
     (state, notes)
-}
-
-/// `MAJOR.MINOR`, digits only.
-fn is_minor_version(v: &str) -> bool {
-    let mut parts = v.split('.');
-    let digits =
-        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
 }
 
 #[cfg(test)]
@@ -111,7 +102,7 @@ mod tests {
         assert_eq!(notes, Vec::<String>::new());
         assert_eq!(s.tab, "cel");
         assert_eq!(s.field_validation, FieldValidation::Warn);
-        assert_eq!(s.kubernetes_version, "1.31");
+        assert_eq!(s.kubernetes_version, KubernetesVersion::new(31));
         assert_eq!((s.crd.as_str(), s.object.as_str()), ("crd", "obj"));
     }
 

@@ -25,7 +25,7 @@ pub struct ExplainPreview {
 /// The version the Explain tab and the sample are for: the first object's, when the CRD
 /// has that version, else none (the preferred one).
 pub fn object_version(compiled: &CompiledCrd, analysis: &Analysis) -> Option<String> {
-    let crd = compiled.internal()?;
+    let crd = compiled.facts()?;
     let v = analysis
         .objects
         .first()?
@@ -33,8 +33,7 @@ pub fn object_version(compiled: &CompiledCrd, analysis: &Analysis) -> Option<Str
         .rsplit('/')
         .next()?
         .to_owned();
-    crd.spec
-        .versions
+    crd.versions
         .iter()
         .any(|x| x.name == v && x.served)
         .then_some(v)
@@ -52,7 +51,7 @@ pub fn answer(
     path: &str,
     recursive: bool,
 ) -> (Option<ExplainPreview>, Option<String>, Option<String>) {
-    if compiled.internal().is_none() {
+    if compiled.facts().is_none() {
         return (None, None, None);
     }
     let version = object_version(compiled, analysis);

@@ -30,12 +30,14 @@ pub(crate) fn Settings(props: &SettingsProps) -> Html {
         let kubernetes_version = ctx.kubernetes_version.clone();
         Callback::from(move |e: Event| {
             let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            kubernetes_version.set(select.value());
+            // The options are `KubernetesVersion::all()`, newest first: the index names one.
+            let index = usize::try_from(select.selected_index()).ok();
+            if let Some(v) = index.and_then(|i| KubernetesVersion::all().rev().nth(i)) {
+                kubernetes_version.set(v);
+            }
         })
     };
-    let kube_shown = KubernetesVersion::parse(&ctx.kubernetes_version)
-        .unwrap_or_default()
-        .to_string();
+    let kube_shown = *ctx.kubernetes_version;
     let mode_name = ctx.field_validation.name();
     html! {
         <>
@@ -53,7 +55,7 @@ pub(crate) fn Settings(props: &SettingsProps) -> Html {
                 <select aria-label="Kubernetes version" onchange={on_kubernetes_version}>
                     { for KubernetesVersion::all().rev().map(|v| {
                         let name = v.to_string();
-                        html! { <option value={name.clone()} selected={name == kube_shown}>{ name }</option> }
+                        html! { <option value={name.clone()} selected={v == kube_shown}>{ name }</option> }
                     }) }
                 </select>
             </label>

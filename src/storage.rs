@@ -299,13 +299,19 @@ pub(crate) fn saved_state() -> StudioState {
         old_crd: texts.old_crd.rust().to_string(),
         field_validation: LocalStorage::get::<FieldValidation>(FIELD_VALIDATION_KEY)
             .unwrap_or_default(),
-        kubernetes_version: LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
+        kubernetes_version: stored_kubernetes_version(),
         field_selector: query.field_selector,
         conversion_target: query.target,
         webhook_response: query.webhook_response,
         mappings: query.mappings,
         ..StudioState::default()
     }
+}
+
+/// The autosaved Kubernetes version, read as a share link's (blank or unknown: the default).
+pub(crate) fn stored_kubernetes_version() -> crd_studio_engine::KubernetesVersion {
+    let text = LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default();
+    crate::studio_state::lenient_version(serde_json::Value::String(text)).unwrap_or_default()
 }
 
 /// Makes `state` the autosaved work.

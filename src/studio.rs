@@ -21,10 +21,10 @@ use crate::share_view::{OpenInStudio, WorkActions};
 use crate::shown::Shown;
 use crate::status_view::StatusLine;
 use crate::storage::{
-    download_text, fingerprint, load_query, load_texts, save, Autosave, BACKUP_KEY,
-    CONVERSION_TARGET_KEY, CRASHED_ON_KEY, CRD_KEY, FIELD_SELECTOR_KEY, FIELD_VALIDATION_KEY,
-    KUBERNETES_VERSION_KEY, MAPPINGS_KEY, OBJECT_KEY, OLD_CRD_KEY, OLD_OBJECT_KEY,
-    SET_ASIDE_ON_CLOSE_KEY, WEBHOOK_RESPONSE_KEY,
+    download_text, fingerprint, load_query, load_texts, save, stored_kubernetes_version, Autosave,
+    BACKUP_KEY, CONVERSION_TARGET_KEY, CRASHED_ON_KEY, CRD_KEY, FIELD_SELECTOR_KEY,
+    FIELD_VALIDATION_KEY, KUBERNETES_VERSION_KEY, MAPPINGS_KEY, OBJECT_KEY, OLD_CRD_KEY,
+    OLD_OBJECT_KEY, SET_ASIDE_ON_CLOSE_KEY, WEBHOOK_RESPONSE_KEY,
 };
 use crate::studio_ctx::{Controls, Notice, Pending, StudioCtx};
 use crate::studio_live::{old_object_of, query_of, state_of, BottomTab, Generations, Live, Texts};
@@ -82,13 +82,13 @@ pub fn Studio(props: &StudioProps) -> Html {
     let kubernetes_version = {
         let initial = initial.clone();
         use_state(move || match &initial {
-            Some(state) => state.kubernetes_version.clone(),
-            None => LocalStorage::get::<String>(KUBERNETES_VERSION_KEY).unwrap_or_default(),
+            Some(state) => state.kubernetes_version,
+            None => stored_kubernetes_version(),
         })
     };
     let live = {
         let (mode, query) = (*field_validation, (*query).clone());
-        let kube_initial = (*kubernetes_version).clone();
+        let kube_initial = *kubernetes_version;
         let initial = initial.clone();
         use_mut_ref(move || Live {
             texts: initial.as_deref().map_or_else(load_texts, Texts::of),
@@ -288,7 +288,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             save(FIELD_VALIDATION_KEY, mode)
         }
     });
-    use_effect_with((*kubernetes_version).clone(), move |v| {
+    use_effect_with(*kubernetes_version, move |v| {
         if !embed {
             save(KUBERNETES_VERSION_KEY, v)
         }
@@ -308,17 +308,13 @@ pub fn Studio(props: &StudioProps) -> Html {
         let analyser = analyser.clone();
         let paused = paused.clone();
         use_effect_with(
-            (
-                *field_validation,
-                (*query).clone(),
-                (*kubernetes_version).clone(),
-            ),
+            (*field_validation, (*query).clone(), *kubernetes_version),
             move |(mode, query, kube)| {
                 {
                     let mut live = live.borrow_mut();
                     live.mode = *mode;
                     live.query = query.clone();
-                    live.kubernetes_version = kube.clone();
+                    live.kubernetes_version = *kube;
                 }
                 if !*paused {
                     analyser.run(&live.borrow());

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crd_studio_engine::FieldValidation;
+use crd_studio_engine::{FieldValidation, KubernetesVersion};
 use gloo::storage::{LocalStorage, Storage};
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
@@ -111,7 +111,7 @@ pub(crate) struct StudioCtx {
     /// The field validation mode.
     pub(crate) field_validation: UseStateHandle<FieldValidation>,
     /// The Kubernetes version to model (blank: the engine's default).
-    pub(crate) kubernetes_version: UseStateHandle<String>,
+    pub(crate) kubernetes_version: UseStateHandle<KubernetesVersion>,
     /// What the kubectl get, Conversion and Explain tabs ask.
     pub(crate) query: UseStateHandle<PreviewQuery>,
     /// The result tab shown.
@@ -200,10 +200,10 @@ impl StudioCtx {
                     state.texts = Texts::of(&next);
                     state.mode = next.field_validation;
                     state.query = query_of(&next);
-                    state.kubernetes_version = next.kubernetes_version.clone();
+                    state.kubernetes_version = next.kubernetes_version;
                     state.version = next.version.clone().into();
                     self.field_validation.set(next.field_validation);
-                    self.kubernetes_version.set(next.kubernetes_version.clone());
+                    self.kubernetes_version.set(next.kubernetes_version);
                     self.query.set(query_of(&next));
                     self.bottom.set(BottomTab::of(&next.tab));
                     g.object += 1;

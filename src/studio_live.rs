@@ -5,7 +5,7 @@
 
 use yew::AttrValue;
 
-use crd_studio_engine::FieldValidation;
+use crd_studio_engine::{FieldValidation, KubernetesVersion};
 
 use crate::editor_text::EditorText;
 use crate::gallery;
@@ -63,7 +63,7 @@ pub(crate) struct Live {
     /// What the kubectl get, Conversion and Explain tabs ask.
     pub(crate) query: PreviewQuery,
     /// The Kubernetes minor version to model (blank: the engine's default).
-    pub(crate) kubernetes_version: String,
+    pub(crate) kubernetes_version: KubernetesVersion,
     /// The version selected in the Stored object tab (blank: the stored object).
     pub(crate) version: AttrValue,
 }
@@ -153,7 +153,7 @@ pub(crate) fn state_of(live: &Live, tab: BottomTab) -> StudioState {
         old_object: live.texts.old_object.rust().to_string(),
         old_crd: live.texts.old_crd.rust().to_string(),
         field_validation: live.mode,
-        kubernetes_version: live.kubernetes_version.clone(),
+        kubernetes_version: live.kubernetes_version,
         version: live.version.to_string(),
         tab: tab.name().to_owned(),
         field_selector: live.query.field_selector.clone(),

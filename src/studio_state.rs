@@ -52,8 +52,15 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use crd_studio_engine::FieldValidation;
-use serde::{Deserialize, Serialize};
+use crd_studio_engine::{FieldValidation, KubernetesVersion};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// A version as a link or the autosave holds it, read once here: older links and states wrote
+/// `""` for the engine's default, and a version this build does not model (a link from a
+/// newer build) also falls back to the default, as it did before the field was typed.
+pub fn lenient_version<'de, D: Deserializer<'de>>(d: D) -> Result<KubernetesVersion, D::Error> {
+    Ok(String::deserialize(d)?.parse().unwrap_or_default())
+}
 
 /// Everything a studio shows that the user chose or typed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,8 +76,10 @@ pub struct StudioState {
     pub old_crd: String,
     /// The field validation mode.
     pub field_validation: FieldValidation,
-    /// The Kubernetes minor version to model (blank: the engine's default).
-    pub kubernetes_version: String,
+    /// The Kubernetes minor version to model (`"1.37"` in a link; read leniently, see
+    /// [`lenient_version`]).
+    #[serde(deserialize_with = "lenient_version")]
+    pub kubernetes_version: KubernetesVersion,
     /// The CRD version selected in the Stored object tab (blank: the stored one).
     pub version: String,
     /// The open tab: `problems`, `stored`, `cel`, `get`, `conversion` or `changes` (blank:
@@ -204,7 +213,7 @@ mod tests {
             old_object: "x: 1\n".into(),
             old_crd: "kind: CustomResourceDefinition\n".into(),
             field_validation: FieldValidation::Warn,
-            kubernetes_version: "1.33".into(),
+            kubernetes_version: KubernetesVersion::new(33),
             version: "v1".into(),
             tab: "cel".into(),
             field_selector: "spec.a=b".into(),

@@ -123,7 +123,7 @@ struct Compiled {
 }
 
 fn has_schemas(c: &CompiledCrd) -> bool {
-    c.compiled_versions().iter().any(|v| v.structural.is_some())
+    c.has_structural_schema()
 }
 
 /// The worker's engine: one compiled CRD per studio, reused while the studio's CRD text and
@@ -304,7 +304,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
         target: target_version(analysis, &query.target),
         ..Previews::default()
     };
-    let Some(internal) = crd.internal() else {
+    let Some(facts) = crd.facts() else {
         return out;
     };
     // Without a clock there are no ages to print (the app always passes the browser's).
@@ -343,7 +343,7 @@ fn previews(crd: &CompiledCrd, analysis: &Analysis, query: &PreviewQuery) -> Pre
     if out.field_selector.is_none() && !query.field_selector.trim().is_empty() {
         out.field_selector = Some(crd.select_fields(analysis, "", &query.field_selector));
     }
-    let strategy = Strategy::of(internal);
+    let strategy = facts.strategy;
     if matches!(strategy, Strategy::Webhook { .. }) && !out.target.is_empty() {
         let objects: Vec<serde_json::Value> = analysis
             .objects

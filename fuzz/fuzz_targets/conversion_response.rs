@@ -2,9 +2,7 @@
 //! the webhook example's object, converted to v2 (and, by the first byte's low bit, to v1).
 #![no_main]
 
-use crd_studio_engine::versions::conversion;
-use crd_studio_engine::documents::document;
-use crd_studio_engine::SourceId;
+use crd_studio_engine::{check_conversion_response, conversion_review, read_documents, SourceId};
 use libfuzzer_sys::fuzz_target;
 
 /// The webhook-conversion example.
@@ -17,10 +15,14 @@ fuzz_target!(|data: &[u8]| {
     let response = crd_studio_fuzz::text(rest);
     let to = if first & 1 == 0 { "v2" } else { "v1" };
     crd_studio_fuzz::with_example(WEBHOOK, |example, compiled| {
-        let parsed = document::parse(example.object, SourceId::Object(0));
-        let objects: Vec<_> = parsed.values().map(|(_, root)| root.to_json()).collect();
-        if let Ok(call) = conversion::conversion_review(compiled, &objects, to, None) {
-            let _ = conversion::check_conversion_response(compiled, &call, &response);
+        let documents = read_documents(example.object, SourceId::Object(0));
+        let objects: Vec<_> = documents
+            .values
+            .into_iter()
+            .map(|(_, value)| value)
+            .collect();
+        if let Ok(call) = conversion_review(compiled, &objects, to, None) {
+            let _ = check_conversion_response(compiled, &call, &response);
         }
     });
 });

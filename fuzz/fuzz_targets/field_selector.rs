@@ -1,12 +1,10 @@
 //! Field selectors: `selector [0xFF selectable-field paths, one a line [0xFF objects as a JSON
-//! list]]`, evaluated as `kubectl get --field-selector` (`field_selector::select`: parse,
+//! list]]`, evaluated as `kubectl get --field-selector` (`select_by_field_selector`: parse,
 //! `ConvertFieldLabel`, `GetAttrs`, match); without the later parts, the printer-columns
 //! example's selectable fields and object.
 #![no_main]
 
-use crd_studio_engine::documents::document;
-use crd_studio_engine::printing::field_selector::{self, SelectorVersion};
-use crd_studio_engine::SourceId;
+use crd_studio_engine::{read_documents, select_by_field_selector, SelectorVersion, SourceId};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -16,8 +14,8 @@ const PRINTER_COLUMNS: usize = 8;
 thread_local! {
     /// The example's objects as JSON, read once.
     static OBJECTS: Vec<Value> = crd_studio_fuzz::with_example(PRINTER_COLUMNS, |example, _| {
-        let parsed = document::parse(example.object, SourceId::Object(0));
-        parsed.values().map(|(_, root)| root.to_json()).collect()
+        let documents = read_documents(example.object, SourceId::Object(0));
+        documents.values.into_iter().map(|(_, value)| value).collect()
     });
 }
 
@@ -38,10 +36,10 @@ fuzz_target!(|data: &[u8]| {
     let objects: Option<Vec<Value>> = parts.next().and_then(|o| serde_json::from_str(&o).ok());
     match objects {
         Some(objects) => {
-            let _ = field_selector::select(&version, &selector, &objects);
+            let _ = select_by_field_selector(&version, &selector, &objects);
         }
         None => OBJECTS.with(|objects| {
-            let _ = field_selector::select(&version, &selector, objects);
+            let _ = select_by_field_selector(&version, &selector, objects);
         }),
     }
 });

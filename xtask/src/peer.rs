@@ -12,9 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::crd_diff::{diff_crds_detailed, ChangeDetail};
-use crd_studio_engine::documents::kube_version::KubernetesVersion;
-use crd_studio_engine::{documents::document, SourceId};
+use crd_studio_engine::conformance::peer::{diff_crds_detailed, ChangeDetail};
+use crd_studio_engine::{read_documents, KubernetesVersion, SourceId};
 use serde_json::Value as Json;
 
 /// Runs the task.
@@ -112,8 +111,8 @@ fn file_name(p: &Path) -> String {
 
 /// A YAML text as JSON (through the engine's reader).
 fn yaml(text: &str) -> Json {
-    let parsed = document::parse(text, SourceId::Crd);
-    let value = parsed.values().next().map(|(_, n)| n.to_json());
+    let documents = read_documents(text, SourceId::Crd);
+    let value = documents.values.into_iter().next().map(|(_, v)| v);
     value.unwrap_or(Json::Null)
 }
 
@@ -298,7 +297,7 @@ fn crdify_report(changes: &[ChangeDetail]) -> CrdifyReport {
         let path = d
             .schema_path
             .as_deref()
-            .map(crd_studio_engine::crd_diff::schema_path_text);
+            .map(crd_studio_engine::conformance::peer::schema_path_text);
         match code(d) {
             "scope-changed" => {
                 r.crd
@@ -795,7 +794,7 @@ fn cost_error(name: &str, cost: u64, limit: u64) -> String {
 /// crd-schema-checker's `MustNotExceedCostBudget` lists from the engine's cost facts of one
 /// revision.
 fn cost_lists(text: &str) -> Lists {
-    use crd_studio_engine::crd_diff::cost_budget::{cost_facts, RULE_LIMIT, TOTAL_LIMIT};
+    use crd_studio_engine::conformance::peer::{cost_facts, RULE_LIMIT, TOTAL_LIMIT};
     let (mut errors, mut warnings, mut infos) = (Vec::new(), Vec::new(), Vec::new());
     for v in cost_facts(text, KubernetesVersion::DEFAULT) {
         for n in &v.nodes {

@@ -130,7 +130,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     };
     let compiled = CompiledCrd::compile(&crd.text, &options);
     let mut err = String::new();
-    let Some(internal) = compiled.internal() else {
+    let Some(facts) = compiled.facts() else {
         for f in compiled.findings() {
             err.push_str(&format!(
                 "{}: {}: {}\n",
@@ -155,7 +155,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
             crd.name, f.message
         ));
     }
-    if let Some(v) = internal.spec.versions.iter().find(|v| v.name == args.to) {
+    if let Some(v) = facts.versions.iter().find(|v| v.name == args.to) {
         if !v.served {
             err.push_str(&format!(
                 "note: {} is not served: no client reads it; the server converts to it only to store objects\n",
@@ -194,11 +194,11 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
         err.push_str(&format!("{}: no object to convert\n", object.name));
         return finish("", &err, 2);
     }
-    let strategy = Strategy::of(internal);
+    let strategy = facts.strategy;
     if let Strategy::Unknown { name } = &strategy {
         err.push_str(&format!(
             "unknown conversion strategy \"{name}\" for CRD {}\n",
-            internal.metadata.name
+            facts.name
         ));
         return finish("", &err, 1);
     }

@@ -182,9 +182,7 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
     let texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
     let analysis = compiled.analyze_objects(&texts, None);
-    let namespaced = compiled
-        .internal()
-        .is_some_and(|c| c.spec.scope == "Namespaced");
+    let namespaced = compiled.facts().is_some_and(|c| c.namespaced);
     let place = |source: usize, document: usize| {
         let file = objects.get(source).map_or("<object>", |o| o.name.as_str());
         format!("{file}: document {document}")

@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crd_studio_engine::documents::document::parse;
-use crd_studio_engine::{CompiledCrd, Options, SourceId};
+use crd_studio_engine::{CompiledCrd, DocumentTrees, Options, SourceId};
 
 const CRDS: &[&str] = &[
     "argo-workflows/full-argoproj.io_workflows.yaml",
@@ -27,41 +26,6 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
         .collect();
     times.sort();
     times.get(runs / 2).copied().unwrap_or_default()
-}
-
-/// Where the time of a full analysis goes (set `BENCH_PHASES=1`).
-fn phases(text: &str) {
-    use crd_studio_engine::crd::apiext;
-    let parsed = parse(text, SourceId::Crd);
-    let Some((_, root)) = parsed.values().next() else {
-        return;
-    };
-    let t = Instant::now();
-    let _ = std::hint::black_box(crd_studio_engine::crd::read(root, 0));
-    let read = t.elapsed();
-    let t = Instant::now();
-    let v1 = root.to_json();
-    let to_json = t.elapsed();
-    let t = Instant::now();
-    let (internal, _) = apiext::from_v1_json(&v1);
-    let decode = t.elapsed();
-    let t = Instant::now();
-    let defaults = apiext::defaults::DefaultsValidation::without_cel();
-    let _ = std::hint::black_box(apiext::validate_create(
-        &internal,
-        apiext::Hooks {
-            cel: None,
-            defaults: Some(&defaults),
-        },
-    ));
-    let validate = t.elapsed();
-    println!(
-        "    phases ms: crd::read {:.1}, to_json {:.1}, from_v1_json {:.1}, validate_create {:.1}",
-        read.as_secs_f64() * 1e3,
-        to_json.as_secs_f64() * 1e3,
-        decode.as_secs_f64() * 1e3,
-        validate.as_secs_f64() * 1e3
-    );
 }
 
 fn corpus_dir() -> PathBuf {
@@ -86,16 +50,13 @@ fn main() {
             continue;
         };
         let parse_time = median(7, || {
-            std::hint::black_box(parse(&text, SourceId::Crd));
+            std::hint::black_box(DocumentTrees::parse(&text, SourceId::Crd));
         });
         let full_time = median(7, || {
             let compiled = CompiledCrd::compile(&text, &options);
             std::hint::black_box(compiled.analyze_objects(&[], None));
         });
         let ratio = full_time.as_secs_f64() / parse_time.as_secs_f64().max(1e-9);
-        if std::env::var_os("BENCH_PHASES").is_some() {
-            phases(&text);
-        }
         worst = worst.max(ratio);
         println!(
             "{:<70} {:>9} {:>10.1} {:>10.1} {:>6.2}x",

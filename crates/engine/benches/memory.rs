@@ -30,8 +30,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crd_studio_engine::documents::document::parse;
-use crd_studio_engine::{analyze, Request, SourceId};
+use crd_studio_engine::{analyze, DocumentTrees, Request, SourceId};
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -164,12 +163,12 @@ fn hostile() -> Vec<(String, String, String)> {
 fn row(name: &str, crd: &str, objects: &[String]) {
     let bytes = crd.len() + objects.iter().map(String::len).sum::<usize>();
     let (parse_peak, parse_ms) = measure(|| {
-        let mut trees = vec![parse(crd, SourceId::Crd)];
+        let mut trees = vec![DocumentTrees::parse(crd, SourceId::Crd)];
         trees.extend(
             objects
                 .iter()
                 .enumerate()
-                .map(|(i, o)| parse(o, SourceId::Object(i))),
+                .map(|(i, o)| DocumentTrees::parse(o, SourceId::Object(i))),
         );
         trees
     });

@@ -26,53 +26,42 @@
 
 // The pipeline's stages, in order (one group each, so that rustfmt keeps the order): a stage
 // uses earlier stages only; `tests/stages.rs` checks it, ARCHITECTURE.md has the map. The
-// stages are hidden from the documentation and no shell uses them: the CLI and the page go
-// through the front door (stage 12, exported below). The conformance harness (xtask), the
-// fuzz targets and the white-box tests still reach into them until they move in.
+// stages are private: every caller (the CLI, the page, xtask, the fuzz targets, the
+// integration tests) goes through the front door (stage 12, exported below); the conformance
+// harness's engine side is in it, behind the feature `conformance`.
 
 // 1. YAML/JSON texts → trees with positions; field paths; findings and field errors.
-#[doc(hidden)]
-pub mod documents;
+mod documents;
 
 // 2. Decoded schemas and their structural form.
-#[doc(hidden)]
-pub mod schema;
+mod schema;
 
 // 3. One object against a schema: pruning, defaulting, validation, list types, ObjectMeta.
-#[doc(hidden)]
-pub mod object;
+mod object;
 
 // 4. The CRD: typed model, internal CRD and its validation.
-#[doc(hidden)]
-pub mod crd;
+mod crd;
 
 // 5. CEL rules: declared types, compiler, validator, costs.
-#[doc(hidden)]
-pub mod cel;
+mod cel;
 
 // 6. What `kubectl get` shows: JSONPath, tables, field selectors, /scale.
-#[doc(hidden)]
-pub mod printing;
+mod printing;
 
 // 7. The per-object pipeline in the server's order.
-#[doc(hidden)]
-pub mod pipeline;
+mod pipeline;
 
 // 8. Versions and conversion.
-#[doc(hidden)]
-pub mod versions;
+mod versions;
 
 // 9. Changes between two revisions of a CRD (breaking-change analysis).
-#[doc(hidden)]
-pub mod crd_diff;
+mod crd_diff;
 
 // 10. The report: compiled CRD, analysis, reports, `kubectl get -f`.
-#[doc(hidden)]
-pub mod report;
+mod report;
 
 // 11. Authoring help: completion, hover, fixes, explain, samples.
-#[doc(hidden)]
-pub mod authoring;
+mod authoring;
 
 // 12. The front door: the public API, everything a shell needs.
 mod api;

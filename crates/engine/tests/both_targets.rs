@@ -94,7 +94,7 @@ fn object_of_another_group_is_not_served() {
 
 #[wasm_bindgen_test(unsupported = test)]
 fn deep_documents_do_not_exhaust_the_stack() {
-    use crd_studio_engine::documents::document::MAX_DEPTH;
+    use crd_studio_engine::MAX_DEPTH;
     // A CronTab with a deep unknown field (pruned) and a deep value where a string belongs
     // (a validation error): every step walks the whole depth.
     let n = MAX_DEPTH - 4;

@@ -14,11 +14,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use crd_studio_engine::printing::field_selector::{self, SelectorVersion};
-use crd_studio_engine::printing::jsonpath::JsonPath;
 use crd_studio_engine::{
-    analyze, documents::document, versions::conversion, CompiledCrd, KubernetesVersion, Options,
-    Request, SourceId,
+    analyze, check_conversion_response, conversion_review, jsonpath, read_documents,
+    select_by_field_selector, CompiledCrd, KubernetesVersion, Options, Request, SelectorVersion,
+    SourceId,
 };
 use serde_json::Value;
 
@@ -66,10 +65,7 @@ fn run_target(target: &str, data: &[u8]) {
     let text = String::from_utf8_lossy(data).into_owned();
     match target {
         "documents" => {
-            let parsed = document::parse(&text, SourceId::Object(0));
-            for (_, root) in parsed.values() {
-                let _ = root.to_json();
-            }
+            let _ = read_documents(&text, SourceId::Object(0));
         }
         "crd" => {
             let _ = CompiledCrd::compile(&text, &options()).analyze_objects(&[], None);
@@ -110,10 +106,8 @@ fn run_target(target: &str, data: &[u8]) {
                 .next()
                 .and_then(|d| serde_json::from_str(&d).ok())
                 .unwrap_or_else(|| serde_json::json!({"metadata": {"name": "n"}, "spec": {"list": [1, "a", null]}}));
-            if let Ok(path) = JsonPath::parse(&template) {
-                let _ = path.execute(&json);
-                let _ = path.allow_missing_keys(true).execute(&json);
-            }
+            let _ = jsonpath(&template, &json, false);
+            let _ = jsonpath(&template, &json, true);
         }
         "field_selector" => {
             let mut p = parts(data).into_iter();
@@ -134,10 +128,10 @@ fn run_target(target: &str, data: &[u8]) {
                 .and_then(|o| serde_json::from_str(&o).ok())
                 .unwrap_or_else(|| {
                     let object = example(8, "object.yaml");
-                    let parsed = document::parse(&object, SourceId::Object(0));
-                    parsed.values().map(|(_, r)| r.to_json()).collect()
+                    let documents = read_documents(&object, SourceId::Object(0));
+                    documents.values.into_iter().map(|(_, v)| v).collect()
                 });
-            let _ = field_selector::select(&version, &selector, &objects);
+            let _ = select_by_field_selector(&version, &selector, &objects);
         }
         "conversion_response" => {
             let Some((first, rest)) = data.split_first() else {
@@ -145,12 +139,12 @@ fn run_target(target: &str, data: &[u8]) {
             };
             let compiled = CompiledCrd::compile(&example(9, "crd.yaml"), &options());
             let object = example(9, "object.yaml");
-            let parsed = document::parse(&object, SourceId::Object(0));
-            let objects: Vec<Value> = parsed.values().map(|(_, r)| r.to_json()).collect();
+            let documents = read_documents(&object, SourceId::Object(0));
+            let objects: Vec<Value> = documents.values.into_iter().map(|(_, v)| v).collect();
             let to = if first & 1 == 0 { "v2" } else { "v1" };
             let response = String::from_utf8_lossy(rest).into_owned();
-            if let Ok(call) = conversion::conversion_review(&compiled, &objects, to, None) {
-                let _ = conversion::check_conversion_response(&compiled, &call, &response);
+            if let Ok(call) = conversion_review(&compiled, &objects, to, None) {
+                let _ = check_conversion_response(&compiled, &call, &response);
             }
         }
         other => panic!("unknown fuzz target {other}"),

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::authoring::sample::sample_for;
 use crd_studio_engine::{analyze, CompiledCrd, Options, Request, Severity, SourceId};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -61,7 +60,7 @@ fn corpus_samples_are_accepted() {
         for f in &files {
             let text = std::fs::read_to_string(f).unwrap_or_default();
             let compiled = CompiledCrd::compile(&text, &options);
-            let Some(crd) = compiled.internal() else {
+            let Some(crd) = compiled.facts() else {
                 continue;
             };
             if compiled.findings().iter().any(|x| {
@@ -69,9 +68,9 @@ fn corpus_samples_are_accepted() {
             }) {
                 continue;
             }
-            for v in crd.spec.versions.iter().filter(|v| v.served) {
+            for v in crd.versions.iter().filter(|v| v.served) {
                 total += 1;
-                let sample = match sample_for(&compiled, Some(&v.name), all) {
+                let sample = match compiled.sample(Some(&v.name), all) {
                     Ok(s) => s,
                     Err(e) => {
                         reasons

@@ -238,16 +238,19 @@ fn requests_to_a_deprecated_version_get_its_warning() {
 
 /// An object named by `generateName`: the registry store (`Store.create`, apiserver
 /// `pkg/registry/generic/registry/store.go`) names it before validation, so the stored
-/// object, `kubectl get` and field selectors all see the generated name
-/// (`crd_studio_engine::pipeline::generate_name`, the same prefix always giving the same
-/// name here).
+/// object, `kubectl get` and field selectors all see the generated name (the prefix and five
+/// characters; the pipeline's unit tests check how they are chosen).
 #[test]
 fn generated_names_reach_the_table_and_the_field_selectors() {
     let crd = CompiledCrd::compile(SHIRTS, &Options::default());
     let object = "apiVersion: stable.example.com/v1\nkind: Shirt\nmetadata:\n  generateName: tee-\nspec:\n  color: red\n";
     let a = crd.analyze_objects(&[object.to_owned()], None);
-    let name = crd_studio_engine::pipeline::generate_name("tee-");
     let o = &a.objects[0];
+    let name = o.name.clone();
+    assert!(
+        name.starts_with("tee-") && name.len() == "tee-".len() + 5,
+        "{name}"
+    );
     assert!(o.accepted, "{:?}", o.errors);
     assert_eq!(o.name, name);
     assert_eq!(o.stored.to_value()["metadata"]["name"], json!(name));
@@ -261,13 +264,12 @@ fn generated_names_reach_the_table_and_the_field_selectors() {
     assert!(p.selection.objects.iter().all(|m| m.matches));
     assert_eq!(p.selection.objects.len(), 1);
 
-    let now =
-        crd_studio_engine::object::objectmeta::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
-    let get = crd_studio_engine::report::get::kubectl_get_objects(
+    let now = crd_studio_engine::Time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let get = crd_studio_engine::kubectl_get_objects(
         &crd,
         &a,
         now,
-        crd_studio_engine::printing::table::PrintOptions::default(),
+        crd_studio_engine::PrintOptions::default(),
     );
     assert_eq!(
         get.text.lines().nth(1).unwrap().split_whitespace().next(),

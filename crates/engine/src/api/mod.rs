@@ -26,7 +26,14 @@ mod repository;
 use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
+mod crd_facts;
+mod standalone;
 mod workspace;
+
+pub use crd_facts::{CrdFacts, DeclaredVersion};
+pub use standalone::{
+    jsonpath, select_by_field_selector, DocumentTrees, SelectorVersion, MAX_DEPTH,
+};
 pub use workspace::{
     document_headers, document_symbols, isolate_document, DocumentHeader, Symbol, SymbolKind,
 };
@@ -291,3 +298,6 @@ impl PreviousCrd {
         PreviousCrd::new(text, CompiledCrd::compile(text, options))
     }
 }
+
+#[cfg(feature = "conformance")]
+pub mod conformance;

@@ -95,20 +95,6 @@ pub fn errors_by_path(errors: &[FieldError]) -> HashMap<String, Vec<&FieldError>
     out
 }
 
-/// Every rule of the schema of version `version_index`, in [`rule_key`] order: a node's rules,
-/// then its properties by name, `items`, `additionalProperties`. `schema_path` is where the
-/// server reports the schema's errors (`spec.validation.openAPIV3Schema` for a shared schema,
-/// else `spec.versions[i].schema.openAPIV3Schema`).
-pub fn version_rules(
-    input: &RulesInput<'_>,
-    errors: &HashMap<String, Vec<&FieldError>>,
-    schema: &JsonSchemaProps,
-    version_index: usize,
-    schema_path: &str,
-) -> Vec<CelRuleReport> {
-    version_rules_with_steps(input, errors, schema, version_index, schema_path).0
-}
-
 /// The schema node of version `version_index` in the CRD text
 /// (`spec.versions[i].schema.openAPIV3Schema`).
 fn version_schema_node(root: Option<&Node>, version_index: usize) -> Option<&Node> {

@@ -16,8 +16,10 @@ use crate::documents::finding::SourceId;
 use crate::documents::kube_version::KubernetesVersion;
 
 /// The per-rule limit (`StaticEstimatedCostLimit`).
+#[cfg(feature = "conformance")]
 pub const RULE_LIMIT: u64 = 10_000_000;
 /// The per-CRD limit (`StaticEstimatedCRDCostLimit`).
+#[cfg(feature = "conformance")]
 pub const TOTAL_LIMIT: u64 = 100_000_000;
 
 /// One rule of a node.

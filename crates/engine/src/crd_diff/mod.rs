@@ -60,6 +60,7 @@ use crate::documents::kube_version::KubernetesVersion;
 use crate::documents::position::Span;
 
 pub mod conventions;
+#[cfg(any(test, feature = "conformance"))]
 pub mod cost_budget;
 mod crd_level;
 pub mod keywords;

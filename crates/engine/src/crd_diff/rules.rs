@@ -48,6 +48,7 @@ impl CostModel {
     }
 
     /// The compiler the estimates come from.
+    #[cfg(any(test, feature = "conformance"))]
     pub(crate) fn compiler(&self) -> &RuleCompiler {
         &self.compiler
     }

@@ -318,13 +318,6 @@ impl<'a> Revision<'a> {
         }
         span
     }
-
-    /// `metadata.name`.
-    pub fn name(&self) -> &str {
-        self.get(&["metadata", "name"])
-            .and_then(Node::as_str)
-            .unwrap_or_default()
-    }
 }
 
 /// The span of an entry: from its key to the end of its value (the key alone when the value

@@ -26,12 +26,14 @@
 //! (`StrictCostOpt`, added to the runtime cost in 1.31 servers); message texts that changed
 //! between minors (none found for the modelled checks).
 
-pub use crd_studio_cel::version::{KubernetesVersion, NEWEST_MINOR, OLDEST_MINOR};
+pub use crd_studio_cel::version::KubernetesVersion;
 
 /// An apiextensions feature gate whose default differs between modelled versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FeatureGate {
-    /// `CRDValidationRatcheting`: alpha 1.28 (off), beta 1.30 (on), GA 1.33.
+    /// `CRDValidationRatcheting`: alpha 1.28 (off), beta 1.30 (on), GA 1.33 (the engine
+    /// ratchets in every modelled version; only the tests ask).
+    #[cfg(test)]
     CrdValidationRatcheting,
     /// `CustomResourceFieldSelectors`: alpha 1.30 (off), beta 1.31 (on), GA 1.32.
     CustomResourceFieldSelectors,
@@ -41,6 +43,7 @@ impl FeatureGate {
     /// The gate's name as the server spells it.
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(test)]
             FeatureGate::CrdValidationRatcheting => "CRDValidationRatcheting",
             FeatureGate::CustomResourceFieldSelectors => "CustomResourceFieldSelectors",
         }
@@ -49,6 +52,7 @@ impl FeatureGate {
     /// The first minor whose default is on.
     fn on_since(self) -> u32 {
         match self {
+            #[cfg(test)]
             FeatureGate::CrdValidationRatcheting => 30,
             FeatureGate::CustomResourceFieldSelectors => 31,
         }

@@ -136,6 +136,7 @@ impl LineIndex {
 
     /// The position of the `char_col`-th character (0-based) of the 1-based `line`.
     /// Columns past the end of the line are clamped to the end of the line.
+    #[cfg(test)]
     pub fn pos_at_line_char(&self, text: &str, line: usize, char_col: usize) -> Pos {
         self.pos_at_line_char_from(text, line, char_col, None)
     }
@@ -143,6 +144,7 @@ impl LineIndex {
     /// Like [`LineIndex::pos_at_line_char`], but continues from `hint` when it is an earlier
     /// position on the same line: walking a long line left to right then costs O(line), not
     /// O(line²).
+    #[cfg(test)]
     pub fn pos_at_line_char_from(
         &self,
         text: &str,

@@ -103,6 +103,7 @@ impl ScalarText {
 /// `value` being the string the scalar at `text[start..end]` was read as. `None` when the
 /// scalar cannot be read back to exactly `value` (an alias, a style this module reads
 /// differently) or `index` is past the end of the value.
+#[cfg(test)]
 pub fn locate_in_scalar(
     text: &str,
     start: usize,

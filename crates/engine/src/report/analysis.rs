@@ -1071,17 +1071,17 @@ impl CompiledCrd {
     }
 
     /// The typed model, when the text held a readable CRD.
-    pub fn model(&self) -> Option<&Crd> {
+    pub(crate) fn model(&self) -> Option<&Crd> {
         self.model.as_ref()
     }
 
     /// The CRD as the server holds it internally (after v1 defaulting and conversion).
-    pub fn internal(&self) -> Option<&InternalCrd> {
+    pub(crate) fn internal(&self) -> Option<&InternalCrd> {
         self.internal.as_deref()
     }
 
     /// The compiled versions.
-    pub fn compiled_versions(&self) -> &[CompiledVersion] {
+    pub(crate) fn compiled_versions(&self) -> &[CompiledVersion] {
         &self.compiled
     }
 
@@ -1096,7 +1096,7 @@ impl CompiledCrd {
     }
 
     /// The parsed CRD text.
-    pub fn parsed(&self) -> &ParsedText {
+    pub(crate) fn parsed(&self) -> &ParsedText {
         &self.parsed
     }
 

@@ -8,3 +8,8 @@
 pub mod analysis;
 pub mod get;
 pub mod places;
+
+// `CompiledCrd::recompile` against a fresh compile, `document::reparse` against `parse`.
+#[cfg(test)]
+#[path = "tests/incremental.rs"]
+mod incremental_tests;

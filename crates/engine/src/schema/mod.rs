@@ -6,5 +6,5 @@
 pub mod props;
 pub mod structural;
 
-pub use props::{JsonSchemaProps, ValidationRule};
-pub use structural::{Extensions, Generic, NestedValueValidation, Structural, ValueValidation};
+pub use props::JsonSchemaProps;
+pub use structural::Structural;

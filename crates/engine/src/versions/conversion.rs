@@ -53,7 +53,7 @@ use crate::pipeline::{self, CompiledVersion, CrdFacts, UnknownFields};
 
 pub mod webhook;
 
-pub use webhook::{ReviewRequest, ReviewVersion};
+pub use webhook::ReviewRequest;
 
 // ------------------------------------------------------------------------------------------
 // Group, version, kind
@@ -716,6 +716,7 @@ pub fn to_storage(crd: &dyn CompiledCrdParts, prepared: &Json) -> Result<Persist
 /// (the storage version's decoding step and defaults), converts it to the read version and
 /// prunes it by that version's schema. Versions the server needs the conversion webhook for
 /// are left out (their object depends on the webhook's answer: see [`conversion_review`]).
+#[cfg(test)]
 pub fn served_as(crd: &dyn CompiledCrdParts, stored: &Json) -> Vec<ServedObject> {
     match to_storage(crd, stored) {
         Ok(p) => served_from_storage(crd, &p.version, &p.object, &p.pruned_paths),
@@ -725,6 +726,7 @@ pub fn served_as(crd: &dyn CompiledCrdParts, stored: &Json) -> Vec<ServedObject>
 
 /// [`served_as`] from the object as persisted ([`to_storage`]'s result, which the caller
 /// already has: the object is not converted and pruned a second time).
+#[cfg(test)]
 pub fn served_from_storage(
     crd: &dyn CompiledCrdParts,
     storage_version: &str,

@@ -53,6 +53,7 @@ const TIME_DOC: &str = "Time is a wrapper around time.Time which supports correc
 
 /// A field's published description: `type_name` is `ObjectMeta`, `OwnerReference` or
 /// `ManagedFieldsEntry`.
+#[cfg(test)]
 pub fn field_description(type_name: &str, field: &str) -> Option<&'static str> {
     let d = match (type_name, field) {
         ("ObjectMeta", "annotations") => OM_ANNOTATIONS,

@@ -4,8 +4,9 @@
 //!
 //! # Use
 //!
-//! ```
-//! use crd_studio_engine::crd::apiext;
+//! (The unit test `use_example` runs this.)
+//!
+//! ```text
 //! let v1 = serde_json::json!({
 //!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 //!     "metadata": {"name": "widgets.example.com"},
@@ -53,34 +54,40 @@ pub mod structural_validation;
 pub mod validation;
 pub mod webhook;
 
+// Every corpus CRD passes CRD validation.
+#[cfg(test)]
+#[path = "tests/corpus.rs"]
+mod corpus_tests;
+
 use std::collections::BTreeSet;
 
+#[cfg(any(test, feature = "conformance"))]
 use serde_json::Value as Json;
 
 use crate::documents::field_error::FieldError;
 use crate::documents::path::FieldPath;
 use crate::schema::props::JsonSchemaProps;
+#[cfg(any(test, feature = "conformance"))]
 use crate::schema::structural::Structural;
 
 pub use hooks::{
-    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep,
-    DefaultsValidator, Hooks, PreexistingExpressions,
+    CelCompilation, CelCompileFailure, CelCompiler, CelErrorKind, CelRuleSite, CelStep, Hooks,
+    PreexistingExpressions,
 };
-pub use internal::{
-    from_internal_json, from_v1_json, prepare_for_create, prepare_for_update, DecodeProblem,
-    InternalCrd,
-};
+#[cfg(feature = "conformance")]
+pub use internal::from_internal_json;
+pub use internal::{from_v1_json, prepare_for_update, DecodeProblem, InternalCrd};
 pub use paths::v1_path;
-pub use schema_validation::{
-    validate_crd_validation, validate_crd_validation_cached, StructuralCache, ValidationOptions,
-};
-pub use validation::{
-    create_options, update_options, validate_crd, validate_crd_update,
-    validate_deprecation_warning, validate_stored_versions,
-};
+pub use schema_validation::StructuralCache;
+#[cfg(feature = "conformance")]
+pub use schema_validation::{validate_crd_validation, ValidationOptions};
+#[cfg(feature = "conformance")]
+pub use validation::{validate_crd, validate_deprecation_warning};
+pub use validation::{validate_crd_update, validate_stored_versions};
 
 /// Create: `PrepareForCreate` (status reset, stored version recorded) then
 /// `ValidateCustomResourceDefinition`.
+#[cfg(test)]
 pub fn validate_create(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
     validate_create_with_cache(crd, hooks, &StructuralCache::new())
 }
@@ -126,6 +133,7 @@ pub fn validate_update(new: &InternalCrd, old: &InternalCrd, hooks: Hooks<'_>) -
 /// The `NonStructuralSchema` condition the server sets on a stored v1 CRD
 /// (`nonstructuralschema.calculateCondition`), or `None` when every schema is structural.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(any(test, feature = "conformance"))]
 pub struct Condition {
     /// `type`: `NonStructuralSchema`.
     pub type_: String,
@@ -155,6 +163,7 @@ pub fn aggregate_error(errors: &[FieldError]) -> String {
 
 /// `calculateCondition` for a v1 CRD (as JSON; the versions are read as written, not
 /// converted).
+#[cfg(any(test, feature = "conformance"))]
 pub fn non_structural_schema_condition(v1: &Json) -> Option<Condition> {
     let spec = v1.get("spec");
     let mut errs = Vec::new();
@@ -307,6 +316,32 @@ pub fn warnings_on_update(new: &InternalCrd, old: &InternalCrd) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn use_example() {
+        let v1 = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                                   "schema": {"openAPIV3Schema": {"type": "object",
+                                              "properties": {"spec": {}}}}}]}
+        });
+        let (crd, decode_problems) = super::from_v1_json(&v1);
+        assert!(decode_problems.is_empty());
+        let errors = super::validate_create(&crd, super::Hooks::default());
+        assert_eq!(
+            errors[0].field.to_string(),
+            "spec.validation.openAPIV3Schema.properties[spec].type"
+        );
+        // Where that is in the user's text:
+        let v1_path = super::v1_path(&errors[0].field, Some(&v1));
+        assert_eq!(
+            v1_path.to_string(),
+            "spec.versions[0].schema.openAPIV3Schema.properties.spec.type"
+        );
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -1027,6 +1027,7 @@ impl<'a> StructuralCache<'a> {
 
 /// `validateCustomResourceDefinitionValidation(ctx, validation, statusEnabled, opts, path)`:
 /// the errors of one `spec.validation` / `spec.versions[i].schema`.
+#[cfg(any(test, feature = "conformance"))]
 pub fn validate_crd_validation(
     validation: Option<&CustomResourceValidation>,
     status_enabled: bool,

@@ -452,6 +452,7 @@ fn nested(
 /// `validateStructuralCompleteness`: every property, `items` and `additionalProperties` a
 /// value validation (`allOf`, `anyOf`, `oneOf`, `not`) mentions must exist in the structural
 /// part of the schema.
+#[cfg(any(test, feature = "conformance"))]
 pub fn validate_structural_completeness(
     path: &FieldPath,
     s: &Structural,

@@ -14,14 +14,13 @@ use crate::schema::structural::Structural;
 use super::field_path::valid_field_path;
 use super::hooks::{Hooks, PreexistingExpressions};
 use super::internal::{
-    spec_versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion,
-    CustomResourceValidation, InternalCrd, Names, ObjectMeta, SelectableField, Subresources,
+    spec_versions_json, ColumnDefinition, Conversion, CrdSpec, CrdStatus, CrdVersion, InternalCrd,
+    Names, ObjectMeta, SelectableField, Subresources,
 };
 use super::schema_validation::{
     collect_expressions, has_invalid_map_list_keys_map_set, has_non_atomic_set_type,
     schema_has_defaults, schema_has_invalid_types, schema_has_kubernetes_extensions,
-    schema_is_non_structural, validate_crd_validation, validate_crd_validation_cached,
-    StructuralCache, ValidationOptions,
+    schema_is_non_structural, validate_crd_validation_cached, StructuralCache, ValidationOptions,
 };
 use super::webhook::{
     ca_bundle_error, validate_ca_bundle, validate_webhook_service, validate_webhook_url,
@@ -53,6 +52,7 @@ pub fn create_options() -> ValidationOptions {
 
 /// `ValidateCustomResourceDefinition`: the errors of a CRD on create (after
 /// `PrepareForCreate`).
+#[cfg(any(test, feature = "conformance"))]
 pub fn validate_crd(crd: &InternalCrd, hooks: Hooks<'_>) -> Vec<FieldError> {
     validate_crd_parts(
         &crd.metadata,
@@ -1265,18 +1265,6 @@ fn validate_preserve_unknown_fields(spec: &CrdSpec, old: Option<&InternalCrd>) -
         )];
     }
     Vec::new()
-}
-
-/// The validation of one schema as in a CRD version (`validateCustomResourceDefinitionValidation`
-/// with explicit options), for callers that hold just a schema.
-pub fn validate_schema_with_options(
-    validation: Option<&CustomResourceValidation>,
-    status_enabled: bool,
-    opts: &ValidationOptions,
-    path: &FieldPath,
-    hooks: Hooks<'_>,
-) -> Vec<FieldError> {
-    validate_crd_validation(validation, status_enabled, opts, path, hooks)
 }
 
 #[cfg(test)]

@@ -32,7 +32,6 @@ mod schema;
 pub mod formats;
 
 pub use crd_studio_gostd::json::marshal as json_marshal;
-pub use crd_studio_gostd::value::deep_equal;
 
 use std::sync::Arc;
 
@@ -178,24 +177,13 @@ impl SchemaValidator {
 }
 
 /// `ValidateCustomResource(nil, obj, NewSchemaValidatorForVersion(schema, version))`.
+#[cfg(test)]
 pub fn validate(
     obj: &Json,
     schema: Option<&JsonSchemaProps>,
     options: &Options,
 ) -> Vec<FieldError> {
     SchemaValidator::new(schema, options).validate(&FieldPath::root(), obj)
-}
-
-/// `ValidateCustomResourceUpdate(nil, obj, old, validator, WithRatcheting(nil))` (or a plain
-/// create validation when `ratcheting` is false).
-pub fn validate_update(
-    obj: &Json,
-    old: &Json,
-    schema: Option<&JsonSchemaProps>,
-    options: &Options,
-    ratcheting: bool,
-) -> Vec<FieldError> {
-    SchemaValidator::new(schema, options).validate_update(&FieldPath::root(), obj, old, ratcheting)
 }
 
 /// `ValidateCustomResource(path, value, NewSchemaValidatorFromOpenAPI(s.ToKubeOpenAPI()))`,

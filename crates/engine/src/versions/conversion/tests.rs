@@ -1,3 +1,4 @@
+use super::webhook::ReviewVersion;
 use super::*;
 use crate::report::analysis::{CompiledCrd, Options};
 use serde_json::json;

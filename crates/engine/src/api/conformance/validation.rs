@@ -1,17 +1,17 @@
-//! Engine adapters for `validation/` (OpenAPI validation of objects, `ValidateCustomResource`
+//! The conformance cases of `validation/` (OpenAPI validation of objects, `ValidateCustomResource`
 //! with `NewSchemaValidatorForVersion`), `listtype/` (`ValidateListSetsAndMaps`) and
 //! `ratcheting/` (`NewRatchetingSchemaValidator(...).ValidateUpdate(..., WithRatcheting(nil))`).
 
-use crd_studio_engine::cel::validator::{ValidateOptions, Validator};
-use crd_studio_engine::documents::path::FieldPath;
-use crd_studio_engine::object::listtype;
-use crd_studio_engine::object::validation::{Options, SchemaValidator};
-use crd_studio_engine::schema::{JsonSchemaProps, Structural};
-use crd_studio_engine::FieldErrorReport;
-use crd_studio_engine::KubernetesVersion;
+use crate::cel::validator::{ValidateOptions, Validator};
+use crate::documents::path::FieldPath;
+use crate::object::listtype;
+use crate::object::validation::{Options, SchemaValidator};
+use crate::schema::{JsonSchemaProps, Structural};
+use crate::FieldErrorReport;
+use crate::KubernetesVersion;
 use serde_json::Value;
 
-use super::conformance_crd::reports;
+use super::crd::reports;
 use super::{fail, Problem};
 
 fn props(schema: &Value) -> Result<JsonSchemaProps, Problem> {
@@ -49,7 +49,7 @@ fn has_cel_rules(v: &Value) -> bool {
 /// The `Error()` texts of `ValidateCustomResource(nil, object, validator)`, then those of
 /// `cel.NewValidator(NewStructural(schema), false, PerCallLimit).Validate(nil, object, old,
 /// RuntimeCELCostBudget)`.
-pub(super) fn validate_custom_resource(
+pub fn validate_custom_resource(
     schema: &Value,
     object: &Value,
     old: Option<&Value>,
@@ -73,13 +73,13 @@ pub(super) fn validate_custom_resource(
     if let Some(v) = Validator::new(
         std::sync::Arc::new(structural),
         false,
-        crd_studio_engine::cel::validator::PER_CALL_LIMIT,
+        crate::cel::validator::PER_CALL_LIMIT,
     ) {
         let run = v.validate(
             &FieldPath::root(),
             object,
             old,
-            crd_studio_engine::cel::validator::RUNTIME_CEL_COST_BUDGET,
+            crate::cel::validator::RUNTIME_CEL_COST_BUDGET,
             ValidateOptions::default(),
         );
         out.extend(run.errors.iter().map(|e| e.error()));
@@ -116,7 +116,7 @@ fn openapi_errors(
 }
 
 /// `ValidateListSetsAndMaps(path "root", schema, object)`.
-pub(super) fn validate_list_sets_and_maps(
+pub fn validate_list_sets_and_maps(
     schema: &Value,
     object: &Value,
 ) -> Result<Vec<FieldErrorReport>, Problem> {
@@ -144,7 +144,7 @@ pub(super) fn validate_list_sets_and_maps(
 
 /// `NewRatchetingSchemaValidator(schema).ValidateUpdate(object, old, WithRatcheting(nil))
 /// .IsValid()`, the schema being a kube-openapi `spec.Schema` as written.
-pub(super) fn ratcheting_validate_update(
+pub fn ratcheting_validate_update(
     schema: &Value,
     object: &Value,
     old: &Value,

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::crd::apiext::{self, defaults::DefaultsValidation, Hooks};
-use crd_studio_engine::documents::document::parse;
-use crd_studio_engine::SourceId;
+use crate::crd::apiext::{self, defaults::DefaultsValidation, Hooks};
+use crate::documents::document::parse;
+use crate::SourceId;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

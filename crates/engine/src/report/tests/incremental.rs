@@ -35,7 +35,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crd_studio_engine::{CompiledCrd, KubernetesVersion, Options};
+use crate::{CompiledCrd, KubernetesVersion, Options};
 
 /// xorshift64*: a fixed-seed PRNG, so every run makes the same edits.
 struct Rng(u64);
@@ -417,7 +417,7 @@ fn edge_cases_recompile_as_a_fresh_compile() {
             ..Options::default()
         },
         Options {
-            field_validation: crd_studio_engine::FieldValidation::Warn,
+            field_validation: crate::FieldValidation::Warn,
             ..Options::default()
         },
     ] {
@@ -441,8 +441,8 @@ fn edge_cases_recompile_as_a_fresh_compile() {
 /// keys, document markers, directives, tabs, CRLF).
 #[test]
 fn reparse_equals_a_full_parse() {
-    use crd_studio_engine::documents::document::{parse, reparse};
-    use crd_studio_engine::SourceId;
+    use crate::documents::document::{parse, reparse};
+    use crate::SourceId;
     let texts = [
         "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
         "{\na: 1,\nb: 2,\nc: [3,\n4],\nd: 5\n}\n",

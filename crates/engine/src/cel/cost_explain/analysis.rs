@@ -1,637 +1,104 @@
-//! CEL cost the user can act on: for every `x-kubernetes-validations` expression of a
-//! version's schema, the estimated cost as CRD validation checks it, what drives it, and the
-//! bounds that would bring it under the limits.
-//!
-//! The figures are the server's (`validation.go`, `cel_validation.go`; cel-notes C.4):
-//!
-//! * a rule costs `MaxCost × cardinality`, where the cardinality is the product of the
-//!   `maxItems`/`maxProperties` of the lists and maps above the rule's node, or, when one of
-//!   them has none, `MaxCardinality` (how many values of the node fit in a 3 MiB request);
-//!   it must not exceed 10,000,000 ([`STATIC_ESTIMATED_COST_LIMIT`]);
-//! * a `messageExpression` costs its `MaxCost`, with the same limit;
-//! * all of them add up to the schema's total, which must not exceed 100,000,000
-//!   ([`STATIC_ESTIMATED_CRD_COST_LIMIT`]); the server names the four most expensive
-//!   expressions of at least 1% of that limit.
-//!
-//! **Drivers.** An expression is explained (when it costs at least [`EXPLAIN_THRESHOLD`]) by the
-//! schema nodes whose sizes its cost depends on:
-//! * [`DriverRole::Cardinality`]: the lists and maps above a rule's node (each multiplies the
-//!   cardinality; one without a bound makes it unbounded);
-//! * [`DriverRole::InSelf`]: the lists, maps and strings inside `self` that the expression
-//!   iterates or reads, found from the paths the cost estimator followed (cel-go's
-//!   `checker/cost.go`), kept when bounding them actually lowers the estimate.
-//!
-//! Each driver has its place in the schema and in the CRD text, its current bound, and the size
-//! the estimator assumes (its `MaxElements`: the bound, or what fits in 3 MiB given the
-//! minimum JSON size of an element; a string's size is 4 bytes per allowed character, or
-//! 3,145,726 without `maxLength`).
-//!
-//! **Suggestions** (only for costs over a limit). Bounds are found by adding them to a copy
-//! of the schema and estimating again through the same [`RuleCompiler`] (no formula of ours):
-//! the rules of the node are compiled on their own (their type depends only on the node's
-//! subtree), and bounds above the node change only its cardinality (no bound changes a
-//! `MinSerializedSize`, so `MaxCardinality` stays as CRD validation found it); a test checks
-//! that this gives CRD validation's figures for every rule of the corpus.
-//!
-//! * One bound: the largest *round* value that fits (1, 2, 5 × 10ⁿ and the powers of two from
-//!   16 to 4096, plus the smallest value the schema allows), and by bisection the largest
-//!   value that fits at all (shown, not suggested).
-//! * Several bounds together, when no single one is enough or a single one would be tighter
-//!   than needed: the largest round level that fits for all of them, then each node left as
-//!   it is where that still fits, then each bound raised as far as it still fits.
-//! * "Fits" means: the expression within its limit, and no other limit that held broken (a
-//!   large bound on two nested lists can cost more than the request-size estimate used while
-//!   one of them is unbounded).
-//! * The whole schema ([`CostReport::fix`]): every expression and the total within their
-//!   limits, starting from the expressions' own suggestions together (each brought to a fair
-//!   share of the total's limit when together they exceed it).
-//! * A bound is never set below the schema's `minItems`/`minProperties`/`minLength` or the
-//!   size of the node's `default`; each comes with the text edit that writes it into the CRD
-//!   text ([`bound_edit`]).
-//! * The searches share a budget of [`MAX_ESTIMATES`] re-estimates per schema (a note says
-//!   when it ran out), so a CRD with very many costly rules stays quick to analyse.
+//! The analysis of one schema, without its text: each expression's cost, the cardinality
+//! of its node and the bounds (`maxItems`, `maxLength`, ...) that drive it, as the server's
+//! estimator computes them.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
-use serde::{Deserialize, Serialize};
-
-use crate::cel::report::{rule_key, CelRuleReport, VersionReport};
-use crate::crd::apiext::schema_validation::{
-    cost_error_message, TotalCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
-};
-use crate::crd::apiext::{CelCompilation, CelCompiler, CelRuleSite, CelStep, InternalCrd};
-use crate::documents::document::{Node, Value};
-use crate::documents::finding::{Location, SourceId};
-use crate::documents::kube_version::KubernetesVersion;
-use crate::documents::path::FieldPath;
-use crate::schema::props::{JsonSchemaProps, SchemaOrArray};
-use crate::schema::structural::Structural;
-
-use super::decl_type::schema_decl_type;
-use super::{RuleCompiler, RuleCost};
-
-/// Expressions estimated below this cost (1% of the per-expression limit) are listed without
-/// an explanation.
-pub const EXPLAIN_THRESHOLD: u64 = STATIC_ESTIMATED_COST_LIMIT / 100;
-
-/// At most this many candidate nodes are tried per expression (each costs estimates).
-const MAX_CANDIDATES: usize = 16;
-
-/// At most this many candidate nodes are bounded together in the fix of a whole schema.
-const MAX_FIX_CANDIDATES: usize = 128;
-
-/// At most this many re-estimates (compilations of a node's rules) per schema: the searches
-/// stop there (a note says so), so a CRD with very many costly rules stays quick to analyse.
-pub const MAX_ESTIMATES: usize = 2000;
-
-/// The note of a search stopped by [`MAX_ESTIMATES`].
-const STOPPED: &str = "the search for bounds stopped after 2000 estimates (too many costly expressions): bound the lists, maps and strings named above";
-
-// ------------------------------------------------------------------------------------------
-// The report
-// ------------------------------------------------------------------------------------------
-
-/// The estimated CEL cost of one version's schema, expression by expression, with the
-/// schema's total.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CostReport {
-    /// The limit of one expression (`StaticEstimatedCostLimit`, 10,000,000).
-    pub expression_limit: u64,
-    /// The limit of the schema's total (`StaticEstimatedCRDCostLimit`, 100,000,000).
-    pub total_limit: u64,
-    /// Every rule and `messageExpression` that compiled, in [`rule_key`] order (a rule, then
-    /// its `messageExpression`).
-    pub expressions: Vec<ExpressionCost>,
-    /// The schema's total (saturating sum of every expression's cost).
-    pub total: u64,
-    /// `total / total_limit`.
-    pub total_share: f64,
-    /// Whether the total exceeds its limit (the CRD is rejected).
-    pub total_over_limit: bool,
-    /// The server's error detail for the total, when it exceeds its limit.
-    pub total_message: Option<String>,
-    /// The expressions the server names as the most expensive (at most 4, each at least 1%
-    /// of the total limit), most expensive first.
-    pub top_contributors: Vec<Contributor>,
-    /// When an expression or the total exceeds its limit: bounds that together bring every
-    /// expression under its limit and the total under its limit, and the total they give.
-    pub fix: Option<Fix>,
-    /// Why there is no `fix` although a limit is exceeded.
-    pub fix_note: Option<String>,
-}
-
-impl CostReport {
-    /// Whether an expression or the total exceeds its limit.
-    pub fn over_limit(&self) -> bool {
-        self.total_over_limit || self.expressions.iter().any(|e| e.over_limit)
-    }
-}
-
-/// Which expression of a rule.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ExpressionKind {
-    /// `rule`.
-    #[default]
-    Rule,
-    /// `messageExpression`.
-    MessageExpression,
-}
-
-impl ExpressionKind {
-    /// The field name (`rule`, `messageExpression`).
-    pub fn field(self) -> &'static str {
-        match self {
-            ExpressionKind::Rule => "rule",
-            ExpressionKind::MessageExpression => "messageExpression",
-        }
-    }
-}
-
-/// One expression's estimated cost.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ExpressionCost {
-    /// The rule's [`rule_key`] (`properties[spec].x-kubernetes-validations[0]`).
-    pub key: String,
-    /// Rule or `messageExpression`.
-    pub kind: ExpressionKind,
-    /// The expression's field relative to `openAPIV3Schema`, as the server names it in its
-    /// errors (`properties[spec].x-kubernetes-validations[0].rule`).
-    pub field: String,
-    /// The full field path in the CRD (`spec.versions[0].schema.openAPIV3Schema.<field>`).
-    pub crd_path: String,
-    /// Where the rule's values are in an object (`.spec.items[*]`; empty for the root).
-    pub value_path: String,
-    /// The expression's text.
-    pub expression: String,
-    /// 1-based line of the expression in the CRD text.
-    pub line: Option<usize>,
-    /// 1-based column of the expression in the CRD text.
-    pub column: Option<usize>,
-    /// `MaxCost`: the estimated worst-case cost of one evaluation.
-    pub max_cost: u64,
-    /// The schema cardinality of the rule's node (`None`: unbounded). Always `Some(1)` for a
-    /// `messageExpression`, which the server checks without it.
-    pub cardinality: Option<u64>,
-    /// `MaxCardinality`: how many values of the node fit in one request; replaces an
-    /// unbounded cardinality.
-    pub max_cardinality: u64,
-    /// What `max_cost` is multiplied with: the cardinality, or `max_cardinality` when it is
-    /// unbounded (1 for a `messageExpression`).
-    pub multiplier: u64,
-    /// The estimated cost as the server checks it and adds it to the total.
-    pub estimated_cost: u64,
-    /// The limit (10,000,000).
-    pub limit: u64,
-    /// `estimated_cost / limit`.
-    pub share: f64,
-    /// Whether the cost exceeds the limit (the CRD is rejected).
-    pub over_limit: bool,
-    /// The server's error detail, when over the limit.
-    pub message: Option<String>,
-    /// What drives the cost (only for costs of at least [`EXPLAIN_THRESHOLD`]): the lists
-    /// and maps that make the cardinality large or unbounded first, outermost first, then
-    /// what the expression reads inside `self`, the biggest lever first.
-    pub drivers: Vec<CostDriver>,
-    /// When over the limit: the bounds that bring the expression under it (one bound when
-    /// one is enough), with the cost they give.
-    pub suggestion: Option<Fix>,
-    /// Why there is no suggestion although the cost is over the limit.
-    pub note: Option<String>,
-    /// When over the limit and no bound lowers the cost: the call that costs the most.
-    pub expensive_call: Option<ExpensiveCall>,
-}
-
-/// The call of an expression whose own estimated cost is the largest (the cost of its
-/// subtree minus its operands'): what to change when no schema bound helps.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ExpensiveCall {
-    /// The function as written (`+`, `string`, `matches`, ...).
-    pub function: String,
-    /// cel-go's name of the overload's function (`_+_`, `string`).
-    pub cel_function: String,
-    /// 1-based line of the call in the expression.
-    pub line: usize,
-    /// 1-based column (code points) of the call in the expression (the operator of an
-    /// operator, the name of a function).
-    pub column: usize,
-    /// The call's own estimated worst-case cost (one evaluation).
-    pub cost: u64,
-    /// Its share of the expression's estimated worst-case cost (0..1).
-    pub share: f64,
-    /// The operands whose size no schema bound limits (a call's result, such as
-    /// `string(...)`), as (function, line, column): they make the call's estimate huge.
-    pub unbounded_operands: Vec<(String, usize, usize)>,
-    /// What the user can do, in words.
-    pub advice: String,
-}
-
-/// Why a schema node drives an expression's cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum DriverRole {
-    /// A list or map above the rule's node: it multiplies how many times the rule runs.
-    #[default]
-    Cardinality,
-    /// A list, map or string inside `self` that the expression iterates or reads.
-    InSelf,
-}
-
-/// The schema keyword that bounds a node.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum BoundKind {
-    /// `maxItems` (a list).
-    #[default]
-    #[serde(rename = "maxItems")]
-    MaxItems,
-    /// `maxProperties` (a map: an object with `additionalProperties`).
-    #[serde(rename = "maxProperties")]
-    MaxProperties,
-    /// `maxLength` (a string).
-    #[serde(rename = "maxLength")]
-    MaxLength,
-}
-
-impl BoundKind {
-    /// The schema keyword.
-    pub fn keyword(self) -> &'static str {
-        match self {
-            BoundKind::MaxItems => "maxItems",
-            BoundKind::MaxProperties => "maxProperties",
-            BoundKind::MaxLength => "maxLength",
-        }
-    }
-
-    /// What the node is (`list`, `map`, `string`).
-    pub fn noun(self) -> &'static str {
-        match self {
-            BoundKind::MaxItems => "list",
-            BoundKind::MaxProperties => "map",
-            BoundKind::MaxLength => "string",
-        }
-    }
-}
-
-/// A schema node whose size drives an expression's cost.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct CostDriver {
-    /// Above the rule's node or inside `self`.
-    pub role: DriverRole,
-    /// The keyword that bounds it.
-    pub bound: BoundKind,
-    /// The node relative to `openAPIV3Schema` (`properties[spec].properties[items]`; empty
-    /// for the root).
-    pub path: String,
-    /// The node's full path in the CRD.
-    pub crd_path: String,
-    /// Where its values are in an object (`.spec.items`).
-    pub value_path: String,
-    /// 1-based line of the schema node in the CRD text (its key: `names:` under
-    /// `properties`, `items:`, `additionalProperties:`; the node itself for the root).
-    pub line: Option<usize>,
-    /// 1-based column of the schema node in the CRD text.
-    pub column: Option<usize>,
-    /// Where the schema node is in the CRD text (line, column, UTF-16 column).
-    pub location: Option<Location>,
-    /// The bound it has now (`None`: unbounded).
-    pub current: Option<u64>,
-    /// The size the estimator assumes (`MaxElements`): items, entries, or for a string its
-    /// largest size (4 per character of `maxLength`; 3,145,726 without one).
-    pub assumed_size: u64,
-    /// For a list or map, the fewest JSON bytes one of its elements takes
-    /// (`MinSerializedSize`): without a bound, the estimator assumes as many as fit in a
-    /// 3 MiB request at that size (plus a comma, and for a map a key).
-    pub element_min_size: Option<u64>,
-    /// The expression's cost with this node bounded as tightly as the schema allows (1, or
-    /// its `minItems`/`minLength`/... or default's size): how much it can help alone.
-    pub cost_at_minimum: u64,
-    /// When the expression is over its limit: the bound that alone brings it under, if one
-    /// does.
-    pub fix: Option<BoundFix>,
-}
-
-/// A bound to write into the schema.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct BoundFix {
-    /// The keyword.
-    pub bound: BoundKind,
-    /// The node relative to `openAPIV3Schema` (empty for the root).
-    pub path: String,
-    /// The node's full path in the CRD.
-    pub crd_path: String,
-    /// The suggested value: the largest round value that fits.
-    pub value: u64,
-    /// For a bound that is enough alone: the largest value that still fits (bisection).
-    pub largest: Option<u64>,
-    /// The edit that writes the bound into the CRD text (`None` where it is not offered: a
-    /// node reached through a YAML alias, or not found in the text).
-    pub edit: Option<TextEdit>,
-}
-
-/// A set of bounds and what they give.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Fix {
-    /// The bounds (apply every edit).
-    pub bounds: Vec<BoundFix>,
-    /// The re-estimated cost with these bounds: the expression's (for a suggestion) or the
-    /// schema total (for [`CostReport::fix`]).
-    pub cost: u64,
-}
-
-/// One of the server's most expensive expressions.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Contributor {
-    /// The expression's field relative to `openAPIV3Schema`.
-    pub field: String,
-    /// Its full path in the CRD.
-    pub crd_path: String,
-    /// Its cost.
-    pub cost: u64,
-}
-
-/// A replacement of the bytes `start..end` of a text by `text` (an insertion when
-/// `start == end`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TextEdit {
-    /// Byte offset of the first byte replaced.
-    pub start: usize,
-    /// Byte offset after the last byte replaced.
-    pub end: usize,
-    /// The new text.
-    pub text: String,
-}
-
-impl TextEdit {
-    /// `text` with this edit applied (unchanged when the range is not in it).
-    pub fn apply(&self, text: &str) -> String {
-        match (text.get(..self.start), text.get(self.end..)) {
-            (Some(a), Some(b)) if self.start <= self.end => format!("{a}{}{b}", self.text),
-            _ => text.to_owned(),
-        }
-    }
-}
-
-/// `text` with several edits applied (non-overlapping; any order).
-pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
-    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
-    sorted.sort_by_key(|e| std::cmp::Reverse(e.start));
-    let mut out = text.to_owned();
-    for e in sorted {
-        out = e.apply(&out);
-    }
-    out
-}
-
-// ------------------------------------------------------------------------------------------
-// The server's cost computations, for the conformance adapters
-// ------------------------------------------------------------------------------------------
-
-/// The cardinality of the last schema of a chain (`RootCELContext(chain[0])`, then
-/// `childContext` of each next one): the product of the `maxItems`/`maxProperties` of the
-/// schemas before it (1 for objects with properties and scalars), saturating; `None` when one
-/// of them is an unbounded list or map.
-pub fn chain_cardinality(chain: &[JsonSchemaProps]) -> Option<u64> {
-    let mut card = Some(1u64);
-    for parent in chain.iter().take(chain.len().saturating_sub(1)) {
-        card = crate::crd::apiext::schema_validation::child_cardinality(parent, card);
-    }
-    card
-}
-
-/// `TotalCost.ObserveExpressionCost` for each cost in order: the saturating total and the
-/// most expensive costs the server names (at most 4, descending, each at least 1% of the
-/// total limit).
-pub fn total_cost(costs: &[u64]) -> (u64, Vec<u64>) {
-    let mut t = TotalCost::default();
-    for c in costs {
-        t.observe(FieldPath::default(), *c);
-    }
-    (t.total, t.most_expensive.iter().map(|(_, c)| *c).collect())
-}
-
-// ------------------------------------------------------------------------------------------
-// Building the reports of a CRD
-// ------------------------------------------------------------------------------------------
-
-/// Fills [`VersionReport::cost`] of every version of `crd` from the costs CRD validation
-/// found for its rules (`VersionReport::rules`), explaining them with a [`RuleCompiler`] of
-/// `kubernetes_version`. `root` is the CRD document as written (for positions and edits);
-/// versions without rules that compiled get `None`. Versions sharing one schema share the
-/// work.
-pub fn attach_cost_reports(
-    versions: &mut [VersionReport],
-    crd: &InternalCrd,
-    text: &str,
-    root: Option<&Node>,
-    kubernetes_version: KubernetesVersion,
-) {
-    let costs = schema_costs(versions, crd, kubernetes_version);
-    place_cost_reports(versions, &costs, text, 0, root);
-}
-
-/// The text-free part of [`attach_cost_reports`]: each version's cost analysis (`None` for a
-/// version without a schema), from the CRD and its version reports' rules. It depends only on
-/// the CRD's content and the rules' costs, never on positions, so it can be kept while the
-/// CRD's content stays the same.
-#[derive(Clone, Debug, Default)]
-pub struct SchemaCosts(Vec<Option<Option<Analysis>>>);
-
-/// The [`SchemaCosts`] of the versions of `crd` (`versions` are their reports, with rules).
-pub fn schema_costs(
-    versions: &[VersionReport],
-    crd: &InternalCrd,
-    kubernetes_version: KubernetesVersion,
-) -> SchemaCosts {
-    let compiler = RuleCompiler::new(kubernetes_version);
-    let mut done: Vec<(*const JsonSchemaProps, Option<Analysis>)> = Vec::new();
-    let mut out = Vec::new();
-    for (report, v) in versions.iter().zip(&crd.spec.versions) {
-        let Some(schema) = v
-            .schema
-            .as_ref()
-            .or(crd.spec.validation.as_ref())
-            .and_then(|s| s.open_api_v3_schema.as_deref())
-        else {
-            out.push(None);
-            continue;
-        };
-        let key: *const JsonSchemaProps = schema;
-        let analysis = match done.iter().find(|(k, _)| std::ptr::eq(*k, key)) {
-            Some((_, a)) => a.clone(),
-            None => {
-                let a = analyze_schema(&compiler, schema, &report.rules);
-                done.push((key, a.clone()));
-                a
-            }
-        };
-        out.push(Some(analysis));
-    }
-    SchemaCosts(out)
-}
-
-/// The positional part of [`attach_cost_reports`]: each version's [`CostReport`] rendered
-/// from its analysis in `costs`, placed in the CRD text `text` whose root is `root`, the
-/// root of its document `document`.
-pub fn place_cost_reports(
-    versions: &mut [VersionReport],
-    costs: &SchemaCosts,
-    text: &str,
-    document: usize,
-    root: Option<&Node>,
-) {
-    for (i, (report, analysis)) in versions.iter_mut().zip(&costs.0).enumerate() {
-        let Some(Some(analysis)) = analysis else {
-            continue;
-        };
-        let text_node = root
-            .and_then(|r| r.get("spec"))
-            .and_then(|s| s.get("versions"))
-            .and_then(Node::as_seq)
-            .and_then(|vs| vs.get(i))
-            .and_then(|v| v.get("schema"))
-            .and_then(|s| s.get("openAPIV3Schema"));
-        let place = Place {
-            text,
-            document,
-            schema_node: text_node,
-            crd_prefix: format!("spec.versions[{i}].schema.openAPIV3Schema"),
-        };
-        report.cost = Some(render(analysis, &place));
-    }
-}
-
-/// The cost report of one schema, from the costs the CRD validation found (`rules`, as
-/// [`crate::report::analysis::VersionReport::rules`] lists them). `schema_node` is the schema's node
-/// in the CRD text `text`; `crd_prefix` its path (`spec.versions[0].schema.openAPIV3Schema`).
-/// `None` when no rule compiled.
-pub fn cost_report(
-    compiler: &RuleCompiler,
-    schema: &JsonSchemaProps,
-    rules: &[CelRuleReport],
-    text: &str,
-    schema_node: Option<&Node>,
-    crd_prefix: &str,
-) -> Option<CostReport> {
-    let analysis = analyze_schema(compiler, schema, rules)?;
-    Some(render(
-        &analysis,
-        &Place {
-            text,
-            document: 0,
-            schema_node,
-            crd_prefix: crd_prefix.to_owned(),
-        },
-    ))
-}
-
-// ------------------------------------------------------------------------------------------
-// The analysis of one schema (no text)
-// ------------------------------------------------------------------------------------------
+use super::*;
 
 /// One expression of the schema.
 #[derive(Clone, Debug)]
-struct Expr {
+pub(super) struct Expr {
     /// Index of its node in [`Estimates::nodes`].
-    node: usize,
+    pub(super) node: usize,
     /// The rule's index at the node.
-    index: usize,
-    kind: ExpressionKind,
-    text: String,
-    optional_old_self: bool,
+    pub(super) index: usize,
+    pub(super) kind: ExpressionKind,
+    pub(super) text: String,
+    pub(super) optional_old_self: bool,
     /// The figures CRD validation found.
-    base: RuleCost,
+    pub(super) base: RuleCost,
     /// Its cost (rule: `estimated_cost`; messageExpression: its max cost).
-    cost: u64,
+    pub(super) cost: u64,
 }
 
 /// A node that a bound could be added to (or lowered on).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Candidate {
-    steps: Vec<CelStep>,
-    kind: BoundKind,
-    current: Option<u64>,
+pub(super) struct Candidate {
+    pub(super) steps: Vec<CelStep>,
+    pub(super) kind: BoundKind,
+    pub(super) current: Option<u64>,
     /// `MaxElements` as the estimator sees the node.
-    assumed: u64,
+    pub(super) assumed: u64,
     /// For a list or map, the `MinSerializedSize` of its elements.
-    element_min_size: Option<u64>,
+    pub(super) element_min_size: Option<u64>,
     /// The smallest bound allowed.
-    floor: u64,
+    pub(super) floor: u64,
     /// Bounds from here on do not lower the size (exclusive).
-    upper: u64,
+    pub(super) upper: u64,
 }
 
 /// A driver found for an expression (candidate index, role, cost at minimum, single fix).
 #[derive(Clone, Debug)]
-struct Driver {
-    cand: usize,
-    role: DriverRole,
-    cost_at_minimum: u64,
-    fix: Option<SingleFix>,
+pub(super) struct Driver {
+    pub(super) cand: usize,
+    pub(super) role: DriverRole,
+    pub(super) cost_at_minimum: u64,
+    pub(super) fix: Option<SingleFix>,
 }
 
 /// The explanation of one expression.
 #[derive(Clone, Debug, Default)]
-struct Explained {
-    drivers: Vec<Driver>,
+pub(super) struct Explained {
+    pub(super) drivers: Vec<Driver>,
     /// The suggestion: (candidate, value) pairs, and the cost.
-    suggestion: Option<Plan>,
-    note: Option<String>,
-    expensive_call: Option<ExpensiveCall>,
+    pub(super) suggestion: Option<Plan>,
+    pub(super) note: Option<String>,
+    pub(super) expensive_call: Option<ExpensiveCall>,
 }
 
 /// The analysis of one schema, before it is placed in a version's text.
 #[derive(Clone, Debug)]
-struct Analysis {
-    nodes: Vec<Vec<CelStep>>,
-    exprs: Vec<Expr>,
-    cands: Vec<Candidate>,
-    explained: Vec<Explained>,
-    total: TotalCost,
-    fix: Option<Plan>,
-    fix_note: Option<String>,
+pub(super) struct Analysis {
+    pub(super) nodes: Vec<Vec<CelStep>>,
+    pub(super) exprs: Vec<Expr>,
+    pub(super) cands: Vec<Candidate>,
+    pub(super) explained: Vec<Explained>,
+    pub(super) total: TotalCost,
+    pub(super) fix: Option<Plan>,
+    pub(super) fix_note: Option<String>,
 }
 
 /// Bound values by candidate index.
-type Assign = Vec<(usize, u64)>;
+pub(super) type Assign = Vec<(usize, u64)>;
 
 /// Bounds and the cost they give.
-type Plan = (Assign, u64);
+pub(super) type Plan = (Assign, u64);
 
 /// One bound that is enough alone: the round value, the largest value that fits (when
 /// searched), the cost.
-type SingleFix = (u64, Option<u64>, u64);
+pub(super) type SingleFix = (u64, Option<u64>, u64);
 
 /// A predicate on bounds: the cost they give when it fits.
-type Fits<'f> = dyn FnMut(&[(usize, u64)]) -> Option<u64> + 'f;
+pub(super) type Fits<'f> = dyn FnMut(&[(usize, u64)]) -> Option<u64> + 'f;
 
 /// A bound value meaning "leave the node as it is" (the top of every joint ladder).
-const UNCHANGED: u64 = u64::MAX;
+pub(super) const UNCHANGED: u64 = u64::MAX;
 
 /// Re-estimates expressions with bounds added to a copy of the schema.
-struct Estimates<'a> {
-    compiler: &'a RuleCompiler,
-    root: &'a JsonSchemaProps,
-    nodes: Vec<Vec<CelStep>>,
-    exprs: Vec<Expr>,
-    cands: Vec<Candidate>,
+pub(super) struct Estimates<'a> {
+    pub(super) compiler: &'a RuleCompiler,
+    pub(super) root: &'a JsonSchemaProps,
+    pub(super) nodes: Vec<Vec<CelStep>>,
+    pub(super) exprs: Vec<Expr>,
+    pub(super) cands: Vec<Candidate>,
     /// The compile results of a node's rules with bounds inside its subtree.
-    memo: RefCell<HashMap<(usize, Assign), Vec<CelCompilation>>>,
+    pub(super) memo: RefCell<HashMap<(usize, Assign), Vec<CelCompilation>>>,
     /// How many more compilations the searches may do (see [`MAX_ESTIMATES`]).
-    budget: std::cell::Cell<usize>,
+    pub(super) budget: std::cell::Cell<usize>,
 }
 
 /// The expressions of a schema with the figures CRD validation found for them; `None` when
 /// no rule compiled.
-fn estimates<'a>(
+pub(super) fn estimates<'a>(
     compiler: &'a RuleCompiler,
     schema: &'a JsonSchemaProps,
     rules: &[CelRuleReport],
@@ -692,7 +159,7 @@ fn estimates<'a>(
     })
 }
 
-fn analyze_schema(
+pub(super) fn analyze_schema(
     compiler: &RuleCompiler,
     schema: &JsonSchemaProps,
     rules: &[CelRuleReport],
@@ -748,7 +215,7 @@ fn analyze_schema(
 
 /// Every node with rules, in [`rule_key`] order (pre-order: a node, its properties by name,
 /// `items`, `additionalProperties`), with its steps from the root.
-fn rule_nodes(schema: &JsonSchemaProps) -> Vec<(Vec<CelStep>, &JsonSchemaProps)> {
+pub(super) fn rule_nodes(schema: &JsonSchemaProps) -> Vec<(Vec<CelStep>, &JsonSchemaProps)> {
     let mut out = Vec::new();
     let mut stack: Vec<(&JsonSchemaProps, Vec<CelStep>)> = vec![(schema, Vec::new())];
     while let Some((node, steps)) = stack.pop() {
@@ -782,7 +249,10 @@ fn rule_nodes(schema: &JsonSchemaProps) -> Vec<(Vec<CelStep>, &JsonSchemaProps)>
 }
 
 /// The schema node `steps` below `root`.
-fn node_at<'s>(root: &'s JsonSchemaProps, steps: &[CelStep]) -> Option<&'s JsonSchemaProps> {
+pub(super) fn node_at<'s>(
+    root: &'s JsonSchemaProps,
+    steps: &[CelStep],
+) -> Option<&'s JsonSchemaProps> {
     let mut node = root;
     for step in steps {
         node = child(node, step)?;
@@ -790,7 +260,7 @@ fn node_at<'s>(root: &'s JsonSchemaProps, steps: &[CelStep]) -> Option<&'s JsonS
     Some(node)
 }
 
-fn child<'s>(node: &'s JsonSchemaProps, step: &CelStep) -> Option<&'s JsonSchemaProps> {
+pub(super) fn child<'s>(node: &'s JsonSchemaProps, step: &CelStep) -> Option<&'s JsonSchemaProps> {
     match step {
         CelStep::Property(name) => node.properties.get(name),
         CelStep::Items => node.items_schema(),
@@ -801,7 +271,7 @@ fn child<'s>(node: &'s JsonSchemaProps, step: &CelStep) -> Option<&'s JsonSchema
     }
 }
 
-fn node_at_mut<'s>(
+pub(super) fn node_at_mut<'s>(
     root: &'s mut JsonSchemaProps,
     steps: &[CelStep],
 ) -> Option<&'s mut JsonSchemaProps> {
@@ -823,7 +293,7 @@ fn node_at_mut<'s>(
 }
 
 /// Sets a bound on a schema node.
-fn set_bound(node: &mut JsonSchemaProps, kind: BoundKind, v: u64) {
+pub(super) fn set_bound(node: &mut JsonSchemaProps, kind: BoundKind, v: u64) {
     let v = i64::try_from(v).unwrap_or(i64::MAX);
     match kind {
         BoundKind::MaxItems => node.max_items = Some(v),
@@ -834,13 +304,13 @@ fn set_bound(node: &mut JsonSchemaProps, kind: BoundKind, v: u64) {
 
 /// Whether one path is a prefix of the other (a bound at one can change the cost of rules at
 /// the other: the rule's type covers its subtree, its cardinality its ancestors).
-fn related(a: &[CelStep], b: &[CelStep]) -> bool {
+pub(super) fn related(a: &[CelStep], b: &[CelStep]) -> bool {
     let n = a.len().min(b.len());
     a.get(..n) == b.get(..n)
 }
 
 /// The relative path of a node (`properties[spec].items`; empty for the root).
-fn schema_path(steps: &[CelStep]) -> String {
+pub(super) fn schema_path(steps: &[CelStep]) -> String {
     let mut parts = Vec::with_capacity(steps.len());
     for step in steps {
         parts.push(match step {
@@ -853,7 +323,7 @@ fn schema_path(steps: &[CelStep]) -> String {
 }
 
 /// Where a node's values are in an object (`.spec.items[*]`).
-fn value_path(steps: &[CelStep]) -> String {
+pub(super) fn value_path(steps: &[CelStep]) -> String {
     let mut out = String::new();
     for step in steps {
         match step {
@@ -868,7 +338,7 @@ fn value_path(steps: &[CelStep]) -> String {
 }
 
 /// An expression's field relative to `openAPIV3Schema`.
-fn expr_field(nodes: &[Vec<CelStep>], e: &Expr) -> String {
+pub(super) fn expr_field(nodes: &[Vec<CelStep>], e: &Expr) -> String {
     let steps = nodes.get(e.node).map(Vec::as_slice).unwrap_or_default();
     format!("{}.{}", rule_key(steps, e.index), e.kind.field())
 }
@@ -876,7 +346,7 @@ fn expr_field(nodes: &[Vec<CelStep>], e: &Expr) -> String {
 /// What bounds a node, its current bound and the smallest bound allowed; `None` for nodes no
 /// bound makes smaller (objects with properties, scalars, strings of fixed-size formats or
 /// with an `enum`).
-fn boundable(s: &JsonSchemaProps) -> Option<(BoundKind, Option<i64>, u64)> {
+pub(super) fn boundable(s: &JsonSchemaProps) -> Option<(BoundKind, Option<i64>, u64)> {
     let default_len = |f: &dyn Fn(&serde_json::Value) -> Option<usize>| -> u64 {
         s.default.as_ref().and_then(f).unwrap_or(0) as u64
     };
@@ -912,7 +382,7 @@ fn boundable(s: &JsonSchemaProps) -> Option<(BoundKind, Option<i64>, u64)> {
 /// With it, for a list or map, the fewest JSON bytes an element takes (`MinSerializedSize`):
 /// without a bound, the estimator assumes as many elements as fit in 3 MiB at that size plus
 /// a comma (plus a key for a map).
-fn assumed_size(s: &JsonSchemaProps) -> Option<(u64, Option<u64>)> {
+pub(super) fn assumed_size(s: &JsonSchemaProps) -> Option<(u64, Option<u64>)> {
     let ss = Structural::from_props(s).ok()?;
     let t = schema_decl_type(&ss, false)?;
     let element = t.elem().map(|e| e.min_serialized_size.max(0) as u64);
@@ -920,10 +390,10 @@ fn assumed_size(s: &JsonSchemaProps) -> Option<(u64, Option<u64>)> {
 }
 
 /// The largest power of two counted as round.
-const ROUND_POWER_OF_TWO_MAX: u64 = 4096;
+pub(super) const ROUND_POWER_OF_TWO_MAX: u64 = 4096;
 
 /// The round bound values: 1, 2, 5 × 10ⁿ and the powers of two from 16 to 4096.
-fn is_round(v: u64) -> bool {
+pub(super) fn is_round(v: u64) -> bool {
     if (16..=ROUND_POWER_OF_TWO_MAX).contains(&v) && v.is_power_of_two() {
         return true;
     }
@@ -935,7 +405,7 @@ fn is_round(v: u64) -> bool {
 }
 
 /// The values tried for a bound: `floor`, then the round values above it, below `upper`.
-fn ladder(floor: u64, upper: u64) -> Vec<u64> {
+pub(super) fn ladder(floor: u64, upper: u64) -> Vec<u64> {
     let mut out = Vec::new();
     if floor >= upper {
         return out;
@@ -968,7 +438,7 @@ fn ladder(floor: u64, upper: u64) -> Vec<u64> {
 
 /// The largest index of `values` (ascending) for which `fits` gives a cost, with the cost;
 /// `fits` is monotone (fits below a value that fits). `None` when the first does not fit.
-fn largest_fitting(
+pub(super) fn largest_fitting(
     values: &[u64],
     fits: &mut dyn FnMut(u64) -> Option<u64>,
 ) -> Option<(usize, u64)> {
@@ -989,7 +459,7 @@ fn largest_fitting(
 }
 
 /// The largest value in `[lo, hi)` that fits, `lo` fitting and `hi` not.
-fn bisect(lo: u64, hi: u64, fits: &mut dyn FnMut(u64) -> Option<u64>) -> u64 {
+pub(super) fn bisect(lo: u64, hi: u64, fits: &mut dyn FnMut(u64) -> Option<u64>) -> u64 {
     let (mut lo, mut hi) = (lo, hi);
     while hi.saturating_sub(lo) > 1 {
         let mid = lo + (hi - lo) / 2;
@@ -1003,11 +473,11 @@ fn bisect(lo: u64, hi: u64, fits: &mut dyn FnMut(u64) -> Option<u64>) -> u64 {
 }
 
 impl Estimates<'_> {
-    fn expr(&self, e: usize) -> Option<&Expr> {
+    pub(super) fn expr(&self, e: usize) -> Option<&Expr> {
         self.exprs.get(e)
     }
 
-    fn steps_of(&self, e: &Expr) -> &[CelStep] {
+    pub(super) fn steps_of(&self, e: &Expr) -> &[CelStep] {
         self.nodes
             .get(e.node)
             .map(Vec::as_slice)
@@ -1015,7 +485,7 @@ impl Estimates<'_> {
     }
 
     /// The index of a candidate (added on first sight); `None` for nodes no bound shrinks.
-    fn candidate(&mut self, steps: &[CelStep]) -> Option<usize> {
+    pub(super) fn candidate(&mut self, steps: &[CelStep]) -> Option<usize> {
         let node = node_at(self.root, steps)?;
         let (kind, current, floor) = boundable(node)?;
         if let Some(i) = self
@@ -1055,7 +525,11 @@ impl Estimates<'_> {
     /// so `MaxCardinality` stays as CRD validation found it.
     ///
     /// `None` when the budget of re-estimates is spent.
-    fn compile_node(&self, n: usize, inner: &[(usize, u64)]) -> Option<Vec<CelCompilation>> {
+    pub(super) fn compile_node(
+        &self,
+        n: usize,
+        inner: &[(usize, u64)],
+    ) -> Option<Vec<CelCompilation>> {
         let key = (n, inner.to_vec());
         if let Some(found) = self.memo.borrow().get(&key) {
             return Some(found.clone());
@@ -1096,13 +570,13 @@ impl Estimates<'_> {
     }
 
     /// Whether the budget of re-estimates is spent.
-    fn stopped(&self) -> bool {
+    pub(super) fn stopped(&self) -> bool {
         self.budget.get() == 0
     }
 
     /// An expression's cost with the bounds of `assign`: bounds above a rule's node change
     /// its cardinality, bounds in the node's subtree its estimate.
-    fn expr_cost(&self, e: usize, assign: &[(usize, u64)]) -> u64 {
+    pub(super) fn expr_cost(&self, e: usize, assign: &[(usize, u64)]) -> u64 {
         let Some(x) = self.expr(e) else {
             return 0;
         };
@@ -1176,7 +650,7 @@ impl Estimates<'_> {
 
     /// Expression `e`'s cost with the bounds of `assign`, when it is at most `limit` and no
     /// other limit that held is broken by them (another expression's, the total's).
-    fn expr_fits(&self, e: usize, assign: &[(usize, u64)], limit: u64) -> Option<u64> {
+    pub(super) fn expr_fits(&self, e: usize, assign: &[(usize, u64)], limit: u64) -> Option<u64> {
         let cost = self.expr_cost(e, assign);
         if cost > limit {
             return None;
@@ -1200,7 +674,7 @@ impl Estimates<'_> {
 
     /// The schema total with the bounds of `assign`, when every expression fits its limit and
     /// the total fits its own.
-    fn all_fit(&self, assign: &[(usize, u64)]) -> Option<u64> {
+    pub(super) fn all_fit(&self, assign: &[(usize, u64)]) -> Option<u64> {
         let mut total: u64 = 0;
         for e in 0..self.exprs.len() {
             let c = self.expr_cost(e, assign);
@@ -1214,7 +688,7 @@ impl Estimates<'_> {
 
     /// The candidates an expression's cost may depend on: the lists and maps above a rule's
     /// node, then the ends of the paths its estimate followed inside `self`.
-    fn candidates_of(&mut self, e: usize, over: bool) -> Vec<(usize, DriverRole)> {
+    pub(super) fn candidates_of(&mut self, e: usize, over: bool) -> Vec<(usize, DriverRole)> {
         let Some(x) = self.expr(e).cloned() else {
             return Vec::new();
         };
@@ -1258,7 +732,7 @@ impl Estimates<'_> {
 
     /// The schema steps (relative to the rule's node) of the ends of the paths the
     /// estimator followed.
-    fn paths_in_self(&self, x: &Expr, steps: &[CelStep]) -> Vec<Vec<CelStep>> {
+    pub(super) fn paths_in_self(&self, x: &Expr, steps: &[CelStep]) -> Vec<Vec<CelStep>> {
         let Some(node) = node_at(self.root, steps) else {
             return Vec::new();
         };
@@ -1294,7 +768,7 @@ impl Estimates<'_> {
                     f => match cur
                         .properties
                         .keys()
-                        .find(|p| super::decl_type::escape(p).as_deref() == Some(f))
+                        .find(|p| crate::cel::decl_type::escape(p).as_deref() == Some(f))
                     {
                         Some(p) => CelStep::Property(p.clone()),
                         None => {
@@ -1320,7 +794,7 @@ impl Estimates<'_> {
     }
 
     /// The drivers of one expression and, when it is over its limit, its suggestion.
-    fn explain(&mut self, e: usize) -> Explained {
+    pub(super) fn explain(&mut self, e: usize) -> Explained {
         let Some(x) = self.expr(e).cloned() else {
             return Explained::default();
         };
@@ -1425,7 +899,7 @@ impl Estimates<'_> {
     }
 
     /// The call of `x` with the largest own estimated cost (see [`ExpensiveCall`]).
-    fn expensive_call(&self, x: &Expr, steps: &[CelStep]) -> Option<ExpensiveCall> {
+    pub(super) fn expensive_call(&self, x: &Expr, steps: &[CelStep]) -> Option<ExpensiveCall> {
         let node = node_at(self.root, steps)?;
         let (checked, details) = self
             .compiler
@@ -1555,7 +1029,7 @@ impl Estimates<'_> {
     /// Bounds that bring expression `e` to `limit` or below (breaking no other limit that
     /// held), from its drivers: the chosen plan, and each driver's single-bound fix (largest
     /// round value, largest value by bisection, cost).
-    fn suggest(
+    pub(super) fn suggest(
         &self,
         e: usize,
         drivers: &[Driver],
@@ -1602,7 +1076,7 @@ impl Estimates<'_> {
 
     /// Bounds for several candidates together: the largest common round level that fits,
     /// then each bound raised in turn as far as it still fits (up to leaving it unchanged).
-    fn joint(
+    pub(super) fn joint(
         &self,
         cands: &[usize],
         start: Option<&[(usize, u64)]>,
@@ -1712,7 +1186,12 @@ impl Estimates<'_> {
     /// The union (tightest bound where they meet) of the suggestions bringing each
     /// expression over its limit, and each of `also`, to `limit`: the suggestions already made
     /// when `limit` is the expressions' limit, else new searches.
-    fn union_of_suggestions(&self, explained: &[Explained], limit: u64, also: &[usize]) -> Assign {
+    pub(super) fn union_of_suggestions(
+        &self,
+        explained: &[Explained],
+        limit: u64,
+        also: &[usize],
+    ) -> Assign {
         let mut start: Assign = Vec::new();
         for (i, x) in self.exprs.iter().enumerate() {
             if x.cost <= limit || (x.cost <= STATIC_ESTIMATED_COST_LIMIT && !also.contains(&i)) {
@@ -1738,7 +1217,7 @@ impl Estimates<'_> {
 
     /// Bounds that bring every expression and the total under their limits: from the drivers
     /// of the expressions over their limit and of the server's most expensive ones.
-    fn fix_all(
+    pub(super) fn fix_all(
         &self,
         explained: &[Explained],
         total: &TotalCost,
@@ -1838,7 +1317,7 @@ impl Estimates<'_> {
 /// bound with the largest value among those no tighter on their node than the joint fix (so
 /// it is better: one edit, nothing tighter); else the joint fix; else the single bound with
 /// the largest value.
-fn choose(singles: &[(usize, u64, u64)], joint: Option<Plan>) -> Option<Plan> {
+pub(super) fn choose(singles: &[(usize, u64, u64)], joint: Option<Plan>) -> Option<Plan> {
     let largest = |ok: &dyn Fn(&(usize, u64, u64)) -> bool| {
         singles
             .iter()
@@ -1858,362 +1337,3 @@ fn choose(singles: &[(usize, u64, u64)], joint: Option<Plan>) -> Option<Plan> {
         None => largest(&|_| true),
     }
 }
-
-// ------------------------------------------------------------------------------------------
-// Placing the analysis in a version's text
-// ------------------------------------------------------------------------------------------
-
-/// Where a schema is in the CRD text.
-struct Place<'a> {
-    text: &'a str,
-    /// The index of the CRD's document in `text`.
-    document: usize,
-    schema_node: Option<&'a Node>,
-    crd_prefix: String,
-}
-
-impl Place<'_> {
-    fn node(&self, steps: &[CelStep]) -> Option<&Node> {
-        let mut node = self.schema_node?;
-        for step in steps {
-            node = match step {
-                CelStep::Property(name) => node.get("properties")?.get(name)?,
-                CelStep::Items => node.get("items")?,
-                CelStep::AdditionalProperties => node.get("additionalProperties")?,
-            };
-        }
-        Some(node)
-    }
-
-    /// Where a node is written: the key it is the value of (the node itself for the root).
-    fn key_span(&self, steps: &[CelStep]) -> Option<crate::documents::position::Span> {
-        let Some((last, parent_steps)) = steps.split_last() else {
-            return self.schema_node.map(|n| n.span);
-        };
-        let parent = self.node(parent_steps)?;
-        let entry = match last {
-            CelStep::Property(name) => parent.get("properties")?.entry(name)?,
-            CelStep::Items => parent.entry("items")?,
-            CelStep::AdditionalProperties => parent.entry("additionalProperties")?,
-        };
-        Some(entry.key_span)
-    }
-
-    fn crd_path(&self, relative: &str) -> String {
-        if relative.is_empty() {
-            self.crd_prefix.clone()
-        } else {
-            format!("{}.{relative}", self.crd_prefix)
-        }
-    }
-
-    fn bound_fix(&self, cand: &Candidate, value: u64, largest: Option<u64>) -> BoundFix {
-        let path = schema_path(&cand.steps);
-        BoundFix {
-            bound: cand.kind,
-            crd_path: self.crd_path(&path),
-            path,
-            value,
-            largest,
-            edit: self
-                .node(&cand.steps)
-                .and_then(|n| bound_edit(self.text, n, cand.kind.keyword(), value)),
-        }
-    }
-
-    fn fix(&self, cands: &[Candidate], fix: &Plan) -> Fix {
-        Fix {
-            bounds: fix
-                .0
-                .iter()
-                .filter_map(|(c, v)| cands.get(*c).map(|cand| self.bound_fix(cand, *v, None)))
-                .collect(),
-            cost: fix.1,
-        }
-    }
-}
-
-/// A size the estimator gives a value it cannot bound (cel-go's `math.MaxUint64`, and
-/// anything beyond what a 3 MiB request can hold).
-const UNBOUNDED_SIZE: u64 = 3 * 1024 * 1024 * 4;
-
-/// The operands of a node (a call's receiver and arguments, a list's elements, ...).
-fn expr_children(e: &crd_studio_cel::ast::Expr) -> Vec<&crd_studio_cel::ast::Expr> {
-    use crd_studio_cel::ast::ExprKind;
-    match &e.kind {
-        ExprKind::Call(c) => c.target.iter().chain(&c.args).collect(),
-        ExprKind::Select(s) => vec![&s.operand],
-        ExprKind::List(l) => l.elements.iter().collect(),
-        ExprKind::Map(m) => m
-            .entries
-            .iter()
-            .flat_map(|en| [&en.key, &en.value])
-            .collect(),
-        ExprKind::Struct(s) => s.fields.iter().map(|f| &f.value).collect(),
-        ExprKind::Comprehension(c) => vec![
-            &c.iter_range,
-            &c.accu_init,
-            &c.loop_condition,
-            &c.loop_step,
-            &c.result,
-        ],
-        _ => Vec::new(),
-    }
-}
-
-/// A function as the user writes it: operators without cel-go's underscores (`_+_` → `+`,
-/// `!_` → `!`, `_[_]` → `[]`), other functions by name.
-fn display_function(name: &str) -> String {
-    match name {
-        "_[_]" | "_[?_]" => "[]".to_owned(),
-        "_?_:_" => "?:".to_owned(),
-        n if n.starts_with('_') || n.ends_with('_') => n.trim_matches('_').to_owned(),
-        n => n.to_owned(),
-    }
-}
-
-/// The note's sentence about an expensive call.
-pub fn expensive_call_text(c: &ExpensiveCall) -> String {
-    let what = if c
-        .function
-        .chars()
-        .all(|ch| ch.is_alphanumeric() || ch == '.')
-    {
-        format!("{}(…)", c.function)
-    } else {
-        format!("the {} operator", c.function)
-    };
-    format!(
-        "the expensive call is {what} at {}:{} of the expression, about {:.0}% of its estimated cost ({}); {}",
-        c.line,
-        c.column,
-        c.share * 100.0,
-        c.cost,
-        c.advice
-    )
-}
-
-fn share(cost: u64, limit: u64) -> f64 {
-    cost as f64 / limit as f64
-}
-
-fn render(a: &Analysis, place: &Place<'_>) -> CostReport {
-    let limit = STATIC_ESTIMATED_COST_LIMIT;
-    let mut expressions = Vec::with_capacity(a.exprs.len());
-    for (i, x) in a.exprs.iter().enumerate() {
-        let steps = a.nodes.get(x.node).map(Vec::as_slice).unwrap_or_default();
-        let field = expr_field(&a.nodes, x);
-        let scalar = place
-            .node(steps)
-            .and_then(|n| n.get("x-kubernetes-validations"))
-            .and_then(Node::as_seq)
-            .and_then(|rs| rs.get(x.index))
-            .and_then(|r| r.get(x.kind.field()));
-        let is_rule = x.kind == ExpressionKind::Rule;
-        let multiplier = if is_rule {
-            x.base.cardinality.unwrap_or(x.base.max_cardinality)
-        } else {
-            1
-        };
-        let ex = a.explained.get(i).cloned().unwrap_or_default();
-        let drivers = ex
-            .drivers
-            .iter()
-            .filter_map(|d| {
-                let cand = a.cands.get(d.cand)?;
-                let path = schema_path(&cand.steps);
-                let at = place.key_span(&cand.steps);
-                Some(CostDriver {
-                    role: d.role,
-                    bound: cand.kind,
-                    crd_path: place.crd_path(&path),
-                    path,
-                    value_path: value_path(&cand.steps),
-                    line: at.map(|s| s.start.line),
-                    column: at.map(|s| s.start.column),
-                    location: at.map(|span| Location {
-                        source: SourceId::Crd,
-                        document: place.document,
-                        span,
-                    }),
-                    current: cand.current,
-                    assumed_size: cand.assumed,
-                    element_min_size: cand.element_min_size,
-                    cost_at_minimum: d.cost_at_minimum,
-                    fix: d
-                        .fix
-                        .map(|(value, largest, _)| place.bound_fix(cand, value, largest)),
-                })
-            })
-            .collect();
-        let over = x.cost > limit;
-        expressions.push(ExpressionCost {
-            key: rule_key(steps, x.index),
-            kind: x.kind,
-            crd_path: place.crd_path(&field),
-            field,
-            value_path: value_path(steps),
-            expression: x.text.clone(),
-            line: scalar.map(|s| s.span.start.line),
-            column: scalar.map(|s| s.span.start.column),
-            max_cost: if is_rule { x.base.max_cost } else { x.cost },
-            cardinality: if is_rule { x.base.cardinality } else { Some(1) },
-            max_cardinality: x.base.max_cardinality,
-            multiplier,
-            estimated_cost: x.cost,
-            limit,
-            share: share(x.cost, limit),
-            over_limit: over,
-            message: over.then(|| {
-                let name = if is_rule {
-                    "estimated rule cost"
-                } else {
-                    "estimated messageExpression cost"
-                };
-                cost_error_message(name, x.cost, limit)
-            }),
-            drivers,
-            suggestion: ex.suggestion.as_ref().map(|s| {
-                // A single bound keeps its bisection figure.
-                let mut f = place.fix(&a.cands, s);
-                if let ([b], [(c, _)]) = (f.bounds.as_mut_slice(), s.0.as_slice()) {
-                    b.largest = ex
-                        .drivers
-                        .iter()
-                        .find(|d| d.cand == *c)
-                        .and_then(|d| d.fix)
-                        .and_then(|(_, l, _)| l);
-                }
-                f
-            }),
-            note: ex.note.clone(),
-            expensive_call: ex.expensive_call.clone(),
-        });
-    }
-    let total_limit = STATIC_ESTIMATED_CRD_COST_LIMIT;
-    let total_over = a.total.total > total_limit;
-    let prefix = format!("{}.", place.crd_prefix);
-    CostReport {
-        expression_limit: limit,
-        total_limit,
-        expressions,
-        total: a.total.total,
-        total_share: share(a.total.total, total_limit),
-        total_over_limit: total_over,
-        total_message: total_over.then(|| {
-            cost_error_message(
-                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
-                a.total.total,
-                total_limit,
-            )
-        }),
-        top_contributors: a
-            .total
-            .most_expensive
-            .iter()
-            .map(|(p, cost)| {
-                let field = p.to_string();
-                Contributor {
-                    crd_path: format!("{prefix}{field}"),
-                    field,
-                    cost: *cost,
-                }
-            })
-            .collect(),
-        fix: a.fix.as_ref().map(|f| place.fix(&a.cands, f)),
-        fix_note: a.fix_note.clone(),
-    }
-}
-
-// ------------------------------------------------------------------------------------------
-// The text edit
-// ------------------------------------------------------------------------------------------
-
-/// The edit that sets `keyword: value` in the mapping `node` of the YAML or JSON `text`:
-/// the existing `keyword`'s value replaced, or a new entry written before the node's first
-/// key, in the node's style — a new line with the same indentation in a block mapping (after
-/// a `- ` too), `keyword: value, ` in a flow mapping (`"keyword": value,` when its keys are
-/// quoted, as in JSON, on a line of its own when the first key starts its line), `{keyword:
-/// value}` in an empty flow mapping. `None` when `node` is not a mapping written inside its
-/// own span (a YAML alias, a merged key) or the existing value is not an integer.
-pub fn bound_edit(text: &str, node: &Node, keyword: &str, value: u64) -> Option<TextEdit> {
-    let Value::Map(entries) = &node.value else {
-        return None;
-    };
-    let (start, end) = (node.span.start.offset, node.span.end.offset);
-    let inside = |o: usize| o >= start && o < end.max(start + 1);
-    if let Some(e) = entries.iter().find(|e| e.key == keyword) {
-        if !inside(e.key_span.start.offset) || !matches!(e.value.value, Value::Int(_)) {
-            return None;
-        }
-        return Some(TextEdit {
-            start: e.value.span.start.offset,
-            end: e.value.span.end.offset,
-            text: value.to_string(),
-        });
-    }
-    let first = entries
-        .iter()
-        .map(|e| e.key_span.start.offset)
-        .filter(|o| inside(*o))
-        .min();
-    let Some(k) = first else {
-        // An empty mapping: only a flow one (`{}`) can be empty.
-        if !entries.is_empty() {
-            return None;
-        }
-        let brace = start + text.get(start..end)?.find('{')?;
-        return Some(TextEdit {
-            start: brace + 1,
-            end: brace + 1,
-            text: format!("{keyword}: {value}"),
-        });
-    };
-    let before = text.get(..k)?;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let prefix = before.get(line_start..)?;
-    let starts_line = prefix.chars().all(|c| c == ' ' || c == '\t');
-    // An explicit key (`? key`) has no room for an entry before it.
-    if prefix.trim_end().ends_with('?') {
-        return None;
-    }
-    // The text's own line breaks.
-    let nl = if before.get(..line_start)?.ends_with("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let flow = before.trim_end().ends_with('{');
-    if flow {
-        let quoted = text.get(k..)?.starts_with('"');
-        let key = if quoted {
-            format!("\"{keyword}\"")
-        } else {
-            keyword.to_owned()
-        };
-        let text = if starts_line {
-            format!("{key}: {value},{nl}{prefix}")
-        } else {
-            format!("{key}: {value}, ")
-        };
-        return Some(TextEdit {
-            start: k,
-            end: k,
-            text,
-        });
-    }
-    // A block mapping: a line of its own at the first key's column.
-    let indent: String = if starts_line {
-        prefix.to_owned()
-    } else {
-        " ".repeat(prefix.chars().count())
-    };
-    Some(TextEdit {
-        start: k,
-        end: k,
-        text: format!("{keyword}: {value}{nl}{indent}"),
-    })
-}
-
-#[cfg(test)]
-mod tests;
