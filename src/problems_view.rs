@@ -24,7 +24,7 @@ pub(crate) struct ProblemsProps {
     /// Applies a finding's repair.
     pub(crate) on_fix: Callback<(Pane, EditorFix)>,
     /// Selects a Kubernetes version (`1.31`).
-    pub(crate) on_kubernetes_version: Callback<String>,
+    pub(crate) on_kubernetes_version: Callback<crd_studio_engine::KubernetesVersion>,
     /// Opens the CEL rules tab (where a cost over its budget has its bounds).
     pub(crate) on_cost_fix: Callback<()>,
     /// Moves a document (its byte range) from the CRD text to the Object editor.
@@ -95,7 +95,7 @@ struct ProblemItemProps {
     row: ProblemRow,
     on_select: Callback<ProblemRow>,
     on_fix: Callback<(Pane, EditorFix)>,
-    on_kubernetes_version: Callback<String>,
+    on_kubernetes_version: Callback<crd_studio_engine::KubernetesVersion>,
     on_cost_fix: Callback<()>,
     on_move: Callback<(usize, usize)>,
 }
@@ -175,8 +175,8 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { fix_title(note) }
                     { " " }
                     <button type="button" class="small fix" onclick={{
-                        let version = version.clone();
-                        props.on_kubernetes_version.reform(move |_: MouseEvent| version.clone())
+                        let version = *version;
+                        props.on_kubernetes_version.reform(move |_: MouseEvent| version)
                     }}>{ format!("Switch to Kubernetes {version}") }</button>
                 </p>
             }

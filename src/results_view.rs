@@ -190,7 +190,7 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 {on_fix}
                 on_kubernetes_version={{
                     let kubernetes_version = ctx.kubernetes_version.clone();
-                    Callback::from(move |v: String| kubernetes_version.set(v))
+                    Callback::from(move |v| kubernetes_version.set(v))
                 }}
                 blank={texts.crd.is_blank() && texts.object.is_blank()}
                 on_start={{

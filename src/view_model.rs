@@ -114,7 +114,7 @@ pub struct ProblemRow {
     pub fixes: Vec<(Pane, EditorFix)>,
     /// The studio's note on a CEL name of a later Kubernetes version, and that version
     /// (`1.31`), which one click selects.
-    pub newer_version: Option<(String, String)>,
+    pub newer_version: Option<(String, crd_studio_engine::KubernetesVersion)>,
     /// An object in the CRD text (`crd.extra-document` with the engine's summary naming its
     /// kind): the kind and the document's byte range, for "Move the Widget to the Object
     /// editor".
@@ -258,7 +258,7 @@ impl ProblemRow {
             newer_version: f
                 .newer_version
                 .as_ref()
-                .map(|n| (n.text.clone(), n.available_from.to_string())),
+                .map(|n| (n.text.clone(), n.available_from)),
             movable: movable(f),
         }
     }
