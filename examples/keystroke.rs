@@ -48,8 +48,38 @@ fn main() {
     }
     total.sort_by(|a, b| a.total_cmp(b));
     ser.sort_by(|a, b| a.total_cmp(b));
+    let p50 = |xs: &[f64]| xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN);
     println!(
-        "answer p50 {:.1} ms, serialize p50 {:.1} ms",
-        total[10], ser[10]
+        "object keystroke: answer p50 {:.1} ms, serialize p50 {:.1} ms",
+        p50(&total),
+        p50(&ser)
+    );
+    // CRD keystrokes: the same unknown top-level field typed into the CRD text.
+    let crd = request.crd.clone();
+    let mut crd_total = vec![];
+    let mut name = "z".to_string();
+    for i in 0..8u8 {
+        name.push((b'a' + i) as char);
+        request.crd = format!("{name}: 1\n{crd}");
+        let t = Instant::now();
+        engine.answer_known("s", &request, &query, false, &mut |_| {});
+        crd_total.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    crd_total.sort_by(|a, b| a.total_cmp(b));
+    let options = crd_studio_engine::Options::default();
+    let compiled = crd_studio_engine::CompiledCrd::compile(&request.crd, &options);
+    let t = Instant::now();
+    let _ = compiled.recompile(&format!("zz{}", request.crd), &options);
+    let recompile = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let _ = compiled.explain(None, "", false);
+    let explain = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let _ = compiled.sample(None, false);
+    let sample = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "CRD keystroke: answer p50 {:.1} ms (recompile {recompile:.1}, explain {explain:.1}, \
+         sample {sample:.1})",
+        p50(&crd_total)
     );
 }
