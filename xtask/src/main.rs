@@ -12,7 +12,8 @@
 //! - `fuzz [TARGET...] [--seconds N]`: coverage-guided fuzzing of the engine (`fuzz.rs`).
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
-//!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them;
+//!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
+//!   then how the analysis grows with rules, properties, enum values, list items, documents;
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
 //! - `e2e [FILE...]`: build the release page with the test hooks and run the
@@ -79,6 +80,16 @@ fn main() -> ExitCode {
                         "memory",
                     ]))
                 })
+                .and_then(|_| {
+                    step("scaling benchmark");
+                    run(cmd("cargo").args([
+                        "bench",
+                        "-p",
+                        "crd-studio-engine",
+                        "--bench",
+                        "scaling",
+                    ]))
+                })
                 .map(|_| true)
         }
         "help" | "--help" | "-h" => {
@@ -116,7 +127,8 @@ const HELP: &str = "usage: cargo xtask <task>
                         from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
-                        peak memory and time of those and of the hostile inputs
+                        peak memory and time of those and of the hostile inputs; growth
+                        with rules, properties, enum values, list items and documents
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
