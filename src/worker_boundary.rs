@@ -507,7 +507,7 @@ mod tests {
             ..Request::default()
         };
         let mut q = PreviewQuery::default();
-        let mut check = |engine: &mut Engine, request: &Request, q: &PreviewQuery| {
+        let check = |engine: &mut Engine, request: &Request, q: &PreviewQuery| {
             let kept = engine.answer_known("s", request, q, true, &mut |_| {});
             assert_eq!(kept, answer_with(request, q));
             kept
