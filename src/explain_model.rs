@@ -51,10 +51,25 @@ pub fn answer(
     path: &str,
     recursive: bool,
 ) -> (Option<ExplainPreview>, Option<String>, Option<String>) {
+    answer_for(
+        compiled,
+        object_version(compiled, analysis).as_deref(),
+        path,
+        recursive,
+    )
+}
+
+/// [`answer`] for the version [`object_version`] found (`None`: the preferred one).
+pub fn answer_for(
+    compiled: &CompiledCrd,
+    version: Option<&str>,
+    path: &str,
+    recursive: bool,
+) -> (Option<ExplainPreview>, Option<String>, Option<String>) {
     if compiled.facts().is_none() {
         return (None, None, None);
     }
-    let version = object_version(compiled, analysis);
+    let version = version.map(str::to_owned);
     let explained = compiled.explain(version.as_deref(), path, recursive);
     let shown_version = version.clone().or_else(|| compiled.preferred_version());
     let preview = ExplainPreview {

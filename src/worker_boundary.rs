@@ -120,7 +120,20 @@ struct Compiled {
     /// The last compile that had schemas, kept while the text does not (a rule being typed
     /// inside an unclosed quote breaks the YAML): completion and hover read it.
     last_schemas: Option<CompiledCrd>,
+    /// The Explain tab's and the sample's answer for `compiled`, and what it was asked for
+    /// (they depend on the CRD, never on the object's content: an object keystroke reuses
+    /// them; the sample's repair alone analyses up to megabytes of candidates).
+    explained: Option<(ExplainKey, ExplainAnswer)>,
 }
+
+/// What the Explain answer was computed for: the version, the path and `--recursive`.
+type ExplainKey = (Option<String>, String, bool);
+/// The Explain preview, the sample's YAML and the all-fields sample's.
+type ExplainAnswer = (
+    Option<crate::explain_model::ExplainPreview>,
+    Option<String>,
+    Option<String>,
+);
 
 fn has_schemas(c: &CompiledCrd) -> bool {
     c.has_structural_schema()
@@ -154,23 +167,33 @@ impl Engine {
         crd_unchanged: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> Reply {
-        let compiled = self.compiled(studio, request, crd_unchanged);
+        let entry = self.compiled(studio, request, crd_unchanged);
+        let compiled = &entry.compiled;
         let analysis = compiled.analyze_objects_with_progress(
             &request.objects,
             request.old_object.as_deref(),
             progress,
         );
         let mut previews = previews(compiled, &analysis, query);
+        let key: ExplainKey = (
+            crate::explain_model::object_version(compiled, &analysis),
+            query.explain_path.clone(),
+            query.explain_recursive,
+        );
+        let answer = match &entry.explained {
+            Some((k, answer)) if *k == key => answer.clone(),
+            _ => {
+                let answer =
+                    crate::explain_model::answer_for(compiled, key.0.as_deref(), &key.1, key.2);
+                entry.explained = Some((key, answer.clone()));
+                answer
+            }
+        };
         (
             previews.explain,
             previews.sample,
             previews.sample_all_fields,
-        ) = crate::explain_model::answer(
-            compiled,
-            &analysis,
-            &query.explain_path,
-            query.explain_recursive,
-        );
+        ) = answer;
         Reply { analysis, previews }
     }
 
@@ -179,6 +202,8 @@ impl Engine {
     pub fn set_time_zones(&mut self, db: std::sync::Arc<crd_studio_engine::TimeZoneDb>) {
         for c in self.studios.values_mut() {
             c.compiled.set_time_zones(Some(db.clone()));
+            // The sample's repair may run rules that name a zone.
+            c.explained = None;
         }
         self.time_zones = Some(db);
     }
@@ -221,7 +246,7 @@ impl Engine {
     /// from the previous request's, then from the previous compile
     /// ([`CompiledCrd::recompile`]: an edit that leaves the CRD's content as it was reuses
     /// its schema work).
-    fn compiled(&mut self, studio: &str, request: &Request, crd_unchanged: bool) -> &CompiledCrd {
+    fn compiled(&mut self, studio: &str, request: &Request, crd_unchanged: bool) -> &mut Compiled {
         let time_zones = self.time_zones.clone();
         let entry = self.studios.entry(studio.to_owned()).or_insert_with(|| {
             let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
@@ -232,6 +257,7 @@ impl Engine {
                 old_crd: None,
                 compiled,
                 last_schemas: None,
+                explained: None,
             }
         });
         let options_changed = entry.options != request.options;
@@ -263,8 +289,9 @@ impl Engine {
             }
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
+            entry.explained = None;
         }
-        &entry.compiled
+        entry
     }
 }
 
@@ -478,6 +505,38 @@ mod tests {
                 .analysis,
             crd_studio_engine::analyze(&request)
         );
+    }
+
+    /// The Explain tab's and the sample's answer is kept while the CRD stays: after object
+    /// edits (one that changes the object's version among them) and query changes, the whole
+    /// reply equals a fresh engine's.
+    #[test]
+    fn kept_explain_and_sample_equal_a_fresh_answer() {
+        let mut engine = Engine::default();
+        let mut request = Request {
+            crd: EXAMPLE_CRD.to_owned(),
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            ..Request::default()
+        };
+        let mut q = PreviewQuery::default();
+        let check = |engine: &mut Engine, request: &Request, q: &PreviewQuery| {
+            let kept = engine.answer_known("s", request, q, true, &mut |_| {});
+            assert_eq!(kept, answer_with(request, q));
+            kept
+        };
+        engine.answer("s", &request, &q);
+        let first = check(&mut engine, &request, &q);
+        assert!(first.previews.sample.is_some());
+        request.objects = vec![format!("{EXAMPLE_OBJECT}extra: 1\n")];
+        check(&mut engine, &request, &q);
+        request.objects = vec![EXAMPLE_OBJECT.replace("/v1", "/v9")];
+        check(&mut engine, &request, &q);
+        q.explain_path = "spec".to_owned();
+        check(&mut engine, &request, &q);
+        q.explain_recursive = true;
+        check(&mut engine, &request, &q);
+        request.crd = EXAMPLE_CRD.replace("cronSpec", "cronSpek");
+        assert_eq!(engine.answer("s", &request, &q), answer_with(&request, &q));
     }
 
     #[test]

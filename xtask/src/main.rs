@@ -14,6 +14,7 @@
 //! - `tzdb [OUT]`: the time-zone bundle the page loads lazily for CEL's named zones.
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
+//!   then how the analysis grows with rules, properties, enum values, list items, documents;
 //!   then the corpus through `crd-studio check` in one run and per CRD (`cli_bench.rs`);
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
@@ -86,6 +87,16 @@ fn main() -> ExitCode {
                         "memory",
                     ]))
                 })
+                .and_then(|_| {
+                    step("scaling benchmark");
+                    run(cmd("cargo").args([
+                        "bench",
+                        "-p",
+                        "crd-studio-engine",
+                        "--bench",
+                        "scaling",
+                    ]))
+                })
                 .and_then(|_| cli_bench::run_task(&[]))
                 .and_then(|_| {
                     step("language server benchmark");
@@ -131,7 +142,8 @@ const HELP: &str = "usage: cargo xtask <task>
                         from ../shared; prints executions, exec/s, cov/ft, crashes
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
-                        peak memory and time of those and of the hostile inputs; the
+                        peak memory and time of those and of the hostile inputs; growth
+                        with rules, properties, enum values, list items and documents; the
                         whole corpus through `crd-studio check` in one run beside one
                         process per CRD; the language server's edit -> diagnostics and
                         corpus indexing

@@ -192,7 +192,7 @@ impl CompiledCrd {
         path: &str,
         recursive: bool,
     ) -> Result<String, String> {
-        explain::explain_crd(self, self.text(), api_version, path, recursive)
+        explain::explain_crd(self, api_version, path, recursive)
     }
 
     /// A sample object for `version` (`None`: the preferred version): the fields it must

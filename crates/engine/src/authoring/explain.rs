@@ -44,14 +44,13 @@ pub struct ExplainRequest<'a> {
     pub recursive: bool,
 }
 
-/// `kubectl explain RESOURCE[.FIELD.PATH] [--api-version V] [--recursive]` for the CRD of
-/// `crd_text` (compiled as `compiled`): the version is `api_version` (`v1` or
+/// `kubectl explain RESOURCE[.FIELD.PATH] [--api-version V] [--recursive]` for
+/// the CRD `compiled`: the version is `api_version` (`v1` or
 /// `group/v1`; it must be served) or the preferred version; `path` is dot-separated and may
 /// start with the resource's plural, singular, kind or a short name. A CRD the server would
 /// reject is not published, so it has no explanation.
 pub fn explain_crd(
     compiled: &crate::report::analysis::CompiledCrd,
-    crd_text: &str,
     api_version: Option<&str>,
     path: &str,
     recursive: bool,
@@ -102,10 +101,9 @@ pub fn explain_crd(
             segments.remove(0);
         }
     }
-    let parsed =
-        crate::documents::document::parse(crd_text, crate::documents::finding::SourceId::Crd);
-    let v1 = parsed.values().next().map(|(_, root)| root.to_json());
-    let schema = v1.as_ref().and_then(|v1| {
+    // The compile's v1 JSON (the text is not parsed again: megabytes for a big CRD).
+    let v1 = compiled.v1_json();
+    let schema = v1.as_deref().and_then(|v1| {
         v1.get("spec")?
             .get("versions")?
             .as_array()?

@@ -1095,6 +1095,18 @@ impl CompiledCrd {
         &mut self.findings
     }
 
+    /// The CRD document's v1 JSON: the one this compile decoded (kept, not built again), or
+    /// when it kept none, built from the parsed text. `None` without a document.
+    pub(crate) fn v1_json(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+        if let (Some(memo), Some(internal)) = (&self.memo, &self.internal) {
+            if Rc::ptr_eq(&memo.internal, internal) {
+                return Some(std::borrow::Cow::Borrowed(&memo.v1));
+            }
+        }
+        let (_, root) = self.parsed.values().next()?;
+        Some(std::borrow::Cow::Owned(root.to_json()))
+    }
+
     /// The parsed CRD text.
     pub(crate) fn parsed(&self) -> &ParsedText {
         &self.parsed
