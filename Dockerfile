@@ -5,9 +5,9 @@
 FROM rust:1.95-alpine AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p crd-studio-cli --target x86_64-unknown-linux-musl
+RUN cargo build --profile cli --locked -p crd-studio-cli --target x86_64-unknown-linux-musl
 
 FROM scratch
-COPY --from=build /src/target/x86_64-unknown-linux-musl/release/crd-studio /crd-studio
+COPY --from=build /src/target/x86_64-unknown-linux-musl/cli/crd-studio /crd-studio
 ENTRYPOINT ["/crd-studio"]
 CMD ["--help"]

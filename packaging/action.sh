@@ -52,7 +52,7 @@ install() {
       fi
     fi
     if [[ -z "$bin" ]]; then
-      cargo install --locked --path "$here/crates/cli" --root "$tmp/crd-studio" >&2
+      cargo install --locked --profile cli --path "$here/crates/cli" --root "$tmp/crd-studio" >&2
       bin="$tmp/crd-studio/bin/crd-studio"
     fi
   fi

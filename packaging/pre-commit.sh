@@ -15,10 +15,10 @@ binary() {
   elif command -v crd-studio >/dev/null 2>&1; then
     command -v crd-studio
   else
-    local built="$hook_repo/target/release/crd-studio"
+    local built="$hook_repo/target/cli/crd-studio"
     if [[ ! -x "$built" ]]; then
       echo "crd-studio: not on PATH; building it once with cargo (a few minutes)" >&2
-      cargo build --release --locked -p crd-studio-cli --manifest-path "$hook_repo/Cargo.toml" >&2
+      cargo build --profile cli --locked -p crd-studio-cli --manifest-path "$hook_repo/Cargo.toml" >&2
     fi
     echo "$built"
   fi

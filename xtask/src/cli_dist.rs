@@ -6,6 +6,10 @@
 //! `packaging/krew/crd-studio.yaml` with the archive's SHA-256, and `SHA256SUMS`. The task
 //! checks that the binary is static (no ELF interpreter) and runs it once.
 //!
+//! The binary is built with the `cli` profile (root `Cargo.toml`), never `release`: the
+//! release profile aborts on panic (it is the page's), and the shipped `crd-studio lsp` must
+//! unwind to catch a panic in one analysis and go on. The task checks that the profile unwinds.
+//!
 //! The Rust standard library for the musl target comes from `rustup target add`; no C
 //! toolchain is needed (Rust links musl binaries with its own self-contained CRT).
 
@@ -17,6 +21,10 @@ use crate::{cmd, root, run, step, target_dir};
 
 /// The default target.
 pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-musl";
+
+/// The cargo profile the shipped binary is built with (also in the Dockerfile, the action's
+/// and the pre-commit hook's source builds).
+pub const PROFILE: &str = "cli";
 
 /// The task.
 pub fn run_task(args: &[String]) -> Result<bool, String> {
@@ -50,19 +58,30 @@ pub fn build(target: &str) -> Result<PathBuf, String> {
         step(&format!("rustup target add {target}"));
         run(cmd("rustup").args(["target", "add", target]))?;
     }
+    let manifest = fs::read_to_string(root().join("Cargo.toml"))
+        .map_err(|e| format!("Cargo.toml: {e}"))?;
+    match profile_panic(&manifest, PROFILE).as_deref() {
+        Some("unwind") => {}
+        other => {
+            return Err(format!(
+                "profile {PROFILE} in Cargo.toml must set panic = \"unwind\" (found {other:?}): the language server catches panics"
+            ))
+        }
+    }
     step(&format!(
-        "cargo build --release -p crd-studio-cli --target {target}"
+        "cargo build --profile {PROFILE} -p crd-studio-cli --target {target}"
     ));
     run(cmd("cargo").args([
         "build",
-        "--release",
+        "--profile",
+        PROFILE,
         "--locked",
         "-p",
         "crd-studio-cli",
         "--target",
         target,
     ]))?;
-    let built = target_dir().join(target).join("release/crd-studio");
+    let built = target_dir().join(target).join(PROFILE).join("crd-studio");
     let bytes = fs::read(&built).map_err(|e| format!("{}: {e}", built.display()))?;
     if has_interpreter(&bytes) {
         return Err(format!(
@@ -150,6 +169,26 @@ fn copy_executable(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The `panic` setting written in profile `name`'s own table of a Cargo manifest
+/// (`[profile.NAME]`), unquoted; `None` when the table does not set it.
+pub fn profile_panic(manifest: &str, name: &str) -> Option<String> {
+    let header = format!("[profile.{name}]");
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == header;
+        } else if inside {
+            if let Some((key, value)) = line.split_once('=') {
+                if key.trim() == "panic" {
+                    let value = value.split('#').next().unwrap_or_default();
+                    return Some(value.trim().trim_matches('"').to_owned());
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Whether a 64-bit little-endian ELF file has a `PT_INTERP` program header (a dynamic
 /// loader): a static binary has none.
 pub fn has_interpreter(elf: &[u8]) -> bool {
@@ -189,5 +228,25 @@ mod tests {
             assert!(has_interpreter(&exe));
         }
         assert!(!has_interpreter(b"#!/bin/sh\n"));
+    }
+
+    #[test]
+    fn the_shipped_profile_unwinds() {
+        let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+        assert_eq!(profile_panic(&manifest, PROFILE).as_deref(), Some("unwind"));
+        assert_eq!(profile_panic(&manifest, "release").as_deref(), Some("abort"));
+        let toml = "[profile.a]\npanic = \"abort\" # no\n[profile.b]\nopt-level = 3\n";
+        assert_eq!(profile_panic(toml, "a").as_deref(), Some("abort"));
+        assert_eq!(profile_panic(toml, "b"), None);
+        // The other ways the binary is built use the same profile.
+        for (file, needle) in [
+            ("Dockerfile", "--profile cli"),
+            ("Dockerfile", "x86_64-unknown-linux-musl/cli/crd-studio"),
+            ("packaging/pre-commit.sh", "--profile cli"),
+            ("packaging/action.sh", "--profile cli"),
+        ] {
+            let text = fs::read_to_string(root().join(file)).unwrap();
+            assert!(text.contains(needle), "{file} lacks {needle}");
+        }
     }
 }

@@ -79,6 +79,24 @@ fn diagnostics_for_objects_and_crds() {
             .any(|r| r["location"]["uri"] == url(&root.join("crds/crontab.yaml"))),
         "{related:?}"
     );
+    // ... and the rule that failed, at its place in the CRD.
+    let rule = related
+        .iter()
+        .find(|r| r["message"] == "rule: !has(self.replicas) || self.replicas <= 10")
+        .unwrap_or_else(|| panic!("{related:?}"));
+    assert_eq!(
+        rule["location"]["uri"],
+        url(&root.join("crds/crontab.yaml"))
+    );
+    let line = rule["location"]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let character = rule["location"]["range"]["start"]["character"]
+        .as_u64()
+        .unwrap() as usize;
+    assert_eq!(
+        CRD.lines().nth(line).unwrap().get(character..),
+        Some("\"!has(self.replicas) || self.replicas <= 10\""),
+        "{rule}"
+    );
 
     let nocrd = c.diagnostics(&root.join("objects/nocrd.yaml"), |d| !d.is_empty());
     assert!(messages(&nocrd)[0]
@@ -310,5 +328,80 @@ fn superseded_requests() {
             .contains("cronSpec"),
         "{r}"
     );
+    c.stop();
+}
+
+#[test]
+fn cel_errors_in_the_rule_and_version_notes() {
+    // A rule that does not compile (the error inside its text) and one that names a function
+    // Kubernetes 1.30 lacks.
+    let crd = CRD
+        .replace("rule: self.size() > 0", "rule: isIP(self)")
+        .replace("rule: self == oldSelf", "rule: self.foo == oldSelf");
+    let root = workspace(
+        "cel",
+        &[
+            ("crd.yaml", &crd),
+            (".crd-studio.yaml", "# settings\nkubernetesVersion: \"1.30\"\n"),
+        ],
+    );
+    let mut c = Client::start(&root, Value::Null);
+    let path = root.join("crd.yaml");
+    let d = c.diagnostics(&path, |d| d.len() >= 2);
+    let line_of = |needle: &str| crd.lines().position(|l| l.contains(needle)).unwrap();
+    // The compile error: its range starts at `.foo`, inside the rule.
+    let foo = d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("foo"))
+        .unwrap_or_else(|| panic!("{d:?}"));
+    let start = &foo["range"]["start"];
+    let line = line_of("self.foo == oldSelf");
+    assert_eq!(start["line"].as_u64(), Some(line as u64), "{foo}");
+    let text = crd.lines().nth(line).unwrap();
+    assert_eq!(
+        text.get(start["character"].as_u64().unwrap() as usize..),
+        Some(".foo == oldSelf"),
+        "{foo}"
+    );
+    // The version note: a second line after the server's message, and related information.
+    let ip = d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("isIP"))
+        .unwrap_or_else(|| panic!("{d:?}"));
+    let message = ip["message"].as_str().unwrap();
+    let (first, note) = message.split_once('\n').unwrap();
+    assert!(first.contains("undeclared reference to 'isIP'"), "{message}");
+    assert_eq!(note, "`isIP` is available from Kubernetes 1.31 (selected: 1.30)");
+    assert!(
+        ip["relatedInformation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["message"] == note),
+        "{ip}"
+    );
+    // The code action selects 1.31 in .crd-studio.yaml (its kubernetesVersion line).
+    let id = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": url(&path)}, "range": ip["range"], "context": {"diagnostics": []}}),
+    );
+    let r = c.response(id);
+    let actions = r["result"].as_array().unwrap();
+    let settings = url(&root.join(".crd-studio.yaml"));
+    let action = actions
+        .iter()
+        .find(|a| a["edit"]["changes"][&settings].is_array())
+        .unwrap_or_else(|| panic!("{actions:?}"));
+    assert!(
+        action["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Select Kubernetes 1.31 in .crd-studio.yaml"),
+        "{action}"
+    );
+    let edit = &action["edit"]["changes"][&settings][0];
+    assert_eq!(edit["newText"], "kubernetesVersion: \"1.31\"");
+    assert_eq!(edit["range"]["start"], json!({"line": 1, "character": 0}));
+    assert_eq!(edit["range"]["end"], json!({"line": 1, "character": 25}));
     c.stop();
 }

@@ -117,7 +117,7 @@ pub(crate) fn check_file(
         if let Some(c) = compiled.get(index, settings, &crd) {
             for f in c.findings() {
                 if f.location.is_some_and(|l| l.source == SourceId::Crd) {
-                    out.push(f.clone(), &uri, None, None);
+                    out.push(f.clone(), &uri, Vec::new(), None);
                 }
             }
         }
@@ -233,21 +233,32 @@ pub(crate) fn check_file(
             })
             .collect();
         let crd_uri = url(&first.0);
+        let rules = rule_places(&analysis, &crd_uri);
         for f in analysis.findings {
             let Some(loc) = f.location else { continue };
             if loc.source != SourceId::Object(0) || !docs.contains(&loc.document) {
                 continue;
             }
-            let schema = f
+            let mut related: Vec<DiagnosticRelatedInformation> = rules
+                .get(&(loc.document, f.message.clone()))
+                .cloned()
+                .into_iter()
+                .collect();
+            if let Some(schema) = f
                 .field
                 .as_deref()
                 .zip(versions.get(&loc.document))
                 .and_then(|(field, v)| crd.schema_node(v, field))
-                .map(|span| Location {
-                    uri: crd_uri.clone(),
-                    range: range(&span),
+            {
+                related.push(DiagnosticRelatedInformation {
+                    location: Location {
+                        uri: crd_uri.clone(),
+                        range: range(&schema),
+                    },
+                    message: format!("schema of {}", f.field.as_deref().unwrap_or("the object")),
                 });
-            out.push(f, &uri, schema, Some(first.0.clone()));
+            }
+            out.push(f, &uri, related, Some(first.0.clone()));
         }
     }
     // Reading problems of the other documents (built-in kinds, documents without a kind),
@@ -255,8 +266,40 @@ pub(crate) fn check_file(
     if !covered.is_empty() || file.version.is_some() {
         for f in read_documents(&file.text, SourceId::Object(0)).findings {
             if f.location.is_some_and(|l| !covered.contains(&l.document)) {
-                out.push(f, &uri, None, None);
+                out.push(f, &uri, Vec::new(), None);
             }
+        }
+    }
+    out
+}
+
+/// Where each failed CEL rule of the analysed objects is in the CRD, by (document, the
+/// server's message): the rule's place from the engine's report of the object's version.
+fn rule_places(
+    analysis: &crd_studio_engine::Analysis,
+    crd_uri: &Url,
+) -> HashMap<(usize, String), DiagnosticRelatedInformation> {
+    let mut out = HashMap::new();
+    for o in analysis.objects.iter().filter(|o| o.source == 0) {
+        for r in &o.cel_results {
+            let Some(message) = &r.message else { continue };
+            let rule = analysis
+                .versions
+                .iter()
+                .filter(|v| v.name == r.version)
+                .flat_map(|v| &v.rules)
+                .find(|rule| rule.key == r.rule);
+            let Some((rule, place)) = rule.and_then(|rule| Some((rule, rule.location?))) else {
+                continue;
+            };
+            out.entry((o.document, message.clone()))
+                .or_insert_with(|| DiagnosticRelatedInformation {
+                    location: Location {
+                        uri: crd_uri.clone(),
+                        range: range(&place.span),
+                    },
+                    message: format!("rule: {}", rule.rule),
+                });
         }
     }
     out
@@ -285,7 +328,13 @@ pub(crate) fn url(path: &Path) -> Url {
 }
 
 impl FileDiagnostics {
-    fn push(&mut self, f: Finding, uri: &Url, schema: Option<Location>, crd_file: Option<PathBuf>) {
+    fn push(
+        &mut self,
+        f: Finding,
+        uri: &Url,
+        crd: Vec<DiagnosticRelatedInformation>,
+        crd_file: Option<PathBuf>,
+    ) {
         let Some(loc) = f.location else { return };
         let r = range(&loc.span);
         let mut related = Vec::new();
@@ -298,12 +347,20 @@ impl FileDiagnostics {
                 message: summary.clone(),
             });
         }
-        if let Some(schema) = schema {
+        // The version note (issue 30): a line after the server's message, and the place.
+        let mut message = f.message.clone();
+        if let Some(note) = &f.newer_version {
+            message.push('\n');
+            message.push_str(&note.text);
             related.push(DiagnosticRelatedInformation {
-                location: schema,
-                message: format!("schema of {}", f.field.as_deref().unwrap_or("the object")),
+                location: Location {
+                    uri: uri.clone(),
+                    range: r,
+                },
+                message: note.text.clone(),
             });
         }
+        related.extend(crd);
         self.diagnostics.push(Diagnostic {
             range: r,
             severity: Some(match f.severity {
@@ -314,7 +371,7 @@ impl FileDiagnostics {
             }),
             code: Some(NumberOrString::String(f.code.clone())),
             source: Some("crd-studio".into()),
-            message: f.message.clone(),
+            message,
             related_information: (!related.is_empty()).then_some(related),
             data: Some(json!({
                 "summary": f.summary,

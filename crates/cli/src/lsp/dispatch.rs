@@ -550,12 +550,14 @@ impl Worker {
                     self.check(path.clone());
                 }
                 let shown = self.shown.get(&path).map(Vec::as_slice).unwrap_or(&[]);
-                json(features::code_actions(
-                    &p.text_document.uri,
-                    &path,
+                let mut actions =
+                    features::code_actions(&p.text_document.uri, &path, shown, p.range);
+                actions.extend(features::version_actions(
+                    index.root.as_deref(),
                     shown,
                     p.range,
-                ))
+                ));
+                json(actions)
             }
             DocumentSymbolRequest::METHOD => {
                 let p: lsp_types::DocumentSymbolParams = params(r.params)?;

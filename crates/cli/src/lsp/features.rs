@@ -8,9 +8,10 @@ use std::path::Path;
 use crd_studio_engine::{CompiledCrd, DocumentHeader, Editor, SourceId, SymbolKind};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, CompletionItemKind,
-    CompletionResponse, CompletionTextEdit, DocumentSymbol, Documentation, GotoDefinitionResponse,
-    Hover, HoverContents, Location, MarkupContent, MarkupKind, Position, Range, TextEdit, Url,
-    WorkspaceEdit,
+    CompletionResponse, CompletionTextEdit, CreateFile, DocumentChangeOperation, DocumentChanges,
+    DocumentSymbol, Documentation, GotoDefinitionResponse, Hover, HoverContents, Location,
+    MarkupContent, MarkupKind, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range,
+    ResourceOp, TextDocumentEdit, TextEdit, Url, WorkspaceEdit,
 };
 
 use super::diagnostics::{url, Compiled, Shown};
@@ -222,6 +223,95 @@ pub(crate) fn code_actions(
                 ..CodeAction::default()
             }));
         }
+    }
+    out
+}
+
+/// For each finding shown in `uri` whose range meets `r` and names a CEL function the selected
+/// Kubernetes version lacks (issue 30's version note): an action that sets `kubernetesVersion`
+/// in the workspace's `.crd-studio.yaml` to the oldest version that has it (creating the file
+/// when there is none). The client's own `kubernetesVersion` setting, if any, still wins.
+pub(crate) fn version_actions(
+    root: Option<&Path>,
+    shown: &[Shown],
+    r: Range,
+) -> Vec<CodeActionOrCommand> {
+    let Some(root) = root else {
+        return Vec::new();
+    };
+    let meets = |a: &Range| !(a.end < r.start || r.end < a.start);
+    let file = root.join(".crd-studio.yaml");
+    let file_uri = url(&file);
+    let existing = std::fs::read_to_string(&file).ok();
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for s in shown {
+        let (Some(loc), Some(note)) = (s.finding.location, &s.finding.newer_version) else {
+            continue;
+        };
+        if !meets(&range(&loc.span)) || seen.contains(&note.available_from) {
+            continue;
+        }
+        seen.push(note.available_from);
+        let line = format!("kubernetesVersion: \"{}\"", note.available_from);
+        let edit = match &existing {
+            Some(text) => {
+                // Our settings file: its top-level `kubernetesVersion:` line is replaced,
+                // else the line goes first.
+                let edit = text
+                    .lines()
+                    .enumerate()
+                    .find(|(_, l)| l.starts_with("kubernetesVersion:"))
+                    .map(|(i, l)| {
+                        let i = u32::try_from(i).unwrap_or(u32::MAX);
+                        let end = u32::try_from(l.encode_utf16().count()).unwrap_or(u32::MAX);
+                        TextEdit {
+                            range: Range {
+                                start: Position::new(i, 0),
+                                end: Position::new(i, end),
+                            },
+                            new_text: line.clone(),
+                        }
+                    })
+                    .unwrap_or_else(|| TextEdit {
+                        range: Range::default(),
+                        new_text: format!("{line}\n"),
+                    });
+                WorkspaceEdit {
+                    changes: Some(HashMap::from([(file_uri.clone(), vec![edit])])),
+                    ..WorkspaceEdit::default()
+                }
+            }
+            None => WorkspaceEdit {
+                document_changes: Some(DocumentChanges::Operations(vec![
+                    DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                        uri: file_uri.clone(),
+                        options: None,
+                        annotation_id: None,
+                    })),
+                    DocumentChangeOperation::Edit(TextDocumentEdit {
+                        text_document: OptionalVersionedTextDocumentIdentifier {
+                            uri: file_uri.clone(),
+                            version: None,
+                        },
+                        edits: vec![OneOf::Left(TextEdit {
+                            range: Range::default(),
+                            new_text: format!("{line}\n"),
+                        })],
+                    }),
+                ])),
+                ..WorkspaceEdit::default()
+            },
+        };
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!(
+                "Select Kubernetes {} in .crd-studio.yaml ({})",
+                note.available_from, note.text
+            ),
+            kind: Some(CodeActionKind::QUICKFIX),
+            edit: Some(edit),
+            ..CodeAction::default()
+        }));
     }
     out
 }
