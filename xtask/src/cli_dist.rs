@@ -58,8 +58,8 @@ pub fn build(target: &str) -> Result<PathBuf, String> {
         step(&format!("rustup target add {target}"));
         run(cmd("rustup").args(["target", "add", target]))?;
     }
-    let manifest = fs::read_to_string(root().join("Cargo.toml"))
-        .map_err(|e| format!("Cargo.toml: {e}"))?;
+    let manifest =
+        fs::read_to_string(root().join("Cargo.toml")).map_err(|e| format!("Cargo.toml: {e}"))?;
     match profile_panic(&manifest, PROFILE).as_deref() {
         Some("unwind") => {}
         other => {
@@ -234,7 +234,10 @@ mod tests {
     fn the_shipped_profile_unwinds() {
         let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
         assert_eq!(profile_panic(&manifest, PROFILE).as_deref(), Some("unwind"));
-        assert_eq!(profile_panic(&manifest, "release").as_deref(), Some("abort"));
+        assert_eq!(
+            profile_panic(&manifest, "release").as_deref(),
+            Some("abort")
+        );
         let toml = "[profile.a]\npanic = \"abort\" # no\n[profile.b]\nopt-level = 3\n";
         assert_eq!(profile_panic(toml, "a").as_deref(), Some("abort"));
         assert_eq!(profile_panic(toml, "b"), None);

@@ -342,7 +342,10 @@ fn cel_errors_in_the_rule_and_version_notes() {
         "cel",
         &[
             ("crd.yaml", &crd),
-            (".crd-studio.yaml", "# settings\nkubernetesVersion: \"1.30\"\n"),
+            (
+                ".crd-studio.yaml",
+                "# settings\nkubernetesVersion: \"1.30\"\n",
+            ),
         ],
     );
     let mut c = Client::start(&root, Value::Null);
@@ -363,15 +366,22 @@ fn cel_errors_in_the_rule_and_version_notes() {
         Some(".foo == oldSelf"),
         "{foo}"
     );
-    // The version note: a second line after the server's message, and related information.
+    // The version note: a line after the server's message (itself several lines: the rule and
+    // a caret), and related information.
     let ip = d
         .iter()
         .find(|d| d["message"].as_str().unwrap().contains("isIP"))
         .unwrap_or_else(|| panic!("{d:?}"));
     let message = ip["message"].as_str().unwrap();
-    let (first, note) = message.split_once('\n').unwrap();
-    assert!(first.contains("undeclared reference to 'isIP'"), "{message}");
-    assert_eq!(note, "`isIP` is available from Kubernetes 1.31 (selected: 1.30)");
+    let (server, note) = message.rsplit_once('\n').unwrap();
+    assert!(
+        server.contains("undeclared reference to 'isIP'") && server.ends_with("^"),
+        "{message}"
+    );
+    assert_eq!(
+        note,
+        "`isIP` is available from Kubernetes 1.31 (selected: 1.30)"
+    );
     assert!(
         ip["relatedInformation"]
             .as_array()
@@ -403,5 +413,34 @@ fn cel_errors_in_the_rule_and_version_notes() {
     assert_eq!(edit["newText"], "kubernetesVersion: \"1.31\"");
     assert_eq!(edit["range"]["start"], json!({"line": 1, "character": 0}));
     assert_eq!(edit["range"]["end"], json!({"line": 1, "character": 25}));
+    c.stop();
+
+    // Without a settings file (the version from the client), the action creates it.
+    let root = workspace("cel-nofile", &[("crd.yaml", &crd)]);
+    let mut c = Client::start(&root, json!({"kubernetesVersion": "1.30"}));
+    let path = root.join("crd.yaml");
+    let d = c.diagnostics(&path, |d| d.len() >= 2);
+    let ip = d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("isIP"))
+        .unwrap_or_else(|| panic!("{d:?}"));
+    let id = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": url(&path)}, "range": ip["range"], "context": {"diagnostics": []}}),
+    );
+    let r = c.response(id);
+    let settings = url(&root.join(".crd-studio.yaml"));
+    let ops = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|a| a["edit"]["documentChanges"].as_array())
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(ops[0]["kind"], "create", "{ops:?}");
+    assert_eq!(ops[0]["uri"], settings.as_str());
+    assert_eq!(
+        ops[1]["edits"][0]["newText"],
+        "kubernetesVersion: \"1.31\"\n"
+    );
     c.stop();
 }

@@ -292,14 +292,15 @@ fn rule_places(
             let Some((rule, place)) = rule.and_then(|rule| Some((rule, rule.location?))) else {
                 continue;
             };
-            out.entry((o.document, message.clone()))
-                .or_insert_with(|| DiagnosticRelatedInformation {
+            out.entry((o.document, message.clone())).or_insert_with(|| {
+                DiagnosticRelatedInformation {
                     location: Location {
                         uri: crd_uri.clone(),
                         range: range(&place.span),
                     },
                     message: format!("rule: {}", rule.rule),
-                });
+                }
+            });
         }
     }
     out

@@ -553,7 +553,7 @@ impl Worker {
                 let mut actions =
                     features::code_actions(&p.text_document.uri, &path, shown, p.range);
                 actions.extend(features::version_actions(
-                    index.root.as_deref(),
+                    self.index.root.as_deref(),
                     shown,
                     p.range,
                 ));
