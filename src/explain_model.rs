@@ -82,8 +82,9 @@ pub fn answer_for(
         .ok()
         .map(|v| yaml_text(&v));
     let all_fields = compiled
-        .sample(version.as_deref(), true)
+        .sample_within(version.as_deref(), true, MAX_ALL_FIELDS_SAMPLE)
         .ok()
+        .flatten()
         .map(|v| yaml_text(&v))
         .filter(|t| t.len() <= MAX_ALL_FIELDS_SAMPLE);
     (Some(preview), sample, all_fields)

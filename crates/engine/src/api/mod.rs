@@ -205,6 +205,18 @@ impl CompiledCrd {
         sample::sample_for(self, version, all_fields)
     }
 
+    /// [`CompiledCrd::sample`], or `Ok(None)` when the sample is longer than `max_bytes` as
+    /// compact JSON (decided before the costly part, which a caller showing at most that much
+    /// would waste: the page's "All fields" sample of a megabyte CRD).
+    pub fn sample_within(
+        &self,
+        version: Option<&str>,
+        all_fields: bool,
+        max_bytes: usize,
+    ) -> Result<Option<serde_json::Value>, String> {
+        sample::sample_within(self, version, all_fields, max_bytes)
+    }
+
     /// The version `kubectl` reads when none is named (`preferred_version`): the served
     /// version of highest priority.
     pub fn preferred_version(&self) -> Option<String> {

@@ -29,6 +29,19 @@ pub fn sample_for(
     version: Option<&str>,
     all_fields: bool,
 ) -> Result<Json, String> {
+    sample_within(compiled, version, all_fields, usize::MAX).map(|s| s.unwrap_or(Json::Null))
+}
+
+/// [`sample_for`], or `Ok(None)` when the sample, before any repair, is longer than
+/// `max_bytes` as compact JSON: the repair analyses candidates of that size, which for a big
+/// CRD's all-fields sample costs a good part of a second that a caller showing at most
+/// `max_bytes` would throw away.
+pub fn sample_within(
+    compiled: &CompiledCrd,
+    version: Option<&str>,
+    all_fields: bool,
+    max_bytes: usize,
+) -> Result<Option<Json>, String> {
     let Some(crd) = compiled.internal() else {
         return Err("the CRD text holds no CustomResourceDefinition".to_owned());
     };
@@ -51,10 +64,36 @@ pub fn sample_for(
         cv.structural.as_deref(),
         all_fields,
     );
-    Ok(match cv.structural.as_deref() {
+    if max_bytes != usize::MAX && json_len_exceeds(&first, max_bytes) {
+        return Ok(None);
+    }
+    Ok(Some(match cv.structural.as_deref() {
         Some(schema) => repair(compiled, schema, first, all_fields),
         None => first,
-    })
+    }))
+}
+
+/// Whether `value` as compact JSON is longer than `max` bytes.
+fn json_len_exceeds(value: &Json, max: usize) -> bool {
+    struct Counter {
+        len: usize,
+        max: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.len = self.len.saturating_add(buf.len());
+            if self.len > self.max {
+                // Stops the serialization: the answer is known.
+                return Err(std::io::Error::other("over"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { len: 0, max };
+    serde_json::to_writer(&mut counter, value).is_err()
 }
 
 /// At most this many analyses of candidate samples while repairing one, and at most this
@@ -1053,5 +1092,19 @@ required: [source]",
         );
         let none = CompiledCrd::compile("a: 1\n", &Options::default());
         assert!(sample_for(&none, None, false).is_err());
+    }
+
+    #[test]
+    fn a_sample_over_the_callers_size_is_not_repaired_but_refused() {
+        let compiled = CompiledCrd::compile(CRD, &Options::default());
+        let full = sample_for(&compiled, None, true).unwrap();
+        let len = serde_json::to_string(&full).unwrap().len();
+        assert_eq!(
+            sample_within(&compiled, None, true, len + 64).unwrap(),
+            Some(full)
+        );
+        assert_eq!(sample_within(&compiled, None, true, 8).unwrap(), None);
+        assert!(json_len_exceeds(&json!({"a": "bcd"}), 10));
+        assert!(!json_len_exceeds(&json!({"a": "bcd"}), 11));
     }
 }
