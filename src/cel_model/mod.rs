@@ -24,6 +24,7 @@ use crd_studio_engine::{Analysis, CelOutcome, CelRuleReport, CelRuleResult, Obje
 
 use crate::stored_model::object_choices;
 use crate::view_model::FocusTarget;
+
 mod costs;
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Parses on a big stack, then evaluates on `stack` bytes.

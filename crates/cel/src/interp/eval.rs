@@ -7,7 +7,7 @@ use super::{
     Activation, AttrBase, AttrNode, CallKind, CallNode, CostLimitExceeded, CostTracker, FoldNode,
     ListNode, MapNode, Node, Qual, QualKind, SetElem, R,
 };
-use crate::stdlib_rt::{self};
+use crate::stdlib_rt;
 use crate::value::{equal, List, ListKind, Map, OwnedMap, Str, Value};
 
 pub(super) struct Frame<'p, 'a> {

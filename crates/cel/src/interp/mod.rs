@@ -34,6 +34,7 @@ use std::rc::Rc;
 use crate::ast::Expr;
 use crate::stdlib_rt::CallInfo;
 use crate::value::Value;
+
 #[cfg(test)]
 mod depth_tests;
 mod eval;

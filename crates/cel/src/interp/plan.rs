@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use super::eval::Evaluator;
 use super::{
     Activation, AttrBase, AttrNode, CallKind, CallNode, CostTracker, FoldNode, ListNode, MapNode,
     Node, PlanError, Qual, QualKind, ReferenceInfo, References, SetElem, COST_LIMIT_EXCEEDED,
@@ -11,8 +12,6 @@ use super::{
 use crate::ast::{CallExpr, ComprehensionExpr, Expr, ExprKind, Literal};
 use crate::stdlib_rt::{self, CallInfo};
 use crate::value::{List, Value};
-
-use super::eval::Evaluator;
 
 pub(super) struct Planner<'r> {
     pub(super) refs: Option<&'r References>,

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn run(src: &str) -> (Value<'static>, u64) {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::{
     locate_error, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, Options, VersionReport,
 };
+use crate::crd;
 use crate::crd::apiext::{self, InternalCrd};
-use crate::crd::{self};
 use crate::documents::document::{self, Node, ParsedText};
 use crate::documents::field_error::FieldError;
 use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};

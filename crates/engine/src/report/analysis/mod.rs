@@ -24,6 +24,7 @@ mod served;
 #[cfg(test)]
 mod tests;
 mod update;
+
 use compile::ContentMemo;
 pub use served::{FieldSelectorPreview, SubresourceReport};
 pub use update::{PreviousCrd, RequestVerdict, StoredEffect};
