@@ -1,0 +1,680 @@
+//! The evaluator (cel-go's `interpreter` over a plan): [`Node`]s evaluated with an
+//! [`Activation`], the cost counted in a [`CostTracker`], comprehensions run in frames.
+
+use std::rc::Rc;
+
+use super::{
+    Activation, AttrBase, AttrNode, CallKind, CallNode, CostLimitExceeded, CostTracker, FoldNode,
+    ListNode, MapNode, Node, Qual, QualKind, SetElem, R,
+};
+use crate::stdlib_rt;
+use crate::value::{equal, List, ListKind, Map, OwnedMap, Str, Value};
+
+pub(super) struct Frame<'p, 'a> {
+    parent: Option<usize>,
+    accu_var: &'p str,
+    accu: Option<Value<'a>>,
+    init: &'p Node,
+    iter_var: &'p str,
+    iter_var2: Option<&'p str>,
+    it1: Value<'a>,
+    it2: Value<'a>,
+    compute_result: bool,
+    mutable: bool,
+}
+
+pub(super) struct Evaluator<'p, 'a, 't> {
+    pub(super) act: &'p Activation<'a>,
+    pub(super) tracker: &'t mut CostTracker,
+    pub(super) frames: Vec<Frame<'p, 'a>>,
+    /// The innermost comprehension frame in scope (frames chain through `parent`).
+    pub(super) scope: Option<usize>,
+}
+
+/// cel-go's `%T` of a value in "expected iterable type" errors.
+fn go_type_of(v: &Value<'_>) -> &'static str {
+    match v {
+        Value::Null => "types.Null",
+        Value::Bool(_) => "types.Bool",
+        Value::Int(_) => "types.Int",
+        Value::Uint(_) => "types.Uint",
+        Value::Double(_) => "types.Double",
+        Value::String(_) => "types.String",
+        Value::Bytes(_) => "types.Bytes",
+        Value::Timestamp(_) => "types.Timestamp",
+        Value::Duration(_) => "types.Duration",
+        Value::Type(_) => "*types.Type",
+        Value::Optional(_) => "*types.Optional",
+        _ => "ref.Val",
+    }
+}
+
+enum Qualified<'a> {
+    Present(Value<'a>),
+    Absent,
+    Err(Value<'a>),
+}
+
+impl<'p, 'a> Evaluator<'p, 'a, '_> {
+    pub(super) fn eval(&mut self, n: &'p Node) -> R<'a> {
+        match n {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Attr(a) => self.eval_attr(a),
+            Node::Call(c) => self.eval_call(c),
+            Node::And(t) => self.eval_and_or(&t.0, &t.1, false),
+            Node::Or(t) => self.eval_and_or(&t.0, &t.1, true),
+            Node::OptOr(t, is_value) => self.eval_opt_or(&t.0, &t.1, *is_value),
+            Node::List(l) => self.eval_list(l),
+            Node::Map(m) => self.eval_map(m),
+            Node::Fold(f) => self.eval_fold(f),
+            Node::SetMembership(s) => self.eval_set(&s.0, &s.1),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_attr(&mut self, a: &'p AttrNode) -> R<'a> {
+        let v = self.resolve_attr(a)?;
+        if !matches!(a.base, AttrBase::Cond(_)) {
+            let cost = if a.test_only && !self.tracker.presence_test_has_cost {
+                0
+            } else {
+                1
+            };
+            self.tracker.add(cost)?;
+        }
+        if a.test_only {
+            if let Value::Optional(o) = &v {
+                return Ok(Value::Bool(o.is_some()));
+            }
+        }
+        Ok(v)
+    }
+
+    fn lookup(&mut self, name: &str) -> R<'a> {
+        Ok(match self.try_lookup(name)? {
+            Some(v) => v,
+            None => Value::error(format!("no such attribute(s): {name}")),
+        })
+    }
+
+    /// A variable (comprehension variables first), or `None` when it is not bound.
+    fn try_lookup(&mut self, name: &str) -> Result<Option<Value<'a>>, CostLimitExceeded> {
+        let mut cur = self.scope;
+        while let Some(i) = cur {
+            let Some(f) = self.frames.get(i) else {
+                break;
+            };
+            cur = f.parent;
+            if f.accu_var == name {
+                if f.accu.is_none() {
+                    let init = f.init;
+                    let saved = self.scope;
+                    self.scope = f.parent;
+                    let v = self.eval(init);
+                    self.scope = saved;
+                    let v = v?;
+                    if let Some(f) = self.frames.get_mut(i) {
+                        f.accu = Some(v);
+                    }
+                }
+                return Ok(Some(
+                    self.frames
+                        .get(i)
+                        .and_then(|f| f.accu.clone())
+                        .unwrap_or(Value::Null),
+                ));
+            }
+            if !f.compute_result {
+                if f.iter_var == name {
+                    return Ok(Some(f.it1.clone()));
+                }
+                if f.iter_var2 == Some(name) {
+                    return Ok(Some(f.it2.clone()));
+                }
+            }
+        }
+        Ok(self.act.resolve(name).cloned())
+    }
+
+    fn resolve_attr(&mut self, a: &'p AttrNode) -> R<'a> {
+        let base = match &a.base {
+            AttrBase::Var(name) => self.lookup(name)?,
+            AttrBase::Global(name) => match self.act.resolve(name) {
+                Some(v) => v.clone(),
+                None => Value::error(format!("no such attribute(s): {name}")),
+            },
+            AttrBase::Maybe(cands, global) => {
+                for (name, covered) in cands.iter() {
+                    let found = if *global {
+                        self.act.resolve(name).cloned()
+                    } else {
+                        self.try_lookup(name)?
+                    };
+                    if let Some(v) = found {
+                        let rest = a.quals.get(*covered..).unwrap_or(&[]);
+                        if v.is_error() || rest.is_empty() {
+                            return Ok(v);
+                        }
+                        return self.apply_quals(v, rest);
+                    }
+                }
+                let names: Vec<&str> = cands.iter().map(|(n, _)| &**n).collect();
+                return Ok(Value::error(format!(
+                    "no such attribute(s): {}",
+                    names.join(", ")
+                )));
+            }
+            AttrBase::Rel(n) => self.eval(n)?,
+            AttrBase::Cond(c) => {
+                let cond = self.eval(&c.0)?;
+                return match cond {
+                    Value::Bool(true) => self.resolve_attr(&c.1),
+                    Value::Bool(false) => self.resolve_attr(&c.2),
+                    other => Ok(Value::maybe_no_such_overload(&other)),
+                };
+            }
+        };
+        if base.is_error() || a.quals.is_empty() {
+            return Ok(base);
+        }
+        self.apply_quals(base, &a.quals)
+    }
+
+    fn apply_quals(&mut self, base: Value<'a>, quals: &'p [Qual]) -> R<'a> {
+        let mut obj = base;
+        let mut is_opt = false;
+        if let Value::Optional(o) = &obj {
+            match o {
+                None => return Ok(obj),
+                Some(v) => {
+                    let v = (**v).clone();
+                    obj = v;
+                    is_opt = true;
+                }
+            }
+        }
+        for q in quals {
+            is_opt = is_opt || q.optional;
+            let key = match &q.kind {
+                QualKind::Const(k) => k.clone(),
+                QualKind::Attr(attr) => {
+                    let k = self.resolve_attr(attr)?;
+                    if k.is_error() {
+                        if !is_opt {
+                            self.tracker.add(1)?;
+                        }
+                        return Ok(k);
+                    }
+                    k
+                }
+            };
+            let presence_only = q.test_only;
+            match qualify(&obj, &key, is_opt || presence_only) {
+                Qualified::Present(v) => {
+                    self.tracker.add(1)?;
+                    obj = if presence_only { Value::Bool(true) } else { v };
+                }
+                Qualified::Absent => {
+                    // `Qualify` (plain presence test) is always observed; `QualifyIfPresent`
+                    // (optional path) only when present.
+                    if presence_only && !is_opt {
+                        self.tracker.add(1)?;
+                        obj = Value::Bool(false);
+                        continue;
+                    }
+                    return Ok(Value::optional_none());
+                }
+                Qualified::Err(e) => {
+                    if !is_opt {
+                        self.tracker.add(1)?;
+                    }
+                    return Ok(e);
+                }
+            }
+        }
+        if is_opt {
+            return Ok(Value::optional_of(obj));
+        }
+        Ok(obj)
+    }
+
+    #[inline(never)]
+    fn eval_and_or(&mut self, a: &'p Node, b: &'p Node, is_or: bool) -> R<'a> {
+        let mut err: Option<Value<'a>> = None;
+        for t in [a, b] {
+            let v = self.eval(t)?;
+            match v {
+                Value::Bool(x) if x == is_or => return Ok(Value::Bool(is_or)),
+                Value::Bool(_) => {}
+                other => {
+                    if err.is_none() {
+                        err = Some(Value::maybe_no_such_overload(&other));
+                    }
+                }
+            }
+        }
+        Ok(err.unwrap_or(Value::Bool(!is_or)))
+    }
+
+    #[inline(never)]
+    fn eval_opt_or(&mut self, a: &'p Node, b: &'p Node, is_value: bool) -> R<'a> {
+        let lhs = self.eval(a)?;
+        match lhs {
+            Value::Error(_) => Ok(lhs),
+            Value::Optional(Some(v)) => {
+                if is_value {
+                    Ok((*v).clone())
+                } else {
+                    Ok(Value::Optional(Some(v)))
+                }
+            }
+            Value::Optional(None) => self.eval(b),
+            _ => Ok(Value::no_such_overload()),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_set(&mut self, arg: &'p Node, set: &[SetElem]) -> R<'a> {
+        let v = self.eval(arg)?;
+        let key = match &v {
+            Value::Error(_) => return Ok(v),
+            Value::Int(i) => SetElem::Int(*i),
+            Value::Uint(u) => SetElem::Uint(*u),
+            Value::Double(d) => SetElem::Double(d.to_bits()),
+            Value::Bool(b) => SetElem::Bool(*b),
+            Value::String(s) => SetElem::Str(Rc::from(s.as_str())),
+            _ => return Ok(Value::Bool(false)),
+        };
+        Ok(Value::Bool(set.contains(&key)))
+    }
+
+    #[inline(never)]
+    fn eval_list(&mut self, l: &'p ListNode) -> R<'a> {
+        let mut items = Vec::with_capacity(l.elems.len());
+        let mut result = None;
+        for (i, e) in l.elems.iter().enumerate() {
+            let v = self.eval(e)?;
+            if v.is_error() {
+                result = Some(v);
+                break;
+            }
+            if l.optionals.get(i).copied().unwrap_or(false) {
+                match v {
+                    Value::Optional(None) => continue,
+                    Value::Optional(Some(x)) => items.push((*x).clone()),
+                    other => {
+                        result = Some(Value::error(format!(
+                            "cannot initialize optional list element from non-optional value {}",
+                            crate::value::format_v(&other)
+                        )));
+                        break;
+                    }
+                }
+            } else {
+                items.push(v);
+            }
+        }
+        self.tracker.add(10)?;
+        Ok(result.unwrap_or_else(|| Value::list(items)))
+    }
+
+    #[inline(never)]
+    fn eval_map(&mut self, m: &'p MapNode) -> R<'a> {
+        let mut map = OwnedMap::default();
+        let mut result = None;
+        for (k, v, optional) in &m.entries {
+            let kv = self.eval(k)?;
+            if kv.is_error() {
+                result = Some(kv);
+                break;
+            }
+            let vv = self.eval(v)?;
+            if vv.is_error() {
+                result = Some(vv);
+                break;
+            }
+            if *optional {
+                match vv {
+                    Value::Optional(None) => {
+                        map = remove_key(map, &kv);
+                        continue;
+                    }
+                    Value::Optional(Some(x)) => map.insert(kv, (*x).clone()),
+                    other => {
+                        result = Some(Value::error(format!(
+                            "cannot initialize optional entry '{}' from non-optional value {}",
+                            crate::value::format_v(&kv),
+                            crate::value::format_v(&other)
+                        )));
+                        break;
+                    }
+                }
+            } else {
+                map.insert(kv, vv);
+            }
+        }
+        self.tracker.add(30)?;
+        Ok(result.unwrap_or_else(|| Value::Map(Map::Owned(Rc::new(map)))))
+    }
+
+    /// Evaluates a call. Only the argument loop is live while the arguments recurse: the rest
+    /// is out of line to keep this frame small (deep expressions, small browser stacks).
+    #[inline(never)]
+    fn eval_call(&mut self, c: &'p CallNode) -> R<'a> {
+        if c.accumulates {
+            if let Some(v) = self.try_accumulate(c)? {
+                return Ok(v);
+            }
+        }
+        let mut args: Vec<Value<'a>> = Vec::with_capacity(c.args.len());
+        for a in &c.args {
+            let v = self.eval(a)?;
+            if c.stop_at_error && v.is_error() && !c.info.non_strict() {
+                return Ok(v);
+            }
+            args.push(v);
+        }
+        self.finish_call(c, args)
+    }
+
+    #[inline(never)]
+    fn finish_call(&mut self, c: &'p CallNode, args: Vec<Value<'a>>) -> R<'a> {
+        let (result, overload) = match c.kind {
+            CallKind::Eq | CallKind::Ne => {
+                let r = match (args.first(), args.get(1)) {
+                    (Some(l), _) if l.is_error() => l.clone(),
+                    (_, Some(r)) if r.is_error() => r.clone(),
+                    (Some(l), Some(r)) => {
+                        let eq = equal(l, r);
+                        if c.kind == CallKind::Eq {
+                            eq
+                        } else {
+                            Value::Bool(!matches!(eq, Value::Bool(true)))
+                        }
+                    }
+                    _ => Value::no_such_overload(),
+                };
+                let id = if c.kind == CallKind::Eq {
+                    "equals"
+                } else {
+                    "not_equals"
+                };
+                (r, Some(id))
+            }
+            CallKind::Normal => {
+                if !c.info.non_strict() {
+                    if let Some(e) = args.iter().find(|a| a.is_error()) {
+                        let e = e.clone();
+                        let cost = self.call_cost(c, &args, &e, None);
+                        self.tracker.add(cost)?;
+                        return Ok(e);
+                    }
+                }
+                self.tracker.precharge(&c.info.function, &args)?;
+                stdlib_rt::call_with_zones(
+                    &c.info,
+                    &args,
+                    self.act.time_zones,
+                    &self.act.time_zones_needed,
+                )
+            }
+        };
+        let cost = self.call_cost(c, &args, &result, overload);
+        self.tracker.add(cost)?;
+        Ok(result)
+    }
+
+    fn call_cost(
+        &self,
+        c: &CallNode,
+        args: &[Value<'a>],
+        result: &Value<'a>,
+        resolved: Option<&str>,
+    ) -> u64 {
+        let overload = if c.info.checked {
+            c.info.overload.as_deref()
+        } else {
+            resolved.or(c.info.overload.as_deref())
+        };
+        let overload = match c.kind {
+            CallKind::Eq => Some("equals"),
+            CallKind::Ne => Some("not_equals"),
+            CallKind::Normal => overload,
+        };
+        crate::cost_rt::call_cost(
+            &c.info.function,
+            overload.unwrap_or(""),
+            args,
+            result,
+            self.tracker.kubernetes_estimator,
+        )
+    }
+
+    /// `@result + [x]` / `cel.@mapInsert(@result, ...)` on the innermost comprehension's empty
+    /// initial aggregate: appends in place instead of copying (same result, same cost).
+    #[inline(never)]
+    fn try_accumulate(&mut self, c: &'p CallNode) -> Result<Option<Value<'a>>, CostLimitExceeded> {
+        let is_add = c.info.function == "_+_";
+        let is_insert = c.info.function == "cel.@mapInsert";
+        if !(is_add || is_insert) || c.args.len() < 2 {
+            return Ok(None);
+        }
+        let Some(Node::Attr(a)) = c.args.first() else {
+            return Ok(None);
+        };
+        let AttrBase::Var(name) = &a.base else {
+            return Ok(None);
+        };
+        if !a.quals.is_empty() {
+            return Ok(None);
+        }
+        let Some(top) = self.scope else {
+            return Ok(None);
+        };
+        let ok = self
+            .frames
+            .get(top)
+            .is_some_and(|f| f.mutable && f.accu_var == &**name && f.accu.is_some());
+        if !ok {
+            return Ok(None);
+        }
+        // Take the accumulator out (it is replaced by the step's result).
+        let acc = self
+            .frames
+            .get_mut(top)
+            .and_then(|f| f.accu.take())
+            .unwrap_or(Value::Null);
+        self.tracker.add(1)?;
+        let mut rest = Vec::with_capacity(c.args.len() - 1);
+        for n in c.args.iter().skip(1) {
+            let v = self.eval(n)?;
+            if c.stop_at_error && v.is_error() {
+                return Ok(Some(v));
+            }
+            rest.push(v);
+        }
+        let mut all = Vec::with_capacity(c.args.len());
+        all.push(acc);
+        all.extend(rest);
+        let (result, overload) = if let Some(e) = all.iter().find(|v| v.is_error()) {
+            (e.clone(), None)
+        } else {
+            match (is_add, &mut all[..]) {
+                (true, [Value::List(List::Owned(l)), Value::List(other)])
+                    if l.kind == ListKind::Plain =>
+                {
+                    let other = other.clone();
+                    Rc::make_mut(l).items.extend(other.iter());
+                    (Value::List(List::Owned(l.clone())), Some("add_list"))
+                }
+                _ => stdlib_rt::call(&c.info, &all),
+            }
+        };
+        let cost = self.call_cost(c, &all, &result, overload);
+        self.tracker.add(cost)?;
+        Ok(Some(result))
+    }
+
+    #[inline(never)]
+    fn eval_fold(&mut self, f: &'p FoldNode) -> R<'a> {
+        let range = self.eval(&f.iter_range)?;
+        if range.is_error() {
+            return Ok(range);
+        }
+        let two = f.iter_var2.is_some();
+        let iterable = matches!(range, Value::List(_) | Value::Map(_));
+        if !iterable {
+            return Ok(if two {
+                Value::error(format!(
+                    "unsupported comprehension range type: {}",
+                    go_type_of(&range)
+                ))
+            } else {
+                Value::error(format!(
+                    "got '{}', expected iterable type",
+                    go_type_of(&range)
+                ))
+            });
+        }
+        let me = self.frames.len();
+        self.frames.push(Frame {
+            parent: self.scope,
+            accu_var: &f.accu_var,
+            accu: None,
+            init: &f.accu_init,
+            iter_var: &f.iter_var,
+            iter_var2: f.iter_var2.as_deref(),
+            it1: Value::Null,
+            it2: Value::Null,
+            compute_result: false,
+            mutable: f.mutable_accu,
+        });
+        let saved = self.scope;
+        self.scope = Some(me);
+        let r = self.run_fold(f, &range, me);
+        self.scope = saved;
+        self.frames.truncate(me);
+        r
+    }
+
+    fn run_fold(&mut self, f: &'p FoldNode, range: &Value<'a>, me: usize) -> R<'a> {
+        let two = f.iter_var2.is_some();
+        let items: Box<dyn Iterator<Item = (Value<'a>, Value<'a>)> + '_> = match range {
+            Value::List(l) => {
+                let l = l.clone();
+                let n = l.len();
+                Box::new((0..n).map(move |i| {
+                    let v = l.get(i).unwrap_or(Value::Null);
+                    if two {
+                        (Value::Int(i as i64), v)
+                    } else {
+                        (v, Value::Null)
+                    }
+                }))
+            }
+            Value::Map(m) => {
+                let m = m.clone();
+                let keys = m.keys();
+                Box::new(keys.into_iter().map(move |k| {
+                    let v = if two { m.get(&k) } else { Value::Null };
+                    (k, v)
+                }))
+            }
+            _ => Box::new(std::iter::empty()),
+        };
+        for (a, b) in items {
+            if let Some(fr) = self.frames.get_mut(me) {
+                fr.it1 = a;
+                fr.it2 = b;
+            }
+            let cond = self.eval(&f.cond)?;
+            if let Value::Bool(false) = cond {
+                break;
+            }
+            let step = self.eval(&f.step)?;
+            if let Some(fr) = self.frames.get_mut(me) {
+                fr.accu = Some(step);
+            }
+        }
+        if let Some(fr) = self.frames.get_mut(me) {
+            fr.compute_result = true;
+        }
+        self.eval(&f.result)
+    }
+}
+
+/// Removes a key from an owned map under construction (`{?k: none}` deletes an earlier `k`).
+fn remove_key<'a>(map: OwnedMap<'a>, k: &Value<'a>) -> OwnedMap<'a> {
+    if !map.contains_exact(k) {
+        return map;
+    }
+    let mut out = OwnedMap::default();
+    for (kk, vv) in map.entries() {
+        if !(matches!(equal(kk, k), Value::Bool(true)) && kk.type_name() == k.type_name()) {
+            out.insert(kk.clone(), vv.clone());
+        }
+    }
+    out
+}
+
+/// cel-go's `IndexOrError`.
+fn index_of(k: &Value<'_>) -> Result<i64, String> {
+    match k {
+        Value::Int(i) => Ok(*i),
+        Value::Uint(u) => i64::try_from(*u).map_err(|_| {
+            format!(
+                "unsupported index value {} in list",
+                crate::value::format_v(k)
+            )
+        }),
+        Value::Double(d) => stdlib_rt::double_to_int_lossless(*d).ok_or_else(|| {
+            format!(
+                "unsupported index value {} in list",
+                crate::value::format_v(k)
+            )
+        }),
+        other => Err(format!(
+            "unsupported index type '{}' in list",
+            other.type_name()
+        )),
+    }
+}
+
+/// One qualification step (cel-go's `refQualify`): present with the value, absent (only when
+/// testing presence), or an error.
+fn qualify<'a>(obj: &Value<'a>, key: &Value<'a>, presence: bool) -> Qualified<'a> {
+    match obj {
+        Value::Error(_) => Qualified::Err(obj.clone()),
+        Value::Map(m) => match m.find(key) {
+            Ok(Some(v)) if v.is_error() => Qualified::Err(v),
+            Ok(Some(v)) => Qualified::Present(v),
+            Ok(None) if presence => Qualified::Absent,
+            Ok(None) => Qualified::Err(Value::error(format!(
+                "no such key: {}",
+                crate::value::format_v(key)
+            ))),
+            Err(e) => Qualified::Err(e),
+        },
+        Value::List(l) => match index_of(key) {
+            Err(m) => Qualified::Err(Value::error(m)),
+            Ok(i) if i >= 0 && (i as u64) < l.len() as u64 => {
+                Qualified::Present(l.get(i as usize).unwrap_or(Value::Null))
+            }
+            Ok(_) if presence => Qualified::Absent,
+            Ok(_) => Qualified::Err(Value::error(format!(
+                "index out of bounds: {}",
+                crate::value::format_v(key)
+            ))),
+        },
+        _ if presence => Qualified::Absent,
+        _ => Qualified::Err(Value::error(format!(
+            "no such key: {}",
+            crate::value::format_v(key)
+        ))),
+    }
+}
+
+#[allow(dead_code)]
+fn str_value(s: &str) -> Value<'static> {
+    Value::String(Str::Owned(Rc::from(s)))
+}

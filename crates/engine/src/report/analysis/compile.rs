@@ -1,0 +1,618 @@
+//! Compiling a CRD text ([`CompiledCrd::compile`]) and recompiling it after an edit
+//! ([`CompiledCrd::recompile`]): parsing, the typed and internal models, CRD validation,
+//! the compiled versions and their rules, and what is kept between edits ([`ContentMemo`]).
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::{
+    locate_error, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, Options, VersionReport,
+};
+use crate::crd;
+use crate::crd::apiext::{self, InternalCrd};
+use crate::documents::document::{self, Node, ParsedText};
+use crate::documents::field_error::FieldError;
+use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
+use crate::documents::kube_version::{FeatureGate, KubernetesVersion};
+use crate::documents::path::{locate, FieldPath};
+use crate::object::validation::SchemaValidator;
+use crate::pipeline::{self, CompiledVersion, CrdFacts};
+use crate::schema::Structural;
+
+/// Everything [`CompiledCrd::compile`] derives from the content of the CRD (its v1 JSON
+/// without unknown top-level fields) and the Kubernetes version alone, never from positions
+/// in the text: kept so that [`CompiledCrd::recompile`] reuses it when an edit leaves that
+/// content as it was.
+#[derive(Debug)]
+pub(super) struct ContentMemo {
+    /// The CRD document's v1 JSON.
+    pub(super) v1: serde_json::Value,
+    /// [`Options::kubernetes_version`].
+    kubernetes_version: KubernetesVersion,
+    /// How many of `problems` are [`apiext::internal::root_key_problems`] of `v1`.
+    root_problems: usize,
+    /// `from_v1_json(v1)`'s problems.
+    problems: Vec<apiext::DecodeProblem>,
+    /// CRD validation's errors.
+    errors: Vec<FieldError>,
+    /// The rule compiler's results during CRD validation.
+    cel_records: crate::cel::rules_view::CompileRecords,
+    /// The version reports as [`version_reports`] builds them (rules placed in the text of
+    /// that compile; no columns, no cost), and each rule's steps.
+    versions: Vec<VersionReport>,
+    rule_steps: Vec<crate::cel::rules_view::RuleSteps>,
+    /// The cost analyses of the versions' schemas.
+    costs: crate::cel::cost_explain::SchemaCosts,
+    /// The version overview.
+    version_overview: Option<crate::versions::VersionOverview>,
+    /// The internal CRD.
+    pub(super) internal: Rc<InternalCrd>,
+    /// The compiled versions.
+    compiled: Rc<Vec<CompiledVersion>>,
+}
+
+/// Whether two JSON values are the same, to the bit (an `f64` is compared by its bits, so
+/// `0.0` and `-0.0` differ; object keys in order).
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Null, J::Null) => true,
+        (J::Bool(x), J::Bool(y)) => x == y,
+        (J::Number(x), J::Number(y)) => {
+            x.is_u64() == y.is_u64()
+                && x.is_i64() == y.is_i64()
+                && x.is_f64() == y.is_f64()
+                && x.as_u64() == y.as_u64()
+                && x.as_i64() == y.as_i64()
+                && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+        }
+        (J::String(x), J::String(y)) => x == y,
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
+        }
+        _ => false,
+    }
+}
+
+/// Whether two v1 CRD documents have the same content for [`apiext::from_v1_json`]: both
+/// objects, with the same known top-level fields ([`apiext::internal::V1_ROOT_KEYS`]). Only
+/// the unknown top-level fields may differ; they give `from_v1_json`'s first problems and
+/// nothing else.
+fn same_crd_content(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return false;
+    };
+    apiext::internal::V1_ROOT_KEYS
+        .iter()
+        .all(|k| match (a.get(*k), b.get(*k)) {
+            (None, None) => true,
+            (Some(x), Some(y)) => same_json(x, y),
+            _ => false,
+        })
+}
+
+/// The CRD strategy's `dropDisabledFields` on create: with `CustomResourceFieldSelectors`
+/// off (1.30's default), `selectableFields` are dropped before validation.
+fn drop_disabled_fields(crd: &mut InternalCrd, kube: KubernetesVersion) {
+    if !FeatureGate::CustomResourceFieldSelectors.enabled_in(kube) {
+        crd.spec.selectable_fields.clear();
+        for v in &mut crd.spec.versions {
+            v.selectable_fields.clear();
+        }
+    }
+}
+
+/// An info finding at each `selectableFields` the server drops at `kube` (its feature gate
+/// is off by default there).
+fn gate_notes(root: &Node, document: usize, kube: KubernetesVersion, findings: &mut Vec<Finding>) {
+    let mut paths = vec![FieldPath::parse("spec.selectableFields")];
+    let count = root
+        .get("spec")
+        .and_then(|s| s.get("versions"))
+        .and_then(|v| v.as_seq())
+        .map_or(0, |s| s.len());
+    for i in 0..count {
+        paths.push(FieldPath::parse(&format!(
+            "spec.versions[{i}].selectableFields"
+        )));
+    }
+    for path in paths {
+        let hit = locate(root, &path);
+        if !hit.exact {
+            continue;
+        }
+        let mut f = Finding::new(
+            Severity::Info,
+            "crd.feature-gate-off",
+            format!(
+                "selectableFields is dropped on create: the {} feature gate is off by default in Kubernetes {kube}",
+                FeatureGate::CustomResourceFieldSelectors.name()
+            ),
+        )
+        .at(Location {
+            source: SourceId::Crd,
+            document,
+            span: hit.span,
+        });
+        f.field = Some(path.to_string());
+        findings.push(f);
+    }
+}
+
+/// The compiled versions of an internal CRD: schema (per version or shared), structural
+/// form (from `cache`, where CRD validation left it), validator, subresources.
+fn compile_versions<'a>(
+    crd: &'a InternalCrd,
+    kube: KubernetesVersion,
+    cache: &apiext::StructuralCache<'a>,
+) -> Vec<CompiledVersion> {
+    let vopts = crate::object::validation::Options {
+        compatibility_version: kube.compatibility(),
+    };
+    // The rules are compiled once per schema (versions may share one), with the
+    // stored-expressions environment, as the custom-resource strategy does.
+    let compiler = crate::cel::RuleCompiler::new(kube);
+    let mut rule_validators: Vec<(Arc<Structural>, Rc<crate::cel::validator::Validator>)> =
+        Vec::new();
+    crd.spec
+        .versions
+        .iter()
+        .map(|v| {
+            let props = v
+                .schema
+                .as_ref()
+                .or(crd.spec.validation.as_ref())
+                .and_then(|s| s.open_api_v3_schema.as_deref());
+            let structural = props.and_then(|p| cache.get(p).ok());
+            let subresources = v.subresources.as_ref().or(crd.spec.subresources.as_ref());
+            let cel = structural.as_ref().and_then(|s| {
+                if let Some((_, v)) = rule_validators.iter().find(|(k, _)| Arc::ptr_eq(k, s)) {
+                    return Some(v.clone());
+                }
+                let v = Rc::new(crate::cel::validator::Validator::with_compiler(
+                    &compiler,
+                    s.clone(),
+                    true,
+                    crate::cel::validator::PER_CALL_LIMIT,
+                )?);
+                rule_validators.push((s.clone(), v.clone()));
+                Some(v)
+            });
+            CompiledVersion {
+                cel,
+                name: v.name.clone(),
+                served: v.served,
+                storage: v.storage,
+                deprecated: v.deprecated,
+                deprecation_warning: v.deprecation_warning.clone(),
+                validator: SchemaValidator::new(props, &vopts),
+                has_rules: structural.as_deref().is_some_and(has_rules),
+                has_defaults: structural.as_deref().is_some_and(pipeline::has_defaults),
+                structural,
+                status: subresources.is_some_and(|s| s.status),
+                scale: subresources.and_then(|s| s.scale.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether a structural schema has any `x-kubernetes-validations` rule (`hasXValidations`).
+fn has_rules(s: &Structural) -> bool {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        if !s.x_validations.is_empty() {
+            return true;
+        }
+        stack.extend(s.properties.values());
+        stack.extend(s.items.as_deref());
+        stack.extend(s.additional_properties_schema());
+    }
+    false
+}
+
+/// The version reports of an internal CRD, each with the rules of its schema.
+fn version_reports(
+    c: &InternalCrd,
+    text: &str,
+    parsed: &ParsedText,
+    errors: &[FieldError],
+    records: &crate::cel::rules_view::CompileRecords,
+) -> (Vec<VersionReport>, Vec<crate::cel::rules_view::RuleSteps>) {
+    use crate::cel::rules_view;
+    let first = parsed.values().next();
+    let input = rules_view::RulesInput {
+        text,
+        root: first.map(|(_, r)| r),
+        document: first.map_or(0, |(d, _)| d.index),
+        records,
+    };
+    let by_path = rules_view::errors_by_path(errors);
+    let shared = c.spec.validation.is_some();
+    c.spec
+        .versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let schema_path = if shared {
+                "spec.validation.openAPIV3Schema".to_owned()
+            } else {
+                format!("spec.versions[{i}].schema.openAPIV3Schema")
+            };
+            let schema = v
+                .schema
+                .as_ref()
+                .or(c.spec.validation.as_ref())
+                .and_then(|s| s.open_api_v3_schema.as_deref());
+            let (rules, steps) = schema
+                .map(|s| rules_view::version_rules_with_steps(&input, &by_path, s, i, &schema_path))
+                .unwrap_or_default();
+            let report = VersionReport {
+                name: v.name.clone(),
+                served: v.served,
+                storage: v.storage,
+                columns: Vec::new(),
+                has_schema: shared
+                    || v.schema
+                        .as_ref()
+                        .is_some_and(|s| s.open_api_v3_schema.is_some()),
+                schema_path,
+                rules,
+                cost: None,
+            };
+            (report, steps)
+        })
+        .unzip()
+}
+
+impl CompiledCrd {
+    /// Reads and validates a CRD text. Never fails: problems become findings. Without the
+    /// findings' fixes: the front door's `CompiledCrd::compile` adds them.
+    pub(crate) fn compile_without_fixes(text: &str, options: &Options) -> CompiledCrd {
+        CompiledCrd::compile_with(text, options, None, None, None)
+    }
+
+    /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
+    /// as [`CompiledCrd::compile`] (every finding, span and report). The text is parsed again
+    /// only from the first top-level entry the edit touched to the last
+    /// ([`document::reparse`], when that certainly gives the full parse's tree), and what
+    /// depends only on the CRD's content is reused when the edit left it as it was. The CRD's content is its v1
+    /// JSON without unknown top-level fields, compared to the bit with the previous one, and
+    /// the Kubernetes version; what is reused from it (the internal CRD, CRD validation's
+    /// errors and compiled rules, the compiled versions, the cost analyses, the version
+    /// overview) never holds a position, and everything positional (findings' spans, rule
+    /// positions, cost edits, printer columns) is computed again in the new text.
+    /// Without the findings' fixes, as [`CompiledCrd::compile_without_fixes`].
+    pub(crate) fn recompile_without_fixes(&self, text: &str, options: &Options) -> CompiledCrd {
+        let parsed = self
+            .parse_base
+            .as_ref()
+            .and_then(|(base, parsed)| document::reparse(parsed, base, text, SourceId::Crd));
+        let reparsed = parsed.is_some();
+        let mut out = CompiledCrd::compile_with(
+            text,
+            options,
+            self.memo.as_ref(),
+            parsed,
+            self.parse_base.as_ref(),
+        );
+        out.reparsed = reparsed;
+        // The time-zone database is the caller's input, kept across edits.
+        out.time_zones = self.time_zones.clone();
+        out
+    }
+
+    fn compile_with(
+        text: &str,
+        options: &Options,
+        previous: Option<&Rc<ContentMemo>>,
+        parsed: Option<ParsedText>,
+        parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
+    ) -> CompiledCrd {
+        let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
+        let kube = options.kubernetes_version;
+        let mut findings = parsed.findings.clone();
+        let mut model = None;
+        let mut internal: Option<Rc<InternalCrd>> = None;
+        let mut seen = false;
+        let mut errors: Vec<FieldError> = Vec::new();
+        let mut compiled = Rc::new(Vec::new());
+        let mut cel_records = crate::cel::rules_view::CompileRecords::new();
+        let mut v1_json = None;
+        let mut problems_memo = (0, Vec::new());
+        let mut reused: Option<&Rc<ContentMemo>> = None;
+        for (doc, root) in parsed.values() {
+            if seen {
+                let mut extra = Finding::new(
+                    Severity::Info,
+                    "crd.extra-document",
+                    "only the first CustomResourceDefinition of the CRD text is analysed",
+                )
+                .at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: root.span,
+                });
+                // An object pasted after the CRD: the headline says where it goes (the page
+                // offers the move for a finding with this summary).
+                if let Some(kind) = root
+                    .get("kind")
+                    .and_then(|k| k.as_str())
+                    .filter(|k| *k != "CustomResourceDefinition" && !k.is_empty())
+                {
+                    extra = extra.with_summary(format!(
+                        "a {kind} in the CRD text is not analysed (only the first \
+                         CustomResourceDefinition is): objects go in the Object editor"
+                    ));
+                }
+                findings.push(extra);
+                continue;
+            }
+            seen = true;
+            let (crd, mut crd_findings) = crd::read(root, doc.index);
+            let is_crd = crd.is_some();
+            findings.append(&mut crd_findings);
+            model = crd;
+            if !is_crd {
+                continue;
+            }
+            let v1 = root.to_json();
+            // The previous compile's content, when this text has the same.
+            let same = previous.filter(|m| {
+                m.kubernetes_version == options.kubernetes_version && same_crd_content(&m.v1, &v1)
+            });
+            reused = same;
+            let (icrd, problems) = match same {
+                Some(m) => {
+                    // `from_v1_json`'s problems: the unknown top-level fields of this text,
+                    // then those of the (same) known fields.
+                    let mut problems = apiext::internal::root_key_problems(&v1);
+                    problems.extend(m.problems.iter().skip(m.root_problems).cloned());
+                    (m.internal.clone(), problems)
+                }
+                None => {
+                    let (mut icrd, problems) = apiext::from_v1_json(&v1);
+                    drop_disabled_fields(&mut icrd, kube);
+                    (Rc::new(icrd), problems)
+                }
+            };
+            if !FeatureGate::CustomResourceFieldSelectors.enabled_in(kube) {
+                gate_notes(root, doc.index, kube, &mut findings);
+            }
+            for p in &problems {
+                let path = FieldPath::parse(&p.path);
+                let hit = locate(root, &path);
+                let (severity, code) = if p.unknown_field {
+                    (Severity::Error, "crd.unknown-field")
+                } else {
+                    (Severity::Error, "crd.decode")
+                };
+                let mut f = Finding::new(severity, code, p.message.clone()).at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: hit.span,
+                });
+                f.field = Some(p.path.clone());
+                // Unknown fields follow the request's field validation, like objects.
+                if p.unknown_field {
+                    match options.field_validation {
+                        FieldValidation::Strict => {}
+                        FieldValidation::Warn => f.severity = Severity::Warning,
+                        FieldValidation::Ignore => continue,
+                    }
+                }
+                findings.push(f);
+            }
+            problems_memo = (apiext::internal::root_key_problems(&v1).len(), problems);
+            match same {
+                Some(m) => {
+                    errors = m.errors.clone();
+                    cel_records = m.cel_records.clone();
+                    compiled = m.compiled.clone();
+                }
+                None => {
+                    // Defaults are validated with their schemas' CEL rules, too.
+                    let default_rules = crate::cel::validator::DefaultsRules::new();
+                    let defaults = apiext::defaults::DefaultsValidation {
+                        cel: Some(&default_rules),
+                        ..apiext::defaults::DefaultsValidation::without_cel()
+                    };
+                    // Validation converts each schema to its structural form once; the
+                    // versions are compiled with the same forms.
+                    let cache = apiext::StructuralCache::new();
+                    let cel = crate::cel::RuleCompiler::new(kube);
+                    // The compile results are kept for the rules of the version reports.
+                    let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
+                    errors = apiext::validate_create_with_cache(
+                        &icrd,
+                        apiext::Hooks {
+                            cel: Some(&recorder),
+                            defaults: Some(&defaults),
+                        },
+                        &cache,
+                    );
+                    cel_records = recorder.into_records();
+                    compiled = Rc::new(compile_versions(&icrd, kube, &cache));
+                }
+            }
+            for e in &errors {
+                let v1_path = apiext::v1_path(&e.field, Some(&v1));
+                let mut f = locate_error(
+                    e,
+                    "crd.invalid",
+                    Some(root),
+                    SourceId::Crd,
+                    doc.index,
+                    &v1_path,
+                );
+                f.summary = Some(e.summary(&v1_path.to_string()));
+                // A CEL compile error points at its character inside the expression.
+                if let (Some(loc), Some(span)) = (
+                    f.location.as_mut(),
+                    crate::cel::rules_view::cel_error_span(
+                        text,
+                        &parsed.lines,
+                        root,
+                        &v1_path,
+                        &e.detail,
+                    ),
+                ) {
+                    loc.span = span;
+                }
+                findings.push(f);
+            }
+            for w in apiext::warnings_on_create(&icrd) {
+                findings.push(Finding::warning("crd.warning", w).at(Location {
+                    source: SourceId::Crd,
+                    document: doc.index,
+                    span: root.span,
+                }));
+            }
+            internal = Some(icrd);
+            v1_json = Some(v1);
+        }
+        if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
+            findings.push(Finding::error(
+                "crd.empty",
+                "the CRD text holds no document",
+            ));
+        }
+        let facts = internal
+            .as_ref()
+            .map(|c| CrdFacts {
+                group: c.spec.group.clone(),
+                kind: c.spec.names.kind.clone(),
+                namespaced: c.spec.scope == "Namespaced",
+                preserve_unknown_fields: c.spec.preserve_unknown_fields == Some(true),
+                request_namespace: options.namespace.clone(),
+                generate_names: options.generate_names,
+            })
+            .unwrap_or_default();
+        let first = parsed.values().next();
+        let root = first.map(|(_, r)| r);
+        let document = first.map_or(0, |(d, _)| d.index);
+        // The version reports with their rules, and the rules' CEL cost analyses.
+        let (base_versions, rule_steps, costs) = match (internal.as_deref(), reused) {
+            (Some(_), Some(m)) => {
+                let mut versions = m.versions.clone();
+                for (i, (v, steps)) in versions.iter_mut().zip(&m.rule_steps).enumerate() {
+                    crate::cel::rules_view::place_rules(
+                        text,
+                        document,
+                        root,
+                        i,
+                        &mut v.rules,
+                        steps,
+                    );
+                }
+                (versions, m.rule_steps.clone(), m.costs.clone())
+            }
+            (Some(c), None) => {
+                let (versions, steps) = version_reports(c, text, &parsed, &errors, &cel_records);
+                let costs = crate::cel::cost_explain::schema_costs(&versions, c, kube);
+                (versions, steps, costs)
+            }
+            (None, _) => Default::default(),
+        };
+        let mut versions = base_versions.clone();
+        // The CEL cost reports (costs, what drives them, bounds that fix them).
+        if internal.is_some() {
+            crate::cel::cost_explain::place_cost_reports(
+                &mut versions,
+                &costs,
+                text,
+                document,
+                root,
+            );
+        }
+        // Printer columns: each version's table convertor, its columns in the version reports,
+        // and findings for the columns that cannot work.
+        let tables = super::columns::table_columns(
+            internal.as_deref(),
+            &compiled,
+            &parsed,
+            &mut versions,
+            &mut findings,
+        );
+        let undecodable = super::update::answer_decode_error_alone(&mut findings);
+        sort_findings(&mut findings);
+        let report = CrdReport {
+            name: model
+                .as_ref()
+                .and_then(|m| m.name.as_ref().map(|n| n.value.clone())),
+            accepted: !findings.iter().any(|f| f.severity == Severity::Error),
+            errors: errors
+                .iter()
+                .filter(|_| !undecodable)
+                .map(|e| {
+                    let f = findings.iter().find(|f| {
+                        f.code == "crd.invalid"
+                            && f.field.as_deref() == Some(e.field.to_string().as_str())
+                            && f.message == e.error()
+                    });
+                    FieldErrorReport::from_field_error(e, f.and_then(|f| f.location))
+                })
+                .collect(),
+            operation: "create".to_owned(),
+        };
+        let version_overview = match reused {
+            Some(m) => m.version_overview.clone(),
+            None => internal
+                .as_deref()
+                .zip(v1_json.as_ref())
+                .map(|(c, v1)| crate::versions::overview(v1, c)),
+        };
+        // A text without a CRD keeps the previous content work, for the next edit.
+        let memo = match (v1_json, internal.clone()) {
+            (Some(v1), Some(internal)) => Some(Rc::new(ContentMemo {
+                v1,
+                kubernetes_version: options.kubernetes_version,
+                root_problems: problems_memo.0,
+                problems: problems_memo.1,
+                errors,
+                cel_records,
+                versions: base_versions,
+                rule_steps,
+                costs,
+                version_overview: version_overview.clone(),
+                internal,
+                compiled: compiled.clone(),
+            })),
+            _ => previous.cloned(),
+        };
+        // A text with parse findings (a keystroke in the middle of a word) keeps the previous
+        // base, so that the next edit is parsed in part again.
+        let parsed = Rc::new(parsed);
+        let parse_base = if parsed.findings.is_empty() && !parsed.aliased {
+            Some((Rc::from(text), parsed.clone()))
+        } else {
+            parse_base.cloned()
+        };
+        CompiledCrd {
+            tables,
+            parsed,
+            model,
+            internal,
+            facts,
+            compiled,
+            findings,
+            report,
+            versions,
+            options: options.clone(),
+            version_overview,
+            time_zones: None,
+            memo,
+            reused: reused.is_some(),
+            parse_base,
+            reparsed: false,
+            previous: None,
+            changes: Vec::new(),
+            text: Rc::from(text),
+        }
+    }
+}
