@@ -27,10 +27,12 @@ use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
 mod crd_facts;
+mod selectable_fields;
 mod standalone;
 mod workspace;
 
 pub use crd_facts::{CrdFacts, DeclaredVersion};
+pub use selectable_fields::selectable_field_fix;
 pub use standalone::{
     jsonpath, select_by_field_selector, DocumentTrees, SelectorVersion, MAX_DEPTH,
 };
