@@ -4,7 +4,7 @@
 //! in `app` only render these values. No Kubernetes knowledge lives here: the engine decides
 //! what is wrong, this module only decides how it is listed.
 
-use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId};
+use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId, TextEdit};
 use serde::Serialize;
 
 /// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit, with
@@ -138,6 +138,19 @@ pub struct EditorEdit {
     pub text: String,
 }
 
+impl EditorEdit {
+    /// The engine's edit in the editor's shape.
+    pub fn of(e: &TextEdit) -> EditorEdit {
+        EditorEdit {
+            from_line: e.span.start.line,
+            from_col: e.span.start.utf16_column,
+            to_line: e.span.end.line,
+            to_col: e.span.end.utf16_column,
+            text: e.new_text.clone(),
+        }
+    }
+}
+
 /// A finding's repair for an editor: its title and edits.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -155,17 +168,7 @@ pub fn finding_fixes(f: &Finding) -> Vec<(Pane, EditorFix)> {
         .filter_map(|fix| {
             let source = fix.source.or(f.location.map(|l| l.source))?;
             let pane = Pane::of(source)?;
-            let edits = fix
-                .edits
-                .iter()
-                .map(|e| EditorEdit {
-                    from_line: e.span.start.line,
-                    from_col: e.span.start.utf16_column,
-                    to_line: e.span.end.line,
-                    to_col: e.span.end.utf16_column,
-                    text: e.new_text.clone(),
-                })
-                .collect();
+            let edits = fix.edits.iter().map(EditorEdit::of).collect();
             Some((
                 pane,
                 EditorFix {

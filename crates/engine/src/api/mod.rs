@@ -20,6 +20,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod consequences;
 mod crd_tests;
 mod repository;
 
@@ -162,6 +163,7 @@ impl CompiledCrd {
     ) -> Analysis {
         let mut analysis = self.analyze_objects_without_fixes(objects, old_object, progress);
         fixes::add_object_fixes(&mut analysis.findings, objects, self);
+        consequences::mark(&mut analysis.findings);
         analysis
     }
 
