@@ -119,6 +119,9 @@ pub struct ProblemRow {
     /// kind): the kind and the document's byte range, for "Move the Widget to the Object
     /// editor".
     pub movable: Option<(String, usize, usize)>,
+    /// The line of the CRD error this object error only follows from ("follows from the CRD
+    /// error at line N"); such rows come after the others.
+    pub follows_from: Option<usize>,
 }
 
 /// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
@@ -263,6 +266,7 @@ impl ProblemRow {
                 .as_ref()
                 .map(|n| (n.text.clone(), n.available_from)),
             movable: movable(f),
+            follows_from: f.follows_from.map(|l| l.span.start.line),
         }
     }
 }
@@ -276,6 +280,8 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
         .iter()
         .map(ProblemRow::from_finding)
         .collect();
+    // Errors that only follow from a CRD error come after it (and the others), in order.
+    rows.sort_by_key(|r| r.follows_from.is_some());
     for o in &analysis.objects {
         let source = SourceId::Object(o.source);
         for w in &o.warnings {
@@ -305,6 +311,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 fixes: Vec::new(),
                 newer_version: None,
                 movable: None,
+                follows_from: None,
             });
         }
     }
