@@ -363,6 +363,8 @@ test('narrow embeds: the result tabs wrap and the read-only badge shows whole (i
       await other.setViewportSize({ width, height: 900 });
       for (const [kind, url] of [['iframe', `${BASE_URL}?embed&lock=crd`], ['element', new URL('demo/', BASE_URL).href]]) {
         await other.goto(url);
+        // The demo mounts an element when it nears the viewport; the second one is read-only.
+        if (kind === 'element') await other.locator('crd-studio').nth(1).scrollIntoViewIfNeeded();
         // The first read-only studio (the iframe page's own, or the demo's second element).
         const studio = other.locator('.studio.embed:has(.cm-content[aria-readonly="true"])').first();
         await studio.scrollIntoViewIfNeeded();
