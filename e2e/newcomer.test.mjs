@@ -297,6 +297,8 @@ test('polish: Share as tall as the selects, comments wrap, field selector hint (
   await page.locator('.selector-hint').waitFor();
   assert.match(await page.locator('.selector-hint').textContent(), /selectableFields: \[\{jsonPath: \.spec\.cronSpec\}\]/);
   await shots('newcomer-selector-hint');
+  await page.locator('.selector-hint').scrollIntoViewIfNeeded();
+  await screenshot(page.locator('#panel-get'), 'newcomer-selector-fix.png');
   // The fix lists the field in the version's selectableFields (an edit Undo takes back).
   await page.getByRole('button', { name: 'Fix: add .spec.cronSpec to the selectableFields of v1' }).click();
   await until(() => document.querySelector('.cm-content[aria-label="CRD"]').textContent.includes('- jsonPath: .spec.cronSpec'), null, 'the field listed');
