@@ -5,7 +5,7 @@
 //   BASE_URL=http://127.0.0.1:8765/ [SCREENSHOT_DIR=../test-output] node --test newcomer.test.mjs
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { editor as editorOf, example, launch, useStudio, verdict as verdictOf } from './harness.mjs';
+import { BASE_URL, editor as editorOf, example, launch, screenshot, useStudio, verdict as verdictOf } from './harness.mjs';
 
 const CRD = example('crontab', 'crd.yaml');
 const studio = useStudio('newcomer', { wait: 'Object', clipboard: true });
@@ -153,6 +153,26 @@ test('type: strin offers "Change to string" (item 4)', async () => {
   assert.ok((await lines('CRD')).includes('                  type: string'));
 });
 
+test('an object error that only follows from a broken CRD says so and comes after its cause (item 4)', async () => {
+  const broken = CRD.replace('                image:\n                  type: string\n', '                image:\n                  type: strin\n');
+  const line = broken.split('\n').findIndex((l) => l === '                  type: strin') + 1;
+  await paste('CRD', broken);
+  await paste('Object', example('crontab', 'object.yaml'));
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  const row = page.locator('#panel-problems li.problem.consequence');
+  await row.first().waitFor();
+  assert.equal(await row.count(), 1);
+  // The server's text is unchanged; the studio adds where the cause is.
+  assert.match(await row.textContent(), /must be of type strin/);
+  assert.equal((await row.locator('.follows-from').textContent()).trim(), `follows from the CRD error at line ${line}`);
+  // After the CRD's own error in the list.
+  const order = await page.evaluate(() => [...document.querySelectorAll('#panel-problems li.problem')]
+    .map((li) => (li.classList.contains('consequence') ? 'consequence' : li.textContent.includes('Unsupported value: "strin"') ? 'cause' : 'other')));
+  assert.ok(order.indexOf('cause') >= 0 && order.indexOf('cause') < order.indexOf('consequence'), order.join(', '));
+  await shots('newcomer-consequence');
+  await paste('CRD', CRD);
+});
+
 test('a cost over the budget links from Problems to the bounds on the CEL tab (item 5)', async () => {
   await paste('CRD', example('cel-cost-budget', 'crd.yaml'));
   await paste('Object', example('cel-cost-budget', 'object.yaml'));
@@ -277,7 +297,14 @@ test('polish: Share as tall as the selects, comments wrap, field selector hint (
   await page.locator('.selector-hint').waitFor();
   assert.match(await page.locator('.selector-hint').textContent(), /selectableFields: \[\{jsonPath: \.spec\.cronSpec\}\]/);
   await shots('newcomer-selector-hint');
+  await page.locator('.selector-hint').scrollIntoViewIfNeeded();
+  await screenshot(page.locator('#panel-get'), 'newcomer-selector-fix.png');
+  // The fix lists the field in the version's selectableFields (an edit Undo takes back).
+  await page.getByRole('button', { name: 'Fix: add .spec.cronSpec to the selectableFields of v1' }).click();
+  await until(() => document.querySelector('.cm-content[aria-label="CRD"]').textContent.includes('- jsonPath: .spec.cronSpec'), null, 'the field listed');
+  await until(() => !document.querySelector('.selector-hint') && document.querySelector('.selector-rows'), null, 'the selector to work');
   await input.fill('');
+  await paste('CRD', CRD);
   await page.getByRole('tab', { name: /Problems/ }).click();
 });
 
@@ -328,4 +355,44 @@ test('Generate sample has an all-fields sibling (item 7)', async () => {
   const text = (await lines('Object')).join('\n');
   for (const field of ['cronSpec', 'image', 'replicas']) assert.match(text, new RegExp(`${field}:`), text);
   await paste('Object', example('crontab', 'object.yaml'));
+});
+
+test('narrow embeds: the result tabs wrap and the read-only badge shows whole (item 12)', async () => {
+  // Both embed kinds: the iframe page (?embed&lock=crd) and the <crd-studio> element (demo/).
+  const other = await page.context().newPage();
+  try {
+    for (const width of [400, 360]) {
+      await other.setViewportSize({ width, height: 900 });
+      for (const [kind, url] of [['iframe', `${BASE_URL}?embed&lock=crd`], ['element', new URL('demo/', BASE_URL).href]]) {
+        await other.goto(url);
+        // The demo mounts an element when it nears the viewport; the second one is read-only.
+        if (kind === 'element') await other.locator('crd-studio').nth(1).scrollIntoViewIfNeeded();
+        // The first read-only studio (the iframe page's own, or the demo's second element).
+        const studio = other.locator('.studio.embed:has(.cm-content[aria-readonly="true"])').first();
+        await studio.scrollIntoViewIfNeeded();
+        await studio.locator('.tabs').waitFor();
+        await other.waitForTimeout(300);
+        const m = await studio.evaluate((s) => {
+          const tabs = s.querySelector('.tabs');
+          const h2 = s.querySelector('.pane:has(.cm-content[aria-readonly="true"]) > h2');
+          const badge = getComputedStyle(h2, '::after');
+          const last = [...tabs.querySelectorAll('[role="tab"]')].pop().getBoundingClientRect();
+          return {
+            tabs: { scroll: tabs.scrollWidth, client: tabs.clientWidth, lastRight: last.right, right: tabs.getBoundingClientRect().right },
+            h2: { scroll: h2.scrollWidth, client: h2.clientWidth },
+            badge: { content: badge.content, width: parseFloat(badge.width) },
+          };
+        });
+        const what = `${kind} at ${width} px: ${JSON.stringify(m)}`;
+        assert.ok(m.tabs.scroll <= m.tabs.client + 1 && m.tabs.lastRight <= m.tabs.right + 1, `the tabs scroll, ${what}`);
+        assert.equal(m.badge.content, '"read-only"', what);
+        assert.ok(m.badge.width >= 40, `the badge is squeezed, ${what}`);
+        assert.ok(m.h2.scroll <= m.h2.client + 1, `the header is cut, ${what}`);
+        await studio.scrollIntoViewIfNeeded();
+        await screenshot(other, `newcomer-embed-${kind}-${width}.png`);
+      }
+    }
+  } finally {
+    await other.close();
+  }
 });

@@ -21,6 +21,9 @@ pub struct GetPanelProps {
     pub selector: AttrValue,
     /// Called with the new selector text.
     pub on_selector: Callback<String>,
+    /// Called with (version, field label) to list the field in the version's
+    /// `selectableFields` (the CRD editor's own edit).
+    pub on_selectable: Callback<(String, String)>,
 }
 
 /// The panel.
@@ -34,7 +37,7 @@ pub fn GetPanel(props: &GetPanelProps) -> Html {
     let body = match &props.shown {
         None => html! { <p class="empty">{ "Analysing…" }</p> },
         Some(_) if props.hidden => html! {},
-        Some(shown) => content(shown, &props.selector, *wide),
+        Some(shown) => content(shown, &props.selector, *wide, &props.on_selectable),
     };
     let seg = |value: bool, label: &'static str| {
         let wide = wide.clone();
@@ -64,7 +67,12 @@ pub fn GetPanel(props: &GetPanelProps) -> Html {
     }
 }
 
-fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
+fn content(
+    shown: &Shown,
+    selector: &str,
+    wide: bool,
+    on_selectable: &Callback<(String, String)>,
+) -> Html {
     let analysis = &shown.reply.analysis;
     let previews = &shown.reply.previews;
     let text = if wide {
@@ -144,13 +152,29 @@ fn content(shown: &Shown, selector: &str, wide: bool) -> Html {
                     .split("field label not supported: ")
                     .nth(1)
                     .and_then(|r| r.split_whitespace().next())
-                    .map(|label| html! {
-                        <p class="muted selector-hint">
-                            { "Only " }<code>{ "metadata.name" }</code>{ ", " }<code>{ "metadata.namespace" }</code>
-                            { " and the fields a version lists in " }<code>{ "selectableFields" }</code>
-                            { " can be selected. To select by this one, add to the version in the CRD: " }
-                            <code>{ format!("selectableFields: [{{jsonPath: .{}}}]", label.trim_start_matches('.')) }</code>
-                        </p>
+                    .map(|label| {
+                        let label = label.trim_start_matches('.').to_owned();
+                        let onclick = on_selectable
+                            .reform({
+                                let pair = (p.version.clone(), label.clone());
+                                move |_: MouseEvent| pair.clone()
+                            });
+                        let title = format!("Fix: add .{label} to the selectableFields of {}", p.version);
+                        html! {
+                            <div class="selector-hint">
+                                <p class="muted">
+                                    { "Only " }<code>{ "metadata.name" }</code>{ ", " }<code>{ "metadata.namespace" }</code>
+                                    { " and the fields a version lists in " }<code>{ "selectableFields" }</code>
+                                    { " can be selected. To select by this one, add to the version in the CRD: " }
+                                    <code>{ format!("selectableFields: [{{jsonPath: .{label}}}]") }</code>
+                                </p>
+                                <div class="problem-fixes">
+                                    <button type="button" class="small fix" aria-label={title.clone()} title={title} {onclick}>
+                                        { format!("Add to selectableFields of {}", p.version) }
+                                    </button>
+                                </div>
+                            </div>
+                        }
                     });
                 // The output above is the error when the list was made.
                 if list.is_some() {

@@ -159,7 +159,7 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
         "the server's exact text"
     };
     html! {
-        <li class={classes!("problem", class)}>
+        <li class={classes!("problem", class, row.follows_from.map(|_| "consequence"))}>
             <div class="problem-head">
                 { head }
                 <button type="button" class={classes!("copy-exact", copy_class)} onclick={on_copy}
@@ -170,6 +170,9 @@ fn ProblemItem(props: &ProblemItemProps) -> Html {
                     { if *copied == Some(true) { "Copied" } else { "" } }
                 </span>
             </div>
+            if let Some(line) = row.follows_from {
+                <p class="follows-from muted">{ format!("follows from the CRD error at line {line}") }</p>
+            }
             if let Some((note, version)) = &row.newer_version {
                 <p class="version-note">
                     { fix_title(note) }

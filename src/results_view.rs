@@ -15,8 +15,9 @@ use crate::stored_view::StoredPanel;
 use crate::studio_ctx::StudioCtx;
 use crate::studio_live::{BottomTab, Replace};
 use crate::studio_state::StudioState;
-use crate::view_model::{row_counts, EditorFix, Pane, ProblemRow};
+use crate::view_model::{row_counts, EditorEdit, EditorFix, Pane, ProblemRow};
 use crate::worker_boundary::PreviewQuery;
+use crd_studio_engine::selectable_field_fix;
 
 /// Properties of [`Results`].
 #[derive(Properties, PartialEq)]
@@ -74,6 +75,20 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 field_selector,
                 ..(*query).clone()
             })
+        })
+    };
+    // kubectl's "field label not supported": list the field in the version's selectableFields.
+    let on_selectable = {
+        let ctx = ctx.clone();
+        Callback::from(move |(version, label): (String, String)| {
+            let crd = ctx.live.borrow().texts.crd.rust();
+            if let Some(edit) = selectable_field_fix(&crd, &version, &label) {
+                let fix = EditorFix {
+                    title: format!("Add .{label} to selectableFields"),
+                    edits: vec![EditorEdit::of(&edit)],
+                };
+                ctx.controls.of(Pane::Crd).apply_fix(&fix);
+            }
         })
     };
     let on_version = {
@@ -243,6 +258,7 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 hidden={bottom != BottomTab::Get}
                 selector={AttrValue::from(query.field_selector.clone())}
                 {on_selector}
+                {on_selectable}
             />
             <ConversionPanel
                 shown={shown.clone()}

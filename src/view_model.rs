@@ -4,7 +4,7 @@
 //! in `app` only render these values. No Kubernetes knowledge lives here: the engine decides
 //! what is wrong, this module only decides how it is listed.
 
-use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId};
+use crd_studio_engine::{Analysis, Finding, Location, ObjectReport, Severity, SourceId, TextEdit};
 use serde::Serialize;
 
 /// The CRD of the Kubernetes documentation's CronTab example, shown on a first visit, with
@@ -119,6 +119,9 @@ pub struct ProblemRow {
     /// kind): the kind and the document's byte range, for "Move the Widget to the Object
     /// editor".
     pub movable: Option<(String, usize, usize)>,
+    /// The line of the CRD error this object error only follows from ("follows from the CRD
+    /// error at line N"); such rows come after the others.
+    pub follows_from: Option<usize>,
 }
 
 /// One edit of a repair, in the editor's coordinates (1-based lines, 1-based UTF-16
@@ -138,6 +141,19 @@ pub struct EditorEdit {
     pub text: String,
 }
 
+impl EditorEdit {
+    /// The engine's edit in the editor's shape.
+    pub fn of(e: &TextEdit) -> EditorEdit {
+        EditorEdit {
+            from_line: e.span.start.line,
+            from_col: e.span.start.utf16_column,
+            to_line: e.span.end.line,
+            to_col: e.span.end.utf16_column,
+            text: e.new_text.clone(),
+        }
+    }
+}
+
 /// A finding's repair for an editor: its title and edits.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -155,17 +171,7 @@ pub fn finding_fixes(f: &Finding) -> Vec<(Pane, EditorFix)> {
         .filter_map(|fix| {
             let source = fix.source.or(f.location.map(|l| l.source))?;
             let pane = Pane::of(source)?;
-            let edits = fix
-                .edits
-                .iter()
-                .map(|e| EditorEdit {
-                    from_line: e.span.start.line,
-                    from_col: e.span.start.utf16_column,
-                    to_line: e.span.end.line,
-                    to_col: e.span.end.utf16_column,
-                    text: e.new_text.clone(),
-                })
-                .collect();
+            let edits = fix.edits.iter().map(EditorEdit::of).collect();
             Some((
                 pane,
                 EditorFix {
@@ -260,6 +266,7 @@ impl ProblemRow {
                 .as_ref()
                 .map(|n| (n.text.clone(), n.available_from)),
             movable: movable(f),
+            follows_from: f.follows_from.map(|l| l.span.start.line),
         }
     }
 }
@@ -273,6 +280,8 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
         .iter()
         .map(ProblemRow::from_finding)
         .collect();
+    // Errors that only follow from a CRD error come after it (and the others), in order.
+    rows.sort_by_key(|r| r.follows_from.is_some());
     for o in &analysis.objects {
         let source = SourceId::Object(o.source);
         for w in &o.warnings {
@@ -302,6 +311,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
                 fixes: Vec::new(),
                 newer_version: None,
                 movable: None,
+                follows_from: None,
             });
         }
     }

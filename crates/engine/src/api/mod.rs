@@ -20,6 +20,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod consequences;
 mod crd_tests;
 mod repository;
 
@@ -27,10 +28,12 @@ use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
 mod crd_facts;
+mod selectable_fields;
 mod standalone;
 mod workspace;
 
 pub use crd_facts::{CrdFacts, DeclaredVersion};
+pub use selectable_fields::selectable_field_fix;
 pub use standalone::{
     jsonpath, select_by_field_selector, DocumentTrees, SelectorVersion, MAX_DEPTH,
 };
@@ -160,6 +163,7 @@ impl CompiledCrd {
     ) -> Analysis {
         let mut analysis = self.analyze_objects_without_fixes(objects, old_object, progress);
         fixes::add_object_fixes(&mut analysis.findings, objects, self);
+        consequences::mark(&mut analysis.findings);
         analysis
     }
 

@@ -141,6 +141,11 @@ pub struct Finding {
     /// (added by the front door, with the fixes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newer_version: Option<VersionNote>,
+    /// Where the CRD error is that this object error only follows from (an object's "must be
+    /// of type strin" under the schema node a CRD error is about, when the CRD is rejected):
+    /// lists show it after its cause (added by the front door).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows_from: Option<Location>,
 }
 
 /// A CEL function or macro that arrives in a later Kubernetes version than the selected one.
@@ -216,6 +221,7 @@ impl Finding {
             note: false,
             fixes: Vec::new(),
             newer_version: None,
+            follows_from: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod cel_assist;
 pub mod docs;
 pub mod editor_units;
 pub mod fixes;
+pub mod fixes_selectable;
 pub mod json_context;
 pub mod rule_edit;
 pub mod version_note;
