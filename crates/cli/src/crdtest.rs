@@ -52,18 +52,18 @@ enum Format {
 }
 
 /// One test file, read with the texts it names.
-struct Loaded {
+pub(crate) struct Loaded {
     /// The name it is shown under.
     name: String,
     text: String,
-    suite: TestSuite,
+    pub(crate) suite: TestSuite,
     /// The CRD's text, or why it could not be read.
-    crd: Result<String, String>,
+    pub(crate) crd: Result<String, String>,
     /// Per case: object, old object, old CRD texts (or why one could not be read).
     cases: Vec<[Option<Result<String, String>>; 3]>,
     /// The versions its cases run at, oldest first.
-    versions: Vec<KubernetesVersion>,
-    field_validation: FieldValidation,
+    pub(crate) versions: Vec<KubernetesVersion>,
+    pub(crate) field_validation: FieldValidation,
 }
 
 /// What a unit of work is about.
@@ -77,15 +77,15 @@ enum Target {
 
 /// The result of one unit: a case (or the CRD) at one version.
 #[derive(Clone, Debug, Serialize)]
-struct Outcome {
+pub(crate) struct Outcome {
     file: String,
     /// The case's name (`crd` for the CRD's expectations).
-    case: String,
-    version: String,
+    pub(crate) case: String,
+    pub(crate) version: String,
     /// Where the case is.
     line: usize,
     column: usize,
-    failures: Vec<TestFailure>,
+    pub(crate) failures: Vec<TestFailure>,
     #[serde(skip)]
     index: (usize, Option<usize>),
     /// `--update`'s expectations for a snapshot case.
@@ -184,7 +184,7 @@ pub(crate) fn run(rest: &[String]) -> Result<ExitCode, Error> {
 }
 
 /// Whether a file name is a test file's.
-fn is_test_file(name: &str) -> bool {
+pub(crate) fn is_test_file(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".crdtest.yaml") || lower.ends_with(".crdtest.yml")
 }
@@ -206,26 +206,48 @@ fn load(
     version_override: Option<&[KubernetesVersion]>,
     field_validation: FieldValidation,
 ) -> Loaded {
-    let suite = TestSuite::read(&text);
     let base = Path::new(&name)
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    let versions = version_override.map_or_else(
+        || vec![Options::default().kubernetes_version],
+        <[KubernetesVersion]>::to_vec,
+    );
+    let from_file = version_override.is_none();
+    load_with(
+        name,
+        text,
+        &|s| resolve(&base, s),
+        (versions, from_file),
+        field_validation,
+    )
+}
+
+/// A test file read with the texts it names (`read` gives each source's text): the CLI reads
+/// them from disk, the language server from its workspace. `versions`: the versions to run
+/// at, and whether the file's `kubernetesVersions` wins over them.
+pub(crate) fn load_with(
+    name: String,
+    text: String,
+    read: &dyn Fn(&TestSource) -> Result<String, String>,
+    (versions, from_file): (Vec<KubernetesVersion>, bool),
+    field_validation: FieldValidation,
+) -> Loaded {
+    let suite = TestSuite::read(&text);
     let crd = suite
         .crd
         .as_ref()
-        .map_or_else(|| Err("no CRD".to_owned()), |s| resolve(&base, s));
+        .map_or_else(|| Err("no CRD".to_owned()), read);
     let cases = suite
         .cases
         .iter()
-        .map(|c| {
-            [&c.object, &c.old_object, &c.old_crd].map(|s| s.as_ref().map(|s| resolve(&base, s)))
-        })
+        .map(|c| [&c.object, &c.old_object, &c.old_crd].map(|s| s.as_ref().map(read)))
         .collect();
-    let versions = match version_override {
-        Some(v) => v.to_vec(),
-        None if !suite.kubernetes_versions.is_empty() => suite.kubernetes_versions.clone(),
-        None => vec![Options::default().kubernetes_version],
+    let versions = if from_file && !suite.kubernetes_versions.is_empty() {
+        suite.kubernetes_versions.clone()
+    } else {
+        versions
     };
     let field_validation = suite.field_validation.unwrap_or(field_validation);
     Loaded {
@@ -278,7 +300,26 @@ fn run_all(loaded: &[Loaded], update: bool) -> Vec<Outcome> {
     outcomes
 }
 
-fn options(l: &Loaded, v: usize) -> Options {
+/// Every unit of one test file, in order, on this thread: `compiled` gives the CRD compiled at
+/// version index `v` (the caller's cache).
+pub(crate) fn run_suite(
+    l: &Loaded,
+    compiled: &dyn Fn(usize, &str) -> Rc<CompiledCrd>,
+) -> Vec<Outcome> {
+    let mut out = Vec::new();
+    for v in 0..l.versions.len() {
+        let targets =
+            std::iter::once(Target::Crd).chain((0..l.suite.cases.len()).map(Target::Case));
+        for target in targets {
+            out.push(run_unit(l, 0, v, target, false, &|crd| compiled(v, crd)));
+        }
+    }
+    out.retain(|o| !o.case.is_empty());
+    out
+}
+
+/// The engine's options for version index `v` of a test file.
+pub(crate) fn options(l: &Loaded, v: usize) -> Options {
     Options {
         field_validation: l.field_validation,
         kubernetes_version: l.versions.get(v).copied().unwrap_or_default(),

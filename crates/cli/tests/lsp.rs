@@ -444,3 +444,108 @@ fn cel_errors_in_the_rule_and_version_notes() {
     );
     c.stop();
 }
+
+/// A test file: its failing expectation is a diagnostic at the expectation's place, cleared
+/// when fixed; editing the CRD it names runs it again; a problem reading it is one at its
+/// place; completion offers the format's keys and, in an inline object, the CRD's fields.
+#[test]
+fn test_files_diagnostics_and_completion() {
+    const TEST: &str = "crd: ../crds/crontab.yaml\ncases:\n- name: too many\n  object:\n    apiVersion: stable.example.com/v1\n    kind: CronTab\n    metadata: {name: a}\n    spec:\n      cronSpec: '* * * * */5'\n      replicas: 20\n  expect:\n    verdict: rejected\n    errors:\n    - path: spec\n      message: replicas must be at most 11\n";
+    let root = workspace(
+        "tests",
+        &[
+            ("crds/crontab.yaml", CRD),
+            ("tests/crontab.crdtest.yaml", TEST),
+        ],
+    );
+    let mut c = Client::start(&root, Value::Null);
+    let test = root.join("tests/crontab.crdtest.yaml");
+    // A workspace test file is run without being opened.
+    let d = c.diagnostics(&test, |d| !d.is_empty());
+    assert_eq!(d.len(), 2, "{d:?}");
+    let unmatched = d
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("expect.errors[0]"))
+        .unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(
+        unmatched["message"],
+        "too many: expect.errors[0]: expected spec: \"replicas must be at most 11\", got spec: Invalid value: replicas must be at most 10"
+    );
+    // The expectation's place: line 14 (`- path: spec`), column 7, 0-based in the protocol.
+    assert_eq!(unmatched["range"]["start"], json!({"line": 13, "character": 6}));
+    assert_eq!(unmatched["code"], "crd-test.failed");
+    assert_eq!(unmatched["severity"], 1);
+    // Fixed: cleared.
+    c.open(&test, TEST, 1);
+    let fixed = TEST.replace("at most 11", "at most 10");
+    c.change(&test, &fixed, 2);
+    c.diagnostics(&test, |d| d.is_empty());
+    // The CRD it names changes (an open buffer): the case runs again and fails.
+    let crd_path = root.join("crds/crontab.yaml");
+    c.open(
+        &crd_path,
+        &CRD.replace("replicas must be at most 10", "at most ten replicas"),
+        1,
+    );
+    let d = c.diagnostics(&test, |d| !d.is_empty());
+    assert!(
+        messages(&d)
+            .iter()
+            .any(|m| m.contains("got spec: Invalid value: at most ten replicas")),
+        "{d:?}"
+    );
+    c.change(&crd_path, CRD, 2);
+    c.diagnostics(&test, |d| d.is_empty());
+    // A problem reading the test file: at its place.
+    c.change(&test, &fixed.replace("  expect:\n", "  expectt:\n"), 3);
+    let d = c.diagnostics(&test, |d| !d.is_empty());
+    let unknown = d
+        .iter()
+        .find(|d| d["message"] == "unknown field `expectt`")
+        .unwrap_or_else(|| panic!("{d:?}"));
+    assert_eq!(unknown["range"]["start"], json!({"line": 10, "character": 2}));
+    assert_eq!(unknown["code"], "crd-test.invalid");
+
+    // Completion: the format's keys (a case's), then the CRD's fields in the inline object.
+    let typing = "crd: ../crds/crontab.yaml\ncases:\n- name: a\n  ex\n";
+    c.change(&test, typing, 4);
+    let r = c.at("textDocument/completion", &test, 3, 4);
+    let labels: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["expect"], "{r}");
+    assert_eq!(r["result"][0]["textEdit"]["newText"], "expect: ");
+    assert_eq!(
+        r["result"][0]["textEdit"]["range"],
+        json!({"start": {"line": 3, "character": 2}, "end": {"line": 3, "character": 4}})
+    );
+    let typing = "crd: ../crds/crontab.yaml\ncases:\n- name: a\n  object:\n    apiVersion: stable.example.com/v1\n    kind: CronTab\n    spec:\n      \n";
+    c.change(&test, typing, 5);
+    let r = c.at("textDocument/completion", &test, 7, 6);
+    let labels: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    for field in ["cronSpec", "image", "replicas"] {
+        assert!(labels.contains(&field), "{field} in {labels:?}");
+    }
+    assert_eq!(
+        r["result"][0]["textEdit"]["range"],
+        json!({"start": {"line": 7, "character": 6}, "end": {"line": 7, "character": 6}})
+    );
+    // Hover on a format key.
+    let h = c.at("textDocument/hover", &test, 3, 3);
+    assert!(
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("**object"),
+        "{h}"
+    );
+    c.stop();
+}

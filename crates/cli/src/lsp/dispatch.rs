@@ -29,6 +29,7 @@ use super::diagnostics::{check_file, url, Compiled, Shown};
 use super::features;
 use super::index::Index;
 use super::settings::Settings;
+use super::test_files::{check_test_file, is_test_file, TestCrds};
 
 /// Request ids the client cancelled (the main loop adds them).
 pub(crate) type Cancelled = Arc<Mutex<HashSet<RequestId>>>;
@@ -44,6 +45,10 @@ pub(crate) struct Worker {
     client_settings: Value,
     settings: Settings,
     compiled: Compiled,
+    /// The CRDs the test files name, compiled.
+    test_crds: TestCrds,
+    /// Per test file, the files it names: an edit of one runs it again.
+    test_refs: HashMap<PathBuf, BTreeSet<PathBuf>>,
     dirty: BTreeSet<PathBuf>,
     shown: HashMap<PathBuf, Vec<Shown>>,
     published: HashSet<PathBuf>,
@@ -77,6 +82,8 @@ impl Worker {
             client_settings: init_options,
             settings: Settings::default(),
             compiled: Compiled::default(),
+            test_crds: TestCrds::default(),
+            test_refs: HashMap::new(),
             dirty: BTreeSet::new(),
             shown: HashMap::new(),
             published: HashSet::new(),
@@ -242,6 +249,7 @@ impl Worker {
         }
         self.settings = s;
         self.compiled.clear();
+        self.test_crds.clear();
         for line in self.index.scan(&self.settings) {
             self.log(MessageType::LOG, line);
         }
@@ -350,6 +358,11 @@ impl Worker {
         let Ok(path) = uri.to_file_path() else { return };
         let kinds = self.index.set(&path, text, version);
         self.dirty.insert(path.clone());
+        for (test, refs) in &self.test_refs {
+            if refs.contains(&path) {
+                self.dirty.insert(test.clone());
+            }
+        }
         if !kinds.is_empty() {
             self.compiled.retain(&self.index);
             self.dirty.extend(self.index.files_with_objects_of(&kinds));
@@ -393,6 +406,7 @@ impl Worker {
         }
         let version = file.version;
         let (index, settings, compiled) = (&self.index, &self.settings, &mut self.compiled);
+        let test_crds = &mut self.test_crds;
         let result = catch_unwind(AssertUnwindSafe(|| {
             if test_hooks()
                 && index
@@ -402,10 +416,18 @@ impl Worker {
             {
                 panic!("a test panic while checking");
             }
-            check_file(index, settings, compiled, &path)
+            if is_test_file(&path) {
+                let (d, refs) = check_test_file(index, settings, test_crds, &path);
+                (d, Some(refs))
+            } else {
+                (check_file(index, settings, compiled, &path), None)
+            }
         }));
         match result {
-            Ok(d) => {
+            Ok((d, refs)) => {
+                if let Some(refs) = refs {
+                    self.test_refs.insert(path.clone(), refs);
+                }
                 if !d.builtin_kinds.is_empty() && !self.builtins_logged {
                     self.builtins_logged = true;
                     self.log(
@@ -425,6 +447,7 @@ impl Worker {
             Err(panic) => {
                 let what = panic_text(&panic);
                 self.compiled.clear();
+                self.test_crds.clear();
                 self.log(
                     MessageType::ERROR,
                     format!("crd-studio: checking {} panicked: {what}", path.display()),
@@ -502,6 +525,7 @@ impl Worker {
                 .map_err(|()| (ErrorCode::InvalidParams, format!("not a file: {uri}")))
         }
         let (index, settings, compiled) = (&self.index, &self.settings, &mut self.compiled);
+        let test_crds = &mut self.test_crds;
         fn json<T: serde::Serialize>(v: T) -> Value {
             serde_json::to_value(v).unwrap_or(Value::Null)
         }
@@ -510,25 +534,45 @@ impl Worker {
                 let p: lsp_types::CompletionParams = params(r.params)?;
                 let at = p.text_document_position;
                 let path = path_of(&at.text_document.uri)?;
-                json(features::completion(
-                    index,
-                    settings,
-                    compiled,
-                    &path,
-                    at.position,
-                ))
+                if is_test_file(&path) {
+                    json(features::test_completion(
+                        index,
+                        settings,
+                        test_crds,
+                        &path,
+                        at.position,
+                    ))
+                } else {
+                    json(features::completion(
+                        index,
+                        settings,
+                        compiled,
+                        &path,
+                        at.position,
+                    ))
+                }
             }
             HoverRequest::METHOD => {
                 let p: lsp_types::HoverParams = params(r.params)?;
                 let at = p.text_document_position_params;
                 let path = path_of(&at.text_document.uri)?;
-                json(features::hover(
-                    index,
-                    settings,
-                    compiled,
-                    &path,
-                    at.position,
-                ))
+                if is_test_file(&path) {
+                    json(features::test_hover(
+                        index,
+                        settings,
+                        test_crds,
+                        &path,
+                        at.position,
+                    ))
+                } else {
+                    json(features::hover(
+                        index,
+                        settings,
+                        compiled,
+                        &path,
+                        at.position,
+                    ))
+                }
             }
             GotoDefinition::METHOD => {
                 let p: lsp_types::GotoDefinitionParams = params(r.params)?;

@@ -18,6 +18,7 @@ use super::diagnostics::{url, Compiled, Shown};
 use super::index::{is_crd, CrdRef, Index};
 use super::position::{byte_at, position_of_utf16, range, utf16_at};
 use super::settings::Settings;
+use super::test_files::{test_crd, TestCrds};
 
 /// The editor a position is in, and the CRD that answers there.
 fn target(index: &Index, path: &Path, offset: usize) -> Option<(Editor, CrdRef)> {
@@ -71,54 +72,108 @@ pub(crate) fn completion(
         pos,
         |c, editor, text, u, _| {
             let done = c.complete_utf16(editor, text, u)?;
-            let r = Range {
-                start: position_of_utf16(text, done.from),
-                end: position_of_utf16(text, done.to),
-            };
-            let comma = done.comma_at.map(|at| {
-                let p = position_of_utf16(text, at);
-                vec![TextEdit {
-                    range: Range { start: p, end: p },
-                    new_text: ",".into(),
-                }]
-            });
-            let items = done
-                .items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| lsp_types::CompletionItem {
-                    kind: Some(match item.kind.as_str() {
-                        "property" => CompletionItemKind::PROPERTY,
-                        "keyword" => CompletionItemKind::KEYWORD,
-                        "enum" => CompletionItemKind::ENUM_MEMBER,
-                        "constant" => CompletionItemKind::CONSTANT,
-                        "function" => CompletionItemKind::FUNCTION,
-                        "method" => CompletionItemKind::METHOD,
-                        "variable" => CompletionItemKind::VARIABLE,
-                        "type" => CompletionItemKind::CLASS,
-                        _ => CompletionItemKind::TEXT,
-                    }),
-                    detail: (!item.detail.is_empty()).then(|| item.detail.clone()),
-                    documentation: (!item.info.is_empty())
-                        .then(|| Documentation::String(item.info.clone())),
-                    filter_text: Some(
-                        item.filter_text
-                            .clone()
-                            .unwrap_or_else(|| item.label.clone()),
-                    ),
-                    sort_text: Some(format!("{i:05}")),
-                    text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-                        range: r,
-                        new_text: item.apply.clone().unwrap_or_else(|| item.label.clone()),
-                    })),
-                    additional_text_edits: comma.clone(),
-                    label: item.label,
-                    ..lsp_types::CompletionItem::default()
-                })
-                .collect();
-            Some(CompletionResponse::Array(items))
+            Some(completion_response(text, done))
         },
     )
+}
+
+/// The engine's completions (UTF-16 offsets of `text`) in the protocol's shape.
+fn completion_response(text: &str, done: crd_studio_engine::Completions) -> CompletionResponse {
+    let r = Range {
+        start: position_of_utf16(text, done.from),
+        end: position_of_utf16(text, done.to),
+    };
+    let comma = done.comma_at.map(|at| {
+        let p = position_of_utf16(text, at);
+        vec![TextEdit {
+            range: Range { start: p, end: p },
+            new_text: ",".into(),
+        }]
+    });
+    let items = done
+        .items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| lsp_types::CompletionItem {
+            kind: Some(match item.kind.as_str() {
+                "property" => CompletionItemKind::PROPERTY,
+                "keyword" => CompletionItemKind::KEYWORD,
+                "enum" => CompletionItemKind::ENUM_MEMBER,
+                "constant" => CompletionItemKind::CONSTANT,
+                "function" => CompletionItemKind::FUNCTION,
+                "method" => CompletionItemKind::METHOD,
+                "variable" => CompletionItemKind::VARIABLE,
+                "type" => CompletionItemKind::CLASS,
+                _ => CompletionItemKind::TEXT,
+            }),
+            detail: (!item.detail.is_empty()).then(|| item.detail.clone()),
+            documentation: (!item.info.is_empty())
+                .then(|| Documentation::String(item.info.clone())),
+            filter_text: Some(
+                item.filter_text
+                    .clone()
+                    .unwrap_or_else(|| item.label.clone()),
+            ),
+            sort_text: Some(format!("{i:05}")),
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+                range: r,
+                new_text: item.apply.clone().unwrap_or_else(|| item.label.clone()),
+            })),
+            additional_text_edits: comma.clone(),
+            label: item.label,
+            ..lsp_types::CompletionItem::default()
+        })
+        .collect();
+    CompletionResponse::Array(items)
+}
+
+/// Completion at `pos` of a test file: the format's keys and values, the CRD's fields in an
+/// inline object (the engine's `crd_test_complete_utf16`).
+pub(crate) fn test_completion(
+    index: &Index,
+    settings: &Settings,
+    crds: &mut TestCrds,
+    path: &Path,
+    pos: Position,
+) -> Option<CompletionResponse> {
+    let crd = test_crd(index, settings, crds, path);
+    let text = &index.files.get(path)?.text;
+    let done =
+        crd_studio_engine::crd_test_complete_utf16(text, utf16_at(text, pos), crd.as_deref())?;
+    Some(completion_response(text, done))
+}
+
+/// Hover at `pos` of a test file.
+pub(crate) fn test_hover(
+    index: &Index,
+    settings: &Settings,
+    crds: &mut TestCrds,
+    path: &Path,
+    pos: Position,
+) -> Option<Hover> {
+    let crd = test_crd(index, settings, crds, path);
+    let text = &index.files.get(path)?.text;
+    let h = crd_studio_engine::crd_test_hover_utf16(text, utf16_at(text, pos), crd.as_deref())?;
+    Some(hover_response(text, h))
+}
+
+/// The engine's hover (UTF-16 offsets of `text`) in the protocol's shape.
+fn hover_response(text: &str, h: crd_studio_engine::Hover) -> Hover {
+    let mut value = format!("**{}**", h.title);
+    for l in &h.lines {
+        value.push_str("\n\n");
+        value.push_str(l);
+    }
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: Some(Range {
+            start: position_of_utf16(text, h.from),
+            end: position_of_utf16(text, h.to),
+        }),
+    }
 }
 
 /// Hover at `pos`.
@@ -137,21 +192,7 @@ pub(crate) fn hover(
         pos,
         |c, editor, text, u, _| {
             let h = c.hover_utf16(editor, text, u)?;
-            let mut value = format!("**{}**", h.title);
-            for l in &h.lines {
-                value.push_str("\n\n");
-                value.push_str(l);
-            }
-            Some(Hover {
-                contents: HoverContents::Markup(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                }),
-                range: Some(Range {
-                    start: position_of_utf16(text, h.from),
-                    end: position_of_utf16(text, h.to),
-                }),
-            })
+            Some(hover_response(text, h))
         },
     )
 }

@@ -2,7 +2,8 @@
 //! engine's front door. Modules, one job each: [`settings`] (the settings file and the
 //! client's), [`index`] (the workspace's files and CRDs), [`diagnostics`] (checking one
 //! file), [`features`] (completion, hover, code actions, definition), [`dispatch`] (the
-//! analysis thread), [`position`] (the protocol's positions).
+//! analysis thread), [`position`] (the protocol's positions), [`test_files`] (running
+//! `*.crdtest.yaml` files).
 //!
 //! The main loop reads the client's messages, records `$/cancelRequest`s and hands the
 //! rest to the analysis thread, which owns the model (compiled CRDs are not `Send`).
@@ -27,6 +28,7 @@ mod features;
 mod index;
 mod position;
 mod settings;
+mod test_files;
 
 const USAGE: &str = "\
 usage: crd-studio lsp [--stdio]
