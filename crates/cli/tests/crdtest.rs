@@ -191,3 +191,45 @@ fn a_bad_test_file_fails_with_its_places() {
         assert!(report.contains(line), "{line}\nnot in\n{report}");
     }
 }
+
+/// The gallery's test files (`examples/*/*.crdtest.yaml`): every case passes through
+/// `crd-studio test`, and each file follows the JSON Schema. `cargo xtask test` runs this with
+/// the other native tests.
+#[test]
+fn the_gallery_test_files_pass() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let out = run_in(&examples, &["test", "."]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .expect("examples")
+        .filter_map(|e| e.ok())
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".crdtest.yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    for f in &files {
+        let name = f.strip_prefix(&examples).unwrap_or(f).display().to_string();
+        assert!(
+            report.contains(&format!("./{name}\n")) || report.contains(&format!("{name}\n")),
+            "{name} not run:\n{report}"
+        );
+    }
+    let schema_path = examples.join("../schemas/crdtest.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).expect("schema")).expect("JSON");
+    let validator = jsonschema::options()
+        .build(&schema)
+        .expect("schema compiles");
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("test file");
+        let docs = crd_studio_engine::read_documents(&text, crd_studio_engine::SourceId::Crd);
+        let errors: Vec<String> = validator
+            .iter_errors(&docs.values[0].1)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", f.display());
+    }
+}

@@ -472,7 +472,10 @@ fn test_files_diagnostics_and_completion() {
         "too many: expect.errors[0]: expected spec: \"replicas must be at most 11\", got spec: Invalid value: replicas must be at most 10"
     );
     // The expectation's place: line 14 (`- path: spec`), column 7, 0-based in the protocol.
-    assert_eq!(unmatched["range"]["start"], json!({"line": 13, "character": 6}));
+    assert_eq!(
+        unmatched["range"]["start"],
+        json!({"line": 13, "character": 6})
+    );
     assert_eq!(unmatched["code"], "crd-test.failed");
     assert_eq!(unmatched["severity"], 1);
     // Fixed: cleared.
@@ -503,7 +506,10 @@ fn test_files_diagnostics_and_completion() {
         .iter()
         .find(|d| d["message"] == "unknown field `expectt`")
         .unwrap_or_else(|| panic!("{d:?}"));
-    assert_eq!(unknown["range"]["start"], json!({"line": 10, "character": 2}));
+    assert_eq!(
+        unknown["range"]["start"],
+        json!({"line": 10, "character": 2})
+    );
     assert_eq!(unknown["code"], "crd-test.invalid");
 
     // Completion: the format's keys (a case's), then the CRD's fields in the inline object.
