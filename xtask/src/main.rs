@@ -16,6 +16,7 @@
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
 //!   then how the analysis grows with rules, properties, enum values, list items, documents;
 //!   then the corpus through `crd-studio check` in one run and per CRD (`cli_bench.rs`);
+//!   1,000 `crd-studio test` cases against one CRD beside a process per case (`crdtest_bench.rs`);
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
 //!   (keystroke → Problems, long tasks, cold load, memory).
 //! - `e2e [FILE...]`: build the release page with the test hooks and run the
@@ -29,6 +30,7 @@ mod cli_bench;
 mod cli_dist;
 mod conformance;
 mod corpus;
+mod crdtest_bench;
 mod dist;
 mod embed_dist;
 mod fuzz;
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
         "e2e" => e2e(rest),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" if rest.iter().any(|a| a == "--cli") => cli_bench::run_task(rest),
+        "bench" if rest.iter().any(|a| a == "--crdtest") => crdtest_bench::run_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
                 .and_then(|_| {
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
                     ]))
                 })
                 .and_then(|_| cli_bench::run_task(&[]))
+                .and_then(|_| crdtest_bench::run_task(&[]))
                 .and_then(|_| {
                     step("language server benchmark");
                     lsp::bench()
@@ -148,6 +152,9 @@ const HELP: &str = "usage: cargo xtask <task>
                         process per CRD; the language server's edit -> diagnostics and
                         corpus indexing
   bench --cli [BINARY]  only the `crd-studio check` part (builds the release CLI unless named)
+  bench --crdtest [BINARY]
+                        1,000 `crd-studio test` cases against the argo-workflows CRD beside
+                        one `crd-studio check` process per case (50 timed, extrapolated)
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds

@@ -24,6 +24,7 @@ pub(crate) struct TestCrds {
     /// Per test file, the CRD its newest version compiled last: completion in a half-typed
     /// test file (whose `crd` cannot be read now) uses it.
     last: HashMap<PathBuf, Rc<CompiledCrd>>,
+    time_zones: Option<std::sync::Arc<crd_studio_engine::TimeZoneDb>>,
 }
 
 impl TestCrds {
@@ -44,12 +45,18 @@ impl TestCrds {
         options: &crd_studio_engine::Options,
     ) -> Rc<CompiledCrd> {
         let key = (test.to_owned(), v);
+        let time_zones = self
+            .time_zones
+            .get_or_insert_with(|| std::sync::Arc::new(crate::time_zones()))
+            .clone();
         let fresh = match self.compiled.get(&key) {
             Some(old) if old.text() == text && old.options() == options => old.clone(),
-            Some(old) => Rc::new(old.recompile(text, options)),
-            None => {
-                let mut c = CompiledCrd::compile(text, options);
-                c.set_time_zones(Some(std::sync::Arc::new(crate::time_zones())));
+            other => {
+                let mut c = match other {
+                    Some(old) => old.recompile(text, options),
+                    None => CompiledCrd::compile(text, options),
+                };
+                c.set_time_zones(Some(time_zones));
                 Rc::new(c)
             }
         };

@@ -2,7 +2,8 @@
 -- Run by `cargo xtask test` (step "lsp in Neovim") as:
 --   nvim --headless --clean -l lsp_e2e.lua BINARY CRD_FILE
 -- It makes a workspace in a temporary folder, opens an object, and checks the diagnostics,
--- completion, hover, go to definition and a code action's edit. Exits 1 on the first failure.
+-- completion, hover, go to definition and a code action's edit; then a test file's failing
+-- expectation (a diagnostic at it, cleared when fixed). Exits 1 on the first failure.
 
 local bin, crd_file = arg[1], arg[2]
 local root = vim.fn.tempname()
@@ -27,6 +28,15 @@ vim.fn.writefile({
   '  cronSpec: "* * * * */5"',
   '  replica: 3',
 }, root .. '/typo.yaml')
+vim.fn.writefile({
+  'crd: crd.yaml',
+  'cases:',
+  '  - name: too many',
+  '    object: {apiVersion: stable.example.com/v1, kind: CronTab, metadata: {name: a}, spec: {replicas: 20}}',
+  '    expect:',
+  '      errors:',
+  '        - {path: spec, message: replicas must be at most 11}',
+}, root .. '/crontab.crdtest.yaml')
 
 local function check(ok, what)
   if not ok then
@@ -99,6 +109,15 @@ vim.lsp.util.apply_workspace_edit(action.edit, 'utf-16')
 local line = vim.api.nvim_buf_get_lines(tbuf, 6, 7, false)[1]
 check(line == '  replicas: 3', 'code action applied: ' .. line)
 check(vim.wait(30000, function() return #vim.diagnostic.get(tbuf) == 0 end), 'fixed: ' .. messages(tbuf))
+
+-- A test file: the failing expectation is a diagnostic on its line; fixed, it goes away.
+local xbuf = open('crontab.crdtest.yaml')
+check(vim.wait(30000, function() return messages(xbuf):find('expect.errors[0]', 1, true) ~= nil end),
+  'test file diagnostics: ' .. messages(xbuf))
+local xd = vim.diagnostic.get(xbuf)[1]
+check(xd.lnum == 6 and xd.col == 10, 'test file diagnostic place (' .. xd.lnum .. ':' .. xd.col .. ')')
+vim.api.nvim_buf_set_lines(xbuf, 6, 7, false, { '        - {path: spec, message: replicas must be at most 10}' })
+check(vim.wait(30000, function() return #vim.diagnostic.get(xbuf) == 0 end), 'test file fixed: ' .. messages(xbuf))
 
 vim.fn.delete(root, 'rf')
 os.exit(0)
