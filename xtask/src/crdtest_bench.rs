@@ -159,12 +159,14 @@ fn measure(binary: &Path, dir: &Path, crd: &Path, objects: &[PathBuf]) -> Result
     let (single, single_cpu, _, _) = test_run(binary, dir, Some(1))?;
     let n = CASES as f64;
     println!(
-        "crd-studio test, {cores} threads: {CASES} cases ({passed} passed, {failed} failed) in {all:.2} s = {:.0} cases/s, CPU {all_cpu:.2} s",
-        n / all
+        "crd-studio test, {cores} threads: {CASES} cases ({passed} passed, {failed} failed) in {all:.2} s = {:.0} cases/s, CPU {all_cpu:.2} s = {:.0} cases per CPU-second",
+        n / all,
+        n / all_cpu
     );
     println!(
-        "crd-studio test, 1 thread (the CRD compiled once): {single:.2} s = {:.0} cases/s, CPU {single_cpu:.2} s",
-        n / single
+        "crd-studio test, 1 thread (the CRD compiled once): {single:.2} s = {:.0} cases/s, CPU {single_cpu:.2} s = {:.0} cases per CPU-second",
+        n / single,
+        n / single_cpu
     );
 
     step(&format!(
@@ -186,11 +188,12 @@ fn measure(binary: &Path, dir: &Path, crd: &Path, objects: &[PathBuf]) -> Result
     let each_cpu = (cpu_seconds() - cpu) / PROCESSES as f64;
     let total = each * n;
     println!(
-        "crd-studio check per case: {PROCESSES} processes in {:.2} s ({:.3} s each); {CASES} extrapolated: {total:.1} s = {:.1} cases/s, CPU {:.1} s",
+        "crd-studio check per case: {PROCESSES} processes in {:.2} s ({:.3} s each); {CASES} extrapolated: {total:.1} s = {:.1} cases/s, CPU {:.1} s = {:.1} cases per CPU-second",
         each * PROCESSES as f64,
         each,
         1.0 / each,
-        each_cpu * n
+        each_cpu * n,
+        1.0 / each_cpu
     );
     println!(
         "crd-studio test against one check per case: {:.0}x faster (wall), {:.0}x less CPU",

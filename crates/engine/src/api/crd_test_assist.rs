@@ -383,6 +383,12 @@ spec:
                 "",
             ),
             ("crd: a.yaml\ncases:\n- name: a\n  object:\n    |", &["apiVersion", "kind"], ""),
+            // An inline CRD: the CRD's own fields.
+            (
+                "crd:\n  apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  spec:\n    gr|",
+                &["group"],
+                "gr",
+            ),
         ];
         for (text, want, replaced) in cases {
             let (got, r) = labels(text);
