@@ -287,9 +287,12 @@ fn run_all(loaded: &[Loaded], update: bool) -> Vec<Outcome> {
                 COMPILED.with(|cache| {
                     let mut cache = cache.borrow_mut();
                     let entry = cache.entry((f, v));
-                    Rc::clone(
-                        entry.or_insert_with(|| Rc::new(CompiledCrd::compile(crd, &options(l, v)))),
-                    )
+                    Rc::clone(entry.or_insert_with(|| {
+                        let mut c = CompiledCrd::compile(crd, &options(l, v));
+                        // Rules that name a time zone evaluate as `check` evaluates them.
+                        c.set_time_zones(Some(crate::repo::run::time_zones()));
+                        Rc::new(c)
+                    }))
                 })
             };
             Some(run_unit(l, f, v, target, update, &compiled))

@@ -233,3 +233,11 @@ fn the_gallery_test_files_pass() {
         assert!(errors.is_empty(), "{}: {errors:#?}", f.display());
     }
 }
+
+#[test]
+fn rules_naming_a_time_zone_evaluate() {
+    let out = run(&["timezone"]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
+    assert!(report.ends_with("2 passed, 0 failed\n"), "{report}");
+}

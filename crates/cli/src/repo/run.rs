@@ -133,8 +133,8 @@ impl Report {
     }
 }
 
-/// The time-zone database, loaded the first time a rule names a zone.
-fn time_zones() -> Arc<TimeZoneDb> {
+/// The time-zone database, loaded once per process the first time it is asked for.
+pub(crate) fn time_zones() -> Arc<TimeZoneDb> {
     static DB: OnceLock<Arc<TimeZoneDb>> = OnceLock::new();
     DB.get_or_init(|| Arc::new(crate::time_zones())).clone()
 }
