@@ -25,7 +25,7 @@
 //! 263 KB and serde 82 KB (mostly the page reading the worker's report: 38 `deserialize_seq`
 //! instances, one per `Vec<T>`), yew 178 KB, regex 145 KB. `editor.js` is minified and uses
 //! every package it bundles (`@codemirror/view` 183 KB of its 395 KB). Cut: the sort, now
-//! compiled once (`crd_studio_gostd::sort`): 174 KB to 86 KB raw, 13.6 KB gzip (measured
+//! compiled once (`crd_studio_gostd::sort`): 174 KB to 86 KB raw, 14.3 KB gzip (measured
 //! earlier: `opt-level = "s"` makes the wasm 19% larger than `"z"`, and `wasm-opt` passes
 //! beyond `-Oz` gain under 0.1%). The second module, weighed
 //! again: what runs only on demand (assist 36 KB, Explain 26 KB, samples 14 KB, authored
