@@ -163,11 +163,11 @@ fn groups(changes: &[CrdChange]) -> Vec<ChangeGroup> {
         }
     }
     // CRD-wide changes first, then the versions in the order met; worst first in each.
-    groups.sort_by_key(|(v, _)| v.is_some());
+    crd_studio_gostd::sort::stable_by_key(&mut groups, |(v, _)| v.is_some());
     groups
         .into_iter()
         .map(|(v, mut rows)| {
-            rows.sort_by_key(|r| r.severity);
+            crd_studio_gostd::sort::stable_by_key(&mut rows, |r| r.severity);
             ChangeGroup {
                 title: match v {
                     Some(v) => format!("Version {v}"),

@@ -281,7 +281,7 @@ pub fn problem_rows(analysis: &Analysis) -> Vec<ProblemRow> {
         .map(ProblemRow::from_finding)
         .collect();
     // Errors that only follow from a CRD error come after it (and the others), in order.
-    rows.sort_by_key(|r| r.follows_from.is_some());
+    crd_studio_gostd::sort::stable_by_key(&mut rows, |r| r.follows_from.is_some());
     for o in &analysis.objects {
         let source = SourceId::Object(o.source);
         for w in &o.warnings {

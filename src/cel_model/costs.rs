@@ -226,7 +226,7 @@ pub(super) fn rule_errors(
             .unwrap_or(usize::MAX)
     };
     let mut findings: Vec<&crd_studio_engine::Finding> = analysis.findings.iter().collect();
-    findings.sort_by_key(server_order);
+    crd_studio_gostd::sort::stable_by_key(&mut findings, server_order);
     findings
         .into_iter()
         .filter(|f| f.severity == Severity::Error)
@@ -530,7 +530,7 @@ impl Explanation {
 /// boundaries, or overlaps another.
 pub fn apply_edits(text: &str, edits: &[(usize, usize, &str)]) -> Option<String> {
     let mut sorted: Vec<&(usize, usize, &str)> = edits.iter().collect();
-    sorted.sort_by_key(|e| (e.0, e.1));
+    crd_studio_gostd::sort::stable_by_key(&mut sorted, |e| (e.0, e.1));
     let mut out =
         String::with_capacity(text.len() + edits.iter().map(|e| e.2.len()).sum::<usize>());
     let mut at = 0;

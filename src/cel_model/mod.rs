@@ -394,7 +394,9 @@ pub struct CelView {
 pub fn rule_order(rules: &[RuleView], by_cost: bool) -> Vec<usize> {
     let mut order: Vec<usize> = (0..rules.len()).collect();
     if by_cost {
-        order.sort_by_key(|&i| std::cmp::Reverse(rules.get(i).and_then(RuleView::sort_cost)));
+        crd_studio_gostd::sort::stable_by_key(&mut order, |&i| {
+            std::cmp::Reverse(rules.get(i).and_then(RuleView::sort_cost))
+        });
     }
     order
 }

@@ -4,9 +4,10 @@
 //! `trunk build` that produces `dist/` (build, e2e, bench --browser); `trunk serve` rebuilds
 //! `dist/` without it, and the script then reads the same names from `index.html`.
 //!
-//! It also prints what a page with embeds downloads (script, manifest, glue, wasm, CSS,
-//! CodeMirror bundle), raw and gzipped, against the budget ([`BUDGET_GZIP`], 1.38 MB gzip;
-//! `e2e/embed.test.mjs` asserts the same; `tzdb.bin` only loads when a rule names a time zone).
+//! It also prints what the main page and a page with embeds download (script, manifest, glue,
+//! wasm, CSS, CodeMirror bundle; the main page's HTML, starter and worker script), raw and
+//! gzipped, and fails above the budget ([`BUDGET_GZIP`]; `e2e/embed.test.mjs` asserts the
+//! same; `tzdb.bin` only loads when a rule names a time zone).
 //!
 //! # The payload budget
 //!
@@ -14,32 +15,40 @@
 //! and `crd_diff` (+45 KB raw wasm), the assist module and fixes (+30 KB, and
 //! `@codemirror/autocomplete` +10 KB gzip in `editor.js`), Explain and samples (+27 KB), their
 //! views and serde code. The budget was raised to 1.35 MB as a measured, deliberate
-//! regression. A second wasm module loaded on first use (as `tzdb.bin` is) was weighed and set
-//! aside: the page and the worker run one module, and the parts that grew need the engine's
-//! parser, schema compiler and CEL checker, so a lazily loaded module would carry its own copy
-//! of the engine (about 0.9 MB gzip) to save about 0.1 MB for the first load, and completion,
-//! which fires 300 ms into a pause in typing, would fetch it for nearly every user. The way
-//! back is code size: measured on the way, `opt-level = "s"` makes the wasm 19% larger than
-//! `"z"` and extra `wasm-opt` passes gain under 0.1%; the largest generic families are
-//! serde_json's `deserialize_seq` (38 instances, 150 KB raw: the report's `Vec<T>` types the
-//! page reads) and the stable sort (34 instances, 110 KB raw). The browser's wasm is also
-//! built without `regex-automata`'s lazy DFA (about 30 KB gzip; `crates/gostd/Cargo.toml`).
+//! regression (later 1.38 MB). The browser's wasm is built without `regex-automata`'s lazy
+//! DFA (about 30 KB gzip; `crates/gostd/Cargo.toml`).
+//!
+//! Issue 29 asks for 1 MB. Measured on its way (names from the cargo output before
+//! `wasm-opt`, raw bytes; the page's 1.36 MB gzip is 1.20 MB wasm, 130 KB `editor.js`): code
+//! 3.1 MB and data 445 KB (168 KB deflated). By crate: the engine 776 KB, CEL 350 KB, the
+//! page's views 335 KB, `core` 334 KB (of it the stable sort 174 KB in 34 instances), serde_json
+//! 263 KB and serde 82 KB (mostly the page reading the worker's report: 38 `deserialize_seq`
+//! instances, one per `Vec<T>`), yew 178 KB, regex 145 KB. `editor.js` is minified and uses
+//! every package it bundles (`@codemirror/view` 183 KB of its 395 KB). Cut: the sort, now
+//! compiled once (`crd_studio_gostd::sort`): 174 KB to 86 KB raw, 14.3 KB gzip (measured
+//! earlier: `opt-level = "s"` makes the wasm 19% larger than `"z"`, and `wasm-opt` passes
+//! beyond `-Oz` gain under 0.1%). The second module, weighed
+//! again: what runs only on demand (assist 36 KB, Explain 26 KB, samples 14 KB, authored
+//! conversion 34 KB, `crd_diff` 45 KB, the update path 12 KB, fixes 11 KB, the page's assist
+//! 15 KB: about 190 KB raw, 60 KB gzip) all works on a `CompiledCrd`, so that module carries
+//! the engine's parser, schema compiler and CEL checker again (about 0.9 MB gzip) and fetches
+//! it on the first completion; and Explain and the samples are computed with every analysis
+//! (`src/worker_boundary.rs`), so they would first have to become requests of their own.
+//! Reaching 1 MB takes changes of that size: the report's deserialization in the page, the
+//! on-demand requests, then the split.
 
 use std::path::Path;
 
 /// The manifest's file name, beside the script in `dist/`.
 pub const MANIFEST: &str = "crd-studio-embed.json";
 
-/// What a page with embeds may download in total, gzipped. Issue 11 set 1.2 MB; the help
-/// while writing (issue 15: completion, hover, fixes, Explain, samples) and the CRD update
-/// path (issue 16: the Previous CRD, breaking changes, stored-object effects) took the wasm to
-/// 1.31 MB. Raised to 1.35 MB: a deliberate, measured regression, not a drift (why no second,
-/// lazily loaded module: the module doc). Raised to 1.36 MB for issues 24 and 28 (the
-/// engine's places in every result, the front door, the fidelity classes: the embed page
-/// measured 1,353,762 bytes, the main page 1,338,909). Raised to 1.38 MB for issue 30 (the
-/// splitter, the version notes, the newcomer guidance: the e2e embed page measured 1,369,915,
-/// the main page 1,353,753); issue 29 brings it to 1 MB and lowers this budget with it.
-const BUDGET_GZIP: usize = 1_380_000;
+/// What the main page and a page with embeds may each download, gzipped; `cargo xtask build`
+/// fails above it. Issue 11 set 1.2 MB; issues 15 and 16 (help while writing, the CRD update
+/// path) raised it to 1.35 MB, issues 24 and 28 to 1.36 MB, issue 30 to 1.38 MB. Issue 29
+/// lowered it to 1.365 MB with its measured cuts (the embed page measured 1,343,668 bytes,
+/// the main page 1,341,807; `e2e/embed.test.mjs` counts the worker's files too); its goal of
+/// 1 MB, and what it takes, is in the module doc.
+const BUDGET_GZIP: usize = 1_365_000;
 
 /// The one file of `names` that starts with `prefix` and ends with `suffix`.
 fn one<'a>(names: &'a [String], prefix: &str, suffix: &str, what: &str) -> Result<&'a str, String> {
@@ -77,7 +86,13 @@ pub fn write(dist: &Path) -> Result<(), String> {
     let js = one(&names, "crd-studio-web-", ".js", "wasm-bindgen script")?;
     let wasm = one(&names, "crd-studio-web-", "_bg.wasm", "wasm module")?;
     let css = one(&names, "style", ".css", "stylesheet")?;
-    for fixed in ["crd-studio-embed.js", "editor.js", "worker.js"] {
+    for fixed in [
+        "crd-studio-embed.js",
+        "editor.js",
+        "worker.js",
+        "start.js",
+        "index.html",
+    ] {
         if !names.iter().any(|n| n == fixed) {
             return Err(format!("dist/ has no {fixed} (index.html copies it)"));
         }
@@ -91,9 +106,44 @@ pub fn write(dist: &Path) -> Result<(), String> {
     std::fs::write(dist.join(MANIFEST), &manifest)
         .map_err(|e| format!("writing {MANIFEST}: {e}"))?;
 
-    println!("embed payload (what a page with <crd-studio> elements downloads):");
+    let embed_page = ["crd-studio-embed.js", MANIFEST, js, wasm, css, "editor.js"];
+    let main_page = [
+        "index.html",
+        "start.js",
+        js,
+        wasm,
+        css,
+        "editor.js",
+        "worker.js",
+    ];
+    let mut over = Vec::new();
+    for (what, files) in [
+        (
+            "embed page (what a page with <crd-studio> elements downloads)",
+            &embed_page[..],
+        ),
+        ("main page (index.html's first load)", &main_page[..]),
+    ] {
+        let gz = print_payload(dist, what, files)?;
+        if gz > BUDGET_GZIP {
+            over.push(format!("the {what}: {gz} bytes gzip"));
+        }
+    }
+    if over.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "over the payload budget of {BUDGET_GZIP} bytes gzip: {}",
+            over.join("; ")
+        ))
+    }
+}
+
+/// Prints each of `files` (in `dist`) raw and gzipped, and their total; the gzipped total.
+fn print_payload(dist: &Path, what: &str, files: &[&str]) -> Result<usize, String> {
+    println!("{what}:");
     let (mut raw, mut gz) = (0, 0);
-    for name in ["crd-studio-embed.js", MANIFEST, js, wasm, css, "editor.js"] {
+    for name in files {
         let bytes = std::fs::read(dist.join(name)).map_err(|e| format!("reading {name}: {e}"))?;
         let g = gzip_size(&bytes);
         println!("  {name:<44} {:>9} bytes {:>9} gzip", bytes.len(), g);
@@ -106,10 +156,7 @@ pub fn write(dist: &Path) -> Result<(), String> {
         gz as f64 * 100.0 / BUDGET_GZIP as f64,
         BUDGET_GZIP / 1000
     );
-    if gz > BUDGET_GZIP {
-        println!("  warning: over the budget");
-    }
-    Ok(())
+    Ok(gz)
 }
 
 #[cfg(test)]
@@ -130,6 +177,7 @@ mod tests {
             "crd-studio-embed.js",
             "editor.js",
             "worker.js",
+            "start.js",
         ] {
             std::fs::write(dir.join(name), name).unwrap();
         }

@@ -114,7 +114,7 @@ impl Errors {
     /// rendering each, joined by newlines, and `N more errors were truncated` past 100.
     pub fn to_display_string(&self, source: &Source) -> String {
         let mut sorted: Vec<&Error> = self.errors.iter().collect();
-        sorted.sort_by(|a, b| {
+        crd_studio_gostd::sort::stable_by(&mut sorted, |a, b| {
             (a.location.line, a.location.column).cmp(&(b.location.line, b.location.column))
         });
         let mut parts: Vec<String> = sorted

@@ -273,7 +273,7 @@ fn format_map(m: &Value<'_>) -> Result<String, String> {
         let v = m.get(&k);
         pairs.push((key, format_element(&v)?));
     }
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    crd_studio_gostd::sort::stable_by(&mut pairs, |a, b| a.0.cmp(&b.0));
     let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
     Ok(format!("{{{}}}", body.join(", ")))
 }

@@ -514,7 +514,7 @@ fn sort_by_keys<'a>(l: &List<'a>, keys: &List<'a>) -> Value<'a> {
         return err("list elements must have the same type");
     }
     let mut idx: Vec<usize> = (0..n).collect();
-    idx.sort_by(|&a, &b| match (ks.get(a), ks.get(b)) {
+    crd_studio_gostd::sort::stable_by(&mut idx, |&a, &b| match (ks.get(a), ks.get(b)) {
         (Some(x), Some(y)) => compare(x, y).unwrap_or(Ordering::Equal),
         _ => Ordering::Equal,
     });

@@ -101,7 +101,7 @@ impl KubernetesVersion {
                 out.push(KubernetesVersion::parse(item)?);
             }
         }
-        out.sort();
+        crd_studio_gostd::sort::stable(&mut out);
         out.dedup();
         Ok(out)
     }

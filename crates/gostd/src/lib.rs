@@ -19,6 +19,7 @@
 //! | [`url`] | `net/url`: `Parse`, `ParseRequestURI`, accessors, `String` |
 //! | [`mail`] | `net/mail`: `ParseAddress` |
 //! | [`regexp`] | `regexp`: RE2 syntax with Go's errors, translated to the `regex` crate |
+//! | [`sort`] | `sort`: `SliceStable`, compiled once in the browser's wasm |
 //!
 //! Nothing here panics on input, and recursion over values is bounded or iterative.
 
@@ -45,6 +46,7 @@ pub mod json;
 pub mod mail;
 pub mod net;
 pub mod regexp;
+pub mod sort;
 pub mod strconv;
 pub mod time;
 pub mod url;

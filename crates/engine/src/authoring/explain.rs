@@ -393,7 +393,7 @@ impl Document {
         let mut out = String::new();
         if let Some(Json::Object(props)) = resolved.get("properties") {
             let mut names: Vec<&String> = props.keys().collect();
-            names.sort();
+            crd_studio_gostd::sort::stable(&mut names);
             for name in names {
                 out.push_str(&self.field_detail(name, resolved, recursive, level));
                 if recursive {

@@ -265,7 +265,7 @@ fn repair(compiled: &CompiledCrd, schema: &Structural, mut current: Json, all: b
             let mut next = current.clone();
             let mut steps: Vec<Vec<Seg>> = fields.iter().map(|f| field_steps(f)).collect();
             // Outer nodes first: a node made minimal drops what was below it.
-            steps.sort_by_key(Vec::len);
+            crd_studio_gostd::sort::stable_by_key(&mut steps, Vec::len);
             // Never the object itself: its `spec` and the like stay.
             for at in steps.iter().filter(|at| !at.is_empty()) {
                 let Some(node) = crate::authoring::assist::walk(Some(schema), at) else {

@@ -65,7 +65,7 @@ fn sorted_texts(v: Option<&Json>) -> Vec<(String, Json)> {
         .and_then(Json::as_array)
         .map(|a| a.iter().map(|x| (text(x), x.clone())).collect())
         .unwrap_or_default();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crd_studio_gostd::sort::stable_by(&mut out, |a, b| a.0.cmp(&b.0));
     out.dedup_by(|a, b| a.0 == b.0);
     out
 }

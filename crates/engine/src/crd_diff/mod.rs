@@ -226,7 +226,7 @@ pub fn diff_crds_detailed(
 
 /// New-text order, then old-text order for changes only in the old text.
 fn sort_changes(out: &mut [ChangeDetail]) {
-    out.sort_by_key(|d| {
+    crd_studio_gostd::sort::stable_by_key(out, |d| {
         (
             d.change.new.is_none(),
             d.change.new.map(|l| l.span.start.offset),

@@ -189,7 +189,9 @@ pub struct TextEdit {
 /// `text` with the edits applied; `None` when they overlap or fall outside it.
 pub fn apply_text_edits(text: &str, edits: &[TextEdit]) -> Option<String> {
     let mut sorted: Vec<&TextEdit> = edits.iter().collect();
-    sorted.sort_by_key(|e| (e.span.start.offset, e.span.end.offset));
+    crd_studio_gostd::sort::stable_by_key(&mut sorted, |e| {
+        (e.span.start.offset, e.span.end.offset)
+    });
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for e in sorted {
@@ -303,5 +305,5 @@ pub type LocationKey = (SourceId, usize, bool, usize, usize);
 /// Sorts findings by location (a document's notes after its other findings), then field path,
 /// then message.
 pub fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    crd_studio_gostd::sort::stable_by(findings, |a, b| a.sort_key().cmp(&b.sort_key()));
 }

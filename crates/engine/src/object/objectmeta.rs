@@ -709,7 +709,7 @@ pub fn coerce(
             _ => {}
         }
     }
-    unknown.sort();
+    crd_studio_gostd::sort::stable(&mut unknown);
     (error, unknown)
 }
 

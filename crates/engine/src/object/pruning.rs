@@ -203,7 +203,7 @@ pub fn prune(obj: &mut Json, s: Option<&Structural>, is_resource_root: bool) -> 
             _ => {}
         }
     }
-    pruned.sort();
+    crd_studio_gostd::sort::stable(&mut pruned);
     pruned
 }
 

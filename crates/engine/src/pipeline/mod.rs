@@ -788,7 +788,7 @@ pub fn added_paths(before: &Json, after: &Json) -> Vec<String> {
             _ => {}
         }
     }
-    out.sort();
+    crd_studio_gostd::sort::stable(&mut out);
     out
 }
 

@@ -114,7 +114,7 @@ pub fn compare_kube_aware(a: &str, b: &str) -> Ordering {
 /// `v1` and `v01`, keep their order).
 pub fn sort_by_priority<S: AsRef<str>>(names: &[S]) -> Vec<String> {
     let mut out: Vec<String> = names.iter().map(|n| n.as_ref().to_owned()).collect();
-    out.sort_by(|a, b| compare_kube_aware(b, a));
+    crd_studio_gostd::sort::stable_by(&mut out, |a, b| compare_kube_aware(b, a));
     out
 }
 

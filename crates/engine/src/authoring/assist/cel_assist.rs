@@ -35,7 +35,7 @@ pub fn functions(version: KubernetesVersion) -> Vec<FunctionDecl> {
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic())
     });
-    out.sort_by(|a, b| a.name.cmp(&b.name));
+    crd_studio_gostd::sort::stable_by(&mut out, |a, b| a.name.cmp(&b.name));
     out
 }
 

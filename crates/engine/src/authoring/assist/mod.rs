@@ -422,7 +422,7 @@ fn object_complete(crd: &CompiledCrd, text: &str, offset: usize) -> Option<Compl
             }
             items.retain(|i| !ctx.siblings.contains(&i.label));
             // Required fields first.
-            items.sort_by_key(|i| !i.detail.contains("required"));
+            crd_studio_gostd::sort::stable_by_key(&mut items, |i| !i.detail.contains("required"));
         }
         Place::Value { key, .. } => {
             if ctx.path.is_empty() && key == "apiVersion" {

@@ -754,7 +754,7 @@ impl Estimates<'_> {
             return Vec::new();
         };
         let mut paths: Vec<Vec<String>> = details.paths.into_values().collect();
-        paths.sort();
+        crd_studio_gostd::sort::stable(&mut paths);
         paths.dedup();
         let mut out: Vec<Vec<CelStep>> = Vec::new();
         for path in paths {
@@ -861,7 +861,7 @@ impl Estimates<'_> {
             }
         }
         // Cardinality drivers outermost first; then the biggest lever first.
-        drivers.sort_by_key(|d| match d.role {
+        crd_studio_gostd::sort::stable_by_key(&mut drivers, |d| match d.role {
             DriverRole::Cardinality => (0, 0, d.cand),
             DriverRole::InSelf => (1, d.cost_at_minimum, d.cand),
         });
@@ -1251,7 +1251,9 @@ impl Estimates<'_> {
         let mut start = self.union_of_suggestions(explained, STATIC_ESTIMATED_COST_LIMIT, &[]);
         if self.all_fit(&start).is_none() && total.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
             let mut order: Vec<usize> = (0..self.exprs.len()).collect();
-            order.sort_by_key(|i| std::cmp::Reverse(self.expr(*i).map_or(0, |x| x.cost)));
+            crd_studio_gostd::sort::stable_by_key(&mut order, |i| {
+                std::cmp::Reverse(self.expr(*i).map_or(0, |x| x.cost))
+            });
             let mut rest: u128 = self.exprs.iter().map(|x| u128::from(x.cost)).sum();
             let mut chosen = Vec::new();
             for i in order {

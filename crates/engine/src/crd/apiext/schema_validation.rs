@@ -167,7 +167,7 @@ impl TotalCost {
             return;
         }
         self.most_expensive.push((path, cost));
-        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
+        crd_studio_gostd::sort::stable_by_key(&mut self.most_expensive, |e| std::cmp::Reverse(e.1));
         self.most_expensive.truncate(4);
     }
 }

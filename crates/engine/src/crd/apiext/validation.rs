@@ -303,7 +303,7 @@ pub fn validate_stored_versions(
         }
     }
     let mut missing: Vec<(usize, &str)> = remaining.into_iter().map(|(v, i)| (i, v)).collect();
-    missing.sort();
+    crd_studio_gostd::sort::stable(&mut missing);
     for (i, v) in missing {
         errs.push(FieldError::invalid(
             path.index(i),

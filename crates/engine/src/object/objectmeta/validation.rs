@@ -361,7 +361,7 @@ pub fn validate_object_meta_update(
             .iter()
             .filter(|f| !old.finalizers.contains(f))
             .collect();
-        extra.sort();
+        crd_studio_gostd::sort::stable(&mut extra);
         extra.dedup();
         if !extra.is_empty() {
             let quoted: Vec<String> = extra.iter().map(|f| go_quote(f)).collect();
@@ -552,7 +552,7 @@ pub fn finalizer_warnings(new: &ObjectMeta, old: Option<&ObjectMeta>) -> Vec<Str
         .iter()
         .filter(|f| old.is_none_or(|o| !o.finalizers.contains(f)))
         .collect();
-    added.sort();
+    crd_studio_gostd::sort::stable(&mut added);
     added.dedup();
     let mut warnings = Vec::new();
     for f in added {

@@ -1450,7 +1450,7 @@ fn discarded_metadata(original: &Json, converted: &Json) -> Vec<String> {
     };
     let (a, b) = (meta(original), meta(converted));
     let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
+    crd_studio_gostd::sort::stable(&mut keys);
     keys.dedup();
     keys.into_iter()
         .filter(|k| *k != "labels" && *k != "annotations" && a.get(*k) != b.get(*k))
