@@ -1,7 +1,8 @@
 //! Replies without what the page already has: the analysis's version reports
 //! (`Analysis::versions`: the rules, their costs and the printer columns) depend on the CRD
 //! alone, yet are most of a reply on a big CRD (argo-workflows: 109 KB of a 115 KB reply),
-//! serialized by the worker and parsed by the page on every object keystroke.
+//! serialized by the worker and parsed by the page on every object keystroke. Without them an
+//! argo object keystroke's reply is 5–8 KB, a CronTab's 4–6 KB (was 10–12 KB).
 //!
 //! The worker ([`SentVersions`]) sends a studio's version reports only when they differ from
 //! the ones it sent that studio last; otherwise the answer is
