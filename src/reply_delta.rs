@@ -139,7 +139,7 @@ mod tests {
         let mut received = ReceivedVersions::default();
         received.fill("a", reply(&["v1"], 0));
         received.forget("a");
-        let thin = Outcome::ReplySameVersions(Box::new(Reply::default()));
+        let thin = Outcome::ReplySameVersions(Box::default());
         assert_eq!(received.fill("a", thin), reply(&[], 0));
     }
 
