@@ -17,6 +17,11 @@ use crate::worker_boundary::PreviewQuery;
 use crate::worker_client::{self, Event as WorkerEvent};
 use crate::worker_protocol::Job;
 
+thread_local! {
+    /// Whether the remembered crash was deleted from storage since the last one was saved.
+    static CRASH_FORGOTTEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// How long an analysis may run before the status line says the engine is working.
 const SLOW_MS: u32 = 100;
 /// After this many seconds a running analysis offers Stop.
@@ -145,7 +150,9 @@ impl Analyser {
                     me.shown.set(Some(Rc::new(Shown::of(seq, *reply, crd))));
                     me.crash.set(None);
                     me.paused.set(false);
-                    if me.remember_crash {
+                    // Once per page load, and after each crash remembered: a storage call
+                    // on every answer costs the keystroke's frame most of a millisecond.
+                    if me.remember_crash && !CRASH_FORGOTTEN.with(|f| f.replace(true)) {
                         LocalStorage::delete(CRASHED_ON_KEY);
                     }
                 }
@@ -169,6 +176,7 @@ impl Analyser {
                     if own && me.remember_crash {
                         let texts = [&analysed_crd, &analysed_object, &analysed_old];
                         save(CRASHED_ON_KEY, &fingerprint(texts.map(|t| t.rust())));
+                        CRASH_FORGOTTEN.with(|f| f.set(false));
                     }
                 }
             }

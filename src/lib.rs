@@ -29,6 +29,7 @@ pub mod embed_options;
 pub mod explain_model;
 pub mod gallery;
 pub mod preview_model;
+pub mod reply_delta;
 pub mod stored_model;
 pub mod studio_state;
 pub mod theme;

@@ -31,6 +31,8 @@ thread_local! {
     /// Whether `worker.js` was asked for the database (asked once; a failed load then
     /// lets the answers through with the "unknown time zone" errors).
     static ZONES_ASKED: Cell<bool> = const { Cell::new(false) };
+    /// The version reports last sent to each studio (a reply leaves them out when the same).
+    static SENT: RefCell<crate::reply_delta::SentVersions> = RefCell::default();
 }
 
 /// What [`worker_step`] returns when a job waits for CEL's time-zone database: `worker.js`
@@ -93,6 +95,7 @@ pub fn worker_step() -> Option<String> {
         ToWorker::Forget { studio } => {
             ENGINE.with(|e| e.borrow_mut().forget(&studio));
             CRDS.with(|c| c.borrow_mut().remove(&studio));
+            SENT.with(|s| s.borrow_mut().forget(&studio));
             None
         }
         ToWorker::Assist(request) => serde_json::to_string(&run_assist(&request)).ok(),
@@ -116,7 +119,18 @@ pub fn worker_step() -> Option<String> {
                 WAITING_FOR_ZONES.with(|w| w.borrow_mut().push(again));
                 return None;
             }
-            serde_json::to_string(&answer).ok()
+            let FromWorker {
+                studio,
+                seq,
+                outcome,
+            } = answer;
+            let outcome = SENT.with(|s| s.borrow_mut().thin(&studio, outcome));
+            serde_json::to_string(&FromWorker {
+                studio,
+                seq,
+                outcome,
+            })
+            .ok()
         }
     }
 }

@@ -155,6 +155,11 @@ struct Assets {
 }
 
 thread_local! {
+    /// The version reports of each studio's last reply (replies leave them out when unchanged).
+    static RECEIVED: RefCell<crate::reply_delta::ReceivedVersions> = RefCell::default();
+}
+
+thread_local! {
     static ASSETS: RefCell<Option<Assets>> = const { RefCell::new(None) };
 }
 
@@ -301,6 +306,8 @@ fn dispatch(client: &mut Client, out: Outgoing<EditorText>) {
 
 /// Ends the worker without a word (no crash is reported).
 fn end_worker(client: &mut Client) {
+    // A new worker has sent nothing yet: its first reply to each studio is whole.
+    RECEIVED.with(|r| *r.borrow_mut() = Default::default());
     if let Some(w) = client.worker.take() {
         w.set_onmessage(None);
         w.set_onerror(None);
@@ -389,6 +396,7 @@ pub fn forget(studio: &str) {
     CLIENT.with(|c| {
         let mut client = c.borrow_mut();
         client.studios.remove(studio);
+        RECEIVED.with(|r| r.borrow_mut().forget(studio));
         if let Some(w) = &client.worker {
             if let Ok(meta) = serde_json::to_string(&ToWorker::Forget {
                 studio: studio.to_owned(),
@@ -456,8 +464,10 @@ fn on_answer(text: &str) {
         seq,
         outcome,
     } = answer;
+    // Every reply read (shown or not) keeps the version reports the worker compares with.
+    let outcome = RECEIVED.with(|r| r.borrow_mut().fill(&studio, outcome));
     let reply = match outcome {
-        Outcome::Reply(reply) => reply,
+        Outcome::Reply(reply) | Outcome::ReplySameVersions(reply) => reply,
         Outcome::Assist(answer) => {
             if let Some(done) = ASSISTS.with(|a| a.borrow_mut().1.remove(&seq)) {
                 done(*answer);

@@ -79,6 +79,9 @@ pub enum ToWorker {
 pub enum Outcome {
     /// The analysis.
     Reply(Box<Reply>),
+    /// The analysis, without its version reports: the same as the ones last sent to the
+    /// studio (`crate::reply_delta`; the page puts them back).
+    ReplySameVersions(Box<Reply>),
     /// The engine panicked on this job (a bug): the worker must be restarted.
     Panic {
         /// The panic message and place.
