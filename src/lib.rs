@@ -32,6 +32,7 @@ pub mod preview_model;
 pub mod stored_model;
 pub mod studio_state;
 pub mod theme;
+pub mod versions_line;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;

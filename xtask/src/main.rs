@@ -32,6 +32,7 @@ mod corpus;
 mod dist;
 mod embed_dist;
 mod fuzz;
+mod kubeconform_bench;
 mod lsp;
 mod peer;
 mod serve_dir;
@@ -75,6 +76,7 @@ fn main() -> ExitCode {
         "e2e" => e2e(rest),
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" if rest.iter().any(|a| a == "--cli") => cli_bench::run_task(rest),
+        "bench" if rest.iter().any(|a| a == "--kubeconform") => kubeconform_bench::run_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
                 .and_then(|_| {
@@ -148,6 +150,9 @@ const HELP: &str = "usage: cargo xtask <task>
                         process per CRD; the language server's edit -> diagnostics and
                         corpus indexing
   bench --cli [BINARY]  only the `crd-studio check` part (builds the release CLI unless named)
+  bench --kubeconform [BINARY]
+                        kubeconform (built from KUBECONFORM_GIT_DIR with the local Go) on
+                        the corpus with JSON Schemas from its CRDs, beside `crd-studio check`
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds
