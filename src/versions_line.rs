@@ -112,3 +112,90 @@ impl Spans {
         self.studios.remove(studio);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crd_studio_engine::Request;
+
+    fn crd(rule: &str) -> String {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {{kind: Widget, plural: widgets}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              a: {{type: string, maxLength: 40}}
+            x-kubernetes-validations:
+            - rule: \"{rule}\"
+"
+        )
+    }
+
+    /// Runs a job as the worker does: the reply's line, or the steps until it comes.
+    fn job(
+        engine: &mut Engine,
+        spans: &mut Spans,
+        seq: u64,
+        crd: &str,
+        sent: bool,
+    ) -> (Option<VersionsLine>, usize, Option<(String, u64, VersionsLine)>) {
+        let request = Request {
+            crd: crd.to_owned(),
+            ..Request::default()
+        };
+        engine.answer_known("s", &request, &Default::default(), !sent, &mut |_| {});
+        let compiled = engine.compiled_crd("s").expect("compiled");
+        let known = spans.after_job("s", seq, sent, &request.options, compiled);
+        let mut steps = 0;
+        let mut done = None;
+        while spans.pending() {
+            steps += 1;
+            done = spans.step(engine);
+        }
+        (known, steps, done)
+    }
+
+    #[test]
+    fn one_version_per_step_then_kept_until_the_content_changes() {
+        let (mut engine, mut spans) = (Engine::default(), Spans::default());
+        let plain = crd("self.a.size() > 0");
+        let (known, steps, done) = job(&mut engine, &mut spans, 1, &plain, true);
+        assert_eq!(known, None);
+        assert_eq!(steps, KubernetesVersion::all().count());
+        let (studio, seq, line) = done.expect("the line");
+        assert_eq!((studio.as_str(), seq), ("s", 1));
+        assert_eq!(line.line, "accepted by 1.30–1.37");
+        assert!(line.all_accepted && line.uniform);
+        // An object keystroke: the line rides on the reply, no step.
+        let (known, steps, _) = job(&mut engine, &mut spans, 2, &plain, false);
+        assert_eq!(known.map(|l| l.line), Some("accepted by 1.30–1.37".into()));
+        assert_eq!(steps, 0);
+        // The same content with other spacing: kept.
+        let spaced = plain.replace("type: object\n        properties", "type:   object\n        properties");
+        let (known, steps, _) = job(&mut engine, &mut spans, 3, &spaced, true);
+        assert!(known.is_some());
+        assert_eq!(steps, 0);
+        // A newer function: computed again, for the newest job.
+        let (known, _, done) = job(&mut engine, &mut spans, 4, &crd("isIP(self.a)"), true);
+        assert_eq!(known, None);
+        let (_, seq, line) = done.expect("the line");
+        assert_eq!(seq, 4);
+        assert_eq!(line.line, "accepted by 1.31–1.37; 1.30 rejects: isIP needs 1.31");
+        assert!(!line.all_accepted && !line.uniform);
+    }
+}
