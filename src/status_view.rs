@@ -95,7 +95,7 @@ pub(crate) fn StatusLine(props: &StatusLineProps) -> Html {
                         <span class="versions-head">{ "Kubernetes versions: " }</span>
                         { v.line.clone() }
                     </span>
-                    <span class="visually-hidden">{ versions_label(&v.line) }</span>
+                    <span class="visually-hidden">{ v.spoken() }</span>
                 </p>
             }
         }
@@ -107,22 +107,6 @@ pub(crate) fn StatusLine(props: &StatusLineProps) -> Html {
             { running }
             { versions }
         </>
-    }
-}
-
-/// The versions line as a screen reader should say it: "1.31 to 1.37" for the dash.
-fn versions_label(line: &str) -> String {
-    format!("Kubernetes versions: {}", line.replace('–', " to "))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn versions_label_says_the_range() {
-        assert_eq!(
-            super::versions_label("accepted by 1.31–1.37; 1.30 rejects: isIP needs 1.31"),
-            "Kubernetes versions: accepted by 1.31 to 1.37; 1.30 rejects: isIP needs 1.31"
-        );
     }
 }
 

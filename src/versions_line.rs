@@ -38,6 +38,11 @@ impl VersionsLine {
             uniform: span.first_difference.is_none(),
         }
     }
+
+    /// The line as a screen reader should say it: "1.31 to 1.37" for the dash.
+    pub fn spoken(&self) -> String {
+        format!("Kubernetes versions: {}", self.line.replace('–', " to "))
+    }
 }
 
 /// One studio's span: done, or the verdicts so far.
@@ -153,7 +158,11 @@ spec:
         seq: u64,
         crd: &str,
         sent: bool,
-    ) -> (Option<VersionsLine>, usize, Option<(String, u64, VersionsLine)>) {
+    ) -> (
+        Option<VersionsLine>,
+        usize,
+        Option<(String, u64, VersionsLine)>,
+    ) {
         let request = Request {
             crd: crd.to_owned(),
             ..Request::default()
@@ -186,7 +195,10 @@ spec:
         assert_eq!(known.map(|l| l.line), Some("accepted by 1.30–1.37".into()));
         assert_eq!(steps, 0);
         // The same content with other spacing: kept.
-        let spaced = plain.replace("type: object\n        properties", "type:   object\n        properties");
+        let spaced = plain.replace(
+            "type: object\n        properties",
+            "type:   object\n        properties",
+        );
         let (known, steps, _) = job(&mut engine, &mut spans, 3, &spaced, true);
         assert!(known.is_some());
         assert_eq!(steps, 0);
@@ -195,7 +207,14 @@ spec:
         assert_eq!(known, None);
         let (_, seq, line) = done.expect("the line");
         assert_eq!(seq, 4);
-        assert_eq!(line.line, "accepted by 1.31–1.37; 1.30 rejects: isIP needs 1.31");
+        assert_eq!(
+            line.line,
+            "accepted by 1.31–1.37; 1.30 rejects: isIP needs 1.31"
+        );
         assert!(!line.all_accepted && !line.uniform);
+        assert_eq!(
+            line.spoken(),
+            "Kubernetes versions: accepted by 1.31 to 1.37; 1.30 rejects: isIP needs 1.31"
+        );
     }
 }
