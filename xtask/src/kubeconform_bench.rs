@@ -253,18 +253,14 @@ pub(crate) fn to_json_schema(crd: &Value) -> Vec<(String, Value)> {
 /// `additionalProperties` (the root skipped, as the script does by default), at any depth
 /// of the JSON (the script walks every object, schema or not).
 fn additional_properties(v: &mut Value, skip: bool) {
-    match v {
-        Value::Object(map) => {
-            if map.contains_key("properties") && !skip && !map.contains_key("additionalProperties")
-            {
-                map.insert("additionalProperties".into(), Value::Bool(false));
-            }
-            for (_, child) in map.iter_mut() {
-                additional_properties(child, false);
-            }
+    // The script does not descend into lists.
+    if let Value::Object(map) = v {
+        if map.contains_key("properties") && !skip && !map.contains_key("additionalProperties") {
+            map.insert("additionalProperties".into(), Value::Bool(false));
         }
-        // The script does not descend into lists.
-        _ => {}
+        for (_, child) in map.iter_mut() {
+            additional_properties(child, false);
+        }
     }
 }
 
