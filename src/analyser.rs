@@ -13,6 +13,7 @@ use yew::prelude::*;
 use crate::shown::Shown;
 use crate::storage::{fingerprint, save, CRASHED_ON_KEY};
 use crate::studio_live::{old_object_of, Live};
+use crate::versions_line::VersionsLine;
 use crate::worker_boundary::PreviewQuery;
 use crate::worker_client::{self, Event as WorkerEvent};
 use crate::worker_protocol::Job;
@@ -62,6 +63,8 @@ pub(crate) struct Analyser {
     /// The user stopped the analysis after this many seconds; the results shown are from
     /// earlier texts. Cleared by the next analysis.
     pub(crate) stopped: UseStateHandle<Option<u32>>,
+    /// The CRD across Kubernetes versions, for the shown CRD (`None`: not known yet).
+    pub(crate) versions: UseStateHandle<Option<VersionsLine>>,
     /// Whether a crash is remembered for the next load (the page's studio; embeds never
     /// touch the storage).
     pub(crate) remember_crash: bool,
@@ -137,10 +140,15 @@ impl Analyser {
                 me.progress.set(Some((done, total)));
                 return;
             }
+            if let WorkerEvent::Versions(line) = event {
+                me.versions.set(Some(line));
+                return;
+            }
             me.settled();
             match event {
-                WorkerEvent::Progress { .. } => {}
+                WorkerEvent::Progress { .. } | WorkerEvent::Versions(_) => {}
                 WorkerEvent::Reply(reply) => {
+                    me.versions.set(reply.versions.clone());
                     let seq = {
                         let mut n = me.shown_seq.borrow_mut();
                         *n += 1;

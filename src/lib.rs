@@ -33,6 +33,7 @@ pub mod reply_delta;
 pub mod stored_model;
 pub mod studio_state;
 pub mod theme;
+pub mod versions_line;
 pub mod view_model;
 pub mod worker_boundary;
 pub mod worker_protocol;

@@ -6,12 +6,16 @@ use yew::prelude::*;
 
 use crate::analyser::STOP_AFTER_S;
 use crate::studio_ctx::StudioCtx;
+use crate::versions_line::VersionsLine;
 
 /// Properties of [`StatusLine`].
 #[derive(Properties, PartialEq)]
 pub(crate) struct StatusLineProps {
     /// The studio's shared state.
     pub(crate) ctx: StudioCtx,
+    /// The CRD across Kubernetes versions, when known for the shown CRD.
+    #[prop_or_default]
+    pub(crate) versions: Option<VersionsLine>,
 }
 
 /// The verdict and, during a long analysis, its progress and Stop.
@@ -69,10 +73,39 @@ pub(crate) fn StatusLine(props: &StatusLineProps) -> Html {
         }
         None => html! { <p class="status" role="status">{ "Analysing…" }</p> },
     };
+    // Under the verdict: the CRD across Kubernetes versions (not while analysing, and not
+    // when every version rejects it alike: the verdict says that already). Always rendered,
+    // hidden when empty, for the same reason as `running`.
+    let versions = props
+        .versions
+        .as_ref()
+        .filter(|_| shown.is_some() && !working && stopped.is_none())
+        .filter(|v| !v.line.is_empty() && (v.all_accepted || !v.uniform));
+    let versions = match versions {
+        Some(v) => {
+            let class = if v.all_accepted {
+                "versions ok"
+            } else {
+                "versions bad"
+            };
+            // Screen readers get "1.31 to 1.37" for the dash.
+            html! {
+                <p class={class}>
+                    <span aria-hidden="true">
+                        <span class="versions-head">{ "Kubernetes versions: " }</span>
+                        { v.line.clone() }
+                    </span>
+                    <span class="visually-hidden">{ v.spoken() }</span>
+                </p>
+            }
+        }
+        None => html! { <p class="versions" hidden=true></p> },
+    };
     html! {
         <>
             { status_line }
             { running }
+            { versions }
         </>
     }
 }

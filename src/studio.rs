@@ -126,12 +126,14 @@ pub fn Studio(props: &StudioProps) -> Html {
             }
         })
     };
+    let versions = use_state_eq(|| None::<crate::versions_line::VersionsLine>);
     let analyser = {
         let (shown, working, crash) = (shown.clone(), working.clone(), crash.clone());
         let studio = props.name.clone();
         let remember_crash = !props.embed;
         let paused = paused.clone();
         let (elapsed, progress, stopped) = (elapsed.clone(), progress.clone(), stopped.clone());
+        let versions = versions.clone();
         use_memo((), move |_| Analyser {
             studio,
             shown,
@@ -145,6 +147,7 @@ pub fn Studio(props: &StudioProps) -> Html {
             stopped,
             remember_crash,
             paused,
+            versions,
         })
     };
     let autosave = use_memo((), |_| Autosave::default());
@@ -358,7 +361,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         return html! {
             <div class="studio embed" ref={root}>
                 <header class="topbar">
-                    <StatusLine ctx={ctx.clone()} />
+                    <StatusLine ctx={ctx.clone()} versions={(*versions).clone()} />
                     <OpenInStudio ctx={ctx.clone()} />
                 </header>
                 <Notices ctx={ctx.clone()} />
@@ -371,7 +374,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         <div class="studio" ref={root}>
             <header class="topbar">
                 <h1>{ "CRD Studio" }</h1>
-                <StatusLine ctx={ctx.clone()} />
+                <StatusLine ctx={ctx.clone()} versions={(*versions).clone()} />
                 <Settings ctx={ctx.clone()} />
                 <WorkActions ctx={ctx.clone()} />
                 <ThemeSelect />

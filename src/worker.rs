@@ -15,12 +15,15 @@ use std::cell::{Cell, RefCell};
 use crd_studio_engine::Request;
 use wasm_bindgen::prelude::*;
 
+use crate::versions_line::Spans;
 use crate::worker_boundary::Engine;
 use crate::worker_protocol::{FromWorker, Inbox, Job, Outcome, ToWorker};
 
 thread_local! {
     static INBOX: RefCell<Inbox> = RefCell::new(Inbox::default());
     static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+    /// Each studio's CRD across Kubernetes versions, one version per idle step.
+    static SPANS: RefCell<Spans> = RefCell::new(Spans::default());
     /// Each studio's CRD text as last received (jobs carry it only when it changed).
     static CRDS: RefCell<std::collections::HashMap<String, String>> = RefCell::default();
     /// The job running now, for the panic hook.
@@ -81,18 +84,29 @@ pub fn worker_receive(meta: &str, crd: Option<String>) {
     INBOX.with(|i| i.borrow_mut().push(message));
 }
 
-/// Whether messages wait.
+/// Whether messages wait, or a CRD's span across Kubernetes versions.
 #[wasm_bindgen]
 pub fn worker_pending() -> bool {
-    INBOX.with(|i| !i.borrow().is_empty())
+    INBOX.with(|i| !i.borrow().is_empty()) || SPANS.with(|s| s.borrow().pending())
 }
 
 /// Handles the next queued message; the answer to post (JSON of a [`FromWorker`]), if any.
 #[wasm_bindgen]
 pub fn worker_step() -> Option<String> {
-    let message = INBOX.with(|i| i.borrow_mut().pop())?;
+    let Some(message) = INBOX.with(|i| i.borrow_mut().pop()) else {
+        // Idle: one version of a CRD's span (each message waiting goes first).
+        let (studio, seq, line) =
+            ENGINE.with(|e| SPANS.with(|s| s.borrow_mut().step(&e.borrow())))?;
+        let message = FromWorker {
+            studio,
+            seq,
+            outcome: Outcome::Versions(line),
+        };
+        return serde_json::to_string(&message).ok();
+    };
     match message {
         ToWorker::Forget { studio } => {
+            SPANS.with(|s| s.borrow_mut().forget(&studio));
             ENGINE.with(|e| e.borrow_mut().forget(&studio));
             CRDS.with(|c| c.borrow_mut().remove(&studio));
             SENT.with(|s| s.borrow_mut().forget(&studio));
@@ -227,10 +241,21 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
             post_message(&text);
         }
     };
-    let reply = ENGINE.with(|e| {
+    let mut reply = ENGINE.with(|e| {
         e.borrow_mut()
             .answer_known(&studio, &request, &query, crd_unchanged, &mut progress)
     });
+    // The span across versions when known for this CRD; else it follows (`worker_step`).
+    if tell_progress {
+        reply.versions = ENGINE.with(|e| {
+            let e = e.borrow();
+            let compiled = e.compiled_crd(&studio)?;
+            SPANS.with(|s| {
+                s.borrow_mut()
+                    .after_job(&studio, seq, !crd_unchanged, &request.options, compiled)
+            })
+        });
+    }
     CRDS.with(|c| c.borrow_mut().insert(studio.clone(), request.crd));
     FromWorker {
         studio,

@@ -26,6 +26,10 @@ pub struct Reply {
     pub analysis: Analysis,
     /// The kubectl get and Conversion tabs' answers to the [`PreviewQuery`].
     pub previews: Previews,
+    /// The CRD across Kubernetes versions, when the worker has it for this CRD (else it
+    /// follows as its own message: `crate::versions_line`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versions: Option<crate::versions_line::VersionsLine>,
 }
 
 /// What the kubectl get and Conversion tabs ask, beside the texts of the [`Request`].
@@ -194,7 +198,11 @@ impl Engine {
             previews.sample,
             previews.sample_all_fields,
         ) = answer;
-        Reply { analysis, previews }
+        Reply {
+            analysis,
+            previews,
+            versions: None,
+        }
     }
 
     /// Gives the engine CEL's time-zone database: every compiled CRD resolves named zones
@@ -211,6 +219,11 @@ impl Engine {
     /// Whether the time-zone database is loaded.
     pub fn has_time_zones(&self) -> bool {
         self.time_zones.is_some()
+    }
+
+    /// The studio's compiled CRD, once it has one.
+    pub fn compiled_crd(&self, studio: &str) -> Option<&CompiledCrd> {
+        self.studios.get(studio).map(|c| &c.compiled)
     }
 
     /// Drops a studio's compiled CRD.

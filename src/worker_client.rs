@@ -93,6 +93,8 @@ use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, Outgoing, ToWork
 pub enum Event {
     /// The answer to the studio's newest job.
     Reply(Box<Reply>),
+    /// The CRD across Kubernetes versions (after the reply that did not carry it).
+    Versions(crate::versions_line::VersionsLine),
     /// How far the job in flight is (during long analyses).
     Progress {
         /// Object documents analysed.
@@ -476,6 +478,18 @@ fn on_answer(text: &str) {
         }
         Outcome::Panic { message } => {
             crashed(Some(&studio), Some(seq), message);
+            return;
+        }
+        Outcome::Versions(line) => {
+            // Only for the newest request: an older one's CRD may be gone.
+            let listener = CLIENT.with(|c| {
+                let client = c.borrow();
+                let entry = client.studios.get(&studio)?;
+                (entry.channel.last_seq() == seq).then(|| entry.listener.clone())
+            });
+            if let Some(listener) = listener {
+                listener(Event::Versions(line));
+            }
             return;
         }
         Outcome::Progress { done, total } => {

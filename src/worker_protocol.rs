@@ -89,6 +89,9 @@ pub enum Outcome {
     },
     /// The answer to an [`ToWorker::Assist`] request.
     Assist(Box<crate::assist::AssistAnswer>),
+    /// The CRD across Kubernetes versions, computed after the reply to the job (`seq`: the
+    /// studio's newest answered job) that did not carry it.
+    Versions(crate::versions_line::VersionsLine),
     /// Not an answer yet: how far the job is (sent during long analyses).
     Progress {
         /// Object documents analysed.

@@ -34,6 +34,7 @@ mod crdtest_bench;
 mod dist;
 mod embed_dist;
 mod fuzz;
+mod kubeconform_bench;
 mod lsp;
 mod peer;
 mod serve_dir;
@@ -78,6 +79,7 @@ fn main() -> ExitCode {
         "bench" if rest.iter().any(|a| a == "--browser") => bench_browser(rest),
         "bench" if rest.iter().any(|a| a == "--cli") => cli_bench::run_task(rest),
         "bench" if rest.iter().any(|a| a == "--crdtest") => crdtest_bench::run_task(rest),
+        "bench" if rest.iter().any(|a| a == "--kubeconform") => kubeconform_bench::run_task(rest),
         "bench" => {
             run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "analysis"]))
                 .and_then(|_| {
@@ -155,6 +157,9 @@ const HELP: &str = "usage: cargo xtask <task>
   bench --crdtest [BINARY]
                         1,000 `crd-studio test` cases against the argo-workflows CRD beside
                         one `crd-studio check` process per case (50 timed, extrapolated)
+  bench --kubeconform [BINARY]
+                        kubeconform (built from KUBECONFORM_GIT_DIR with the local Go) on
+                        the corpus with JSON Schemas from its CRDs, beside `crd-studio check`
   bench --browser [DIST]
                         the release page in headless Chromium beside an echo page: keystroke
                         -> Problems (p50/p95/max), long tasks, cold load, memory (builds

@@ -252,11 +252,11 @@ pub(crate) fn json(report: &Report, across: Option<&Across>) -> String {
                 json!({
                     "file": r.file,
                     "name": r.name,
-                    "verdicts": a.versions.iter().zip(&r.accepted)
+                    "verdicts": a.versions.iter().zip(&r.span.accepted)
                         .map(|(v, ok)| (v.to_string(), json!(ok)))
                         .collect::<serde_json::Map<String, Value>>(),
-                    "oldestAccepting": r.oldest.map(|v| v.to_string()),
-                    "firstDifference": r.first_difference.as_ref().map(|(v, m)| json!({
+                    "oldestAccepting": r.span.oldest.map(|v| v.to_string()),
+                    "firstDifference": r.span.first_difference.as_ref().map(|(v, m)| json!({
                         "version": v.to_string(),
                         "message": m,
                     })),

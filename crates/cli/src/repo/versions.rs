@@ -3,7 +3,7 @@
 //! then per CRD its verdict at each minor, the oldest minor from which every later one
 //! accepts it, and the first error that differs from the newest minor's.
 
-use crd_studio_engine::{KubernetesVersion, Severity};
+use crd_studio_engine::{KubernetesVersion, Severity, VersionSpan, VersionVerdict};
 
 use super::run::Report;
 use crate::Error;
@@ -21,13 +21,8 @@ pub(crate) struct Row {
     pub file: String,
     /// `metadata.name`.
     pub name: String,
-    /// The CRD's verdict at each version.
-    pub accepted: Vec<bool>,
-    /// The oldest version at and after which every later one accepts it.
-    pub oldest: Option<KubernetesVersion>,
-    /// The first version (oldest first) whose errors differ from the newest's, and the
-    /// first error that differs.
-    pub first_difference: Option<(KubernetesVersion, String)>,
+    /// Its verdicts, oldest accepting version and first difference (the engine's).
+    pub span: VersionSpan,
 }
 
 /// The CRDs across the versions of a run.
@@ -42,35 +37,12 @@ pub(crate) struct Across {
 impl Across {
     /// Whether every CRD is accepted at every version.
     pub(crate) fn all_accepted(&self) -> bool {
-        self.rows.iter().all(|r| r.accepted.iter().all(|a| *a))
+        self.rows.iter().all(|r| r.span.all_accepted())
     }
 
     /// The one line about a row: `accepted by 1.31–1.37; 1.30 rejects: …`.
     pub(crate) fn line(&self, row: &Row) -> String {
-        let first = self.versions.first().copied();
-        let last = self.versions.last().copied();
-        let mut out = match (row.oldest, first, last) {
-            (None, _, _) => "rejected by every version checked".to_owned(),
-            (Some(o), Some(f), Some(l)) if o == f => {
-                if f == l {
-                    format!("accepted by {f}")
-                } else {
-                    format!("accepted by {f}–{l}")
-                }
-            }
-            (Some(o), _, Some(l)) if o == l => format!("accepted by {l}"),
-            (Some(o), _, Some(l)) => format!("accepted by {o}–{l}"),
-            (Some(o), _, None) => format!("accepted by {o}"),
-        };
-        if let Some((v, message)) = &row.first_difference {
-            let i = self.versions.iter().position(|x| x == v);
-            let verdict = i.and_then(|i| row.accepted.get(i)).copied().unwrap_or(true);
-            out.push_str(&format!(
-                "; {v} {}: {message}",
-                if verdict { "differs" } else { "rejects" }
-            ));
-        }
-        out
+        row.span.line()
     }
 }
 
@@ -104,31 +76,22 @@ pub(crate) fn across(reports: &[(KubernetesVersion, Report)]) -> Across {
         .crds
         .iter()
         .map(|crd| {
-            let verdict = |r: &Report| {
-                r.crds
-                    .iter()
-                    .find(|c| c.file == crd.file && c.document == crd.document)
-                    .is_some_and(|c| c.accepted)
-            };
-            let accepted: Vec<bool> = reports.iter().map(|(_, r)| verdict(r)).collect();
-            // The oldest version from which every later one accepts.
-            let from = accepted.iter().rposition(|a| !a).map_or(0, |i| i + 1);
-            let oldest = versions.get(from).copied();
-            let reference = errors(newest, crd.file, crd.document);
-            let first_difference = reports.iter().find_map(|(v, r)| {
-                let these = errors(r, crd.file, crd.document);
-                these
-                    .iter()
-                    .find(|m| !reference.contains(m))
-                    .or_else(|| reference.iter().find(|m| !these.contains(m)))
-                    .map(|m| (*v, m.clone()))
-            });
+            let verdicts: Vec<VersionVerdict> = reports
+                .iter()
+                .map(|(v, r)| VersionVerdict {
+                    version: *v,
+                    accepted: r
+                        .crds
+                        .iter()
+                        .find(|c| c.file == crd.file && c.document == crd.document)
+                        .is_some_and(|c| c.accepted),
+                    errors: errors(r, crd.file, crd.document),
+                })
+                .collect();
             Row {
                 file: newest.files.get(crd.file).cloned().unwrap_or_default(),
                 name: crd.name.clone(),
-                accepted,
-                oldest,
-                first_difference,
+                span: VersionSpan::from_verdicts(&verdicts),
             }
         })
         .collect();
