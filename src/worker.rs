@@ -170,6 +170,7 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         old_crd,
         options,
         query,
+        tests,
     } = job;
     RUNNING.with(|r| r.set(Some(seq)));
     RUNNING_STUDIO.with(|s| {
@@ -214,8 +215,11 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         }
     };
     let reply = ENGINE.with(|e| {
-        e.borrow_mut()
-            .answer_known(&studio, &request, &query, crd_unchanged, &mut progress)
+        let mut engine = e.borrow_mut();
+        let mut reply =
+            engine.answer_known(&studio, &request, &query, crd_unchanged, &mut progress);
+        reply.tests = engine.run_tests(&studio, &tests);
+        reply
     });
     CRDS.with(|c| c.borrow_mut().insert(studio.clone(), request.crd));
     FromWorker {

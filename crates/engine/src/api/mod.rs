@@ -21,6 +21,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 mod consequences;
+mod crd_test_cases;
 mod crd_tests;
 mod repository;
 
@@ -74,6 +75,9 @@ pub use crate::report::analysis::{
     STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub use crate::report::places::{FieldPlace, ObjectPlaces};
+pub use crd_test_cases::{
+    read_test_file, write_test_file, CaseResult, CaseSuite, CaseTexts, OpenedTests,
+};
 pub use crd_tests::{
     check_case, check_crd, snapshot_expect, CaseExpect, Cell, CrdExpect, Matcher, MessageExpect,
     Placed, TestCase, TestFailure, TestProblem, TestSource, TestSuite,
