@@ -147,6 +147,20 @@ test('the read-only CRD cannot be edited; its object can', async () => {
   );
 });
 
+test('an embed\'s Tests tab runs the cases of its data-tests script', async () => {
+  await embed(1).scrollIntoViewIfNeeded();
+  await embed(1).getByRole('tab', { name: /Tests/ }).click();
+  const tests = embed(1).getByRole('region', { name: 'Tests' });
+  const summary = tests.getByTestId('tests-summary');
+  for (let i = 0; i < 100 && (await summary.textContent()) !== 'All 3 passed'; i++) await page.waitForTimeout(100);
+  assert.equal(await summary.textContent(), 'All 3 passed');
+  assert.equal(await tests.getByTestId('test-case').first().getByRole('textbox').inputValue(), 'too many replicas');
+  // The script's text is not part of the object.
+  assert.doesNotMatch(await editorOf(1, 'Object').textContent(), /cases:/);
+  await screenshot('embed-tests-tab.png', embed(1));
+  await embed(1).getByRole('tab', { name: /Problems/ }).click();
+});
+
 test('the page and the studios do not style each other', async () => {
   const look = await page.evaluate(() => {
     const host = document.querySelectorAll('crd-studio')[0];

@@ -56,6 +56,7 @@ fn request(ctx: &StudioCtx, kind: AssistKind) -> AssistRequest {
 
 /// Loads a test file's CRD and cases (asking first when that replaces the user's work).
 fn open_file(ctx: &StudioCtx, text: String, name: String, message: UseStateHandle<Option<String>>) {
+    let read = request(ctx, AssistKind::ReadTests);
     let ctx = ctx.clone();
     let done = Box::new(move |answer: AssistAnswer| {
         let Some(opened) = answer.opened else {
@@ -87,11 +88,7 @@ fn open_file(ctx: &StudioCtx, text: String, name: String, message: UseStateHandl
             what: format!("Opened {name} ({count} cases)."),
         });
     });
-    crate::worker_client::assist(
-        request(&ctx, AssistKind::ReadTests),
-        JsValue::from_str(&text),
-        done,
-    );
+    crate::worker_client::assist(read, JsValue::from_str(&text), done);
 }
 
 /// Starts a download of `text` named `name`.

@@ -42,7 +42,7 @@ pub struct CaseResult {
 }
 
 /// A test file read for the studio: the CRD and the cases it can hold.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OpenedTests {
     /// The CRD as YAML, when it is written in the file.
