@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BASE_URL, editor as editorIn, useStudio } from './harness.mjs';
+import { BASE_URL, editor as editorIn, screenshot, useStudio } from './harness.mjs';
 
 const studio = useStudio('tests-tab', { wait: 'Object', clipboard: true });
 const { editor, paste, until } = studio;
@@ -17,7 +17,12 @@ before(async () => {
 });
 const panel = () => page.getByRole('region', { name: 'Tests' });
 const cases = () => panel().getByTestId('test-case');
-const summary = () => panel().getByTestId('tests-summary');
+/** The page at 1400 px and the Tests panel at 360 px, light and dark. */
+async function shoot(name) {
+  await page.mouse.move(0, 0);
+  await studio.screenshot(name, { themes: ['light', 'dark'], widths: [1400], settle: 200 });
+  await screenshot(panel(), `${name}-panel`, { page, themes: ['light', 'dark'], widths: [360], settle: 200 });
+}
 /** Waits until the summary line reads `text`. */
 const summaryIs = (text) =>
   until((t) => document.querySelector('[data-testid="tests-summary"]')?.textContent === t, text, `summary "${text}"`);
@@ -74,7 +79,7 @@ test('a case flips while the CRD is typed, showing the failed expectation', asyn
   assert.match(text, /got\s*accepted/);
   assert.match(text, /line \d+/);
   assert.match(await page.locator('#tab-tests .count').getAttribute('aria-label'), /1 failing/);
-  await studio.screenshot('tests-tab-failing', { themes: ['light', 'dark'], widths: [1400, 360], settle: 200 });
+  await shoot('tests-tab-failing');
   // Back to 10.
   await editor('CRD').locator('.cm-line', { hasText: 'self.replicas <= 100' }).click();
   await page.keyboard.press('End');
@@ -151,6 +156,6 @@ test('"Download tests" writes a .crdtest.yaml that "Open tests…" loads back', 
   await dialog.getByRole('button', { name: 'Open tests' }).click();
   await summaryIs('All 1 passed');
   assert.equal(await cases().nth(0).getByRole('textbox').inputValue(), 'too many replicas');
-  await studio.screenshot('tests-tab', { themes: ['light', 'dark'], widths: [1400, 360], settle: 200 });
+  await shoot('tests-tab');
   assert.deepEqual(studio.errors, []);
 });

@@ -85,7 +85,10 @@ fn open_file(ctx: &StudioCtx, text: String, name: String, message: UseStateHandl
             title: format!("Open the tests of {name}?"),
             confirm: "Open tests".into(),
             next,
-            what: format!("Opened {name} ({count} cases)."),
+            what: format!(
+                "Opened {name} ({count} case{}).",
+                if count == 1 { "" } else { "s" }
+            ),
         });
     });
     crate::worker_client::assist(read, JsValue::from_str(&text), done);

@@ -224,10 +224,7 @@ pub fn read_test_file(text: &str) -> OpenedTests {
     let Some(map) = parsed.values().next().and_then(|(_, root)| root.as_map()) else {
         return out;
     };
-    let yaml = |node: &Node| {
-        let body = yaml_block(&node.to_json(), 0);
-        format!("{}\n", body.trim_start_matches('\n'))
-    };
+    let yaml = |node: &Node| own_text(text, node);
     for e in map {
         match e.key.as_str() {
             "crd" => match &e.value.value {
@@ -276,6 +273,28 @@ pub fn read_test_file(text: &str) -> OpenedTests {
         }
     }
     out
+}
+
+/// A mapping of a test file as a text of its own: its lines as written (comments and key
+/// order kept), less the indentation before it, when they read back as the same value; else
+/// YAML made from its value.
+fn own_text(text: &str, node: &Node) -> String {
+    let value = node.to_json();
+    let cut = node.span.start.column.saturating_sub(1);
+    if let Some(part) = text.get(node.span.start.offset..node.span.end.offset) {
+        let mut out = String::new();
+        for (i, line) in part.trim_end().lines().enumerate() {
+            let spaces = line.len() - line.trim_start_matches(' ').len();
+            let from = if i == 0 { 0 } else { spaces.min(cut) };
+            out.push_str(line.get(from..).unwrap_or(line));
+            out.push('\n');
+        }
+        if one_value(&out).as_ref() == Some(&value) {
+            return out;
+        }
+    }
+    let body = yaml_block(&value, 0);
+    format!("{}\n", body.trim_start_matches('\n'))
 }
 
 /// The cases of a studio read once, to be run after each edit of the CRD.
@@ -400,7 +419,7 @@ spec:
 ";
 
     fn object(size: u32) -> String {
-        format!("# a widget\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\nspec:\n  size: {size}\n")
+        format!("apiVersion: example.com/v1\n# a widget\nkind: Widget\nmetadata:\n  name: a\nspec:\n  size: {size}\n")
     }
 
     #[test]
@@ -459,6 +478,16 @@ spec:
         assert!(file.contains("# a widget"), "comments are kept:\n{file}");
         let opened = read_test_file(&file);
         assert_eq!(opened.left_out, Vec::<String>::new());
+        assert!(
+            opened.cases[0].object.contains("v1\n# a widget\nkind"),
+            "{}",
+            opened.cases[0].object
+        );
+        assert!(opened
+            .crd
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("apiVersion: apiextensions"));
         assert_eq!(opened.field_validation, Some(FieldValidation::Warn));
         assert_eq!(opened.kubernetes_version, Some(KubernetesVersion::new(33)));
         assert_eq!(opened.cases.len(), 3);
