@@ -18,9 +18,9 @@ const requests = [];
 const downloads = [];
 /** The payload budget: what a page with embeds downloads, gzipped (issue 11's 1.2 MB, raised
  * to 1.35 MB for issues 15 and 16 and to 1.36 MB for issues 24 and 28, 1.38 MB for issue 30,
- * 1.40 MB for issue 27;
+ * 1.42 MB for issue 27;
  * issue 29 lowers it to 1 MB: see xtask/src/embed_dist.rs). */
-const BUDGET_GZIP = 1_400_000;
+const BUDGET_GZIP = 1_420_000;
 
 const studio = useStudio('embed', {
   open: false,

@@ -5,7 +5,7 @@
 //! `dist/` without it, and the script then reads the same names from `index.html`.
 //!
 //! It also prints what a page with embeds downloads (script, manifest, glue, wasm, CSS,
-//! CodeMirror bundle), raw and gzipped, against the budget ([`BUDGET_GZIP`], 1.40 MB gzip;
+//! CodeMirror bundle), raw and gzipped, against the budget ([`BUDGET_GZIP`], 1.42 MB gzip;
 //! `e2e/embed.test.mjs` asserts the same; `tzdb.bin` only loads when a rule names a time zone).
 //!
 //! # The payload budget
@@ -39,9 +39,10 @@ pub const MANIFEST: &str = "crd-studio-embed.json";
 /// measured 1,353,762 bytes, the main page 1,338,909). Raised to 1.38 MB for issue 30 (the
 /// splitter, the version notes, the newcomer guidance: the e2e embed page measured 1,369,915,
 /// the main page 1,353,753); issue 29 brings it to 1 MB and lowers this budget with it.
-/// Raised to 1.40 MB for issue 27 (the Tests tab: the test-file reader, checker and writer in
-/// the worker, the tab; `cargo xtask build` measured 1,396,301, +38 KB gzip of wasm).
-const BUDGET_GZIP: usize = 1_400_000;
+/// Raised to 1.42 MB for issue 27 (the Tests tab: the test-file reader, checker and writer in
+/// the worker, the tab; +38 KB gzip of wasm: `cargo xtask build` measured 1,396,666, the e2e
+/// embed page 1,411,710).
+const BUDGET_GZIP: usize = 1_420_000;
 
 /// The one file of `names` that starts with `prefix` and ends with `suffix`.
 fn one<'a>(names: &'a [String], prefix: &str, suffix: &str, what: &str) -> Result<&'a str, String> {
