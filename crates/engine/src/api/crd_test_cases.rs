@@ -327,7 +327,7 @@ impl CaseSuite {
                 line: case.place.start.line,
                 failures: match report(crd, case) {
                     Ok(report) => check_case(case, &report),
-                    Err(f) => vec![f],
+                    Err(f) => vec![*f],
                 },
             })
             .collect()
@@ -366,12 +366,14 @@ impl CaseSuite {
 fn report(
     crd: &CompiledCrd,
     case: &super::crd_tests::TestCase,
-) -> Result<ObjectReport, TestFailure> {
-    let fail = |expected: &str, got: String| TestFailure {
-        expectation: "object".into(),
-        expected: expected.into(),
-        got,
-        place: case.place,
+) -> Result<ObjectReport, Box<TestFailure>> {
+    let fail = |expected: &str, got: String| {
+        Box::new(TestFailure {
+            expectation: "object".into(),
+            expected: expected.into(),
+            got,
+            place: case.place,
+        })
     };
     let inline = |s: &Option<TestSource>| match s {
         Some(TestSource::Inline(t)) => Some(t.clone()),
