@@ -18,9 +18,9 @@ const requests = [];
 const downloads = [];
 /** The payload budget: what a page with embeds downloads, gzipped (issue 11's 1.2 MB, raised
  * to 1.35 MB for issues 15 and 16 and to 1.36 MB for issues 24 and 28, 1.38 MB for issue 30;
- * lowered to 1.365 MB by issue 29's cuts, whose 1 MB goal is still open: see
- * xtask/src/embed_dist.rs). */
-const BUDGET_GZIP = 1_365_000;
+ * lowered by issue 29's cuts (14 KB), raised to 1.405 MB for issue 27's Tests tab (+36 KB);
+ * issue 29's 1 MB goal is still open: see xtask/src/embed_dist.rs). */
+const BUDGET_GZIP = 1_405_000;
 
 const studio = useStudio('embed', {
   open: false,
@@ -146,6 +146,20 @@ test('the read-only CRD cannot be edited; its object can', async () => {
   await page.waitForFunction(() =>
     document.querySelectorAll('crd-studio')[1].shadowRoot.querySelector('[role="status"]')?.textContent.startsWith('Accepted'),
   );
+});
+
+test('an embed\'s Tests tab runs the cases of its data-tests script', async () => {
+  await embed(1).scrollIntoViewIfNeeded();
+  await embed(1).getByRole('tab', { name: /Tests/ }).click();
+  const tests = embed(1).getByRole('region', { name: 'Tests' });
+  const summary = tests.getByTestId('tests-summary');
+  for (let i = 0; i < 100 && (await summary.textContent()) !== 'All 3 passed'; i++) await page.waitForTimeout(100);
+  assert.equal(await summary.textContent(), 'All 3 passed');
+  assert.equal(await tests.getByTestId('test-case').first().getByRole('textbox').inputValue(), 'too many replicas');
+  // The script's text is not part of the object.
+  assert.doesNotMatch(await editorOf(1, 'Object').textContent(), /cases:/);
+  await screenshot('embed-tests-tab.png', embed(1));
+  await embed(1).getByRole('tab', { name: /Problems/ }).click();
 });
 
 test('the page and the studios do not style each other', async () => {

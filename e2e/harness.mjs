@@ -35,7 +35,7 @@ export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ? resolve(process.env.S
 /** Playwright's default timeout for the tests' actions and waits. */
 export const TIMEOUT = 20_000;
 /** The result tabs, by the suffix of their ids (`#tab-…`, `#panel-…`). */
-export const TABS = ['problems', 'stored', 'cel', 'get', 'conversion'];
+export const TABS = ['problems', 'stored', 'cel', 'get', 'conversion', 'tests'];
 
 /** A file of the repository's examples gallery (`examples/<slug>/<file>`). */
 export const example = (slug, file) => readFileSync(join(HERE, '..', 'examples', slug, file), 'utf8');

@@ -65,9 +65,9 @@ for (const [width, height] of WIDTHS) {
     // Every tab, reached with the arrow keys (the ARIA tabs pattern, issue 30): scrolled into
     // the tab row whole, inside the row and the window, and Enter opens its panel.
     const tabs = page.locator('.tabs [role="tab"]');
-    // Problems, Stored object, CEL rules, kubectl get, Conversion, Changes, Explain.
+    // Problems, Stored object, CEL rules, kubectl get, Conversion, Changes, Tests, Explain.
     const n = await tabs.count();
-    assert.equal(n, 7);
+    assert.equal(n, 8);
     await tabs.first().focus();
     for (let i = 0; i < n; i++) {
       const tab = tabs.nth(i);

@@ -112,6 +112,7 @@ impl Analyser {
                 now: browser_now(),
                 ..live.query.clone()
             },
+            tests: live.tests.clone(),
             ..Job::default()
         };
         let crd_text = texts.crd.clone();

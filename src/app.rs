@@ -100,6 +100,7 @@ fn props_from_location() -> StudioProps {
         open_url,
         notice: None,
         report_height: embed,
+        tests_file: None,
     };
     let tab = param("tab");
     if studio_state::is_link(fragment) {

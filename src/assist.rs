@@ -3,7 +3,9 @@
 //! ([`answer`]); the engine takes and gives the editors' UTF-16 offsets.
 
 use crd_studio_engine::CompiledCrd;
-use crd_studio_engine::{Completions, Editor, Hover};
+use crd_studio_engine::{
+    read_test_file, write_test_file, CaseSuite, CaseTexts, Completions, Editor, Hover, OpenedTests,
+};
 use serde::{Deserialize, Serialize};
 
 /// Completion or hover.
@@ -14,6 +16,14 @@ pub enum AssistKind {
     Complete,
     /// The documentation of what is at the offset.
     Hover,
+    /// "Save as test case": the request's `case` with what the studio's CRD does with its
+    /// object now as its expectations.
+    SaveCase,
+    /// "Download tests": the test file of the studio's CRD and options and the request's
+    /// `tests`.
+    WriteTests,
+    /// "Open tests": the CRD and cases of the test file in the request's text.
+    ReadTests,
 }
 
 /// A completion or hover request from an editor. The editor's text travels beside the
@@ -34,6 +44,12 @@ pub struct AssistRequest {
     /// The editor's text (sent beside the JSON).
     #[serde(default, skip)]
     pub text: String,
+    /// The case to save ([`AssistKind::SaveCase`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<CaseTexts>,
+    /// The cases to write ([`AssistKind::WriteTests`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<CaseTexts>,
 }
 
 /// The answer, offsets in UTF-16 code units.
@@ -46,20 +62,53 @@ pub struct AssistAnswer {
     /// Hover documentation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hover: Option<Hover>,
+    /// The saved case, or why the object cannot be one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<Result<CaseTexts, String>>,
+    /// The test file written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The test file read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened: Option<OpenedTests>,
 }
 
 /// The answer to `request` from `crd`, the studio's compiled CRD (for the CRD editor with no
 /// compiled CRD yet, the request's text compiled).
 pub fn answer(crd: &CompiledCrd, request: &AssistRequest) -> AssistAnswer {
     let (text, at) = (request.text.as_str(), request.offset);
+    let none = AssistAnswer::default();
     match request.kind {
         AssistKind::Complete => AssistAnswer {
             completions: crd.complete_utf16(request.editor, text, at),
-            hover: None,
+            ..none
         },
         AssistKind::Hover => AssistAnswer {
-            completions: None,
             hover: crd.hover_utf16(request.editor, text, at),
+            ..none
+        },
+        AssistKind::SaveCase => AssistAnswer {
+            case: request
+                .case
+                .as_ref()
+                .map(|c| CaseSuite::snapshot(crd, &c.name, &c.object, c.old_object.as_deref())),
+            ..none
+        },
+        AssistKind::WriteTests => {
+            let options = crd.options();
+            AssistAnswer {
+                file: Some(write_test_file(
+                    text,
+                    &request.tests,
+                    options.field_validation,
+                    options.kubernetes_version,
+                )),
+                ..none
+            }
+        }
+        AssistKind::ReadTests => AssistAnswer {
+            opened: Some(read_test_file(text)),
+            ..none
         },
     }
 }
@@ -84,6 +133,8 @@ mod tests {
             editor: Editor::Object,
             offset: crd_studio_engine::utf16_offset(text, text.len()),
             text: text.into(),
+            case: None,
+            tests: Vec::new(),
         };
         let a = answer(&crd, &req);
         let c = a.completions.unwrap();

@@ -328,6 +328,8 @@ fn create_code_mirror(
                     editor,
                     offset: offset as usize,
                     text: String::new(),
+                    case: None,
+                    tests: Vec::new(),
                 };
                 crate::worker_client::assist(
                     request,

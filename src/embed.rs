@@ -94,6 +94,9 @@ pub fn mount_embed(
         notice: None,
         // The page around a drop-in embed sizes it itself.
         report_height: false,
+        tests_file: Some(options.tests.clone())
+            .filter(|t| !t.trim().is_empty())
+            .map(AttrValue::from),
     };
     let app = yew::Renderer::<Mounted>::with_root_and_props(root, props).render();
     EmbedHandle {

@@ -11,7 +11,15 @@ use serde::Deserialize;
 use crate::studio_state::StudioState;
 
 /// The tabs a studio can open on (`tab` attribute), as [`StudioState::tab`] names them.
-pub const TABS: [&str; 6] = ["problems", "stored", "cel", "get", "conversion", "explain"];
+pub const TABS: [&str; 7] = [
+    "problems",
+    "stored",
+    "cel",
+    "get",
+    "conversion",
+    "explain",
+    "tests",
+];
 
 /// What the embed script passes to `mount_embed` as JSON (camelCase keys, all optional).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -27,6 +35,9 @@ pub struct EmbedOptions {
     pub lock_crd: bool,
     /// The URL of the full studio (`index.html` beside the script), for "Open in CRD Studio".
     pub open_url: String,
+    /// The text of a `<script type="application/yaml" data-tests>` child: a test file (its
+    /// `cases:`) whose cases fill the Tests tab.
+    pub tests: String,
 }
 
 /// A studio's starting state from an embed's texts and options, and the notes about

@@ -89,6 +89,8 @@ mod studio_ctx;
 #[cfg(target_arch = "wasm32")]
 mod studio_live;
 #[cfg(target_arch = "wasm32")]
+mod tests_view;
+#[cfg(target_arch = "wasm32")]
 pub mod worker;
 #[cfg(target_arch = "wasm32")]
 pub mod worker_client;

@@ -136,6 +136,7 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
         .unwrap_or_default();
     let (cel_rules, cel_bad) = shown.as_ref().map(|s| s.cel_badge).unwrap_or_default();
     let changes_badge = shown.as_ref().map(|s| s.changes_badge).unwrap_or_default();
+    let (tests_count, tests_failing) = crate::tests_view::badge(ctx);
     let count_class = if counts.errors > 0 {
         "count error"
     } else if counts.warnings > 0 {
@@ -188,6 +189,22 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                     { "Changes" }
                     if changes_badge > 0 {
                         <span class="count error">{ changes_badge }</span>
+                    }
+                </button>
+                <button type="button" role="tab" id="tab-tests" aria-controls="panel-tests"
+                    title="Test cases: objects and what the server must do with them, run after every edit"
+                    aria-selected={if bottom == BottomTab::Tests { "true" } else { "false" }}
+                    tabindex={if bottom == BottomTab::Tests { "0" } else { "-1" }}
+                    onclick={on_tab(BottomTab::Tests)}>
+                    { "Tests" }
+                    if tests_count > 0 {
+                        <span class={if tests_failing.unwrap_or(0) > 0 { "count error" } else { "count ok" }}
+                            aria-label={match tests_failing {
+                                Some(0) => format!("{tests_count} cases, all pass"),
+                                Some(f) => format!("{tests_count} cases, {f} failing"),
+                                None => format!("{tests_count} cases"),
+                            }}>
+                            { tests_failing.filter(|f| *f > 0).unwrap_or(tests_count) }</span>
                     }
                 </button>
                 <button type="button" role="tab" id="tab-explain" aria-controls="panel-explain"
@@ -272,6 +289,7 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
                 on_jump={focus.clone()}
                 on_open_previous={on_open_old_crd}
             />
+            <crate::tests_view::TestsPanel ctx={ctx.clone()} hidden={bottom != BottomTab::Tests} />
             <ExplainPanel
                 shown={shown.clone()}
                 hidden={bottom != BottomTab::Explain}
@@ -284,13 +302,14 @@ pub(crate) fn Results(props: &ResultsProps) -> Html {
 }
 
 /// The result tabs in their order on the page.
-const TAB_ORDER: [BottomTab; 7] = [
+const TAB_ORDER: [BottomTab; 8] = [
     BottomTab::Problems,
     BottomTab::Stored,
     BottomTab::Cel,
     BottomTab::Get,
     BottomTab::Conversion,
     BottomTab::Changes,
+    BottomTab::Tests,
     BottomTab::Explain,
 ];
 

@@ -37,6 +37,8 @@ pub const CONVERSION_TARGET_KEY: &str = "crd-studio.conversion-target";
 pub const WEBHOOK_RESPONSE_KEY: &str = "crd-studio.webhook-response";
 /// localStorage key of the Conversion tab's mapping text.
 pub const MAPPINGS_KEY: &str = "crd-studio.mappings";
+/// localStorage key of the Tests tab's cases (JSON; saved when they change).
+pub const TESTS_KEY: &str = "crd-studio.tests";
 /// Quiet time after the last edit before the texts are saved.
 const AUTOSAVE_MS: u32 = 300;
 /// The same when a text is over [`BIG_TEXT`] bytes.
@@ -304,6 +306,7 @@ pub(crate) fn saved_state() -> StudioState {
         conversion_target: query.target,
         webhook_response: query.webhook_response,
         mappings: query.mappings,
+        tests: load_tests(),
         ..StudioState::default()
     }
 }
@@ -326,6 +329,12 @@ pub(crate) fn store_state(state: &StudioState) {
     save(CONVERSION_TARGET_KEY, &state.conversion_target);
     save(WEBHOOK_RESPONSE_KEY, &state.webhook_response);
     save(MAPPINGS_KEY, &state.mappings);
+    save(TESTS_KEY, &state.tests);
+}
+
+/// The autosaved Tests tab cases (none when never saved or unreadable).
+pub(crate) fn load_tests() -> Vec<crd_studio_engine::CaseTexts> {
+    LocalStorage::get(TESTS_KEY).unwrap_or_default()
 }
 
 /// A short fingerprint of texts (64-bit FNV-1a over them, separated), to recognise the texts

@@ -62,6 +62,9 @@ pub struct StudioProps {
     /// studio fills an iframe of its own.
     #[prop_or_default]
     pub report_height: bool,
+    /// An embed's test file: its cases fill the Tests tab.
+    #[prop_or_default]
+    pub tests_file: Option<AttrValue>,
 }
 
 /// A studio: the editors, the status line and the result tabs, for the page or an embed.
@@ -99,6 +102,9 @@ pub fn Studio(props: &StudioProps) -> Html {
                 .as_ref()
                 .map(|s| AttrValue::from(s.version.clone()))
                 .unwrap_or_default(),
+            tests: initial
+                .as_deref()
+                .map_or_else(crate::storage::load_tests, |s| s.tests.clone()),
         })
     };
     let generations = use_mut_ref(Generations::default);
@@ -331,6 +337,7 @@ pub fn Studio(props: &StudioProps) -> Html {
         embed,
         lock_crd: props.lock_crd,
         open_url: props.open_url.clone(),
+        tests_file: props.tests_file.clone(),
         live,
         generations,
         rerender,

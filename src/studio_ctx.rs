@@ -82,6 +82,8 @@ pub(crate) struct StudioCtx {
     pub(crate) lock_crd: bool,
     /// The address of the full studio, for "Open in CRD Studio".
     pub(crate) open_url: AttrValue,
+    /// An embed's test file (its cases are loaded when the Tests tab first renders).
+    pub(crate) tests_file: Option<AttrValue>,
     /// The texts and settings as they are now (edits land here without a render).
     pub(crate) live: Rc<RefCell<Live>>,
     /// The editors' reload counters.
@@ -202,6 +204,10 @@ impl StudioCtx {
                     state.query = query_of(&next);
                     state.kubernetes_version = next.kubernetes_version;
                     state.version = next.version.clone().into();
+                    state.tests = next.tests.clone();
+                    if !self.embed {
+                        crate::storage::save(crate::storage::TESTS_KEY, &next.tests);
+                    }
                     self.field_validation.set(next.field_validation);
                     self.kubernetes_version.set(next.kubernetes_version);
                     self.query.set(query_of(&next));
@@ -222,6 +228,18 @@ impl StudioCtx {
         }
         self.old_in_use
             .set(old_object_of(&state.texts.old_object).is_some());
+        self.rerender.force_update();
+    }
+
+    /// The Tests tab's cases changed (saved, renamed, deleted, opened): they are saved and
+    /// run at once.
+    pub(crate) fn set_tests(&self, tests: Vec<crd_studio_engine::CaseTexts>) {
+        if !self.embed {
+            save(crate::storage::TESTS_KEY, &tests);
+            crate::share_view::forget_stale_link(&self.share_message);
+        }
+        self.live.borrow_mut().tests = tests;
+        self.analyser.run(&self.live.borrow());
         self.rerender.force_update();
     }
 

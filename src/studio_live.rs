@@ -66,6 +66,8 @@ pub(crate) struct Live {
     pub(crate) kubernetes_version: KubernetesVersion,
     /// The version selected in the Stored object tab (blank: the stored object).
     pub(crate) version: AttrValue,
+    /// The Tests tab's cases.
+    pub(crate) tests: Vec<crd_studio_engine::CaseTexts>,
 }
 
 /// A text the app puts in place of the user's.
@@ -99,6 +101,8 @@ pub(crate) enum BottomTab {
     Changes,
     /// kubectl explain.
     Explain,
+    /// The test cases.
+    Tests,
 }
 
 impl BottomTab {
@@ -111,6 +115,7 @@ impl BottomTab {
             "conversion" => BottomTab::Conversion,
             "changes" => BottomTab::Changes,
             "explain" => BottomTab::Explain,
+            "tests" => BottomTab::Tests,
             _ => BottomTab::Problems,
         }
     }
@@ -125,6 +130,7 @@ impl BottomTab {
             BottomTab::Conversion => "conversion",
             BottomTab::Changes => "changes",
             BottomTab::Explain => "explain",
+            BottomTab::Tests => "tests",
         }
     }
 }
@@ -160,6 +166,7 @@ pub(crate) fn state_of(live: &Live, tab: BottomTab) -> StudioState {
         conversion_target: live.query.target.clone(),
         webhook_response: live.query.webhook_response.clone(),
         mappings: live.query.mappings.clone(),
+        tests: live.tests.clone(),
     }
 }
 

@@ -93,6 +93,10 @@ pub struct StudioState {
     pub webhook_response: String,
     /// The Conversion tab's authored mappings.
     pub mappings: String,
+    /// The Tests tab's cases (left out of a link when there are none, so links without
+    /// cases read as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<crd_studio_engine::CaseTexts>,
 }
 
 /// The prefix of the current link format.
@@ -220,6 +224,12 @@ mod tests {
             conversion_target: "v2".into(),
             webhook_response: "{}".into(),
             mappings: "a: b".into(),
+            tests: vec![crd_studio_engine::CaseTexts {
+                name: "too big".into(),
+                object: "kind: CronTab\n".into(),
+                old_object: Some("kind: CronTab\n".into()),
+                expect: serde_json::json!({"verdict": "rejected"}),
+            }],
         }
     }
 
@@ -246,6 +256,7 @@ mod tests {
         assert_eq!(state.field_validation, FieldValidation::Warn);
         assert_eq!(state.tab, "cel");
         assert_eq!(state.field_selector, "spec.replicas=1");
+        assert_eq!(state.tests, vec![]);
     }
 
     #[test]

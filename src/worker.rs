@@ -198,6 +198,7 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         old_crd,
         options,
         query,
+        tests,
     } = job;
     RUNNING.with(|r| r.set(Some(seq)));
     RUNNING_STUDIO.with(|s| {
@@ -242,8 +243,11 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
         }
     };
     let mut reply = ENGINE.with(|e| {
-        e.borrow_mut()
-            .answer_known(&studio, &request, &query, crd_unchanged, &mut progress)
+        let mut engine = e.borrow_mut();
+        let mut reply =
+            engine.answer_known(&studio, &request, &query, crd_unchanged, &mut progress);
+        reply.tests = engine.run_tests(&studio, &tests);
+        reply
     });
     // The span across versions when known for this CRD; else it follows (`worker_step`).
     if tell_progress {

@@ -13,8 +13,9 @@
 use std::collections::HashMap;
 
 use crd_studio_engine::{
-    Analysis, CompiledCrd, ConversionPreview, FieldSelectorPreview, LeftOut, ListOutput, Options,
-    PreviousCrd, Progress, Request, ResponseCheck, Strategy, WebhookCall,
+    Analysis, CaseResult, CaseSuite, CaseTexts, CompiledCrd, ConversionPreview,
+    FieldSelectorPreview, LeftOut, ListOutput, Options, PreviousCrd, Progress, Request,
+    ResponseCheck, Strategy, WebhookCall,
 };
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,9 @@ pub struct Reply {
     /// follows as its own message: `crate::versions_line`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versions: Option<crate::versions_line::VersionsLine>,
+    /// The Tests tab: each case's result, in the job's order (none without cases).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<CaseResult>,
 }
 
 /// What the kubectl get and Conversion tabs ask, beside the texts of the [`Request`].
@@ -148,6 +152,8 @@ fn has_schemas(c: &CompiledCrd) -> bool {
 #[derive(Default)]
 pub struct Engine {
     studios: HashMap<String, Compiled>,
+    /// Each studio's Tests tab cases, read.
+    suites: HashMap<String, CaseSuite>,
     /// CEL's time-zone database, once loaded (the worker fetches it when an analysis needs a
     /// named zone).
     time_zones: Option<std::sync::Arc<crd_studio_engine::TimeZoneDb>>,
@@ -202,7 +208,28 @@ impl Engine {
             analysis,
             previews,
             versions: None,
+            tests: Vec::new(),
         }
+    }
+
+    /// Runs the Tests tab's cases against the studio's CRD as last compiled (nothing, and
+    /// no cost, without cases); the cases are read again only when they change.
+    pub fn run_tests(&mut self, studio: &str, tests: &[CaseTexts]) -> Vec<CaseResult> {
+        if tests.is_empty() {
+            self.suites.remove(studio);
+            return Vec::new();
+        }
+        let Some(c) = self.studios.get(studio) else {
+            return Vec::new();
+        };
+        let suite = self
+            .suites
+            .entry(studio.to_owned())
+            .or_insert_with(|| CaseSuite::new(tests));
+        if suite.cases() != tests {
+            *suite = CaseSuite::new(tests);
+        }
+        suite.run(&c.compiled)
     }
 
     /// Gives the engine CEL's time-zone database: every compiled CRD resolves named zones
@@ -229,14 +256,22 @@ impl Engine {
     /// Drops a studio's compiled CRD.
     pub fn forget(&mut self, studio: &str) {
         self.studios.remove(studio);
+        self.suites.remove(studio);
     }
 
     /// Answers a completion or hover request with the studio's compiled CRD (the last one
     /// analysed; before any, the CRD editor's own text compiled).
     pub fn assist(&self, request: &crate::assist::AssistRequest) -> crate::assist::AssistAnswer {
+        use crate::assist::AssistKind;
+        let help = matches!(request.kind, AssistKind::Complete | AssistKind::Hover);
         match self.studios.get(&request.studio) {
+            // The tests use the CRD as it is now, even while its text is broken.
+            Some(c) if !help => crate::assist::answer(&c.compiled, request),
             Some(c) => {
                 crate::assist::answer(c.last_schemas.as_ref().unwrap_or(&c.compiled), request)
+            }
+            None if request.kind == AssistKind::ReadTests => {
+                crate::assist::answer(&CompiledCrd::compile("", &Options::default()), request)
             }
             None => {
                 let text = match request.editor {

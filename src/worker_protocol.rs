@@ -51,6 +51,9 @@ pub struct Job {
     pub options: Options,
     /// What the kubectl get and Conversion tabs ask.
     pub query: PreviewQuery,
+    /// The Tests tab's cases, run after the analysis (none: nothing is run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<crd_studio_engine::CaseTexts>,
 }
 
 /// A message to the worker.

@@ -251,7 +251,22 @@ class CrdStudioElement extends HTMLElement {
       kubernetesVersion: this.getAttribute('kubernetes-version') ?? '',
       lockCrd: lock.includes('crd'),
       openUrl: asset('index.html'),
+      tests: dedent(this.testsScript()?.textContent ?? ''),
     };
+  }
+
+  /** A `<script type="application/yaml" data-tests>` child: test cases for the Tests tab. */
+  testsScript() {
+    return this.querySelector(':scope > script[type="application/yaml"][data-tests]');
+  }
+
+  /** The element's text without its tests script: the CRD, `---`, the objects. */
+  ownText() {
+    let text = '';
+    for (const node of this.childNodes) {
+      if (node !== this.testsScript()) text += node.textContent;
+    }
+    return text;
   }
 
   async mount() {
@@ -263,7 +278,7 @@ class CrdStudioElement extends HTMLElement {
         this.dataset.state = 'waiting';
         return;
       }
-      const { crd, object } = splitTexts(this.textContent);
+      const { crd, object } = splitTexts(this.ownText());
       const shadow = this.shadowRoot;
       shadow.adoptedStyleSheets = sheets;
       const root = document.createElement('div');

@@ -140,7 +140,7 @@ pub struct TestSuite {
 }
 
 /// One expectation that did not hold.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TestFailure {
     /// Which expectation (`expect.errors[1]`, `crdExpect.accepted`).
     pub expectation: String,

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 mod consequences;
 mod crd_test_assist;
+mod crd_test_cases;
 mod crd_tests;
 mod repository;
 
@@ -79,6 +80,9 @@ pub use crate::report::analysis::{
 pub use crate::report::places::{FieldPlace, ObjectPlaces};
 pub use crd_test_assist::{
     crd_test_complete, crd_test_complete_utf16, crd_test_hover, crd_test_hover_utf16, FormatKey,
+};
+pub use crd_test_cases::{
+    read_test_file, write_test_file, CaseResult, CaseSuite, CaseTexts, OpenedTests,
 };
 pub use crd_tests::{
     check_case, check_crd, snapshot_expect, CaseExpect, Cell, CrdExpect, Matcher, MessageExpect,
