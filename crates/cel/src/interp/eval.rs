@@ -406,6 +406,9 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 return Ok(v);
             }
         }
+        if let [x, y] = c.args.as_slice() {
+            return self.eval_call2(c, x, y);
+        }
         // The arguments go on the evaluator's stack (no allocation per call); an early return
         // with `?` ends the evaluation, so only the `Ok` paths pop them.
         let base = self.stack.len();
@@ -417,57 +420,24 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
             }
             self.stack.push(v);
         }
-        let r = self.finish_call(c, base);
+        let args = self.stack.get(base..).unwrap_or(&[]);
+        let r = finish_call(self.tracker, self.act, c, args);
         self.stack.truncate(base);
         r
     }
 
+    /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
-    fn finish_call(&mut self, c: &'p CallNode, base: usize) -> R<'a> {
-        let args = self.stack.get(base..).unwrap_or(&[]);
-        let (result, overload) = match c.kind {
-            CallKind::Eq | CallKind::Ne => {
-                let r = match (args.first(), args.get(1)) {
-                    (Some(l), _) if l.is_error() => l.clone(),
-                    (_, Some(r)) if r.is_error() => r.clone(),
-                    (Some(l), Some(r)) => {
-                        let eq = equal(l, r);
-                        if c.kind == CallKind::Eq {
-                            eq
-                        } else {
-                            Value::Bool(!matches!(eq, Value::Bool(true)))
-                        }
-                    }
-                    _ => Value::no_such_overload(),
-                };
-                let id = if c.kind == CallKind::Eq {
-                    "equals"
-                } else {
-                    "not_equals"
-                };
-                (r, Some(id))
-            }
-            CallKind::Normal => {
-                if !c.info.non_strict() {
-                    if let Some(e) = args.iter().find(|a| a.is_error()) {
-                        let e = e.clone();
-                        let cost = call_cost(self.tracker, c, args, &e, None);
-                        self.tracker.add(cost)?;
-                        return Ok(e);
-                    }
-                }
-                self.tracker.precharge(&c.info.function, args)?;
-                stdlib_rt::call_with_zones(
-                    &c.info,
-                    args,
-                    self.act.time_zones,
-                    &self.act.time_zones_needed,
-                )
-            }
-        };
-        let cost = call_cost(self.tracker, c, args, &result, overload);
-        self.tracker.add(cost)?;
-        Ok(result)
+    fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
+        let a = self.eval(x)?;
+        if c.stop_at_error && a.is_error() && !c.info.non_strict() {
+            return Ok(a);
+        }
+        let b = self.eval(y)?;
+        if c.stop_at_error && b.is_error() && !c.info.non_strict() {
+            return Ok(b);
+        }
+        finish_call(self.tracker, self.act, c, &[a, b])
     }
 
     /// `@result + [x]` / `cel.@mapInsert(@result, ...)` on the innermost comprehension's empty
@@ -708,6 +678,14 @@ fn call_cost<'a>(
     result: &Value<'a>,
     resolved: Option<&str>,
 ) -> u64 {
+    if let Some((plain, kubernetes)) = &c.cost {
+        let rule = if tracker.kubernetes_estimator {
+            kubernetes
+        } else {
+            plain
+        };
+        return rule.cost(args, result);
+    }
     let overload = if c.info.checked {
         c.info.overload.as_deref()
     } else {
@@ -726,3 +704,57 @@ fn call_cost<'a>(
         tracker.kubernetes_estimator,
     )
 }
+
+/// Calls the function on its evaluated arguments and charges the call's cost.
+#[inline(never)]
+fn finish_call<'a>(
+tracker: &mut CostTracker,
+act: &Activation<'a>,
+c: &CallNode,
+args: &[Value<'a>],
+) -> R<'a> {
+    let (result, overload) = match c.kind {
+        CallKind::Eq | CallKind::Ne => {
+            let r = match (args.first(), args.get(1)) {
+                (Some(l), _) if l.is_error() => l.clone(),
+                (_, Some(r)) if r.is_error() => r.clone(),
+                (Some(l), Some(r)) => {
+                    let eq = equal(l, r);
+                    if c.kind == CallKind::Eq {
+                        eq
+                    } else {
+                        Value::Bool(!matches!(eq, Value::Bool(true)))
+                    }
+                }
+                _ => Value::no_such_overload(),
+            };
+            let id = if c.kind == CallKind::Eq {
+                "equals"
+            } else {
+                "not_equals"
+            };
+            (r, Some(id))
+        }
+        CallKind::Normal => {
+            if !c.info.non_strict() {
+                if let Some(e) = args.iter().find(|a| a.is_error()) {
+                    let e = e.clone();
+                    let cost = call_cost(tracker, c, args, &e, None);
+                    tracker.add(cost)?;
+                    return Ok(e);
+                }
+            }
+            tracker.precharge(&c.info.function, args)?;
+            stdlib_rt::call_with_zones(
+                &c.info,
+                args,
+                act.time_zones,
+                &act.time_zones_needed,
+            )
+        }
+    };
+    let cost = call_cost(tracker, c, args, &result, overload);
+    tracker.add(cost)?;
+    Ok(result)
+}
+

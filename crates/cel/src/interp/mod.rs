@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::ast::Expr;
+use crate::cost_rt::CostRule;
 use crate::stdlib_rt::CallInfo;
 use crate::value::Value;
 
@@ -359,6 +360,9 @@ struct CallNode {
     /// `_+_` or `cel.@mapInsert` with a bare identifier first (a comprehension accumulator
     /// candidate for in-place appends).
     accumulates: bool,
+    /// The cost rules (cel-go's alone, with Kubernetes' estimator) when the overload is known
+    /// when planning (checked calls, `==`, `!=`); unchecked calls price the overload that ran.
+    cost: Option<(CostRule, CostRule)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

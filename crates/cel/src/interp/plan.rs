@@ -11,6 +11,7 @@ use super::{
     COST_LIMIT_EXCEEDED,
 };
 use crate::ast::{CallExpr, ComprehensionExpr, Expr, ExprKind, Literal};
+use crate::cost_rt::CostRule;
 use crate::stdlib_rt::{self, CallInfo};
 use crate::value::{List, Value};
 
@@ -437,12 +438,25 @@ impl Planner<'_> {
         }
         let accumulates = matches!(info.function.as_str(), "_+_" | "cel.@mapInsert")
             && matches!(args.first(), Some(Node::Attr(a)) if a.quals.is_empty() && matches!(a.base, AttrBase::Var(_) | AttrBase::Local(_)));
+        let overload = match kind {
+            CallKind::Eq => Some("equals"),
+            CallKind::Ne => Some("not_equals"),
+            CallKind::Normal if checked => Some(info.overload.as_deref().unwrap_or("")),
+            CallKind::Normal => None,
+        };
+        let cost = overload.map(|o| {
+            (
+                CostRule::new(&info.function, o, false),
+                CostRule::new(&info.function, o, true),
+            )
+        });
         let node = CallNode {
             info,
             args,
             stop_at_error,
             kind,
             accumulates,
+            cost,
         };
         if self.optimize {
             // Fold type conversions of constants (cel-go's maybeOptimizeConstUnary).
