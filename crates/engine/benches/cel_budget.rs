@@ -3,9 +3,10 @@
 //!
 //! - An object whose rules spend the whole 10,000,000-unit per-object cost budget (list items
 //!   with nested comprehensions over strings, field access on objects in loops, string
-//!   functions), analysed through the engine's front door; beside it, the same CRD with a tiny
-//!   object (what is not CEL evaluation). The Go server's code took about 5.3 s on such an
-//!   object; the goal is at least twice as fast as that.
+//!   functions), analysed through the engine's front door; beside it, the same object under
+//!   the CRD without its rules (parsing and schema validation) and the rules on a tiny object.
+//!   The Go server's code took about 5.3 s where the engine took 4.4 s (issue 29's object);
+//!   the goal is at least twice as fast as the server's code.
 //! - cel-go's own micro benchmark anchor: `string == 'value'` (a checked program, one bound
 //!   string variable) in ns per evaluation, beside cel-go's published figure (about 59 ns/op).
 //!
@@ -162,17 +163,22 @@ fn main() {
     let big_time = median(5, || {
         std::hint::black_box(compiled.analyze_objects(std::slice::from_ref(&big), None));
     });
-    let tiny_time = median(5, || {
-        std::hint::black_box(compiled.analyze_objects(std::slice::from_ref(&tiny), None));
-    });
+    // Wall time: a thread's CPU time is only brought up to date at scheduler ticks.
+    let tiny_time = {
+        let t = Instant::now();
+        for _ in 0..20 {
+            std::hint::black_box(compiled.analyze_objects(std::slice::from_ref(&tiny), None));
+        }
+        t.elapsed() / 20
+    };
     let no_rules = CompiledCrd::compile(&without_rules(CRD), &options);
     let no_rules_time = median(5, || {
         std::hint::black_box(no_rules.analyze_objects(std::slice::from_ref(&big), None));
     });
+    let cel = big_time.saturating_sub(no_rules_time);
     println!(
         "CEL at the per-object budget: an object of {} bytes {} ms ({}); the same object \
-         without the rules {} ms, the same rules on a tiny object {:.1} ms; the server's code \
-         about 5,300 ms (goal: at most 2,650 ms)",
+         without the rules {} ms, the same rules on a tiny object {:.2} ms",
         big.len(),
         format_ms(big_time),
         if out_of_budget {
@@ -183,8 +189,14 @@ fn main() {
         format_ms(no_rules_time),
         tiny_time.as_secs_f64() * 1e3,
     );
+    println!(
+        "  the rules' share {} ms, {:.0} ns per cost unit (issue 29's object: the server's code \
+         about 530 ns per unit over the whole request; the goal is half of it)",
+        format_ms(cel),
+        cel.as_secs_f64() * 1e9 / 10_000_000.0,
+    );
     if cpu_time().is_some() {
-        println!("(times are this thread's CPU time)");
+        println!("(times are this thread's CPU time, the tiny object's wall time)");
     }
     let (ns, cost) = string_eq_ns();
     println!(
