@@ -100,7 +100,13 @@ fn main() -> ExitCode {
                 })
                 .and_then(|_| {
                     step("CEL at the per-object budget");
-                    run(cmd("cargo").args(["bench", "-p", "crd-studio-engine", "--bench", "cel_budget"]))
+                    run(cmd("cargo").args([
+                        "bench",
+                        "-p",
+                        "crd-studio-engine",
+                        "--bench",
+                        "cel_budget",
+                    ]))
                 })
                 .and_then(|_| cli_bench::run_task(&[]))
                 .and_then(|_| {

@@ -353,9 +353,7 @@ fn kubernetes_rule(function: &str, overload: &str) -> Option<K8s> {
         "validate" => K8s::Validate,
         "format.named" => K8s::Const(1),
         "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
-        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => {
-            K8s::Const(1)
-        }
+        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => K8s::Const(1),
         "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
             K8s::Const(1)
         }

@@ -708,10 +708,10 @@ fn call_cost<'a>(
 /// Calls the function on its evaluated arguments and charges the call's cost.
 #[inline(never)]
 fn finish_call<'a>(
-tracker: &mut CostTracker,
-act: &Activation<'a>,
-c: &CallNode,
-args: &[Value<'a>],
+    tracker: &mut CostTracker,
+    act: &Activation<'a>,
+    c: &CallNode,
+    args: &[Value<'a>],
 ) -> R<'a> {
     let (result, overload) = match c.kind {
         CallKind::Eq | CallKind::Ne => {
@@ -745,16 +745,10 @@ args: &[Value<'a>],
                 }
             }
             tracker.precharge(&c.info.function, args)?;
-            stdlib_rt::call_with_zones(
-                &c.info,
-                args,
-                act.time_zones,
-                &act.time_zones_needed,
-            )
+            stdlib_rt::call_with_zones(&c.info, args, act.time_zones, &act.time_zones_needed)
         }
     };
     let cost = call_cost(tracker, c, args, &result, overload);
     tracker.add(cost)?;
     Ok(result)
 }
-
