@@ -15,6 +15,7 @@
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
 //!   then how the analysis grows with rules, properties, enum values, list items, documents;
+//!   then CEL at the per-object cost budget (`crates/engine/benches/cel_budget.rs`);
 //!   then the corpus through `crd-studio check` in one run and per CRD (`cli_bench.rs`);
 //!   1,000 `crd-studio test` cases against one CRD beside a process per case (`crdtest_bench.rs`);
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
@@ -102,6 +103,16 @@ fn main() -> ExitCode {
                         "scaling",
                     ]))
                 })
+                .and_then(|_| {
+                    step("CEL at the per-object budget");
+                    run(cmd("cargo").args([
+                        "bench",
+                        "-p",
+                        "crd-studio-engine",
+                        "--bench",
+                        "cel_budget",
+                    ]))
+                })
                 .and_then(|_| cli_bench::run_task(&[]))
                 .and_then(|_| crdtest_bench::run_task(&[]))
                 .and_then(|_| {
@@ -149,7 +160,8 @@ const HELP: &str = "usage: cargo xtask <task>
   tzdb [OUT]            write CEL's time-zone bundle (default target/tzdb.bin), print its size
   bench                 time a full analysis of the largest corpus CRDs against parsing them;
                         peak memory and time of those and of the hostile inputs; growth
-                        with rules, properties, enum values, list items and documents; the
+                        with rules, properties, enum values, list items and documents; an
+                        object spending the CEL cost budget and `string == 'value'`; the
                         whole corpus through `crd-studio check` in one run beside one
                         process per CRD; the language server's edit -> diagnostics and
                         corpus indexing

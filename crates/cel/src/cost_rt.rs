@@ -129,60 +129,148 @@ pub fn call_cost(
     result: &Value<'_>,
     kubernetes: bool,
 ) -> u64 {
-    if let Some(c) = overload_tracker(overload, args, result) {
-        return c;
-    }
-    if kubernetes {
-        if let Some(c) = kubernetes_call_cost(function, overload, args, result) {
-            return c;
-        }
-    }
-    default_cost(overload, args)
+    CostRule::new(function, overload, kubernetes).cost(args, result)
 }
 
-fn overload_tracker(overload: &str, args: &[Value<'_>], result: &Value<'_>) -> Option<u64> {
-    let alloc = |factor: f64, n: u64| -> u64 {
-        ((n as f64 * factor) as u64)
-            .saturating_add(1)
-            .saturating_add(LIST_CREATE_BASE_COST)
-    };
-    let self_compare = |l: Option<&Value<'_>>| -> u64 {
-        let n = size(l);
-        let mut factor = 2.0;
-        if n == 0 {
-            return alloc(factor, 0);
+/// How [`call_cost`] prices a call of one function and overload, chosen once from their names
+/// (the interpreter keeps it in the planned call, so evaluation compares no names): the
+/// overload trackers, then Kubernetes' `CallCost`, then cel-go's defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostRule {
+    tracker: Option<Tracker>,
+    kubernetes: Option<K8s>,
+    default: DefaultCost,
+}
+
+/// An overload tracker (ext sets, ext lists version 3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tracker {
+    /// `1 + |a0|·|a1|·factor`.
+    SetsProduct(f64),
+    /// `alloc(1.0, |result|)`.
+    AllocResult,
+    /// `alloc(depth, |a0|)`.
+    Flatten,
+    /// `alloc(2 (+0.1 for strings), n²)` of the list argument at this index.
+    SelfCompare(usize),
+}
+
+/// A Kubernetes `CallCost` rule; `None` from [`K8s::cost`] falls through to the default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum K8s {
+    Const(u64),
+    /// 1 when there is an argument.
+    ConstWithArg(u64),
+    Selector,
+    Traversal,
+    /// `ceil(|a0|·factor)` when there is an argument.
+    Size0(f64),
+    Join,
+    /// Regex cost of `a0` and `a1` when there are two arguments.
+    Regex,
+    ContainsIp(bool),
+    ContainsCidr(bool),
+    Validate,
+    EqOpaque,
+}
+
+/// cel-go's default cost by overload id.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum DefaultCost {
+    One,
+    /// `ceil(|a1|·0.1)`.
+    Size1,
+    /// `ceil(|a0|·0.1)`.
+    Size0,
+    /// `|a1|`.
+    InList,
+    /// `ceil(min(|a0|, |a1|)·0.1)`.
+    Min,
+    /// `ceil((|a0| + |a1|)·0.1)`.
+    Sum,
+    Regex,
+    Contains,
+}
+
+impl CostRule {
+    /// The rule for `function` with `overload` (see [`call_cost`]).
+    pub fn new(function: &str, overload: &str, kubernetes: bool) -> Self {
+        CostRule {
+            tracker: tracker_rule(overload),
+            kubernetes: if kubernetes {
+                kubernetes_rule(function, overload)
+            } else {
+                None
+            },
+            default: default_rule(overload),
         }
-        if let Some(Value::List(list)) = l {
-            if matches!(list.get(0), Some(Value::String(_) | Value::Bytes(_))) {
-                factor += STRING_TRAVERSAL_COST_FACTOR;
+    }
+
+    /// The cost of a call on these arguments with this result.
+    pub fn cost(&self, args: &[Value<'_>], result: &Value<'_>) -> u64 {
+        if let Some(t) = self.tracker {
+            return t.cost(args, result);
+        }
+        if let Some(k) = self.kubernetes {
+            if let Some(c) = k.cost(args, result) {
+                return c;
             }
         }
-        alloc(factor, n.saturating_mul(n))
-    };
+        self.default.cost(args)
+    }
+}
+
+fn tracker_rule(overload: &str) -> Option<Tracker> {
     Some(match overload {
-        "list_sets_contains_list" | "list_sets_intersects_list" => {
-            let p = size(args.first()).saturating_mul(size(args.get(1)));
-            1u64.saturating_add((p as f64 * 1.0) as u64)
-        }
-        "list_sets_equivalent_list" => {
-            let p = size(args.first()).saturating_mul(size(args.get(1)));
-            1u64.saturating_add((p as f64 * 2.0) as u64)
-        }
-        "list_slice" | "lists_range" | "list_reverse" => alloc(1.0, result.actual_size()),
-        "list_flatten" | "list_flatten_int" => {
-            let depth = match args.get(1) {
-                Some(Value::Int(d)) => *d as f64,
-                _ => 1.0,
-            };
-            alloc(depth, size(args.first()))
-        }
-        "list_distinct" => self_compare(args.first()),
+        "list_sets_contains_list" | "list_sets_intersects_list" => Tracker::SetsProduct(1.0),
+        "list_sets_equivalent_list" => Tracker::SetsProduct(2.0),
+        "list_slice" | "lists_range" | "list_reverse" => Tracker::AllocResult,
+        "list_flatten" | "list_flatten_int" => Tracker::Flatten,
+        "list_distinct" => Tracker::SelfCompare(0),
         o if o.starts_with("list_") && o.ends_with("_sortByAssociatedKeys") => {
-            self_compare(args.get(1))
+            Tracker::SelfCompare(1)
         }
-        o if o.starts_with("list_") && o.ends_with("_sort") => self_compare(args.first()),
+        o if o.starts_with("list_") && o.ends_with("_sort") => Tracker::SelfCompare(0),
         _ => return None,
     })
+}
+
+impl Tracker {
+    fn cost(self, args: &[Value<'_>], result: &Value<'_>) -> u64 {
+        let alloc = |factor: f64, n: u64| -> u64 {
+            ((n as f64 * factor) as u64)
+                .saturating_add(1)
+                .saturating_add(LIST_CREATE_BASE_COST)
+        };
+        match self {
+            Tracker::SetsProduct(factor) => {
+                let p = size(args.first()).saturating_mul(size(args.get(1)));
+                1u64.saturating_add((p as f64 * factor) as u64)
+            }
+            Tracker::AllocResult => alloc(1.0, result.actual_size()),
+            Tracker::Flatten => {
+                let depth = match args.get(1) {
+                    Some(Value::Int(d)) => *d as f64,
+                    _ => 1.0,
+                };
+                alloc(depth, size(args.first()))
+            }
+            Tracker::SelfCompare(i) => {
+                let l = args.get(i);
+                let n = size(l);
+                let mut factor = 2.0;
+                if n == 0 {
+                    return alloc(factor, 0);
+                }
+                if let Some(Value::List(list)) = l {
+                    if matches!(list.get(0), Some(Value::String(_) | Value::Bytes(_))) {
+                        factor += STRING_TRAVERSAL_COST_FACTOR;
+                    }
+                }
+                alloc(factor, n.saturating_mul(n))
+            }
+        }
+    }
 }
 
 /// Kubernetes' `traversalCost`: string and bytes lengths (bytes) times 0.1, truncated; lists
@@ -221,73 +309,36 @@ pub fn kubernetes_call_cost(
     args: &[Value<'_>],
     result: &Value<'_>,
 ) -> Option<u64> {
-    let a0 = args.first();
-    let a1 = args.get(1);
+    kubernetes_rule(function, overload)?.cost(args, result)
+}
+
+/// The rule of Kubernetes' `CallCost` for a function (its overload decides `ip`,
+/// `containsIP` and `containsCIDR`).
+fn kubernetes_rule(function: &str, overload: &str) -> Option<K8s> {
+    const F: f64 = STRING_TRAVERSAL_COST_FACTOR;
     Some(match function {
-        "check" => 350_000,
+        "check" => K8s::Const(350_000),
         "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
-        | "allowed" | "reason" | "error" | "errored" => 1,
-        "fieldSelector" | "labelSelector" => {
-            if args.len() < 2 {
-                return None;
-            }
-            let l = size(a1);
-            let parse = ceil_mul(l, STRING_TRAVERSAL_COST_FACTOR);
-            let reqs = ceil_mul(l, 0.5);
-            let req_cost = ceil_mul(reqs, (LIST_CREATE_BASE_COST + 40) as f64);
-            LIST_CREATE_BASE_COST
-                .saturating_add(parse)
-                .saturating_add(req_cost)
-        }
+        | "allowed" | "reason" | "error" | "errored" => K8s::Const(1),
+        "fieldSelector" | "labelSelector" => K8s::Selector,
         "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
-            a0.map_or(0, traversal_cost)
+            K8s::Traversal
         }
         "url" | "lowerAscii" | "upperAscii" | "substring" | "trim" | "jsonpatch.escapeKey" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+            K8s::Size0(F)
         }
-        "replace" | "split" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(size(a0), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
-        }
-        "join" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(result.actual_size(), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
-        }
-        "find" | "findAll" => {
-            if args.len() < 2 {
-                return None;
-            }
-            regex_cost(size(a0), size(a1))
-        }
-        "cidr" | "isIP" | "isCIDR" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
-        }
+        "replace" | "split" => K8s::Size0(2.0 * F),
+        "join" => K8s::Join,
+        "find" | "findAll" => K8s::Regex,
+        "cidr" | "isIP" | "isCIDR" => K8s::Size0(F),
         "ip" => {
-            if args.is_empty() {
-                return None;
-            }
             if overload == "cidr_ip" {
-                1
+                K8s::ConstWithArg(1)
             } else {
-                ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+                K8s::Size0(F)
             }
         }
-        "ip.isCanonical" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(size(a0), 2.0 * STRING_TRAVERSAL_COST_FACTOR)
-        }
+        "ip.isCanonical" => K8s::Size0(2.0 * F),
         "masked"
         | "prefixLength"
         | "family"
@@ -295,67 +346,114 @@ pub fn kubernetes_call_cost(
         | "isLoopback"
         | "isLinkLocalMulticast"
         | "isLinkLocalUnicast"
-        | "isGlobalUnicast" => 1,
-        "containsIP" => {
-            if args.len() < 2 {
-                return None;
-            }
-            let c = size(a0);
-            let mut cost = ceil_mul(c.saturating_add(c), STRING_TRAVERSAL_COST_FACTOR);
-            if overload == "cidr_contains_ip_string" {
-                cost = cost.saturating_add(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR));
-            }
-            cost
-        }
-        "containsCIDR" => {
-            if args.len() < 2 {
-                return None;
-            }
-            let c = size(a0);
-            let mut cost = ceil_mul(c.saturating_add(c), STRING_TRAVERSAL_COST_FACTOR);
-            cost = cost
-                .saturating_add(ceil_mul(c, STRING_TRAVERSAL_COST_FACTOR))
-                .saturating_add(1);
-            if overload == "cidr_contains_cidr_string" {
-                cost = cost.saturating_add(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR));
-            }
-            cost
-        }
-        "quantity" | "isQuantity" | "semver" | "isSemver" => {
-            if args.is_empty() {
-                return None;
-            }
-            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
-        }
-        "validate" => {
-            if args.len() < 2 {
-                return None;
-            }
-            match a0 {
-                Some(Value::Opaque(o)) => match o.as_ref() {
-                    Opaque::Format(name) => {
-                        regex_cost(size(a1), crate::k8s_format::max_regex_size(name))
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            }
-        }
-        "format.named" => 1,
+        | "isGlobalUnicast" => K8s::Const(1),
+        "containsIP" => K8s::ContainsIp(overload == "cidr_contains_ip_string"),
+        "containsCIDR" => K8s::ContainsCidr(overload == "cidr_contains_cidr_string"),
+        "quantity" | "isQuantity" | "semver" | "isSemver" => K8s::Size0(F),
+        "validate" => K8s::Validate,
+        "format.named" => K8s::Const(1),
         "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
-        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => 1,
-        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,
-        "_==_" => {
-            if args.len() != 2 {
-                return None;
-            }
-            match a0 {
-                Some(Value::Opaque(_)) => 1,
-                _ => return None,
-            }
+        | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => K8s::Const(1),
+        "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => {
+            K8s::Const(1)
         }
+        "_==_" => K8s::EqOpaque,
         _ => return None,
     })
+}
+
+impl K8s {
+    fn cost(self, args: &[Value<'_>], result: &Value<'_>) -> Option<u64> {
+        const F: f64 = STRING_TRAVERSAL_COST_FACTOR;
+        let a0 = args.first();
+        let a1 = args.get(1);
+        Some(match self {
+            K8s::Const(c) => c,
+            K8s::ConstWithArg(c) => {
+                if args.is_empty() {
+                    return None;
+                }
+                c
+            }
+            K8s::Selector => {
+                if args.len() < 2 {
+                    return None;
+                }
+                let l = size(a1);
+                let parse = ceil_mul(l, F);
+                let reqs = ceil_mul(l, 0.5);
+                let req_cost = ceil_mul(reqs, (LIST_CREATE_BASE_COST + 40) as f64);
+                LIST_CREATE_BASE_COST
+                    .saturating_add(parse)
+                    .saturating_add(req_cost)
+            }
+            K8s::Traversal => a0.map_or(0, traversal_cost),
+            K8s::Size0(factor) => {
+                if args.is_empty() {
+                    return None;
+                }
+                ceil_mul(size(a0), factor)
+            }
+            K8s::Join => {
+                if args.is_empty() {
+                    return None;
+                }
+                ceil_mul(result.actual_size(), 2.0 * F)
+            }
+            K8s::Regex => {
+                if args.len() < 2 {
+                    return None;
+                }
+                regex_cost(size(a0), size(a1))
+            }
+            K8s::ContainsIp(with_string) => {
+                if args.len() < 2 {
+                    return None;
+                }
+                let c = size(a0);
+                let mut cost = ceil_mul(c.saturating_add(c), F);
+                if with_string {
+                    cost = cost.saturating_add(ceil_mul(size(a1), F));
+                }
+                cost
+            }
+            K8s::ContainsCidr(with_string) => {
+                if args.len() < 2 {
+                    return None;
+                }
+                let c = size(a0);
+                let mut cost = ceil_mul(c.saturating_add(c), F);
+                cost = cost.saturating_add(ceil_mul(c, F)).saturating_add(1);
+                if with_string {
+                    cost = cost.saturating_add(ceil_mul(size(a1), F));
+                }
+                cost
+            }
+            K8s::Validate => {
+                if args.len() < 2 {
+                    return None;
+                }
+                match a0 {
+                    Some(Value::Opaque(o)) => match o.as_ref() {
+                        Opaque::Format(name) => {
+                            regex_cost(size(a1), crate::k8s_format::max_regex_size(name))
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            K8s::EqOpaque => {
+                if args.len() != 2 {
+                    return None;
+                }
+                match a0 {
+                    Some(Value::Opaque(_)) => 1,
+                    _ => return None,
+                }
+            }
+        })
+    }
 }
 
 /// `ceil((1+|s|)·0.1) · ceil(|re|·0.25)`.
@@ -366,19 +464,15 @@ fn regex_cost(str_size: u64, re_size: u64) -> u64 {
 }
 
 /// cel-go's default call costs by overload id.
-fn default_cost(overload: &str, args: &[Value<'_>]) -> u64 {
-    let a0 = args.first();
-    let a1 = args.get(1);
+fn default_rule(overload: &str) -> DefaultCost {
     match overload {
         // Kubernetes' runtime cost fixtures (cel-go v0.29.2) charge the prefix/suffix, as the
         // estimator does: `'Rook takes 👑'.startsWith('Rook')` costs 1, not 2.
-        "starts_with_string" | "ends_with_string" => {
-            ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR)
-        }
+        "starts_with_string" | "ends_with_string" => DefaultCost::Size1,
         "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
-            ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
+            DefaultCost::Size0
         }
-        "in_list" => size(a1),
+        "in_list" => DefaultCost::InList,
         "less_string"
         | "greater_string"
         | "less_equals_string"
@@ -388,17 +482,31 @@ fn default_cost(overload: &str, args: &[Value<'_>]) -> u64 {
         | "less_equals_bytes"
         | "greater_equals_bytes"
         | "equals"
-        | "not_equals" => ceil_mul(size(a0).min(size(a1)), STRING_TRAVERSAL_COST_FACTOR),
-        "add_string" | "add_bytes" => ceil_mul(
-            size(a0).saturating_add(size(a1)),
-            STRING_TRAVERSAL_COST_FACTOR,
-        ),
+        | "not_equals" => DefaultCost::Min,
+        "add_string" | "add_bytes" => DefaultCost::Sum,
         // cel-go v0.29.2 `costCall`: `case overloads.Matches, overloads.MatchesString` (the
         // receiver is `args[0]` in both forms at runtime).
-        "matches_string" | "matches" => regex_cost(size(a0), size(a1)),
-        "contains_string" => ceil_mul(size(a0), STRING_TRAVERSAL_COST_FACTOR)
-            .saturating_mul(ceil_mul(size(a1), STRING_TRAVERSAL_COST_FACTOR)),
-        _ => 1,
+        "matches_string" | "matches" => DefaultCost::Regex,
+        "contains_string" => DefaultCost::Contains,
+        _ => DefaultCost::One,
+    }
+}
+
+impl DefaultCost {
+    fn cost(self, args: &[Value<'_>]) -> u64 {
+        const F: f64 = STRING_TRAVERSAL_COST_FACTOR;
+        let a0 = args.first();
+        let a1 = args.get(1);
+        match self {
+            DefaultCost::One => 1,
+            DefaultCost::Size1 => ceil_mul(size(a1), F),
+            DefaultCost::Size0 => ceil_mul(size(a0), F),
+            DefaultCost::InList => size(a1),
+            DefaultCost::Min => ceil_mul(size(a0).min(size(a1)), F),
+            DefaultCost::Sum => ceil_mul(size(a0).saturating_add(size(a1)), F),
+            DefaultCost::Regex => regex_cost(size(a0), size(a1)),
+            DefaultCost::Contains => ceil_mul(size(a0), F).saturating_mul(ceil_mul(size(a1), F)),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::{
     Activation, AttrBase, AttrNode, CallKind, CallNode, CostLimitExceeded, CostTracker, FoldNode,
-    ListNode, MapNode, Node, Qual, QualKind, SetElem, R,
+    ListNode, Local, LocalSlot, MapNode, Node, Qual, QualKind, SetElem, R,
 };
 use crate::stdlib_rt;
 use crate::value::{equal, List, ListKind, Map, OwnedMap, Str, Value};
@@ -29,6 +29,8 @@ pub(super) struct Evaluator<'p, 'a, 't> {
     pub(super) frames: Vec<Frame<'p, 'a>>,
     /// The innermost comprehension frame in scope (frames chain through `parent`).
     pub(super) scope: Option<usize>,
+    /// The evaluated arguments of the calls being evaluated.
+    pub(super) stack: Vec<Value<'a>>,
 }
 
 /// cel-go's `%T` of a value in "expected iterable type" errors.
@@ -136,9 +138,47 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         Ok(self.act.resolve(name).cloned())
     }
 
+    /// A comprehension variable the planner resolved: the frame `up` out from the innermost
+    /// one in scope (by name, as before planning resolved it, should the frames disagree).
+    fn local(&mut self, l: &Local) -> R<'a> {
+        let mut cur = self.scope;
+        for _ in 0..l.up {
+            cur = cur.and_then(|i| self.frames.get(i)).and_then(|f| f.parent);
+        }
+        let Some(i) = cur else {
+            return self.lookup(&l.name);
+        };
+        let Some(f) = self.frames.get(i) else {
+            return self.lookup(&l.name);
+        };
+        match l.slot {
+            LocalSlot::Iter => Ok(f.it1.clone()),
+            LocalSlot::Iter2 => Ok(f.it2.clone()),
+            LocalSlot::Accu => {
+                if let Some(v) = &f.accu {
+                    return Ok(v.clone());
+                }
+                let (init, parent) = (f.init, f.parent);
+                let saved = self.scope;
+                self.scope = parent;
+                let v = self.eval(init);
+                self.scope = saved;
+                let v = v?;
+                if let Some(f) = self.frames.get_mut(i) {
+                    f.accu = Some(v.clone());
+                }
+                Ok(v)
+            }
+        }
+    }
+
     fn resolve_attr(&mut self, a: &'p AttrNode) -> R<'a> {
         let base = match &a.base {
-            AttrBase::Var(name) => self.lookup(name)?,
+            AttrBase::Var(name) => match self.act.resolve(name) {
+                Some(v) => v.clone(),
+                None => Value::error(format!("no such attribute(s): {name}")),
+            },
+            AttrBase::Local(l) => self.local(l)?,
             AttrBase::Global(name) => match self.act.resolve(name) {
                 Some(v) => v.clone(),
                 None => Value::error(format!("no such attribute(s): {name}")),
@@ -366,88 +406,38 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 return Ok(v);
             }
         }
-        let mut args: Vec<Value<'a>> = Vec::with_capacity(c.args.len());
+        if let [x, y] = c.args.as_slice() {
+            return self.eval_call2(c, x, y);
+        }
+        // The arguments go on the evaluator's stack (no allocation per call); an early return
+        // with `?` ends the evaluation, so only the `Ok` paths pop them.
+        let base = self.stack.len();
         for a in &c.args {
             let v = self.eval(a)?;
             if c.stop_at_error && v.is_error() && !c.info.non_strict() {
+                self.stack.truncate(base);
                 return Ok(v);
             }
-            args.push(v);
+            self.stack.push(v);
         }
-        self.finish_call(c, args)
+        let args = self.stack.get(base..).unwrap_or(&[]);
+        let r = finish_call(self.tracker, self.act, c, args);
+        self.stack.truncate(base);
+        r
     }
 
+    /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
-    fn finish_call(&mut self, c: &'p CallNode, args: Vec<Value<'a>>) -> R<'a> {
-        let (result, overload) = match c.kind {
-            CallKind::Eq | CallKind::Ne => {
-                let r = match (args.first(), args.get(1)) {
-                    (Some(l), _) if l.is_error() => l.clone(),
-                    (_, Some(r)) if r.is_error() => r.clone(),
-                    (Some(l), Some(r)) => {
-                        let eq = equal(l, r);
-                        if c.kind == CallKind::Eq {
-                            eq
-                        } else {
-                            Value::Bool(!matches!(eq, Value::Bool(true)))
-                        }
-                    }
-                    _ => Value::no_such_overload(),
-                };
-                let id = if c.kind == CallKind::Eq {
-                    "equals"
-                } else {
-                    "not_equals"
-                };
-                (r, Some(id))
-            }
-            CallKind::Normal => {
-                if !c.info.non_strict() {
-                    if let Some(e) = args.iter().find(|a| a.is_error()) {
-                        let e = e.clone();
-                        let cost = self.call_cost(c, &args, &e, None);
-                        self.tracker.add(cost)?;
-                        return Ok(e);
-                    }
-                }
-                self.tracker.precharge(&c.info.function, &args)?;
-                stdlib_rt::call_with_zones(
-                    &c.info,
-                    &args,
-                    self.act.time_zones,
-                    &self.act.time_zones_needed,
-                )
-            }
-        };
-        let cost = self.call_cost(c, &args, &result, overload);
-        self.tracker.add(cost)?;
-        Ok(result)
-    }
-
-    fn call_cost(
-        &self,
-        c: &CallNode,
-        args: &[Value<'a>],
-        result: &Value<'a>,
-        resolved: Option<&str>,
-    ) -> u64 {
-        let overload = if c.info.checked {
-            c.info.overload.as_deref()
-        } else {
-            resolved.or(c.info.overload.as_deref())
-        };
-        let overload = match c.kind {
-            CallKind::Eq => Some("equals"),
-            CallKind::Ne => Some("not_equals"),
-            CallKind::Normal => overload,
-        };
-        crate::cost_rt::call_cost(
-            &c.info.function,
-            overload.unwrap_or(""),
-            args,
-            result,
-            self.tracker.kubernetes_estimator,
-        )
+    fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
+        let a = self.eval(x)?;
+        if c.stop_at_error && a.is_error() && !c.info.non_strict() {
+            return Ok(a);
+        }
+        let b = self.eval(y)?;
+        if c.stop_at_error && b.is_error() && !c.info.non_strict() {
+            return Ok(b);
+        }
+        finish_call(self.tracker, self.act, c, &[a, b])
     }
 
     /// `@result + [x]` / `cel.@mapInsert(@result, ...)` on the innermost comprehension's empty
@@ -462,9 +452,9 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         let Some(Node::Attr(a)) = c.args.first() else {
             return Ok(None);
         };
-        let AttrBase::Var(name) = &a.base else {
+        if !matches!(&a.base, AttrBase::Local(l) if l.up == 0 && l.slot == LocalSlot::Accu) {
             return Ok(None);
-        };
+        }
         if !a.quals.is_empty() {
             return Ok(None);
         }
@@ -474,7 +464,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         let ok = self
             .frames
             .get(top)
-            .is_some_and(|f| f.mutable && f.accu_var == &**name && f.accu.is_some());
+            .is_some_and(|f| f.mutable && f.accu.is_some());
         if !ok {
             return Ok(None);
         }
@@ -510,7 +500,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 _ => stdlib_rt::call(&c.info, &all),
             }
         };
-        let cost = self.call_cost(c, &all, &result, overload);
+        let cost = call_cost(self.tracker, c, &all, &result, overload);
         self.tracker.add(cost)?;
         Ok(Some(result))
     }
@@ -677,4 +667,88 @@ fn qualify<'a>(obj: &Value<'a>, key: &Value<'a>, presence: bool) -> Qualified<'a
 #[allow(dead_code)]
 fn str_value(s: &str) -> Value<'static> {
     Value::String(Str::Owned(Rc::from(s)))
+}
+
+/// The cost of a call (see [`crate::cost_rt::call_cost`]): the overload the checker resolved
+/// (or, unchecked, the one that ran).
+fn call_cost<'a>(
+    tracker: &CostTracker,
+    c: &CallNode,
+    args: &[Value<'a>],
+    result: &Value<'a>,
+    resolved: Option<&str>,
+) -> u64 {
+    if let Some((plain, kubernetes)) = &c.cost {
+        let rule = if tracker.kubernetes_estimator {
+            kubernetes
+        } else {
+            plain
+        };
+        return rule.cost(args, result);
+    }
+    let overload = if c.info.checked {
+        c.info.overload.as_deref()
+    } else {
+        resolved.or(c.info.overload.as_deref())
+    };
+    let overload = match c.kind {
+        CallKind::Eq => Some("equals"),
+        CallKind::Ne => Some("not_equals"),
+        CallKind::Normal => overload,
+    };
+    crate::cost_rt::call_cost(
+        &c.info.function,
+        overload.unwrap_or(""),
+        args,
+        result,
+        tracker.kubernetes_estimator,
+    )
+}
+
+/// Calls the function on its evaluated arguments and charges the call's cost.
+#[inline(never)]
+fn finish_call<'a>(
+    tracker: &mut CostTracker,
+    act: &Activation<'a>,
+    c: &CallNode,
+    args: &[Value<'a>],
+) -> R<'a> {
+    let (result, overload) = match c.kind {
+        CallKind::Eq | CallKind::Ne => {
+            let r = match (args.first(), args.get(1)) {
+                (Some(l), _) if l.is_error() => l.clone(),
+                (_, Some(r)) if r.is_error() => r.clone(),
+                (Some(l), Some(r)) => {
+                    let eq = equal(l, r);
+                    if c.kind == CallKind::Eq {
+                        eq
+                    } else {
+                        Value::Bool(!matches!(eq, Value::Bool(true)))
+                    }
+                }
+                _ => Value::no_such_overload(),
+            };
+            let id = if c.kind == CallKind::Eq {
+                "equals"
+            } else {
+                "not_equals"
+            };
+            (r, Some(id))
+        }
+        CallKind::Normal => {
+            if !c.info.non_strict() {
+                if let Some(e) = args.iter().find(|a| a.is_error()) {
+                    let e = e.clone();
+                    let cost = call_cost(tracker, c, args, &e, None);
+                    tracker.add(cost)?;
+                    return Ok(e);
+                }
+            }
+            tracker.precharge(&c.info.function, args)?;
+            stdlib_rt::call_with_zones(&c.info, args, act.time_zones, &act.time_zones_needed)
+        }
+    };
+    let cost = call_cost(tracker, c, args, &result, overload);
+    tracker.add(cost)?;
+    Ok(result)
 }

@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::ast::Expr;
+use crate::cost_rt::CostRule;
 use crate::stdlib_rt::CallInfo;
 use crate::value::Value;
 
@@ -303,7 +304,11 @@ struct AttrNode {
 
 #[derive(Debug, Clone)]
 enum AttrBase {
+    /// A variable of the activation (no comprehension in scope binds the name).
     Var(Rc<str>),
+    /// A comprehension variable, resolved when planning: `up` comprehensions out from the
+    /// innermost one in scope, its accumulator or iteration variable.
+    Local(Local),
     /// A variable written with a leading dot (`.y`): resolved in the activation only, never
     /// as a comprehension variable (the checker keeps the dot when a local shadows the name).
     Global(Rc<str>),
@@ -315,6 +320,21 @@ enum AttrBase {
     Maybe(Rc<[(Rc<str>, usize)]>, bool),
     Rel(Node),
     Cond(Box<(Node, AttrNode, AttrNode)>),
+}
+
+/// A comprehension variable resolved by the planner (see [`AttrBase::Local`]).
+#[derive(Debug, Clone)]
+struct Local {
+    up: u32,
+    slot: LocalSlot,
+    name: Rc<str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LocalSlot {
+    Accu,
+    Iter,
+    Iter2,
 }
 
 #[derive(Debug, Clone)]
@@ -340,6 +360,9 @@ struct CallNode {
     /// `_+_` or `cel.@mapInsert` with a bare identifier first (a comprehension accumulator
     /// candidate for in-place appends).
     accumulates: bool,
+    /// The cost rules (cel-go's alone, with Kubernetes' estimator) when the overload is known
+    /// when planning (checked calls, `==`, `!=`); unchecked calls price the overload that ran.
+    cost: Option<(CostRule, CostRule)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,6 +421,7 @@ impl Program {
         let mut p = Planner {
             refs: references,
             locals: Vec::new(),
+            folds: Vec::new(),
             optimize: options.optimize,
             container,
         };
@@ -448,6 +472,7 @@ impl Program {
             tracker,
             frames: Vec::new(),
             scope: None,
+            stack: Vec::new(),
         };
         ev.eval(&self.root)
     }

@@ -6,20 +6,33 @@ use std::rc::Rc;
 
 use super::eval::Evaluator;
 use super::{
-    Activation, AttrBase, AttrNode, CallKind, CallNode, CostTracker, FoldNode, ListNode, MapNode,
-    Node, PlanError, Qual, QualKind, ReferenceInfo, References, SetElem, COST_LIMIT_EXCEEDED,
+    Activation, AttrBase, AttrNode, CallKind, CallNode, CostTracker, FoldNode, ListNode, Local,
+    LocalSlot, MapNode, Node, PlanError, Qual, QualKind, ReferenceInfo, References, SetElem,
+    COST_LIMIT_EXCEEDED,
 };
 use crate::ast::{CallExpr, ComprehensionExpr, Expr, ExprKind, Literal};
+use crate::cost_rt::CostRule;
 use crate::stdlib_rt::{self, CallInfo};
 use crate::value::{List, Value};
 
 pub(super) struct Planner<'r> {
     pub(super) refs: Option<&'r References>,
     pub(super) locals: Vec<String>,
+    /// The comprehensions in scope, innermost last (their variables resolve to slots).
+    pub(super) folds: Vec<PlanFold>,
     pub(super) optimize: bool,
     /// The container unchecked names resolve in (cel-go's `Container`); checked expressions
     /// come with their names resolved.
     pub(super) container: &'r str,
+}
+
+/// A comprehension in scope while planning.
+pub(super) struct PlanFold {
+    accu: String,
+    iter: String,
+    iter2: String,
+    /// Planning its result: the iteration variables are out of scope.
+    in_result: bool,
 }
 
 fn literal_value(l: &Literal) -> Value<'static> {
@@ -41,6 +54,31 @@ fn plan_err(m: impl Into<String>) -> PlanError {
 impl Planner<'_> {
     fn is_local(&self, name: &str) -> bool {
         self.locals.iter().any(|l| l == name)
+    }
+
+    /// The comprehension variable `name` denotes, searched as the evaluator's frames are
+    /// (innermost first, the accumulator before the iteration variables, which the result
+    /// does not see).
+    fn resolve_local(&self, name: &str) -> Option<Local> {
+        for (up, f) in self.folds.iter().rev().enumerate() {
+            let slot = if f.accu == name {
+                LocalSlot::Accu
+            } else if f.in_result {
+                continue;
+            } else if f.iter == name {
+                LocalSlot::Iter
+            } else if !f.iter2.is_empty() && f.iter2 == name {
+                LocalSlot::Iter2
+            } else {
+                continue;
+            };
+            return Some(Local {
+                up: u32::try_from(up).ok()?,
+                slot,
+                name: Rc::from(name),
+            });
+        }
+        None
     }
 
     /// The dotted name of an identifier/select chain, if it is one (and not a local).
@@ -90,7 +128,10 @@ impl Planner<'_> {
         } else if self.refs.is_none() && !self.container.is_empty() && !self.is_local(name) {
             AttrBase::Maybe(self.candidates(&[name], self.container), false)
         } else {
-            AttrBase::Var(Rc::from(name))
+            match self.resolve_local(name) {
+                Some(l) => AttrBase::Local(l),
+                None => AttrBase::Var(Rc::from(name)),
+            }
         };
         Node::Attr(Box::new(AttrNode {
             base,
@@ -213,6 +254,12 @@ impl Planner<'_> {
             .cloned()
             .collect();
         self.locals.extend(pushed.iter().cloned());
+        self.folds.push(PlanFold {
+            accu: c.accu_var.clone(),
+            iter: c.iter_var.clone(),
+            iter2: c.iter_var2.clone(),
+            in_result: false,
+        });
         let cond = self.plan(&c.loop_condition);
         let step = self.plan(&c.loop_step);
         // Pop the iteration variables, keep the accumulator for the result.
@@ -220,8 +267,12 @@ impl Planner<'_> {
         for _ in 0..n_iter {
             self.locals.pop();
         }
+        if let Some(f) = self.folds.last_mut() {
+            f.in_result = true;
+        }
         let result = self.plan(&c.result);
         self.locals.pop();
+        self.folds.pop();
         let (cond, step, result) = (cond?, step?, result?);
         let mutable_accu = match &accu_init {
             Node::Const(Value::List(l)) => l.is_empty(),
@@ -386,13 +437,26 @@ impl Planner<'_> {
             }
         }
         let accumulates = matches!(info.function.as_str(), "_+_" | "cel.@mapInsert")
-            && matches!(args.first(), Some(Node::Attr(a)) if a.quals.is_empty() && matches!(a.base, AttrBase::Var(_)));
+            && matches!(args.first(), Some(Node::Attr(a)) if a.quals.is_empty() && matches!(a.base, AttrBase::Var(_) | AttrBase::Local(_)));
+        let overload = match kind {
+            CallKind::Eq => Some("equals"),
+            CallKind::Ne => Some("not_equals"),
+            CallKind::Normal if checked => Some(info.overload.as_deref().unwrap_or("")),
+            CallKind::Normal => None,
+        };
+        let cost = overload.map(|o| {
+            (
+                CostRule::new(&info.function, o, false),
+                CostRule::new(&info.function, o, true),
+            )
+        });
         let node = CallNode {
             info,
             args,
             stop_at_error,
             kind,
             accumulates,
+            cost,
         };
         if self.optimize {
             // Fold type conversions of constants (cel-go's maybeOptimizeConstUnary).
@@ -632,6 +696,7 @@ fn const_eval(n: &Node) -> Result<Value<'static>, PlanError> {
         tracker: &mut tracker,
         frames: Vec::new(),
         scope: None,
+        stack: Vec::new(),
     };
     ev.eval(n).map_err(|_| plan_err(COST_LIMIT_EXCEEDED))
 }
