@@ -154,7 +154,11 @@ fn may_hold_several_documents(text: &str) -> bool {
     let is_break = |c: char| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}');
     let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let mut markers = body.match_indices("---").filter(|(at, _)| {
-        *at == 0 || body.get(..*at).and_then(|b| b.chars().next_back()).is_some_and(is_break)
+        *at == 0
+            || body
+                .get(..*at)
+                .and_then(|b| b.chars().next_back())
+                .is_some_and(is_break)
     });
     let Some((first, _)) = markers.next() else {
         return false;
@@ -163,10 +167,13 @@ fn may_hold_several_documents(text: &str) -> bool {
         return true;
     }
     // One marker: a second document only if content comes before it.
-    body.get(..first).unwrap_or(body).split(is_break).any(|line| {
-        let trimmed = line.trim_start_matches([' ', '\t']);
-        !(trimmed.is_empty() || trimmed.starts_with('#') || line.starts_with('%'))
-    })
+    body.get(..first)
+        .unwrap_or(body)
+        .split(is_break)
+        .any(|line| {
+            let trimmed = line.trim_start_matches([' ', '\t']);
+            !(trimmed.is_empty() || trimmed.starts_with('#') || line.starts_with('%'))
+        })
 }
 
 /// Matches every document of the tree.
