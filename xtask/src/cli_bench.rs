@@ -176,6 +176,10 @@ fn largest(binary: &Path, corpus: &Path, index: &serde_json::Value) {
             None => println!("{name}: could not be measured"),
         }
     }
+    println!(
+        "(parse ms: DocumentTexts::read in this xtask process, the engine as `cargo xtask` builds \
+         it; CPU ms and peak MB: the CLI binary, best of three runs by CPU)"
+    );
 }
 
 fn measure(binary: &Path, corpus: &Path) -> Result<(), String> {

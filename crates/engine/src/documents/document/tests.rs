@@ -187,10 +187,20 @@ fn duplicate_keys_in_maps_large_enough_for_a_key_index() {
     let p = one(&text);
     let codes: Vec<&str> = p.findings.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["yaml.duplicate-key", "yaml.duplicate-key"]);
-    let root = p.documents.first().and_then(|d| d.root.as_ref()).map(Node::to_json);
+    let root = p
+        .documents
+        .first()
+        .and_then(|d| d.root.as_ref())
+        .map(Node::to_json);
     let spec = root.as_ref().and_then(|r| r.get("spec"));
-    assert_eq!(spec.and_then(|s| s.get("k0")), Some(&serde_json::json!("first")));
-    assert_eq!(spec.and_then(|s| s.get("k19")), Some(&serde_json::json!("last")));
+    assert_eq!(
+        spec.and_then(|s| s.get("k0")),
+        Some(&serde_json::json!("first"))
+    );
+    assert_eq!(
+        spec.and_then(|s| s.get("k19")),
+        Some(&serde_json::json!("last"))
+    );
     assert_eq!(spec.and_then(|s| s.as_object()).map(|m| m.len()), Some(21));
     // Keys keep their written order.
     let keys: Vec<String> = p
