@@ -287,11 +287,14 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     let _ = stdout
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush());
-    Ok(if analysis.accepted() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    exit_without_freeing(i32::from(!analysis.accepted()))
+}
+
+/// Ends the process once its output is written, without dropping what it built: freeing a
+/// large CRD's compiled schemas, rules and trees piece by piece took a tenth of a check's
+/// time, and the operating system takes the memory back at once.
+pub(crate) fn exit_without_freeing(code: i32) -> ! {
+    std::process::exit(code)
 }
 
 fn parse(args: &[String]) -> Result<Check, Error> {

@@ -133,8 +133,47 @@ pub(crate) fn is_crd(v: &Value) -> bool {
 
 /// Whether a text holds several documents, a CRD among them (a bundle, not one CRD).
 pub(crate) fn is_bundle(text: &str) -> bool {
+    // Parsing a 3 MB CRD only to find it holds one document cost a third of a single-CRD
+    // check: a text that cannot hold a second document is not read here.
+    if !may_hold_several_documents(text) {
+        return false;
+    }
     let docs = DocumentTexts::read(text, SourceId::Object(0));
     docs.values.len() > 1 && docs.values.iter().any(|(_, v)| is_crd(v))
+}
+
+/// Whether `text` may hold more than one YAML document, by a look at its lines only.
+///
+/// In libyaml (and go-yaml v2) only the first document of a stream may start without a
+/// `---`, and the scanner takes `---` as a document marker only at column 0 (after the
+/// stream's start, its byte-order mark, or a line break: `\n`, `\r`, NEL, LS, PS). So a text
+/// without such a `---`, or whose only one has nothing but blank, comment and directive
+/// lines before it, holds one document at most. Anything else (a `---` inside a block scalar
+/// too) answers `true`, and the caller parses.
+fn may_hold_several_documents(text: &str) -> bool {
+    let is_break = |c: char| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let mut markers = body.match_indices("---").filter(|(at, _)| {
+        *at == 0
+            || body
+                .get(..*at)
+                .and_then(|b| b.chars().next_back())
+                .is_some_and(is_break)
+    });
+    let Some((first, _)) = markers.next() else {
+        return false;
+    };
+    if markers.next().is_some() {
+        return true;
+    }
+    // One marker: a second document only if content comes before it.
+    body.get(..first)
+        .unwrap_or(body)
+        .split(is_break)
+        .any(|line| {
+            let trimmed = line.trim_start_matches([' ', '\t']);
+            !(trimmed.is_empty() || trimmed.starts_with('#') || line.starts_with('%'))
+        })
 }
 
 /// Matches every document of the tree.
@@ -270,5 +309,34 @@ mod tests {
         assert!(!is_bundle(
             "apiVersion: v1\nkind: X\n---\napiVersion: v1\nkind: Y\n"
         ));
+        // Line breaks libyaml knows, a byte-order mark, comments and directives first.
+        for sep in ["\r", "\r\n"] {
+            assert!(is_bundle(&format!("{crd}---\n{crd}").replace('\n', sep)));
+        }
+        assert!(is_bundle(&format!("\u{FEFF}{crd}---\n{crd}")));
+        assert!(is_bundle(&format!("---\n{crd}---\n{crd}")));
+        assert!(!is_bundle(&format!("# c\n%YAML 1.1\n---\n{crd}")));
+        assert!(!is_bundle(&format!("{crd}metadata:\n  x: a---b\n")));
+    }
+
+    #[test]
+    fn several_documents_by_lines() {
+        for (text, several) in [
+            ("a: 1\n", false),
+            ("---\na: 1\n", false),
+            ("\u{FEFF}---\na: 1\n", false),
+            ("# c\n  # d\n\n%YAML 1.1\n---\na: 1\n", false),
+            ("a: 1\n---\nb: 2\n", true),
+            ("---\na: 1\n---\n", true),
+            ("a: |\n  x\n---\n", true),
+            ("a: 1\n--- b\n", true),
+            ("a: ---\n", false),
+            ("a: 1\r---\n", true),
+            ("a: 1\u{85}---\n", true),
+            ("a: 1\u{2028}---\n", true),
+            ("a: 1\u{2029}---\n", true),
+        ] {
+            assert_eq!(may_hold_several_documents(text), several, "{text:?}");
+        }
     }
 }

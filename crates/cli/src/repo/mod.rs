@@ -266,9 +266,5 @@ fn run_check(check: &RepoCheck) -> Result<ExitCode, Error> {
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush());
     let versions_ok = across.as_ref().is_none_or(|a| a.all_accepted());
-    Ok(if report.accepted() && versions_ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    crate::exit_without_freeing(i32::from(!(report.accepted() && versions_ok)))
 }

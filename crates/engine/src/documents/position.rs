@@ -54,17 +54,15 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         let mut i = 0;
-        while i < bytes.len() {
-            match bytes.get(i) {
-                Some(b'\n') => line_starts.push(i + 1),
-                Some(b'\r') => {
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    line_starts.push(i + 1);
-                }
-                _ => {}
+        while let Some(found) = bytes
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n' || b == b'\r'))
+        {
+            i += found;
+            if bytes.get(i) == Some(&b'\r') && bytes.get(i + 1) == Some(&b'\n') {
+                i += 1;
             }
+            line_starts.push(i + 1);
             i += 1;
         }
         LineIndex {
@@ -189,10 +187,18 @@ impl LineIndex {
         while offset > 0 && !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line_idx = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        };
+        // The hint's line, when `offset` is on it (the common case: no search).
+        let on_hint_line = hint.and_then(|h| {
+            let i = h.line.checked_sub(1)?;
+            let start = *self.line_starts.get(i)?;
+            let next = self.line_starts.get(i + 1).copied().unwrap_or(usize::MAX);
+            (start <= offset && offset < next).then_some(i)
+        });
+        let line_idx =
+            on_hint_line.unwrap_or_else(|| match self.line_starts.binary_search(&offset) {
+                Ok(i) => i,
+                Err(i) => i.saturating_sub(1),
+            });
         let line_start = self.line_starts.get(line_idx).copied().unwrap_or(0);
         let (start, column, utf16_column) = match hint {
             Some(h) if h.line == line_idx + 1 && h.offset <= offset && h.offset >= line_start => {
@@ -201,11 +207,16 @@ impl LineIndex {
             _ => (line_start, 1, 1),
         };
         let prefix = text.get(start..offset).unwrap_or("");
+        let (chars, units) = if prefix.is_ascii() {
+            (prefix.len(), prefix.len())
+        } else {
+            (prefix.chars().count(), prefix.encode_utf16().count())
+        };
         Pos {
             offset,
             line: line_idx + 1,
-            column: column + prefix.chars().count(),
-            utf16_column: utf16_column + prefix.encode_utf16().count(),
+            column: column + chars,
+            utf16_column: utf16_column + units,
         }
     }
 
@@ -325,5 +336,25 @@ mod tests {
         assert_eq!(idx.pos_at_line_char(text, 1, 99).column, 2);
         assert_eq!(idx.pos_at_line_char(text, 99, 0).line, 3);
         assert_eq!(idx.pos_at_offset(text, 999).offset, text.len());
+    }
+
+    #[test]
+    fn hinted_positions_match_unhinted_ones() {
+        for text in ["", "a", "ab\ncd\n", "a\r\nbé\rc\n\n😀x\nlast", "\n\n\r\r\n"] {
+            let idx = LineIndex::new(text);
+            let plain: Vec<Pos> = (0..=text.len() + 1)
+                .map(|o| idx.pos_at_offset(text, o))
+                .collect();
+            // Every earlier position as a hint, including ones on other lines.
+            for (o, want) in plain.iter().enumerate() {
+                for hint in plain.iter().take(o + 1) {
+                    assert_eq!(
+                        idx.pos_at_offset_from(text, o, Some(*hint)),
+                        *want,
+                        "{text:?} at {o} from {hint:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -190,6 +190,25 @@ impl<'a> VSchema<'a> {
     }
 }
 
+/// Whether `vs` or anything under it (items, additionalProperties, properties, `allOf`) has
+/// rules: what [`build`] keeps.
+fn any_rules(vs: VSchema<'_>) -> bool {
+    let mut stack = vec![vs];
+    while let Some(vs) = stack.pop() {
+        if !vs.rules().is_empty() {
+            return true;
+        }
+        stack.extend(vs.items());
+        stack.extend(vs.additional());
+        match vs {
+            VSchema::S(s) => stack.extend(s.properties.values().map(VSchema::S)),
+            VSchema::N(n) => stack.extend(n.properties.values().map(VSchema::N)),
+        }
+        stack.extend(vs.all_of().iter().map(VSchema::N));
+    }
+    false
+}
+
 /// `hasXValidations`: rules on the node, its items, additionalProperties or properties (not
 /// `allOf`).
 pub fn has_x_validations(s: &Structural) -> bool {
@@ -430,7 +449,10 @@ fn build(
     key_prefix: String,
     depth: usize,
 ) -> Option<VNode> {
-    if depth > MAX_DEPTH {
+    // A subtree without rules builds nothing (`keep` below is false all the way down): it
+    // is not walked, which spared most of a large CRD's schema (argo-workflows: 38 rules
+    // among some 60,000 nodes) the key prefixes, escapes and declaration lookups.
+    if depth > MAX_DEPTH || !any_rules(vs) {
         return None;
     }
     let mut v = VNode {
@@ -486,6 +508,10 @@ fn build(
         let Some(np) = node.properties.get(k) else {
             continue;
         };
+        if !any_rules(vp) {
+            // `build` would give nothing: not even the field's type is looked up.
+            continue;
+        }
         let own;
         let field_type = match escape(k) {
             Some(escaped) => {

@@ -352,8 +352,9 @@ struct Built {
     bytes: usize,
     /// For scalars: was it written as a plain `<<`?
     merge_key: bool,
-    /// For scalars: the resolved value is something a key can't be.
-    key_text: Option<Result<String, String>>,
+    /// A scalar (or an alias of one): its value may be a key ([`key_text`] says whether it
+    /// can). Collections can't.
+    keyable: bool,
 }
 
 struct Builder<'a> {
@@ -574,7 +575,7 @@ impl<'a> Builder<'a> {
                 anchor,
                 tag,
             } => {
-                let built = self.scalar(&value, style, tag.as_deref(), span);
+                let built = self.scalar(value, style, tag.as_deref(), span);
                 if let Some(anchor) = anchor {
                     state
                         .anchors
@@ -671,7 +672,7 @@ impl<'a> Builder<'a> {
                         size,
                         bytes,
                         merge_key: false,
-                        key_text: None,
+                        keyable: false,
                     },
                 );
             }
@@ -740,10 +741,7 @@ impl<'a> Builder<'a> {
                 let Some((node, _, _)) = state.anchors.get(&anchor).cloned() else {
                     return;
                 };
-                let key_text = match &node.value {
-                    Value::Map(_) | Value::Seq(_) => None,
-                    v => Some(scalar_key_text(v)),
-                };
+                let keyable = !matches!(node.value, Value::Map(_) | Value::Seq(_));
                 let mut node = node;
                 node.span = span;
                 self.complete(
@@ -753,7 +751,7 @@ impl<'a> Builder<'a> {
                         size,
                         bytes,
                         merge_key: false,
-                        key_text,
+                        keyable,
                     },
                 );
             }
@@ -762,7 +760,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Hands a finished node to its parent (or makes it the document root).
-    fn complete(&mut self, state: &mut DocState, built: Built) {
+    fn complete(&mut self, state: &mut DocState, mut built: Built) {
         state.decode_count = state.decode_count.saturating_add(1);
         let document = self.documents.len();
         let Some(frame) = state.stack.last_mut() else {
@@ -794,7 +792,11 @@ impl<'a> Builder<'a> {
                         *key = Some(if built.merge_key {
                             KeyState::Merge(span)
                         } else {
-                            match built.key_text {
+                            let kind = built.node.type_name();
+                            let key_text = built.keyable.then(|| {
+                                key_text(std::mem::replace(&mut built.node.value, Value::Null))
+                            });
+                            match key_text {
                                 Some(Ok(k)) => KeyState::Key(k, span),
                                 Some(Err(msg)) => {
                                     self.findings.push(
@@ -812,8 +814,7 @@ impl<'a> Builder<'a> {
                                             "yaml.unsupported-key",
                                             format!(
                                                 "yaml: invalid map key: a{} {} cannot be a key",
-                                                "n",
-                                                built.node.type_name()
+                                                "n", kind
                                             ),
                                         )
                                         .at(Location {
@@ -865,7 +866,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                     Some(KeyState::Key(k, key_span)) => {
-                        if index.contains_key(&k) && !merged.contains(&k) {
+                        if position(entries, index, &k).is_some() && !merged.contains(&k) {
                             // go-yaml reports the line of the value, not of the key.
                             self.findings.push(
                                 Finding::error(
@@ -883,7 +884,9 @@ impl<'a> Builder<'a> {
                                 }),
                             );
                         }
-                        merged.remove(&k);
+                        if !merged.is_empty() {
+                            merged.remove(&k);
+                        }
                         set_entry(
                             entries,
                             index,
@@ -901,7 +904,10 @@ impl<'a> Builder<'a> {
 
     /// Resolves a scalar as go-yaml v2 does (YAML 1.1 rules), then as `sigs.k8s.io/yaml` turns
     /// it into JSON.
-    fn scalar(&mut self, text: &str, style: ScalarStyle, tag: Option<&str>, span: Span) -> Built {
+    fn scalar(&mut self, text: String, style: ScalarStyle, tag: Option<&str>, span: Span) -> Built {
+        let merge_key = matches!(style, ScalarStyle::Plain) && text == "<<";
+        // The text and quotes (escapes may add a little; this is a bound's measure).
+        let bytes = text.len() + 2;
         let plain = matches!(style, ScalarStyle::Plain);
         let document = self.documents.len();
         let forced_string = matches!(
@@ -910,15 +916,18 @@ impl<'a> Builder<'a> {
         );
         let resolve = (plain || tag.is_some()) && !forced_string;
         let value = if resolve {
-            resolve_plain(text)
+            resolve_plain(&text)
         } else {
             Resolved::Str
         };
         let value = match value {
-            Resolved::Str => Value::String(text.to_owned()),
+            Resolved::Str => Value::String(text),
             Resolved::Null => Value::Null,
             Resolved::Bool(b) => {
-                if !matches!(text, "true" | "false" | "True" | "False" | "TRUE" | "FALSE") {
+                if !matches!(
+                    text.as_str(),
+                    "true" | "false" | "True" | "False" | "TRUE" | "FALSE"
+                ) {
                     self.findings.push(
                         Finding::warning(
                             "yaml.yaml11-bool",
@@ -932,7 +941,7 @@ impl<'a> Builder<'a> {
                 Value::Bool(b)
             }
             Resolved::Int(i) => {
-                if looks_surprising_int(text) {
+                if looks_surprising_int(&text) {
                     self.findings.push(
                         Finding::warning(
                             "yaml.yaml11-int",
@@ -963,29 +972,58 @@ impl<'a> Builder<'a> {
                 }
             }
         };
-        let key_text = Some(scalar_key_text(&value));
         Built {
-            merge_key: plain && text == "<<",
+            merge_key,
             node: Node { value, span },
             size: 1,
-            // The text and quotes (escapes may add a little; this is a bound's measure).
-            bytes: text.len() + 2,
-            key_text,
+            bytes,
+            keyable: true,
         }
+    }
+}
+
+/// The text a scalar key becomes ([`scalar_key_text`]), taking a string's text as it is.
+fn key_text(value: Value) -> Result<String, String> {
+    match value {
+        Value::String(s) => Ok(s),
+        v => scalar_key_text(&v),
+    }
+}
+
+/// From this many entries on, a map being built keeps a key index; smaller maps (nearly all)
+/// are searched in order, without a copy of each key.
+const INDEX_FROM: usize = 16;
+
+/// Where `key` is among the entries of a map being built (`index` is empty until the map has
+/// [`INDEX_FROM`] entries).
+fn position(entries: &[Entry], index: &HashMap<String, usize>, key: &str) -> Option<usize> {
+    if index.is_empty() {
+        entries.iter().position(|e| e.key == key)
+    } else {
+        index.get(key).copied()
     }
 }
 
 /// Sets `entry` in a map being built: a later value of the same key replaces the earlier one.
 fn set_entry(entries: &mut Vec<Entry>, index: &mut HashMap<String, usize>, entry: Entry) {
-    match index.get(&entry.key) {
-        Some(&i) => {
+    match position(entries, index, &entry.key) {
+        Some(i) => {
             if let Some(slot) = entries.get_mut(i) {
                 *slot = entry;
             }
         }
         None => {
-            index.insert(entry.key.clone(), entries.len());
+            if !index.is_empty() {
+                index.insert(entry.key.clone(), entries.len());
+            }
             entries.push(entry);
+            if index.is_empty() && entries.len() >= INDEX_FROM {
+                *index = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.key.clone(), i))
+                    .collect();
+            }
         }
     }
 }

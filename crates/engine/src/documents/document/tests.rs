@@ -177,6 +177,57 @@ fn duplicate_keys_are_findings_and_the_last_value_wins() {
 }
 
 #[test]
+fn duplicate_keys_in_maps_large_enough_for_a_key_index() {
+    // 20 keys: past `INDEX_FROM`, duplicates of keys before and after the index was built.
+    let mut text = String::from("spec:\n");
+    for i in 0..20 {
+        text.push_str(&format!("  k{i}: {i}\n"));
+    }
+    text.push_str("  k0: first\n  k19: last\n  k20: new\n");
+    let p = one(&text);
+    let codes: Vec<&str> = p.findings.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["yaml.duplicate-key", "yaml.duplicate-key"]);
+    let root = p
+        .documents
+        .first()
+        .and_then(|d| d.root.as_ref())
+        .map(Node::to_json);
+    let spec = root.as_ref().and_then(|r| r.get("spec"));
+    assert_eq!(
+        spec.and_then(|s| s.get("k0")),
+        Some(&serde_json::json!("first"))
+    );
+    assert_eq!(
+        spec.and_then(|s| s.get("k19")),
+        Some(&serde_json::json!("last"))
+    );
+    assert_eq!(spec.and_then(|s| s.as_object()).map(|m| m.len()), Some(21));
+    // Keys keep their written order.
+    let keys: Vec<String> = p
+        .documents
+        .first()
+        .and_then(|d| d.root.as_ref())
+        .and_then(|r| r.get("spec"))
+        .and_then(Node::as_map)
+        .map(|m| m.iter().map(|e| e.key.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(keys.first().map(String::as_str), Some("k0"));
+    assert_eq!(keys.last().map(String::as_str), Some("k20"));
+}
+
+#[test]
+fn non_string_keys_keep_their_text() {
+    let p = one("m:\n  1: a\n  true: b\n  1.5: c\n  [x]: d\n");
+    let codes: Vec<&str> = p.findings.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["yaml.unsupported-key"]);
+    let msg = p.findings.first().map(|f| f.message.clone());
+    assert_eq!(
+        msg.as_deref(),
+        Some("yaml: invalid map key: an array cannot be a key")
+    );
+}
+
+#[test]
 fn go_yaml_accepts_what_libyaml_accepts() {
     // A quoted scalar continued on a line indented like its key: libyaml (and so go-yaml)
     // accepts it; stricter YAML 1.2 parsers do not.
