@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::ci::cpu_seconds;
-use crate::{cmd, root, run, step, target_dir};
+use crate::{root, step};
 
 /// The CRD under test, in `../shared/corpus`.
 const CRD: &str = "crds/argo-workflows/full-argoproj.io_workflows.yaml";
@@ -22,15 +22,11 @@ const CASES: usize = 1000;
 /// How many `crd-studio check` processes are timed (extrapolated to [`CASES`]).
 const PROCESSES: usize = 50;
 
-/// The task: builds the release CLI unless a binary is named, then measures.
+/// The task: builds the CLI as shipped unless a binary is named, then measures.
 pub fn run_task(args: &[String]) -> Result<bool, String> {
     let binary = match args.iter().find(|a| !a.starts_with("--")) {
         Some(b) => PathBuf::from(b),
-        None => {
-            step("cargo build --release -p crd-studio-cli");
-            run(cmd("cargo").args(["build", "--release", "--locked", "-p", "crd-studio-cli"]))?;
-            target_dir().join("release/crd-studio")
-        }
+        None => crate::cli_bench::shipped_cli()?,
     };
     let crd = root().join("../shared/corpus").join(CRD);
     if !crd.is_file() {

@@ -27,7 +27,7 @@ use crd_studio_engine::{read_documents, SourceId};
 use serde_json::{Map, Value};
 
 use crate::ci::cpu_seconds;
-use crate::{cmd, root, run, step, target_dir};
+use crate::{root, step, target_dir};
 
 /// At most this many `go.mod` revisions are tried.
 const REVISIONS_TRIED: usize = 8;
@@ -44,11 +44,7 @@ pub fn run_task(args: &[String]) -> Result<bool, String> {
     };
     let binary = match args.iter().find(|a| !a.starts_with("--")) {
         Some(b) => PathBuf::from(b),
-        None => {
-            step("cargo build --release -p crd-studio-cli");
-            run(cmd("cargo").args(["build", "--release", "--locked", "-p", "crd-studio-cli"]))?;
-            target_dir().join("release/crd-studio")
-        }
+        None => crate::cli_bench::shipped_cli()?,
     };
     let schemas = target_dir().join("kubeconform/schemas");
     step(&format!(

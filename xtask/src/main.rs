@@ -165,7 +165,7 @@ const HELP: &str = "usage: cargo xtask <task>
                         whole corpus through `crd-studio check` in one run beside one
                         process per CRD; the language server's edit -> diagnostics and
                         corpus indexing
-  bench --cli [BINARY]  only the `crd-studio check` part (builds the release CLI unless named)
+  bench --cli [BINARY]  only the `crd-studio check` part (builds the shipped `cli` profile unless named)
   bench --crdtest [BINARY]
                         1,000 `crd-studio test` cases against the argo-workflows CRD beside
                         one `crd-studio check` process per case (50 timed, extrapolated)
