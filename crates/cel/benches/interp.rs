@@ -150,6 +150,7 @@ fn micro() {
         "s == 'value'",
         "s.startsWith('val') && s.size() < 10",
         "i + 1 > 2 && !(i < 0)",
+        "true",
     ];
     let filter = std::env::var("CEL_BENCH_EXPR").unwrap_or_default();
     for expr in exprs.into_iter().filter(|e| e.contains(filter.as_str())) {

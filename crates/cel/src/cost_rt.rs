@@ -238,6 +238,13 @@ impl CostRule {
         if let Some(t) = self.tracker {
             return t.cost(args, result);
         }
+        // Equality's Kubernetes rule applies to opaque values only (checked here, in line,
+        // because every `==` asks).
+        if self.kubernetes == Some(K8s::EqOpaque)
+            && !(args.len() == 2 && matches!(args.first(), Some(Value::Opaque(_))))
+        {
+            return self.default.cost(args);
+        }
         if let Some(k) = self.kubernetes {
             if let Some(c) = k.cost(args, result) {
                 return c;

@@ -139,7 +139,9 @@ pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
 pub enum Builtin {
     /// `_+_`.
     Add,
-    /// `_-_`, `_*_`, `_/_`, `_%_`.
+    /// `_-_`.
+    Sub,
+    /// `_*_`, `_/_`, `_%_`.
     Arith,
     /// `-_`.
     Negate,
@@ -147,8 +149,8 @@ pub enum Builtin {
     Not,
     /// `@not_strictly_false`.
     NotStrictlyFalse,
-    /// `_<_`, `_<=_`, `_>_`, `_>=_`.
-    Relation,
+    /// `_<_`, `_<=_`, `_>_`, `_>=_`: the results of less and equal that make it true.
+    Relation(std::cmp::Ordering, bool),
     /// `_==_`, `_!=_`.
     Equality,
     /// `@in`.
@@ -176,11 +178,15 @@ impl Builtin {
     pub fn of(f: &str) -> Builtin {
         match f {
             "_+_" => Builtin::Add,
-            "_-_" | "_*_" | "_/_" | "_%_" => Builtin::Arith,
+            "_-_" => Builtin::Sub,
+            "_*_" | "_/_" | "_%_" => Builtin::Arith,
             "-_" => Builtin::Negate,
             "!_" => Builtin::Not,
             "@not_strictly_false" | "__not_strictly_false__" => Builtin::NotStrictlyFalse,
-            "_<_" | "_<=_" | "_>_" | "_>=_" => Builtin::Relation,
+            "_<_" => Builtin::Relation(Ordering::Less, false),
+            "_<=_" => Builtin::Relation(Ordering::Less, true),
+            "_>_" => Builtin::Relation(Ordering::Greater, false),
+            "_>=_" => Builtin::Relation(Ordering::Greater, true),
             "_==_" | "_!=_" => Builtin::Equality,
             "@in" | "_in_" | "in" => Builtin::In,
             "size" => Builtin::Size,
@@ -218,6 +224,13 @@ pub fn call_builtin<'a>(
             ),
             _ => arith(f, args),
         },
+        Builtin::Sub => match args {
+            [Value::Int(x), Value::Int(y)] => (
+                x.checked_sub(*y).map_or_else(int_overflow, Value::Int),
+                Some("subtract_int64"),
+            ),
+            _ => arith(f, args),
+        },
         Builtin::Arith => arith(f, args),
         Builtin::Negate => negate(args),
         Builtin::Not => match args {
@@ -229,7 +242,23 @@ pub fn call_builtin<'a>(
             [Value::Bool(b)] => (Value::Bool(*b), Some("not_strictly_false")),
             _ => (Value::Bool(true), Some("not_strictly_false")),
         },
-        Builtin::Relation => relation(f, args),
+        Builtin::Relation(order, or_equal) => match args {
+            // The common case, without building the overload id from type names.
+            [Value::Int(x), Value::Int(y)] => {
+                let o = x.cmp(y);
+                let id = match (order, or_equal) {
+                    (Ordering::Less, false) => "less_int64",
+                    (Ordering::Less, true) => "less_equals_int64",
+                    (_, false) => "greater_int64",
+                    (_, true) => "greater_equals_int64",
+                };
+                (
+                    Value::Bool(o == order || (or_equal && o == Ordering::Equal)),
+                    Some(id),
+                )
+            }
+            _ => relation(f, args),
+        },
         Builtin::Equality => {
             let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
                 return (no_overload(f, args), None);
@@ -558,16 +587,6 @@ fn static_id(prefix: &str, x: &str, y: &str) -> Option<&'static str> {
 }
 
 fn relation<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {
-    // The common case, without building the overload id from type names.
-    if let [Value::Int(x), Value::Int(y)] = args {
-        let (r, id) = match f {
-            "_<_" => (x < y, "less_int64"),
-            "_<=_" => (x <= y, "less_equals_int64"),
-            "_>_" => (x > y, "greater_int64"),
-            _ => (x >= y, "greater_equals_int64"),
-        };
-        return (Value::Bool(r), Some(id));
-    }
     let [a, b] = args else {
         return (no_overload(f, args), None);
     };

@@ -463,7 +463,8 @@ impl<'a> JsonMap<'a> {
 /// A JSON array seen through its schema.
 #[derive(Clone, Copy, Debug)]
 pub struct JsonList<'a> {
-    items: &'a [Json],
+    /// The array (a thin reference: it keeps [`Value`] at 32 bytes).
+    items: &'a Vec<Json>,
     schema: &'a Schema,
     item_schema: &'a Schema,
 }
@@ -486,7 +487,7 @@ impl<'a> JsonList<'a> {
 
     /// The raw JSON elements.
     pub fn raw(&self) -> &'a [Json] {
-        self.items
+        self.items.as_slice()
     }
 
     /// Set/map semantics from `x-kubernetes-list-type`.

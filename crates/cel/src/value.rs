@@ -1041,6 +1041,28 @@ mod tests {
     }
 
     #[test]
+    fn values_stay_small() {
+        // Every evaluation step moves values: keep them at 32 bytes (four words on 64-bit
+        // targets; a large variant, such as a fat reference in `JsonList`, would make it 40).
+        assert!(std::mem::size_of::<Value<'static>>() <= 32);
+    }
+
+    #[test]
+    fn string_sizes_count_code_points() {
+        for s in [
+            "",
+            "abc",
+            "Rook takes 👑",
+            "é",
+            "ǅx",
+            &"é".repeat(40),
+            &"a".repeat(40),
+        ] {
+            assert_eq!(rune_count(s), s.chars().count(), "{s}");
+        }
+    }
+
+    #[test]
     fn heterogeneous_numeric_equality() {
         let cases: Vec<(Value, Value, bool)> = vec![
             (Value::Int(1), Value::Double(1.0), true),

@@ -252,8 +252,9 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         }
         for q in quals {
             is_opt = is_opt || q.optional;
+            let computed;
             let key = match &q.kind {
-                QualKind::Const(k) => k.clone(),
+                QualKind::Const(k) => k,
                 QualKind::Attr(attr) => {
                     let k = self.resolve_attr(attr)?;
                     if k.is_error() {
@@ -262,11 +263,12 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         }
                         return Ok(k);
                     }
-                    k
+                    computed = k;
+                    &computed
                 }
             };
             let presence_only = q.test_only;
-            match qualify(&obj, &key, is_opt || presence_only) {
+            match qualify(&obj, key, is_opt || presence_only) {
                 Qualified::Present(v) => {
                     self.tracker.add(1)?;
                     obj = if presence_only { Value::Bool(true) } else { v };
@@ -757,6 +759,13 @@ fn finish_call<'a>(
     let (result, overload) = match c.kind {
         CallKind::Eq | CallKind::Ne => {
             let r = match (args.first(), args.get(1)) {
+                // The common cases, without the heterogeneous equality's dispatch.
+                (Some(Value::String(l)), Some(Value::String(r))) => {
+                    Value::Bool((l.as_str() == r.as_str()) == (c.kind == CallKind::Eq))
+                }
+                (Some(Value::Int(l)), Some(Value::Int(r))) => {
+                    Value::Bool((l == r) == (c.kind == CallKind::Eq))
+                }
                 (Some(l), _) if l.is_error() => l.clone(),
                 (_, Some(r)) if r.is_error() => r.clone(),
                 (Some(l), Some(r)) => {
