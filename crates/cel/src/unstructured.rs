@@ -411,7 +411,9 @@ impl<'a> JsonMap<'a> {
             return Err(Value::maybe_no_such_overload(key));
         };
         let owned;
-        let k: &str = if self.mode == MapMode::Object && k.as_str().contains("__") {
+        let k: &str = if self.mode == MapMode::Object
+            && k.as_str().as_bytes().windows(2).any(|w| w == b"__")
+        {
             // Only `__` sequences are escapes: other names are their own unescaped form.
             match unescape(k.as_str()) {
                 Some(u) => {
