@@ -32,9 +32,17 @@ pub struct Precharge {
     pub bytes: u64,
 }
 
+/// Whether [`precharge`] can charge anything for `function` (decided once when planning).
+pub fn may_precharge(function: &str) -> bool {
+    matches!(
+        function,
+        "lists.range" | "join" | "replace" | "format" | "_+_"
+    )
+}
+
 /// The cost and growth of the calls whose result can be much larger than their arguments,
 /// computed without building the result, so that the limit is enforced before the memory is
-/// spent. `None` for every other call.
+/// spent. `None` for every other call (those [`may_precharge`] rejects included).
 pub fn precharge(function: &str, args: &[Value<'_>], kubernetes: bool) -> Option<Precharge> {
     const VALUE_BYTES: u64 = std::mem::size_of::<Value<'static>>() as u64;
     match (function, args) {
@@ -140,6 +148,8 @@ pub struct CostRule {
     tracker: Option<Tracker>,
     kubernetes: Option<K8s>,
     default: DefaultCost,
+    /// The cost when the rule does not depend on the call's arguments or result (most calls).
+    fixed: Option<u64>,
 }
 
 /// An overload tracker (ext sets, ext lists version 3).
@@ -195,21 +205,45 @@ enum DefaultCost {
 impl CostRule {
     /// The rule for `function` with `overload` (see [`call_cost`]).
     pub fn new(function: &str, overload: &str, kubernetes: bool) -> Self {
+        let tracker = tracker_rule(overload);
+        let kubernetes = if kubernetes {
+            kubernetes_rule(function, overload)
+        } else {
+            None
+        };
+        let default = default_rule(overload);
+        let fixed = match (tracker, kubernetes, default) {
+            (None, Some(K8s::Const(c)), _) => Some(c),
+            (None, None, DefaultCost::One) => Some(1),
+            _ => None,
+        };
         CostRule {
-            tracker: tracker_rule(overload),
-            kubernetes: if kubernetes {
-                kubernetes_rule(function, overload)
-            } else {
-                None
-            },
-            default: default_rule(overload),
+            tracker,
+            kubernetes,
+            default,
+            fixed,
         }
     }
 
     /// The cost of a call on these arguments with this result.
+    #[inline]
     pub fn cost(&self, args: &[Value<'_>], result: &Value<'_>) -> u64 {
+        if let Some(c) = self.fixed {
+            return c;
+        }
+        self.cost_of(args, result)
+    }
+
+    fn cost_of(&self, args: &[Value<'_>], result: &Value<'_>) -> u64 {
         if let Some(t) = self.tracker {
             return t.cost(args, result);
+        }
+        // Equality's Kubernetes rule applies to opaque values only (checked here, in line,
+        // because every `==` asks).
+        if self.kubernetes == Some(K8s::EqOpaque)
+            && !(args.len() == 2 && matches!(args.first(), Some(Value::Opaque(_))))
+        {
+            return self.default.cost(args);
         }
         if let Some(k) = self.kubernetes {
             if let Some(c) = k.cost(args, result) {

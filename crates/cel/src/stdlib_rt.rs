@@ -119,34 +119,147 @@ pub fn call_with_zones<'a>(
     zones: Option<&crate::tz::TimeZoneDb>,
     needed: &std::cell::Cell<bool>,
 ) -> Out<'a> {
-    match (info.function.as_str(), args) {
-        (
-            "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
-            | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
-            [_, _],
-        ) => time_accessor(&info.function, args, zones, needed),
-        _ => call(info, args),
-    }
+    call_builtin(Builtin::of(&info.function), info, args, zones, needed)
 }
 
 /// Calls a function on evaluated arguments (receiver first), returning the result and the
 /// overload id that ran. Named time zones need [`call_with_zones`].
 pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
     let f = info.function.as_str();
-    match f {
-        "_+_" | "_-_" | "_*_" | "_/_" | "_%_" => arith(f, args),
-        "-_" => negate(args),
-        "!_" => match args {
+    match Builtin::of(f) {
+        // Without a database, even the two-argument form resolves no named zone.
+        Builtin::Time => time_accessor(f, args, None, &std::cell::Cell::new(false)),
+        b => call_builtin(b, info, args, None, &std::cell::Cell::new(false)),
+    }
+}
+
+/// Which implementation a function name dispatches to, chosen once from the name (the
+/// interpreter keeps it in the planned call, so evaluation compares no names to find it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// `_+_`.
+    Add,
+    /// `_-_`.
+    Sub,
+    /// `_*_`, `_/_`, `_%_`.
+    Arith,
+    /// `-_`.
+    Negate,
+    /// `!_`.
+    Not,
+    /// `@not_strictly_false`.
+    NotStrictlyFalse,
+    /// `_<_`, `_<=_`, `_>_`, `_>=_`: the results of less and equal that make it true.
+    Relation(std::cmp::Ordering, bool),
+    /// `_==_`, `_!=_`.
+    Equality,
+    /// `@in`.
+    In,
+    /// `size`.
+    Size,
+    /// `type`.
+    Type,
+    /// `dyn`.
+    Dyn,
+    /// The type conversions (`int`, `string`, ...).
+    Convert,
+    /// `contains`, `startsWith`, `endsWith`.
+    StringTest,
+    /// `matches`.
+    Matches,
+    /// The timestamp accessors (`getHours`, ...).
+    Time,
+    /// The extension and Kubernetes libraries.
+    Other,
+}
+
+impl Builtin {
+    /// The implementation of function `f`.
+    pub fn of(f: &str) -> Builtin {
+        match f {
+            "_+_" => Builtin::Add,
+            "_-_" => Builtin::Sub,
+            "_*_" | "_/_" | "_%_" => Builtin::Arith,
+            "-_" => Builtin::Negate,
+            "!_" => Builtin::Not,
+            "@not_strictly_false" | "__not_strictly_false__" => Builtin::NotStrictlyFalse,
+            "_<_" => Builtin::Relation(Ordering::Less, false),
+            "_<=_" => Builtin::Relation(Ordering::Less, true),
+            "_>_" => Builtin::Relation(Ordering::Greater, false),
+            "_>=_" => Builtin::Relation(Ordering::Greater, true),
+            "_==_" | "_!=_" => Builtin::Equality,
+            "@in" | "_in_" | "in" => Builtin::In,
+            "size" => Builtin::Size,
+            "type" => Builtin::Type,
+            "dyn" => Builtin::Dyn,
+            "int" | "uint" | "double" | "string" | "bytes" | "bool" | "duration" | "timestamp" => {
+                Builtin::Convert
+            }
+            "contains" | "startsWith" | "endsWith" => Builtin::StringTest,
+            "matches" => Builtin::Matches,
+            "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
+            | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds" => {
+                Builtin::Time
+            }
+            _ => Builtin::Other,
+        }
+    }
+}
+
+/// [`call_with_zones`] with the implementation already chosen (`b` is
+/// [`Builtin::of`]`(&info.function)`).
+pub fn call_builtin<'a>(
+    b: Builtin,
+    info: &CallInfo,
+    args: &[Value<'a>],
+    zones: Option<&crate::tz::TimeZoneDb>,
+    needed: &std::cell::Cell<bool>,
+) -> Out<'a> {
+    let f = info.function.as_str();
+    match b {
+        Builtin::Add => match args {
+            [Value::Int(x), Value::Int(y)] => (
+                x.checked_add(*y).map_or_else(int_overflow, Value::Int),
+                Some("add_int64"),
+            ),
+            _ => arith(f, args),
+        },
+        Builtin::Sub => match args {
+            [Value::Int(x), Value::Int(y)] => (
+                x.checked_sub(*y).map_or_else(int_overflow, Value::Int),
+                Some("subtract_int64"),
+            ),
+            _ => arith(f, args),
+        },
+        Builtin::Arith => arith(f, args),
+        Builtin::Negate => negate(args),
+        Builtin::Not => match args {
             [Value::Bool(b)] => (Value::Bool(!b), Some("logical_not")),
             [v] => (Value::maybe_no_such_overload(v), None),
             _ => (no_overload(f, args), None),
         },
-        "@not_strictly_false" | "__not_strictly_false__" => match args {
+        Builtin::NotStrictlyFalse => match args {
             [Value::Bool(b)] => (Value::Bool(*b), Some("not_strictly_false")),
             _ => (Value::Bool(true), Some("not_strictly_false")),
         },
-        "_<_" | "_<=_" | "_>_" | "_>=_" => relation(f, args),
-        "_==_" | "_!=_" => {
+        Builtin::Relation(order, or_equal) => match args {
+            // The common case, without building the overload id from type names.
+            [Value::Int(x), Value::Int(y)] => {
+                let o = x.cmp(y);
+                let id = match (order, or_equal) {
+                    (Ordering::Less, false) => "less_int64",
+                    (Ordering::Less, true) => "less_equals_int64",
+                    (_, false) => "greater_int64",
+                    (_, true) => "greater_equals_int64",
+                };
+                (
+                    Value::Bool(o == order || (or_equal && o == Ordering::Equal)),
+                    Some(id),
+                )
+            }
+            _ => relation(f, args),
+        },
+        Builtin::Equality => {
             let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
                 return (no_overload(f, args), None);
             };
@@ -160,26 +273,24 @@ pub fn call<'a>(info: &CallInfo, args: &[Value<'a>]) -> Out<'a> {
                 )
             }
         }
-        "@in" | "_in_" | "in" => in_aggregate(args),
-        "size" => size(args),
-        "type" => match args {
+        Builtin::In => in_aggregate(args),
+        Builtin::Size => size(args),
+        Builtin::Type => match args {
             [v] => (v.type_of(), Some("type")),
             _ => (no_overload(f, args), None),
         },
-        "dyn" => match args {
+        Builtin::Dyn => match args {
             [v] => (v.clone(), Some("to_dyn")),
             _ => (no_overload(f, args), None),
         },
-        "int" | "uint" | "double" | "string" | "bytes" | "bool" | "duration" | "timestamp" => {
-            convert(f, args)
-        }
-        "contains" | "startsWith" | "endsWith" => string_test(f, args),
-        "matches" => matches(info, args),
-        "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"
-        | "getDayOfWeek" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds" => {
-            time_accessor(f, args, None, &std::cell::Cell::new(false))
-        }
-        _ => match crate::ext_rt::call(info, args) {
+        Builtin::Convert => convert(f, args),
+        Builtin::StringTest => string_test(f, args),
+        Builtin::Matches => matches(info, args),
+        Builtin::Time => match args {
+            [_, _] => time_accessor(f, args, zones, needed),
+            _ => time_accessor(f, args, None, &std::cell::Cell::new(false)),
+        },
+        Builtin::Other => match crate::ext_rt::call(info, args) {
             Some(r) => r,
             None => match crate::k8s_rt::call(info, args) {
                 Some(r) => r,
@@ -389,18 +500,31 @@ fn relation_id(f: &str, a: &Value<'_>, b: &Value<'_>) -> Option<&'static str> {
         return None;
     }
     let numeric = |s: &str| matches!(s, "int64" | "uint64" | "double");
-    let id = if x == y {
-        format!("{prefix}_{x}")
+    let second = if x == y {
+        ""
     } else if numeric(x) && numeric(y) {
-        format!("{prefix}_{x}_{y}")
+        y
     } else {
         return None;
     };
-    static_id(&id)
+    static_id(prefix, x, second)
 }
 
-/// Interns the overload ids built at runtime (a closed set).
-fn static_id(id: &str) -> Option<&'static str> {
+/// Interns the overload ids of relations, `{prefix}_{x}` or `{prefix}_{x}_{y}` when `y` is
+/// not empty (a closed set), without building the text.
+fn static_id(prefix: &str, x: &str, y: &str) -> Option<&'static str> {
+    let is = |id: &str| -> bool {
+        let Some(rest) = id.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix(x) else {
+            return false;
+        };
+        if y.is_empty() {
+            return rest.is_empty();
+        }
+        rest.strip_prefix('_') == Some(y)
+    };
     const IDS: &[&str] = &[
         "less_bool",
         "less_int64",
@@ -459,7 +583,7 @@ fn static_id(id: &str) -> Option<&'static str> {
         "greater_equals_timestamp",
         "greater_equals_duration",
     ];
-    IDS.iter().copied().find(|x| *x == id)
+    IDS.iter().copied().find(|id| is(id))
 }
 
 fn relation<'a>(f: &str, args: &[Value<'a>]) -> Out<'a> {

@@ -411,7 +411,9 @@ impl<'a> JsonMap<'a> {
             return Err(Value::maybe_no_such_overload(key));
         };
         let owned;
-        let k: &str = if self.mode == MapMode::Object && k.as_str().contains("__") {
+        let k: &str = if self.mode == MapMode::Object
+            && k.as_str().as_bytes().windows(2).any(|w| w == b"__")
+        {
             // Only `__` sequences are escapes: other names are their own unescaped form.
             match unescape(k.as_str()) {
                 Some(u) => {
@@ -463,7 +465,8 @@ impl<'a> JsonMap<'a> {
 /// A JSON array seen through its schema.
 #[derive(Clone, Copy, Debug)]
 pub struct JsonList<'a> {
-    items: &'a [Json],
+    /// The array (a thin reference: it keeps [`Value`] at 32 bytes).
+    items: &'a Vec<Json>,
     schema: &'a Schema,
     item_schema: &'a Schema,
 }
@@ -486,7 +489,7 @@ impl<'a> JsonList<'a> {
 
     /// The raw JSON elements.
     pub fn raw(&self) -> &'a [Json] {
-        self.items
+        self.items.as_slice()
     }
 
     /// Set/map semantics from `x-kubernetes-list-type`.

@@ -392,7 +392,7 @@ impl<'a> Value<'a> {
     /// `traits.Sizer`: the size of strings (code points), bytes, lists and maps.
     pub fn size(&self) -> Option<i64> {
         let n = match self {
-            Value::String(s) => s.as_str().chars().count(),
+            Value::String(s) => rune_count(s.as_str()),
             Value::Bytes(b) => b.len(),
             Value::List(l) => l.len(),
             Value::Map(m) => m.len(),
@@ -429,6 +429,16 @@ impl<'a> Value<'a> {
             Value::Optional(o) => o.is_none(),
             _ => false,
         }
+    }
+}
+
+/// The number of code points of a string (`chars().count()`, with ASCII text, the common
+/// case in rules and in the cost of every string comparison, counted by its length).
+fn rune_count(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
     }
 }
 
@@ -1028,6 +1038,28 @@ mod tests {
 
     fn b(v: Value<'_>) -> Option<bool> {
         v.as_bool()
+    }
+
+    #[test]
+    fn values_stay_small() {
+        // Every evaluation step moves values: keep them at 32 bytes (four words on 64-bit
+        // targets; a large variant, such as a fat reference in `JsonList`, would make it 40).
+        assert!(std::mem::size_of::<Value<'static>>() <= 32);
+    }
+
+    #[test]
+    fn string_sizes_count_code_points() {
+        for s in [
+            "",
+            "abc",
+            "Rook takes 👑",
+            "é",
+            "ǅx",
+            &"é".repeat(40),
+            &"a".repeat(40),
+        ] {
+            assert_eq!(rune_count(s), s.chars().count(), "{s}");
+        }
     }
 
     #[test]

@@ -75,6 +75,23 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
 
     #[inline(never)]
     fn eval_attr(&mut self, a: &'p AttrNode) -> R<'a> {
+        // A bare variable (most attributes in loops): its value, cost 1.
+        if a.quals.is_empty() && !a.test_only {
+            let v = match &a.base {
+                AttrBase::Var(name) => match self.act.resolve(name) {
+                    Some(v) => v.clone(),
+                    None => Value::error(format!("no such attribute(s): {name}")),
+                },
+                AttrBase::Local(l) => self.local(l)?,
+                _ => return self.eval_attr_general(a),
+            };
+            self.tracker.add(1)?;
+            return Ok(v);
+        }
+        self.eval_attr_general(a)
+    }
+
+    fn eval_attr_general(&mut self, a: &'p AttrNode) -> R<'a> {
         let v = self.resolve_attr(a)?;
         if !matches!(a.base, AttrBase::Cond(_)) {
             let cost = if a.test_only && !self.tracker.presence_test_has_cost {
@@ -235,8 +252,9 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         }
         for q in quals {
             is_opt = is_opt || q.optional;
+            let computed;
             let key = match &q.kind {
-                QualKind::Const(k) => k.clone(),
+                QualKind::Const(k) => k,
                 QualKind::Attr(attr) => {
                     let k = self.resolve_attr(attr)?;
                     if k.is_error() {
@@ -245,11 +263,12 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                         }
                         return Ok(k);
                     }
-                    k
+                    computed = k;
+                    &computed
                 }
             };
             let presence_only = q.test_only;
-            match qualify(&obj, &key, is_opt || presence_only) {
+            match qualify(&obj, key, is_opt || presence_only) {
                 Qualified::Present(v) => {
                     self.tracker.add(1)?;
                     obj = if presence_only { Value::Bool(true) } else { v };
@@ -406,15 +425,17 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                 return Ok(v);
             }
         }
-        if let [x, y] = c.args.as_slice() {
-            return self.eval_call2(c, x, y);
+        match c.args.as_slice() {
+            [x, y] => return self.eval_call2(c, x, y),
+            [x] => return self.eval_call1(c, x),
+            _ => {}
         }
         // The arguments go on the evaluator's stack (no allocation per call); an early return
         // with `?` ends the evaluation, so only the `Ok` paths pop them.
         let base = self.stack.len();
         for a in &c.args {
             let v = self.eval(a)?;
-            if c.stop_at_error && v.is_error() && !c.info.non_strict() {
+            if c.stop_at_error && v.is_error() && !c.non_strict {
                 self.stack.truncate(base);
                 return Ok(v);
             }
@@ -430,22 +451,33 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     #[inline(never)]
     fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
         let a = self.eval(x)?;
-        if c.stop_at_error && a.is_error() && !c.info.non_strict() {
+        if c.stop_at_error && a.is_error() && !c.non_strict {
             return Ok(a);
         }
         let b = self.eval(y)?;
-        if c.stop_at_error && b.is_error() && !c.info.non_strict() {
+        if c.stop_at_error && b.is_error() && !c.non_strict {
             return Ok(b);
         }
         finish_call(self.tracker, self.act, c, &[a, b])
+    }
+
+    /// A call with one argument: evaluated into a local.
+    #[inline(never)]
+    fn eval_call1(&mut self, c: &'p CallNode, x: &'p Node) -> R<'a> {
+        let a = self.eval(x)?;
+        if c.stop_at_error && a.is_error() && !c.non_strict {
+            return Ok(a);
+        }
+        finish_call(self.tracker, self.act, c, std::slice::from_ref(&a))
     }
 
     /// `@result + [x]` / `cel.@mapInsert(@result, ...)` on the innermost comprehension's empty
     /// initial aggregate: appends in place instead of copying (same result, same cost).
     #[inline(never)]
     fn try_accumulate(&mut self, c: &'p CallNode) -> Result<Option<Value<'a>>, CostLimitExceeded> {
-        let is_add = c.info.function == "_+_";
-        let is_insert = c.info.function == "cel.@mapInsert";
+        // `accumulates` is only planned for these two functions.
+        let is_add = c.builtin == stdlib_rt::Builtin::Add;
+        let is_insert = !is_add && c.info.function == "cel.@mapInsert";
         if !(is_add || is_insert) || c.args.len() < 2 {
             return Ok(None);
         }
@@ -549,47 +581,58 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
 
     fn run_fold(&mut self, f: &'p FoldNode, range: &Value<'a>, me: usize) -> R<'a> {
         let two = f.iter_var2.is_some();
-        let items: Box<dyn Iterator<Item = (Value<'a>, Value<'a>)> + '_> = match range {
+        match range {
             Value::List(l) => {
-                let l = l.clone();
-                let n = l.len();
-                Box::new((0..n).map(move |i| {
+                for i in 0..l.len() {
                     let v = l.get(i).unwrap_or(Value::Null);
-                    if two {
+                    let (a, b) = if two {
                         (Value::Int(i as i64), v)
                     } else {
                         (v, Value::Null)
+                    };
+                    if !self.fold_step(f, me, a, b)? {
+                        break;
                     }
-                }))
+                }
             }
             Value::Map(m) => {
-                let m = m.clone();
-                let keys = m.keys();
-                Box::new(keys.into_iter().map(move |k| {
+                for k in m.keys() {
                     let v = if two { m.get(&k) } else { Value::Null };
-                    (k, v)
-                }))
+                    if !self.fold_step(f, me, k, v)? {
+                        break;
+                    }
+                }
             }
-            _ => Box::new(std::iter::empty()),
-        };
-        for (a, b) in items {
-            if let Some(fr) = self.frames.get_mut(me) {
-                fr.it1 = a;
-                fr.it2 = b;
-            }
-            let cond = self.eval(&f.cond)?;
-            if let Value::Bool(false) = cond {
-                break;
-            }
-            let step = self.eval(&f.step)?;
-            if let Some(fr) = self.frames.get_mut(me) {
-                fr.accu = Some(step);
-            }
+            _ => {}
         }
         if let Some(fr) = self.frames.get_mut(me) {
             fr.compute_result = true;
         }
         self.eval(&f.result)
+    }
+
+    /// One iteration: binds the iteration variables, tests the loop condition (`false` stops
+    /// the loop: `Ok(false)`), evaluates the step into the accumulator.
+    fn fold_step(
+        &mut self,
+        f: &'p FoldNode,
+        me: usize,
+        a: Value<'a>,
+        b: Value<'a>,
+    ) -> Result<bool, CostLimitExceeded> {
+        if let Some(fr) = self.frames.get_mut(me) {
+            fr.it1 = a;
+            fr.it2 = b;
+        }
+        let cond = self.eval(&f.cond)?;
+        if let Value::Bool(false) = cond {
+            return Ok(false);
+        }
+        let step = self.eval(&f.step)?;
+        if let Some(fr) = self.frames.get_mut(me) {
+            fr.accu = Some(step);
+        }
+        Ok(true)
     }
 }
 
@@ -716,6 +759,13 @@ fn finish_call<'a>(
     let (result, overload) = match c.kind {
         CallKind::Eq | CallKind::Ne => {
             let r = match (args.first(), args.get(1)) {
+                // The common cases, without the heterogeneous equality's dispatch.
+                (Some(Value::String(l)), Some(Value::String(r))) => {
+                    Value::Bool((l.as_str() == r.as_str()) == (c.kind == CallKind::Eq))
+                }
+                (Some(Value::Int(l)), Some(Value::Int(r))) => {
+                    Value::Bool((l == r) == (c.kind == CallKind::Eq))
+                }
                 (Some(l), _) if l.is_error() => l.clone(),
                 (_, Some(r)) if r.is_error() => r.clone(),
                 (Some(l), Some(r)) => {
@@ -736,7 +786,7 @@ fn finish_call<'a>(
             (r, Some(id))
         }
         CallKind::Normal => {
-            if !c.info.non_strict() {
+            if !c.non_strict {
                 if let Some(e) = args.iter().find(|a| a.is_error()) {
                     let e = e.clone();
                     let cost = call_cost(tracker, c, args, &e, None);
@@ -744,8 +794,16 @@ fn finish_call<'a>(
                     return Ok(e);
                 }
             }
-            tracker.precharge(&c.info.function, args)?;
-            stdlib_rt::call_with_zones(&c.info, args, act.time_zones, &act.time_zones_needed)
+            if c.precharges {
+                tracker.precharge(&c.info.function, args)?;
+            }
+            stdlib_rt::call_builtin(
+                c.builtin,
+                &c.info,
+                args,
+                act.time_zones,
+                &act.time_zones_needed,
+            )
         }
     };
     let cost = call_cost(tracker, c, args, &result, overload);

@@ -451,6 +451,9 @@ impl Planner<'_> {
             )
         });
         let node = CallNode {
+            builtin: stdlib_rt::Builtin::of(&info.function),
+            non_strict: info.non_strict(),
+            precharges: crate::cost_rt::may_precharge(&info.function),
             info,
             args,
             stop_at_error,
