@@ -312,15 +312,24 @@ function create(parent, options = {}) {
       ...(options.readOnly ? { 'aria-readonly': 'true' } : {}),
     }),
     EditorState.readOnly.of(Boolean(options.readOnly)),
-    EditorView.updateListener.of((update) => {
-      if (!update.docChanged || typeof handle.onChange !== 'function') return;
-      if (update.transactions.every((tr) => tr.annotation(external))) return;
-      handle.onChange(update.state.doc.toString());
-    }),
   ];
   handle.view = new EditorView({
     parent,
     state: EditorState.create({ doc: options.doc ?? '', extensions }),
+    // The user's edit reaches onChange (which posts the analysis to the worker) before the
+    // view redraws: the worker computes while CodeMirror updates the DOM, so its answer can
+    // be shown in the typed character's own frame or the next. onChange never dispatches to
+    // this view synchronously (the page's reactions run in later tasks and microtasks).
+    dispatchTransactions(trs, view) {
+      const changed = trs.some((tr) => tr.docChanged) && !trs.every((tr) => tr.annotation(external));
+      try {
+        if (changed && typeof handle.onChange === 'function') {
+          handle.onChange(trs[trs.length - 1].state.doc.toString());
+        }
+      } finally {
+        view.update(trs);
+      }
+    },
   });
   return handle;
 }
