@@ -432,12 +432,26 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
         id
     });
     request.id = id;
-    let worker = CLIENT.with(|c| ensure_worker(&mut c.borrow_mut()));
+    let (worker, held) = CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        let worker = ensure_worker(&mut client);
+        // Completion while typing in a big CRD: the text is most often the one the worker
+        // got with the keystroke's analysis (the same JavaScript string: `editor.js` hands
+        // it over again), so it is not copied to the worker a second time.
+        let held = crate::worker::held_crd_request(&request)
+            && client
+                .studios
+                .get(&request.studio)
+                .and_then(|s| s.channel.worker_crd())
+                .is_some_and(|crd| js_sys::Object::is(&crd.js(), &text));
+        (worker, held)
+    });
     match worker {
         Some(w) => {
             let Ok(meta) = serde_json::to_string(&ToWorker::Assist(Box::new(request))) else {
                 return;
             };
+            let text = if held { JsValue::NULL } else { text };
             let message = js_sys::Array::of2(&JsValue::from_str(&meta), &text);
             if let Err(e) = w.post_message(&message) {
                 gloo::console::error!("could not post to the engine's worker", e);

@@ -259,6 +259,11 @@ impl<C: CrdText> Channel<C> {
         again.map(|(job, crd)| self.post(job, crd))
     }
 
+    /// The CRD text the worker holds for this studio (that of the last job posted), if any.
+    pub fn worker_crd(&self) -> Option<&C> {
+        self.worker_crd.as_ref()
+    }
+
     /// The newest request number.
     pub fn last_seq(&self) -> u64 {
         self.last_seq
@@ -325,6 +330,14 @@ impl Inbox {
         self.queue
             .iter()
             .position(|m| matches!(m, ToWorker::Analyze(j) if j.studio == studio))
+    }
+
+    /// The CRD text carried by the studio's queued analysis, if one is queued with one.
+    pub fn queued_crd(&self, studio: &str) -> Option<&str> {
+        self.queue.iter().find_map(|m| match m {
+            ToWorker::Analyze(j) if j.studio == studio => j.crd.as_deref(),
+            _ => None,
+        })
     }
 
     /// The next message to handle.

@@ -143,7 +143,10 @@ function changesOf(doc, edits) {
 function ask(handle, kind, state, pos) {
   if (typeof handle.assist !== 'function') return Promise.resolve(null);
   return new Promise((resolve) => {
-    handle.assist(kind, state.doc.toString(), pos, (json) => {
+    // The string last handed to onChange when the document is that one: the app then sees
+    // the very text it sent to its worker, and no copy of a big document is made.
+    const text = handle.sent && handle.sent.doc === state.doc ? handle.sent.text : state.doc.toString();
+    handle.assist(kind, text, pos, (json) => {
       try {
         resolve(json ? JSON.parse(json) : null);
       } catch {
@@ -324,7 +327,9 @@ function create(parent, options = {}) {
       const changed = trs.some((tr) => tr.docChanged) && !trs.every((tr) => tr.annotation(external));
       try {
         if (changed && typeof handle.onChange === 'function') {
-          handle.onChange(trs[trs.length - 1].state.doc.toString());
+          const doc = trs[trs.length - 1].state.doc;
+          handle.sent = { doc, text: doc.toString() };
+          handle.onChange(handle.sent.text);
         }
       } finally {
         view.update(trs);

@@ -388,7 +388,10 @@ fn decoded_content_edits_recompile_as_a_fresh_compile() {
         &[
             base.clone(),
             base.replace("    served: true\n", "    served: true\n    zz: [1, 2]\n"),
-            base.replace("{kind: Widget, plural: widgets}", "{kind: Widget, plural: widgets, x: y}"),
+            base.replace(
+                "{kind: Widget, plural: widgets}",
+                "{kind: Widget, plural: widgets, x: y}",
+            ),
             in_schema("description: null\n            "),
             base.clone(),
         ],
@@ -406,17 +409,16 @@ fn decoded_content_edits_recompile_as_a_fresh_compile() {
         ],
         &[true, false, false, false, false],
     );
-    // `-0.0` is `0.0` to `==` but not to the server's messages: never reused beside one.
-    chain_reused(
-        &[
-            base.clone(),
-            typed("z").replace("minimum: 0", "minimum: -0.0"),
-            typed("zz").replace("minimum: 0", "minimum: -0.0"),
-            typed("zz"),
-            typed("z"),
-        ],
-        &[false, false, false, true],
-    );
+    // `-0.0` beside an unknown field (the content work is reused only where a fresh compile
+    // gives the same).
+    chain(&[
+        base.clone(),
+        typed("z").replace("minimum: 0", "minimum: -0.0"),
+        typed("zz").replace("minimum: 0", "minimum: -0.0"),
+        typed("zz").replace("minimum: 0", "minimum: -1e-400"),
+        typed("zz"),
+        typed("z"),
+    ]);
     // `status` is read from the text by the version overview: any change compiles again.
     let status = format!("{base}status: {{storedVersions: [v1]}}\n");
     chain_reused(
