@@ -30,8 +30,13 @@
 //!   milliseconds), runs at once when the page is hidden, and writes only the texts that
 //!   changed.
 //! - **Main-thread cost per keystroke**: an edit does not re-render the page. The editor's
-//!   change handler updates the studio's current texts and posts the job at once; only the
-//!   answer renders. Texts are `EditorText`s (`editor_text.rs`), compared by identity;
+//!   change handler updates the studio's current texts and posts the job at once, before
+//!   CodeMirror redraws (`editor.js` calls it from `dispatchTransactions`): the worker
+//!   analyses while the typed character's frame is drawn, and its answer is ready for the
+//!   next frame instead of missing it now and then. Only the answer renders. Completion or
+//!   hover in the CRD editor sends no text when it is the one the worker got with the last
+//!   job (`editor.js` hands over the same string; a big CRD is then not copied twice per
+//!   keystroke). Texts are `EditorText`s (`editor_text.rs`), compared by identity;
 //!   `Shown` compares by its number. Diagnostics reach CodeMirror at the next animation frame
 //!   (marking text forces a layout that belongs in the frame), and the editors use the
 //!   browser's own caret (CodeMirror's drawn cursor is measured after every keystroke).

@@ -667,3 +667,25 @@ impl CompiledCrd {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::has_negative_zero;
+    use serde_json::json;
+
+    #[test]
+    fn negative_zero_is_found_anywhere() {
+        let cases = [
+            (json!(0), false),
+            (json!(0.0), false),
+            (json!(-0.0), true),
+            (json!(-1.5), false),
+            (json!({"a": [1, {"b": -0.0}]}), true),
+            (json!({"a": [1, {"b": "-0.0"}], "c": null}), false),
+            (json!([[], {}, true]), false),
+        ];
+        for (value, want) in cases {
+            assert_eq!(has_negative_zero(&value), want, "{value}");
+        }
+    }
+}

@@ -25,13 +25,19 @@
 //! Everything positional is computed again from the new tree as `compile` computes it: decode
 //! and validation findings, rule positions (`rules_view::place_rules`), cost reports
 //! (`place_cost_reports`), printer columns and the typed model. An edit inside a schema
-//! re-parses the `spec` entry, i.e. nearly everything, and changes the content: it costs a
-//! full compile.
+//! re-parses the `spec` entry, i.e. nearly everything, and changes the content. When the
+//! decoder drops what changed (an unknown field anywhere, as each keystroke of a new key is
+//! until the key is complete; `null` for an absent field), the decoded internal CRD equals
+//! the kept one and the content work is reused all the same (`compile::same_decoded`: equal
+//! internal CRDs, the same `status` JSON, no `-0.0` on either side, which `==` takes for
+//! `0.0`); the parse, the v1 JSON and the decode are still paid. Any other schema edit costs
+//! a full compile.
 //!
 //! This file checks `reparse` against `parse` on 120,000 random edits of texts full of
 //! multi-line constructs, and `recompile` against `compile` (findings, parse, `analyze_objects`
 //! with and without an object) on random edits of 88 corpus CRDs and edge cases (aliases
-//! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`).
+//! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`,
+//! unknown fields typed inside a schema, with whether the content work was reused).
 
 use std::path::{Path, PathBuf};
 
