@@ -55,9 +55,11 @@ fn main() {
         }
         _ => return,
     };
+    let started = std::time::Instant::now();
     let again = c.recompile(&edited, &options);
     println!(
-        "recompiled: {} findings, content reused: {}",
+        "recompiled in {:?}: {} findings, content reused: {}",
+        started.elapsed(),
         again.findings().len(),
         again.content_reused()
     );

@@ -407,6 +407,17 @@ impl CompiledCrd {
             let mut same = previous.filter(|m| same_crd_content(&m.v1, &v1));
             let (icrd, problems) = match same {
                 Some(m) => {
+                    // The known fields are the kept ones to the bit: only the unknown
+                    // top-level fields are looked through for a `-0.0`.
+                    negative_zero = Some(
+                        m.negative_zero
+                            || v1.as_object().is_some_and(|o| {
+                                o.iter().any(|(k, v)| {
+                                    !apiext::internal::V1_ROOT_KEYS.contains(&k.as_str())
+                                        && has_negative_zero(v)
+                                })
+                            }),
+                    );
                     // `from_v1_json`'s problems: the unknown top-level fields of this text,
                     // then those of the (same) known fields.
                     let mut problems = apiext::internal::root_key_problems(&v1);
