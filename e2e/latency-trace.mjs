@@ -12,6 +12,8 @@ import { launch, serveDist, DIST } from './harness.mjs';
 const CORPUS = resolve(process.env.CORPUS ?? '../../shared/corpus');
 const KEYS = Number(process.env.BENCH_KEYS ?? 8);
 const CASE = process.env.TRACE_CASE ?? 'crontab';
+// The line of the field typed in, for the schema case (else the first line).
+let schemaLine = -1;
 
 const { origin, close: stop } = await serveDist(DIST, '/trace/');
 const url = `${origin}/trace/`;
@@ -21,7 +23,14 @@ try {
   const page = await browser.context.newPage();
   await page.goto(url);
   if (CASE.startsWith('argo')) {
-    const crd = readFileSync(join(CORPUS, 'crds/argo-workflows/full-argoproj.io_workflows.yaml'), 'utf8');
+    let crd = readFileSync(join(CORPUS, 'crds/argo-workflows/full-argoproj.io_workflows.yaml'), 'utf8');
+    if (CASE === 'argo-schema') {
+      // As the benchmark's schema case: a field `z` inside the `spec` property's schema.
+      const lines = crd.split('\n');
+      schemaLine = lines.findIndex((l) => l === '            description: WorkflowSpec is the specification of a Workflow.');
+      lines.splice(schemaLine, 0, '            z: 1');
+      crd = lines.join('\n');
+    }
     const object = readFileSync(join(CORPUS, 'objects/argo-workflows/examples__steps.yaml'), 'utf8');
     await page.evaluate((t) => {
       localStorage.setItem('crd-studio.crd', JSON.stringify(t.crd));
@@ -38,9 +47,16 @@ try {
   await page.waitForFunction(() => /Accepted|Rejected/.test(document.querySelector('[role="status"]')?.textContent ?? ''));
   await ed.click();
   await page.keyboard.press('Control+Home');
-  await page.keyboard.type('z: 1\n');
-  await page.waitForFunction(() => document.querySelector('[role="region"][aria-label="Problems"]')?.textContent.includes('"z"'));
-  await page.keyboard.press('Control+Home');
+  if (schemaLine < 0) {
+    await page.keyboard.type('z: 1\n');
+    await page.waitForFunction(() => document.querySelector('[role="region"][aria-label="Problems"]')?.textContent.includes('"z"'));
+    await page.keyboard.press('Control+Home');
+  } else {
+    await page.waitForFunction(() => document.querySelector('[role="region"][aria-label="Problems"]')?.textContent.includes('spec.z"'));
+    for (let i = 0; i < schemaLine; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Home');
+  }
   await page.keyboard.press('ArrowRight');
   await page.waitForTimeout(300);
 
@@ -73,7 +89,7 @@ try {
   for (let i = 0; i < KEYS; i++) {
     const key = 'abcdefghijklmnopqrstuvwxyz'[i % 26];
     name += key;
-    await page.evaluate((n) => (window.__expect = `"${n}"`), name);
+    await page.evaluate((e) => (window.__expect = e), schemaLine < 0 ? `"${name}"` : `spec.${name}"`);
     await page.keyboard.press(key);
     await page.waitForFunction(() => window.__expect === null);
     await page.waitForTimeout(120);

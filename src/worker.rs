@@ -78,10 +78,31 @@ pub fn worker_receive(meta: &str, crd: Option<String>) {
     };
     match &mut message {
         ToWorker::Analyze(job) => job.crd = crd,
-        ToWorker::Assist(request) => request.text = crd.unwrap_or_default(),
+        ToWorker::Assist(request) => {
+            request.text = match crd {
+                Some(text) => text,
+                // Completion or hover in the CRD editor without a text: the page saw that its
+                // text is the one it last sent with an analysis (`worker_client::assist`),
+                // i.e. the one the studio's queued analysis carries, or else the one held.
+                None if held_crd_request(request) => INBOX
+                    .with(|i| i.borrow().queued_crd(&request.studio).map(str::to_owned))
+                    .or_else(|| CRDS.with(|c| c.borrow().get(&request.studio).cloned()))
+                    .unwrap_or_default(),
+                None => String::new(),
+            }
+        }
         ToWorker::Forget { .. } => {}
     }
     INBOX.with(|i| i.borrow_mut().push(message));
+}
+
+/// Whether an assist request without a text stands for the CRD text the worker holds: a
+/// completion or hover in the CRD editor (`worker_client::assist` sends no other without one
+/// but the Tests tab's, which are not in an editor).
+pub(crate) fn held_crd_request(request: &crate::assist::AssistRequest) -> bool {
+    use crate::assist::AssistKind;
+    request.editor == crd_studio_engine::Editor::Crd
+        && matches!(request.kind, AssistKind::Complete | AssistKind::Hover)
 }
 
 /// Whether messages wait, or a CRD's span across Kubernetes versions.

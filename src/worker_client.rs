@@ -30,8 +30,13 @@
 //!   milliseconds), runs at once when the page is hidden, and writes only the texts that
 //!   changed.
 //! - **Main-thread cost per keystroke**: an edit does not re-render the page. The editor's
-//!   change handler updates the studio's current texts and posts the job at once; only the
-//!   answer renders. Texts are `EditorText`s (`editor_text.rs`), compared by identity;
+//!   change handler updates the studio's current texts and posts the job at once, before
+//!   CodeMirror redraws (`editor.js` calls it from `dispatchTransactions`): the worker
+//!   analyses while the typed character's frame is drawn, and its answer is ready for the
+//!   next frame instead of missing it now and then. Only the answer renders. Completion or
+//!   hover in the CRD editor sends no text when it is the one the worker got with the last
+//!   job (`editor.js` hands over the same string; a big CRD is then not copied twice per
+//!   keystroke). Texts are `EditorText`s (`editor_text.rs`), compared by identity;
 //!   `Shown` compares by its number. Diagnostics reach CodeMirror at the next animation frame
 //!   (marking text forces a layout that belongs in the frame), and the editors use the
 //!   browser's own caret (CodeMirror's drawn cursor is measured after every keystroke).
@@ -75,6 +80,19 @@
 //! 16 ms of the echo page. The CronTab is at that floor at p50 and one frame over it at p95.
 //! What is left is the typed character's own frame: CodeMirror's input handling (it puts the
 //! caret back after redrawing the line, a forced layout of about 2 ms) and the frame's paint.
+//!
+//! Traced (`e2e/latency-trace.mjs`): Chromium draws the typed character's frame right after
+//! the keystroke's task and only then runs the worker's answer, even one that arrived during
+//! that task; the answer shows in the next frame at the earliest, about 16.7 ms after the
+//! keystroke's task ends. So the floor is the keystroke's task plus one frame, and "within
+//! 16 ms of the echo page" is out of reach for any answer from a worker (the worker echo page
+//! itself is 19–21 ms at p95). Posting before CodeMirror redraws moved the job's start from
+//! about 12 ms after the keydown to about 3 (CronTab), so the answer waits for that next frame
+//! instead of missing it now and then. Beside the base build, back to back on a loaded
+//! machine (load 7–15), p50/p95 ms: CronTab 22.7/67.1, 25.0/39.8, 31.4/64.4 before and
+//! 33.5/73.1, 22.6/36.6, 26.4/34.8 after (within the noise); argo typing inside its schema
+//! (an unknown field, the decoded CRD unchanged: the content work reused) 1071.7/2308.1,
+//! 1214.7/2073.6, 1226.0/3004.0 before and 582.9/975.6, 571.0/1284.2, 704.3/1612.6 after.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -432,12 +450,26 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
         id
     });
     request.id = id;
-    let worker = CLIENT.with(|c| ensure_worker(&mut c.borrow_mut()));
+    let (worker, held) = CLIENT.with(|c| {
+        let mut client = c.borrow_mut();
+        let worker = ensure_worker(&mut client);
+        // Completion while typing in a big CRD: the text is most often the one the worker
+        // got with the keystroke's analysis (the same JavaScript string: `editor.js` hands
+        // it over again), so it is not copied to the worker a second time.
+        let held = crate::worker::held_crd_request(&request)
+            && client
+                .studios
+                .get(&request.studio)
+                .and_then(|s| s.channel.worker_crd())
+                .is_some_and(|crd| js_sys::Object::is(&crd.js(), &text));
+        (worker, held)
+    });
     match worker {
         Some(w) => {
             let Ok(meta) = serde_json::to_string(&ToWorker::Assist(Box::new(request))) else {
                 return;
             };
+            let text = if held { JsValue::NULL } else { text };
             let message = js_sys::Array::of2(&JsValue::from_str(&meta), &text);
             if let Err(e) = w.post_message(&message) {
                 gloo::console::error!("could not post to the engine's worker", e);

@@ -259,6 +259,11 @@ impl<C: CrdText> Channel<C> {
         again.map(|(job, crd)| self.post(job, crd))
     }
 
+    /// The CRD text the worker holds for this studio (that of the last job posted), if any.
+    pub fn worker_crd(&self) -> Option<&C> {
+        self.worker_crd.as_ref()
+    }
+
     /// The newest request number.
     pub fn last_seq(&self) -> u64 {
         self.last_seq
@@ -325,6 +330,14 @@ impl Inbox {
         self.queue
             .iter()
             .position(|m| matches!(m, ToWorker::Analyze(j) if j.studio == studio))
+    }
+
+    /// The CRD text carried by the studio's queued analysis, if one is queued with one.
+    pub fn queued_crd(&self, studio: &str) -> Option<&str> {
+        self.queue.iter().find_map(|m| match m {
+            ToWorker::Analyze(j) if j.studio == studio => j.crd.as_deref(),
+            _ => None,
+        })
     }
 
     /// The next message to handle.
@@ -438,6 +451,42 @@ mod tests {
         c.submit(job("x"), text("crd"));
         c.reset();
         assert_eq!(c.restart(), None);
+    }
+
+    /// What a completion request in the CRD editor may leave out: the CRD text of the last
+    /// job posted ([`Channel::worker_crd`]), which the worker finds in that job while it is
+    /// queued ([`Inbox::queued_crd`]) and keeps after running it.
+    #[test]
+    fn the_crd_text_the_worker_holds_is_known_on_both_sides() {
+        let mut c: Channel = Channel::new("main");
+        assert_eq!(c.worker_crd(), None);
+        let first = c.submit(job("a"), text("crd-1")).expect("posted at once");
+        assert_eq!(c.worker_crd().map(|t| &**t), Some("crd-1"));
+        // A waiting job's text is not the worker's yet.
+        assert_eq!(c.submit(job("a"), text("crd-2")), None);
+        assert_eq!(c.worker_crd().map(|t| &**t), Some("crd-1"));
+        let next = c.on_reply(first.seq).post.expect("posted");
+        assert_eq!(next.crd.as_deref(), Some("crd-2"));
+        assert_eq!(c.worker_crd().map(|t| &**t), Some("crd-2"));
+        c.reset();
+        assert_eq!(c.worker_crd(), None);
+
+        let mut inbox = Inbox::default();
+        let mk = |studio: &str, crd: Option<&str>| {
+            ToWorker::Analyze(Box::new(Job {
+                studio: studio.to_owned(),
+                crd: crd.map(str::to_owned),
+                ..Job::default()
+            }))
+        };
+        assert_eq!(inbox.queued_crd("a"), None);
+        inbox.push(mk("a", Some("crd-a")));
+        inbox.push(mk("b", None));
+        assert_eq!(inbox.queued_crd("a"), Some("crd-a"));
+        assert_eq!(inbox.queued_crd("b"), None);
+        // A newer job without a text carries the queued one's.
+        inbox.push(mk("a", None));
+        assert_eq!(inbox.queued_crd("a"), Some("crd-a"));
     }
 
     #[test]

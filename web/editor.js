@@ -143,7 +143,10 @@ function changesOf(doc, edits) {
 function ask(handle, kind, state, pos) {
   if (typeof handle.assist !== 'function') return Promise.resolve(null);
   return new Promise((resolve) => {
-    handle.assist(kind, state.doc.toString(), pos, (json) => {
+    // The string last handed to onChange when the document is that one: the app then sees
+    // the very text it sent to its worker, and no copy of a big document is made.
+    const text = handle.sent && handle.sent.doc === state.doc ? handle.sent.text : state.doc.toString();
+    handle.assist(kind, text, pos, (json) => {
       try {
         resolve(json ? JSON.parse(json) : null);
       } catch {
@@ -312,15 +315,26 @@ function create(parent, options = {}) {
       ...(options.readOnly ? { 'aria-readonly': 'true' } : {}),
     }),
     EditorState.readOnly.of(Boolean(options.readOnly)),
-    EditorView.updateListener.of((update) => {
-      if (!update.docChanged || typeof handle.onChange !== 'function') return;
-      if (update.transactions.every((tr) => tr.annotation(external))) return;
-      handle.onChange(update.state.doc.toString());
-    }),
   ];
   handle.view = new EditorView({
     parent,
     state: EditorState.create({ doc: options.doc ?? '', extensions }),
+    // The user's edit reaches onChange (which posts the analysis to the worker) before the
+    // view redraws: the worker computes while CodeMirror updates the DOM, so its answer can
+    // be shown in the typed character's own frame or the next. onChange never dispatches to
+    // this view synchronously (the page's reactions run in later tasks and microtasks).
+    dispatchTransactions(trs, view) {
+      const changed = trs.some((tr) => tr.docChanged) && !trs.every((tr) => tr.annotation(external));
+      try {
+        if (changed && typeof handle.onChange === 'function') {
+          const doc = trs[trs.length - 1].state.doc;
+          handle.sent = { doc, text: doc.toString() };
+          handle.onChange(handle.sent.text);
+        }
+      } finally {
+        view.update(trs);
+      }
+    },
   });
   return handle;
 }

@@ -27,6 +27,8 @@ use crate::schema::Structural;
 pub(super) struct ContentMemo {
     /// The CRD document's v1 JSON.
     pub(super) v1: serde_json::Value,
+    /// Whether `v1` holds a float `-0.0` (see [`same_decoded`]).
+    negative_zero: bool,
     /// [`Options::kubernetes_version`].
     kubernetes_version: KubernetesVersion,
     /// How many of `problems` are [`apiext::internal::root_key_problems`] of `v1`.
@@ -95,6 +97,42 @@ fn same_crd_content(a: &serde_json::Value, b: &serde_json::Value) -> bool {
             (Some(x), Some(y)) => same_json(x, y),
             _ => false,
         })
+}
+
+/// Whether the v1 JSON holds a float `-0.0` anywhere (`==` takes it for `0.0`; the server's
+/// messages do not).
+fn has_negative_zero(v: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            J::Number(n) => {
+                if n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) {
+                    return true;
+                }
+            }
+            J::Array(items) => stack.extend(items),
+            J::Object(map) => stack.extend(map.values()),
+            J::Null | J::Bool(_) | J::String(_) => {}
+        }
+    }
+    false
+}
+
+/// Whether `icrd`, decoded from `v1` (with [`drop_disabled_fields`]), is the internal CRD of
+/// `memo` to the bit, so that everything [`ContentMemo`] keeps (a function of the internal
+/// CRD and the Kubernetes version; the version overview also reads `status` from the v1
+/// JSON) holds for it too. The texts' v1 JSON differ only in what the decoder drops: unknown
+/// fields anywhere, `null` for an absent field. Floats compare by `==`, so neither side may
+/// hold a `-0.0` (the caller checks `v1`).
+fn same_decoded(memo: &ContentMemo, icrd: &InternalCrd, v1: &serde_json::Value) -> bool {
+    *memo.internal == *icrd
+        && match (memo.v1.get("status"), v1.get("status")) {
+            (None, None) => true,
+            (Some(a), Some(b)) => same_json(a, b),
+            _ => false,
+        }
+        && !memo.negative_zero
 }
 
 /// The CRD strategy's `dropDisabledFields` on create: with `CustomResourceFieldSelectors`
@@ -324,6 +362,8 @@ impl CompiledCrd {
         let mut compiled = Rc::new(Vec::new());
         let mut cel_records = crate::cel::rules_view::CompileRecords::new();
         let mut v1_json = None;
+        // Whether `v1_json` holds a `-0.0`, once known.
+        let mut negative_zero = None;
         let mut problems_memo = (0, Vec::new());
         let mut reused: Option<&Rc<ContentMemo>> = None;
         for (doc, root) in parsed.values() {
@@ -363,12 +403,21 @@ impl CompiledCrd {
             }
             let v1 = root.to_json();
             // The previous compile's content, when this text has the same.
-            let same = previous.filter(|m| {
-                m.kubernetes_version == options.kubernetes_version && same_crd_content(&m.v1, &v1)
-            });
-            reused = same;
+            let previous = previous.filter(|m| m.kubernetes_version == options.kubernetes_version);
+            let mut same = previous.filter(|m| same_crd_content(&m.v1, &v1));
             let (icrd, problems) = match same {
                 Some(m) => {
+                    // The known fields are the kept ones to the bit: only the unknown
+                    // top-level fields are looked through for a `-0.0`.
+                    negative_zero = Some(
+                        m.negative_zero
+                            || v1.as_object().is_some_and(|o| {
+                                o.iter().any(|(k, v)| {
+                                    !apiext::internal::V1_ROOT_KEYS.contains(&k.as_str())
+                                        && has_negative_zero(v)
+                                })
+                            }),
+                    );
                     // `from_v1_json`'s problems: the unknown top-level fields of this text,
                     // then those of the (same) known fields.
                     let mut problems = apiext::internal::root_key_problems(&v1);
@@ -378,9 +427,21 @@ impl CompiledCrd {
                 None => {
                     let (mut icrd, problems) = apiext::from_v1_json(&v1);
                     drop_disabled_fields(&mut icrd, kube);
-                    (Rc::new(icrd), problems)
+                    // An edit that the decoder drops (an unknown field inside a schema or a
+                    // version, being typed) leaves the internal CRD as it was: the content
+                    // work is reused as for an unknown top-level field.
+                    if previous.is_some() {
+                        let nz = has_negative_zero(&v1);
+                        negative_zero = Some(nz);
+                        same = previous.filter(|m| !nz && same_decoded(m, &icrd, &v1));
+                    }
+                    match same {
+                        Some(m) => (m.internal.clone(), problems),
+                        None => (Rc::new(icrd), problems),
+                    }
                 }
             };
+            reused = same;
             if !FeatureGate::CustomResourceFieldSelectors.enabled_in(kube) {
                 gate_notes(root, doc.index, kube, &mut findings);
             }
@@ -570,6 +631,7 @@ impl CompiledCrd {
         // A text without a CRD keeps the previous content work, for the next edit.
         let memo = match (v1_json, internal.clone()) {
             (Some(v1), Some(internal)) => Some(Rc::new(ContentMemo {
+                negative_zero: negative_zero.unwrap_or_else(|| has_negative_zero(&v1)),
                 v1,
                 kubernetes_version: options.kubernetes_version,
                 root_problems: problems_memo.0,
@@ -613,6 +675,28 @@ impl CompiledCrd {
             previous: None,
             changes: Vec::new(),
             text: Rc::from(text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_negative_zero;
+    use serde_json::json;
+
+    #[test]
+    fn negative_zero_is_found_anywhere() {
+        let cases = [
+            (json!(0), false),
+            (json!(0.0), false),
+            (json!(-0.0), true),
+            (json!(-1.5), false),
+            (json!({"a": [1, {"b": -0.0}]}), true),
+            (json!({"a": [1, {"b": "-0.0"}], "c": null}), false),
+            (json!([[], {}, true]), false),
+        ];
+        for (value, want) in cases {
+            assert_eq!(has_negative_zero(&value), want, "{value}");
         }
     }
 }

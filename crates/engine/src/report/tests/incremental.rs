@@ -25,13 +25,19 @@
 //! Everything positional is computed again from the new tree as `compile` computes it: decode
 //! and validation findings, rule positions (`rules_view::place_rules`), cost reports
 //! (`place_cost_reports`), printer columns and the typed model. An edit inside a schema
-//! re-parses the `spec` entry, i.e. nearly everything, and changes the content: it costs a
-//! full compile.
+//! re-parses the `spec` entry, i.e. nearly everything, and changes the content. When the
+//! decoder drops what changed (an unknown field anywhere, as each keystroke of a new key is
+//! until the key is complete; `null` for an absent field), the decoded internal CRD equals
+//! the kept one and the content work is reused all the same (`compile::same_decoded`: equal
+//! internal CRDs, the same `status` JSON, no `-0.0` on either side, which `==` takes for
+//! `0.0`); the parse, the v1 JSON and the decode are still paid. Any other schema edit costs
+//! a full compile.
 //!
 //! This file checks `reparse` against `parse` on 120,000 random edits of texts full of
 //! multi-line constructs, and `recompile` against `compile` (findings, parse, `analyze_objects`
 //! with and without an object) on random edits of 88 corpus CRDs and edge cases (aliases
-//! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`).
+//! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`,
+//! unknown fields typed inside a schema, with whether the content work was reused).
 
 use std::path::{Path, PathBuf};
 
@@ -341,6 +347,95 @@ fn chain(texts: &[String]) {
         compiled = compiled.recompile(t, &options);
         assert_same(&compiled, t, &options, &objects, &format!("step {i}: {t}"));
     }
+}
+
+/// Recompiles through each text in turn, checking each against a fresh compile and whether
+/// the previous content work was reused (`reused[i - 1]` for `texts[i]`).
+fn chain_reused(texts: &[String], reused: &[bool]) {
+    let options = Options::default();
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 12, items: [abcd]}\n".to_owned();
+    let objects = [object];
+    let mut compiled = CompiledCrd::compile(&texts[0], &options);
+    for (i, t) in texts.iter().enumerate().skip(1) {
+        compiled = compiled.recompile(t, &options);
+        let what = format!("step {i}: {t}");
+        assert_same(&compiled, t, &options, &objects, &what);
+        assert_eq!(compiled.content_reused(), reused[i - 1], "reuse: {what}");
+    }
+}
+
+/// Edits the decoder drops (unknown fields inside a schema or a version, `null` for an
+/// absent field) reuse the content work, as an unknown top-level field does, and recompile
+/// as a fresh compile does; edits of what it reads, `-0.0` and `status` do not reuse it.
+#[test]
+fn decoded_content_edits_recompile_as_a_fresh_compile() {
+    let base = CRD.replace("minimum: -0.0", "minimum: 0");
+    let in_schema = |field: &str| {
+        base.replace(
+            "          spec:\n            type: object\n",
+            &format!("          spec:\n            {field}type: object\n"),
+        )
+    };
+    let typed = |name: &str| in_schema(&format!("{name}: 1\n            "));
+    // An unknown field typed inside the schema, one key at a time, then removed.
+    chain_reused(
+        &[
+            base.clone(),
+            typed("z"),
+            typed("za"),
+            typed("zab"),
+            in_schema("zab: \n            "),
+            base.clone(),
+        ],
+        &[true, true, true, true, true],
+    );
+    // An unknown field in a version and in the names; `null` for absent fields.
+    chain_reused(
+        &[
+            base.clone(),
+            base.replace("    served: true\n", "    served: true\n    zz: [1, 2]\n"),
+            base.replace(
+                "{kind: Widget, plural: widgets}",
+                "{kind: Widget, plural: widgets, x: y}",
+            ),
+            in_schema("description: null\n            "),
+            base.clone(),
+        ],
+        &[true, true, true, true],
+    );
+    // What the decoder reads changes: compiled again.
+    chain_reused(
+        &[
+            base.clone(),
+            typed("z"),
+            typed("z").replace("message: too big", "message: too large"),
+            typed("z").replace("type: integer", "type: number"),
+            typed("z").replace("self.size < 10", "self.size < 1"),
+            typed("z"),
+        ],
+        &[true, false, false, false, false],
+    );
+    // `-0.0` beside an unknown field (the content work is reused only where a fresh compile
+    // gives the same).
+    chain(&[
+        base.clone(),
+        typed("z").replace("minimum: 0", "minimum: -0.0"),
+        typed("zz").replace("minimum: 0", "minimum: -0.0"),
+        typed("zz").replace("minimum: 0", "minimum: -1e-400"),
+        typed("zz"),
+        typed("z"),
+    ]);
+    // `status` is read from the text by the version overview: any change compiles again.
+    let status = format!("{base}status: {{storedVersions: [v1]}}\n");
+    chain_reused(
+        &[
+            status.clone(),
+            status.replace("[v1]}", "[v1], x: 1}"),
+            status.replace("[v1]}", "[v1]}\n# a comment"),
+            base.clone(),
+        ],
+        &[false, false, false],
+    );
 }
 
 #[test]
