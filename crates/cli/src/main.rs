@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use args::Format;
 
 use crd_studio_engine::{
-    analyze, analyze_with_time_zones, Analysis, FieldValidation, Finding, KubernetesVersion,
-    Options, Request, SourceId, TimeZoneDb,
+    Analysis, CompiledCrd, FieldValidation, Finding, KubernetesVersion, Options, PreviousCrd,
+    SourceId, TimeZoneDb,
 };
 
 /// The IANA time-zone database CEL's named zones resolve in (Go's tzdata on the server).
@@ -211,23 +211,27 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         .as_deref()
         .map(|p| read_input(p, &mut stdin_used))
         .transpose()?;
-    let request = Request {
-        crd: crd.text.clone(),
-        objects: objects.iter().map(|o| o.text.clone()).collect(),
-        old_object: old.as_ref().map(|o| o.text.clone()),
-        old_crd: old_crd.as_ref().map(|o| o.text.clone()),
-        options: Options {
-            field_validation: check.field_validation,
-            now: Some(now),
-            kubernetes_version: check.kubernetes_version,
-            ..Options::default()
-        },
+    let options = Options {
+        field_validation: check.field_validation,
+        now: Some(now),
+        kubernetes_version: check.kubernetes_version,
+        ..Options::default()
     };
-    let mut analysis = analyze(&request);
+    // What `analyze` does, with the compiled CRD kept: the process exits without freeing it
+    // (`exit_without_freeing`), which spares dropping a large CRD's schemas and rules (a
+    // twentieth of a check of argo-workflows' CRD).
+    let previous = old_crd
+        .as_ref()
+        .map(|o| std::rc::Rc::new(PreviousCrd::compile(&o.text, &options)));
+    let mut compiled = CompiledCrd::compile(&crd.text, &options).with_previous(&crd.text, previous);
+    let object_texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
+    let old_text = old.as_ref().map(|o| o.text.as_str());
+    let mut analysis = compiled.analyze_objects(&object_texts, old_text);
     if analysis.needs_time_zones {
         // A rule named a time zone: as the web page does, load the database only now and
         // analyse again.
-        analysis = analyze_with_time_zones(&request, Some(std::sync::Arc::new(time_zones())));
+        compiled.set_time_zones(Some(std::sync::Arc::new(time_zones())));
+        analysis = compiled.analyze_objects(&object_texts, old_text);
     }
     analysis
         .findings

@@ -139,15 +139,18 @@ fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural>
     fn ty(p: Option<&Structural>) -> &str {
         p.map(|p| p.generic.type_.as_str()).unwrap_or("")
     }
-    let meta = s.properties.get("metadata");
+    fn prop<'s>(s: &'s Structural, name: &str) -> Option<&'s Structural> {
+        s.properties.get(name).map(Box::as_ref)
+    }
+    let meta = prop(s, "metadata");
     if !s.properties.is_empty()
-        && ty(s.properties.get("kind")) == "string"
-        && ty(s.properties.get("apiVersion")) == "string"
+        && ty(prop(s, "kind")) == "string"
+        && ty(prop(s, "apiVersion")) == "string"
         && ty(meta) == "object"
         && meta.is_some_and(|m| {
             !m.properties.is_empty()
-                && ty(m.properties.get("name")) == "string"
-                && ty(m.properties.get("generateName")) == "string"
+                && ty(prop(m, "name")) == "string"
+                && ty(prop(m, "generateName")) == "string"
         })
     {
         return std::borrow::Cow::Borrowed(s);
@@ -180,29 +183,31 @@ fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural>
             ..Structural::default()
         }
     };
-    let meta_prop = |name: &str| meta.and_then(|m| m.properties.get(name));
+    let meta_prop = |name: &str| meta.and_then(|m| prop(m, name));
     let mut out = s.clone();
-    out.properties.insert("kind".to_owned(), string.clone());
-    out.properties.insert("apiVersion".to_owned(), string);
+    out.properties
+        .insert("kind".to_owned(), Box::new(string.clone()));
+    out.properties
+        .insert("apiVersion".to_owned(), Box::new(string));
     let mut meta_props = BTreeMap::new();
     meta_props.insert(
         "name".to_owned(),
-        capped(meta_prop("name"), NAME_MAX_LENGTH),
+        Box::new(capped(meta_prop("name"), NAME_MAX_LENGTH)),
     );
     meta_props.insert(
         "generateName".to_owned(),
-        capped(meta_prop("generateName"), NAME_MAX_LENGTH - 1),
+        Box::new(capped(meta_prop("generateName"), NAME_MAX_LENGTH - 1)),
     );
     out.properties.insert(
         "metadata".to_owned(),
-        Structural {
+        Box::new(Structural {
             generic: Generic {
                 type_: "object".to_owned(),
                 ..Generic::default()
             },
             properties: meta_props,
             ..Structural::default()
-        },
+        }),
     );
     std::borrow::Cow::Owned(out)
 }
@@ -211,6 +216,58 @@ fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural>
 /// it has none.
 pub fn schema_decl_type(s: &Structural, is_resource_root: bool) -> Option<DeclType> {
     decl(s, is_resource_root, 0)
+}
+
+/// The declared type of `s` at `depth` below the root of the type being declared: the part
+/// of that root's [`schema_decl_type`] that `s` has (`s` not being a resource root whose
+/// `apiVersion`, `kind` or `metadata` the caller looks into).
+pub fn decl_type_at(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> {
+    decl(s, is_resource_root, depth)
+}
+
+/// The outer shape of the type [`decl_type_at`] gives, without building it: `None` when it
+/// gives none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclShape {
+    /// No declared type.
+    None,
+    /// A scalar or `dyn`.
+    Simple,
+    /// `list(elem)`: the element is the type of `items`.
+    List,
+    /// `map(string, elem)`: the element is the type of the `additionalProperties` schema.
+    Map,
+    /// An object type: its fields are the properties that have types, by escaped name.
+    Object,
+}
+
+/// [`DeclShape`] of [`decl_type_at`]`(s, _, depth)` (`WithTypeAndObjectMeta` only adds
+/// properties, so the shape does not depend on whether `s` is a resource root).
+pub fn decl_shape_at(s: &Structural, depth: u32) -> DeclShape {
+    if depth > MAX_DEPTH {
+        return DeclShape::None;
+    }
+    if s.extensions.x_int_or_string {
+        return DeclShape::Simple;
+    }
+    let has = |c: &Structural| decl_shape_at(c, depth + 1) != DeclShape::None;
+    match s.generic.type_.as_str() {
+        "array" => match s.items.as_deref() {
+            Some(items) if has(items) => DeclShape::List,
+            _ => DeclShape::None,
+        },
+        "object" => match s
+            .additional_properties
+            .as_ref()
+            .and_then(|a| a.structural.as_deref())
+        {
+            Some(ap) if has(ap) => DeclShape::Map,
+            Some(_) => DeclShape::None,
+            None => DeclShape::Object,
+        },
+        "string" | "boolean" | "number" | "integer" => DeclShape::Simple,
+        _ => DeclShape::None,
+    }
 }
 
 fn zero_if_negative(v: i64) -> i64 {
@@ -486,6 +543,48 @@ mod tests {
         let (props, _) = crate::schema::props::JsonSchemaProps::from_json(&schema);
         let ss = Structural::from_props(&props).unwrap();
         schema_decl_type(&ss, root).unwrap()
+    }
+
+    #[test]
+    fn shapes_match_the_types() {
+        use serde_json::json;
+        let shape_of = |d: Option<&DeclType>| match d.map(|d| &d.kind) {
+            None => DeclShape::None,
+            Some(DeclKind::Simple(_)) => DeclShape::Simple,
+            Some(DeclKind::List(_)) => DeclShape::List,
+            Some(DeclKind::Map(_)) => DeclShape::Map,
+            Some(DeclKind::Object(_)) => DeclShape::Object,
+        };
+        let cases = [
+            json!({"type": "string", "format": "byte"}),
+            json!({"type": "integer"}),
+            json!({"x-kubernetes-int-or-string": true}),
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "array", "items": {"type": "array", "items": {}}}),
+            json!({"type": "array"}),
+            json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+            json!({"type": "object", "additionalProperties": {"type": "array"}}),
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"type": "object", "x-kubernetes-embedded-resource": true}),
+            json!({}),
+        ];
+        for case in cases {
+            let (props, _) = crate::schema::props::JsonSchemaProps::from_json(&case);
+            let ss = Structural::from_props(&props).unwrap();
+            for root in [false, true] {
+                for depth in [0, 3] {
+                    assert_eq!(
+                        decl_shape_at(&ss, depth),
+                        shape_of(decl_type_at(&ss, root, depth).as_ref()),
+                        "{case} root {root} depth {depth}"
+                    );
+                }
+            }
+            // Beyond the depth bound there is no type.
+            assert_eq!(decl_shape_at(&ss, MAX_DEPTH + 1), DeclShape::None);
+            assert_eq!(decl_type_at(&ss, false, MAX_DEPTH + 1), None);
+        }
     }
 
     #[test]

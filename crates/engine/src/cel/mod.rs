@@ -509,7 +509,7 @@ impl RuleCompiler {
             (!root.x_validations.is_empty()).then_some((root, true, 0));
         for (i, step) in steps.iter().enumerate() {
             node = match step {
-                CelStep::Property(name) => node.properties.get(name),
+                CelStep::Property(name) => node.properties.get(name).map(Box::as_ref),
                 CelStep::Items => match &node.items {
                     Some(crate::schema::props::SchemaOrArray::Schema(s)) => Some(&**s),
                     _ => None,

@@ -163,6 +163,16 @@ unsafe fn c_string(p: *const u8) -> Option<String> {
     Some(s.to_string_lossy().into_owned())
 }
 
+/// A scalar's bytes as text: what `String::from_utf8_lossy` gives, through the standard
+/// library's fast validation first (libyaml hands over valid UTF-8, so the lossy path, a
+/// twentieth of a large CRD's parse, is only a fallback).
+fn utf8_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
 fn scalar_style(s: unsafe_y::yaml_scalar_style_t) -> ScalarStyle {
     match s {
         unsafe_y::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
@@ -259,7 +269,7 @@ impl<'a> Parser<'a> {
                     EventData::Scalar {
                         anchor: c_string(s.anchor),
                         tag: c_string(s.tag),
-                        value: String::from_utf8_lossy(bytes).into_owned(),
+                        value: utf8_string(bytes),
                         style: scalar_style(s.style),
                     }
                 }
@@ -299,6 +309,20 @@ impl Drop for Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scalar_text_as_lossy_conversion_gives_it() {
+        let cases: [&[u8]; 5] = [
+            b"",
+            b"plain",
+            "h\u{e9}llo \u{1f600}".as_bytes(),
+            b"a\xffb",
+            b"\xe2\x82",
+        ];
+        for bytes in cases {
+            assert_eq!(utf8_string(bytes), String::from_utf8_lossy(bytes));
+        }
+    }
 
     fn events(text: &str) -> Vec<Result<EventData, String>> {
         let Some(mut p) = Parser::new(text) else {

@@ -169,7 +169,7 @@ pub fn skipped_defaults(
                         continue;
                     }
                     let schema = match s.properties.get(k) {
-                        Some(p) => Some(p),
+                        Some(p) => Some(&**p),
                         None => s
                             .additional_properties
                             .as_ref()

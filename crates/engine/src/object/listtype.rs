@@ -275,7 +275,7 @@ mod tests {
         for _ in 0..3000 {
             let mut p = Structural::default();
             p.generic.type_ = "object".into();
-            p.properties.insert("n".into(), s);
+            p.properties.insert("n".into(), Box::new(s));
             s = p;
             let mut m = serde_json::Map::new();
             m.insert("n".into(), obj);

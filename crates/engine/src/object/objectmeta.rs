@@ -685,7 +685,7 @@ pub fn coerce(
                 // Children in reverse key order so that they are visited in key order.
                 let mut children = Vec::new();
                 for (k, v) in map.iter_mut() {
-                    if let Some(prop) = s.properties.get(k) {
+                    if let Some(prop) = s.properties.get(k).map(Box::as_ref) {
                         let p = parent_child(&pth, k);
                         children.push((v, prop, p, prop.extensions.x_embedded_resource));
                     } else if let Some(ap) = s.additional_properties_schema() {

@@ -171,7 +171,7 @@ pub fn prune(obj: &mut Json, s: Option<&Structural>, is_resource_root: bool) -> 
                         continue;
                     }
                     let child = if let Some(prop) = s.properties.get(k) {
-                        Some(prop)
+                        Some(&**prop)
                     } else if let Some(ap) = &s.additional_properties {
                         ap.structural.as_deref()
                     } else {

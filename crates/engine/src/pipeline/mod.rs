@@ -243,7 +243,7 @@ pub fn has_defaults(s: &Structural) -> bool {
         if s.generic.default.is_some() {
             return true;
         }
-        stack.extend(s.properties.values());
+        stack.extend(s.properties.values().map(Box::as_ref));
         stack.extend(s.items.as_deref());
         stack.extend(
             s.additional_properties

@@ -97,12 +97,15 @@ pub struct JsonSchemaProps {
     pub one_of: Vec<JsonSchemaProps>,
     pub any_of: Vec<JsonSchemaProps>,
     pub not: Option<Box<JsonSchemaProps>>,
-    pub properties: BTreeMap<String, JsonSchemaProps>,
+    /// `properties` (the schemas boxed, as in `patternProperties` and `definitions`: a map
+    /// node holds eleven values, so inline schemas made most of a large CRD's schema tree
+    /// empty slots).
+    pub properties: BTreeMap<String, Box<JsonSchemaProps>>,
     pub additional_properties: Option<SchemaOrBool>,
-    pub pattern_properties: BTreeMap<String, JsonSchemaProps>,
+    pub pattern_properties: BTreeMap<String, Box<JsonSchemaProps>>,
     pub dependencies: BTreeMap<String, SchemaOrStringArray>,
     pub additional_items: Option<SchemaOrBool>,
-    pub definitions: BTreeMap<String, JsonSchemaProps>,
+    pub definitions: BTreeMap<String, Box<JsonSchemaProps>>,
     pub external_docs: Option<ExternalDocumentation>,
     pub example: Option<Json>,
     pub x_preserve_unknown_fields: Option<bool>,
@@ -310,13 +313,18 @@ impl Decoder {
         }
     }
 
-    fn schema_map(&mut self, path: &str, key: &str, v: &Json) -> BTreeMap<String, JsonSchemaProps> {
+    fn schema_map(
+        &mut self,
+        path: &str,
+        key: &str,
+        v: &Json,
+    ) -> BTreeMap<String, Box<JsonSchemaProps>> {
         match v {
             Json::Object(m) => m
                 .iter()
                 .map(|(k, item)| {
                     let p = join(&join(path, key), k);
-                    (k.clone(), self.props(&p, item))
+                    (k.clone(), Box::new(self.props(&p, item)))
                 })
                 .collect(),
             Json::Null => BTreeMap::new(),

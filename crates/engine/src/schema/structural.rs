@@ -117,8 +117,9 @@ pub struct StructuralOrBool {
 pub struct Structural {
     /// `items`.
     pub items: Option<Box<Structural>>,
-    /// `properties`.
-    pub properties: BTreeMap<String, Structural>,
+    /// `properties` (boxed: a map node holds eleven values, so inline schemas made most of a
+    /// large CRD's structural form empty slots).
+    pub properties: BTreeMap<String, Box<Structural>>,
     /// `additionalProperties`.
     pub additional_properties: Option<StructuralOrBool>,
     /// Type-level facts.
@@ -297,7 +298,7 @@ impl Structural {
         }
         for (k, x) in &s.properties {
             ss.properties
-                .insert(k.clone(), Structural::convert(x, depth + 1)?);
+                .insert(k.clone(), Box::new(Structural::convert(x, depth + 1)?));
         }
         if let Some(ap) = &s.additional_properties {
             ss.additional_properties = Some(match &ap.schema {

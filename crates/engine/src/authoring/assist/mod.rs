@@ -278,7 +278,7 @@ fn is_required(parent: &Structural, key: &str) -> bool {
 /// The child of a schema node along one path step.
 pub fn child<'a>(s: &'a Structural, seg: &Seg) -> Option<&'a Structural> {
     match seg {
-        Seg::Key(k) => s.properties.get(k).or_else(|| {
+        Seg::Key(k) => s.properties.get(k).map(Box::as_ref).or_else(|| {
             s.additional_properties
                 .as_ref()
                 .and_then(|a| a.structural.as_deref())

@@ -262,7 +262,7 @@ pub(super) fn node_at<'s>(
 
 pub(super) fn child<'s>(node: &'s JsonSchemaProps, step: &CelStep) -> Option<&'s JsonSchemaProps> {
     match step {
-        CelStep::Property(name) => node.properties.get(name),
+        CelStep::Property(name) => node.properties.get(name).map(Box::as_ref),
         CelStep::Items => node.items_schema(),
         CelStep::AdditionalProperties => node
             .additional_properties

@@ -31,6 +31,7 @@ impl<'a> Corr<'a> {
         let prop = schema
             .properties
             .get(field)
+            .map(Box::as_ref)
             .or_else(|| schema.additional_properties_schema())?;
         Some(Corr::new(nv, ov, Some(prop)))
     }
@@ -106,6 +107,7 @@ pub(super) fn correlated_equal(
                 let Some(prop) = s
                     .properties
                     .get(k)
+                    .map(Box::as_ref)
                     .or_else(|| s.additional_properties_schema())
                 else {
                     return false;

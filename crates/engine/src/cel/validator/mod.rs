@@ -36,7 +36,9 @@ use crd_studio_cel::unstructured::{self, Schema as RtSchema};
 use crd_studio_cel::value::Value;
 use serde_json::Value as Json;
 
-use super::decl_type::{escape, schema_decl_type, DeclType};
+use super::decl_type::{
+    decl_shape_at, decl_type_at, escape, schema_decl_type, DeclShape, DeclType,
+};
 use super::{RuleCompiler, RuleProgram, OLD_SCOPED_VAR_NAME, SCOPED_VAR_NAME};
 use crate::cel::report::{CelOutcome, CelRuleResult};
 use crate::crd::apiext::field_path::valid_field_path;
@@ -201,7 +203,7 @@ fn any_rules(vs: VSchema<'_>) -> bool {
         stack.extend(vs.items());
         stack.extend(vs.additional());
         match vs {
-            VSchema::S(s) => stack.extend(s.properties.values().map(VSchema::S)),
+            VSchema::S(s) => stack.extend(s.properties.values().map(|p| VSchema::S(p))),
             VSchema::N(n) => stack.extend(n.properties.values().map(VSchema::N)),
         }
         stack.extend(vs.all_of().iter().map(VSchema::N));
@@ -219,7 +221,7 @@ pub fn has_x_validations(s: &Structural) -> bool {
         }
         stack.extend(s.items.as_deref());
         stack.extend(s.additional_properties_schema());
-        stack.extend(s.properties.values());
+        stack.extend(s.properties.values().map(Box::as_ref));
     }
     false
 }
@@ -272,6 +274,19 @@ fn runtime_schema_at(s: &Structural, depth: usize) -> RtSchema {
         r = r.with_type_and_object_meta();
     }
     r
+}
+
+/// Whether a validator node has rules of its own, or in its `allOf` branches (which are on
+/// the same schema node).
+fn has_own_rules(v: &VNode) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if !v.rules.is_empty() {
+            return true;
+        }
+        stack.extend(&v.all_of);
+    }
+    false
 }
 
 /// `ruleErrorString`.
@@ -342,19 +357,21 @@ impl Validator {
         is_resource_root: bool,
         per_call_limit: u64,
     ) -> Option<Validator> {
-        let decl = schema_decl_type(&schema, is_resource_root);
         let root = build(
             compiler,
             VSchema::S(&schema),
             &schema,
             is_resource_root,
-            decl.as_ref(),
+            NodeDecl::Lazy(0),
             String::new(),
             0,
         )?;
         let runtime = runtime_schema(&schema);
-        let root_self = (is_resource_root && !schema.extensions.x_embedded_resource)
-            .then(|| runtime.with_type_and_object_meta());
+        // Only rules on the root node itself (or its `allOf` branches) see it: a copy of the
+        // whole runtime schema, made only for them.
+        let root_self =
+            (is_resource_root && !schema.extensions.x_embedded_resource && has_own_rules(&root))
+                .then(|| runtime.with_type_and_object_meta());
         Some(Validator {
             schema,
             runtime,
@@ -440,12 +457,25 @@ impl Validator {
 }
 
 /// `validator(validationSchema, nodeSchema, isResourceRoot, declType, perCallLimit)`.
+/// The declared type [`build`] has for a node: `SchemaDeclType` of the schema root followed
+/// to the node, computed where a rule needs it. The root's type of a large schema is most of
+/// a compile of it when few nodes have rules (argo-workflows: 38 rules in some 10,000 nodes);
+/// a node's part of it depends only on the node's subtree, so each node with rules computes
+/// its own.
+#[derive(Clone, Copy, Debug)]
+enum NodeDecl<'d> {
+    /// Computed: the node's type (`None` when it has none).
+    Known(Option<&'d DeclType>),
+    /// Not computed: the node's type is [`decl_type_at`]`(node, is_resource_root, depth)`.
+    Lazy(u32),
+}
+
 fn build(
     compiler: &RuleCompiler,
     vs: VSchema<'_>,
     node: &Structural,
     is_resource_root: bool,
-    decl: Option<&DeclType>,
+    decl: NodeDecl<'_>,
     key_prefix: String,
     depth: usize,
 ) -> Option<VNode> {
@@ -461,7 +491,34 @@ fn build(
         ..VNode::default()
     };
     let rules = vs.rules();
+    // The type is computed here when the node has rules, or when the children's types cannot
+    // be told apart from it without it: the `apiVersion`, `kind` and `metadata` of a resource
+    // root (`WithTypeAndObjectMeta` may replace them), or a node with both `items` and an
+    // `additionalProperties` schema (both children get its one element type).
+    let own_decl;
+    let decl = match decl {
+        NodeDecl::Lazy(at)
+            if !rules.is_empty()
+                || (is_resource_root
+                    && vs.properties().into_iter().any(|(k, vp)| {
+                        matches!(k, "apiVersion" | "kind" | "metadata") && any_rules(vp)
+                    }))
+                || (node.items.is_some() && node.additional_properties_schema().is_some()) =>
+        {
+            own_decl = decl_type_at(node, is_resource_root, at);
+            NodeDecl::Known(own_decl.as_ref())
+        }
+        other => other,
+    };
+    // The shape of a type not computed.
+    let lazy_shape = match decl {
+        NodeDecl::Lazy(at) => Some((decl_shape_at(node, at), at)),
+        NodeDecl::Known(_) => None,
+    };
     if !rules.is_empty() {
+        let NodeDecl::Known(decl) = decl else {
+            return None;
+        };
         match decl {
             None => {
                 v.init_error =
@@ -491,7 +548,11 @@ fn build(
             }
         }
     }
-    let elem = decl.and_then(DeclType::elem);
+    let elem = match (decl, lazy_shape) {
+        (NodeDecl::Known(d), _) => NodeDecl::Known(d.and_then(DeclType::elem)),
+        (NodeDecl::Lazy(_), Some((DeclShape::List | DeclShape::Map, at))) => NodeDecl::Lazy(at + 1),
+        (NodeDecl::Lazy(_), _) => NodeDecl::Known(None),
+    };
     if let (Some(vi), Some(ni)) = (vs.items(), node.items.as_deref()) {
         v.items = build(
             compiler,
@@ -514,19 +575,29 @@ fn build(
         }
         let own;
         let field_type = match escape(k) {
-            Some(escaped) => {
-                let Some(fields) = decl.and_then(DeclType::fields) else {
-                    continue;
-                };
-                match fields.get(&escaped) {
-                    Some(t) => t,
-                    None => continue,
+            Some(escaped) => match (decl, lazy_shape) {
+                (NodeDecl::Known(d), _) => {
+                    let Some(fields) = d.and_then(DeclType::fields) else {
+                        continue;
+                    };
+                    match fields.get(&escaped) {
+                        Some(t) => NodeDecl::Known(Some(t)),
+                        None => continue,
+                    }
                 }
-            }
+                // An object type has a field for each property with a type (escaping is
+                // one-to-one).
+                (NodeDecl::Lazy(_), Some((DeclShape::Object, at)))
+                    if decl_shape_at(np, at + 1) != DeclShape::None =>
+                {
+                    NodeDecl::Lazy(at + 1)
+                }
+                (NodeDecl::Lazy(_), _) => continue,
+            },
             None => {
                 own = schema_decl_type(np, np.extensions.x_embedded_resource);
                 match &own {
-                    Some(t) => t,
+                    Some(t) => NodeDecl::Known(Some(t)),
                     None => continue,
                 }
             }
@@ -536,7 +607,7 @@ fn build(
             vp,
             np,
             np.extensions.x_embedded_resource,
-            Some(field_type),
+            field_type,
             format!("{}properties[{k}].", v.key_prefix),
             depth + 1,
         ) {

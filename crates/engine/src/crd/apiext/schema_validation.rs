@@ -1203,7 +1203,7 @@ pub fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) 
         if let Some(n) = &s.not {
             stack.push(n);
         }
-        stack.extend(s.properties.values());
+        stack.extend(s.properties.values().map(Box::as_ref));
         if let Some(ap) = s
             .additional_properties
             .as_ref()
@@ -1211,7 +1211,7 @@ pub fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) 
         {
             stack.push(ap);
         }
-        stack.extend(s.pattern_properties.values());
+        stack.extend(s.pattern_properties.values().map(Box::as_ref));
         if let Some(ai) = s
             .additional_items
             .as_ref()
@@ -1219,7 +1219,7 @@ pub fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) 
         {
             stack.push(ai);
         }
-        stack.extend(s.definitions.values());
+        stack.extend(s.definitions.values().map(Box::as_ref));
         for d in s.dependencies.values() {
             if let crate::schema::props::SchemaOrStringArray::Schema(x) = d {
                 stack.push(x);

@@ -699,7 +699,7 @@ pub fn validate_embedded(
                 }
                 let mut children = Vec::new();
                 for (k, v) in map {
-                    if let Some(prop) = s.properties.get(k) {
+                    if let Some(prop) = s.properties.get(k).map(Box::as_ref) {
                         let embedded = prop.extensions.x_embedded_resource;
                         children.push((v, prop, child(&pth, k), embedded));
                     } else if let Some(ap) = s.additional_properties_schema() {

@@ -233,7 +233,7 @@ fn nested(depth: usize) -> (JsonSchemaProps, Json, Json) {
             any_of: vec![any_of.clone()],
             ..JsonSchemaProps::default()
         };
-        p.properties.insert("n".into(), schema);
+        p.properties.insert("n".into(), Box::new(schema));
         schema = p;
         obj = wrap(obj);
         old = wrap(old);

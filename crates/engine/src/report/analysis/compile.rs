@@ -247,7 +247,7 @@ fn has_rules(s: &Structural) -> bool {
         if !s.x_validations.is_empty() {
             return true;
         }
-        stack.extend(s.properties.values());
+        stack.extend(s.properties.values().map(Box::as_ref));
         stack.extend(s.items.as_deref());
         stack.extend(s.additional_properties_schema());
     }

@@ -914,7 +914,13 @@ pub(super) fn convert_v1_to_internal(spec: &mut CrdSpec) {
         .versions
         .iter()
         .all(|v| v.subresources == first.subresources);
-    let same_schema = spec.versions.iter().all(|v| v.schema == first.schema);
+    // The first version against the others (comparing a large schema with itself cost a
+    // walk of the whole tree).
+    let same_schema = spec
+        .versions
+        .iter()
+        .skip(1)
+        .all(|v| v.schema == first.schema);
     let same_columns = spec
         .versions
         .iter()
@@ -926,14 +932,15 @@ pub(super) fn convert_v1_to_internal(spec: &mut CrdSpec) {
     if same_subresources {
         spec.subresources = first.subresources.clone();
     }
-    if same_schema {
-        spec.validation = first.schema.clone();
-    }
     if same_columns {
         spec.additional_printer_columns = first.additional_printer_columns.clone();
     }
     if same_fields {
         spec.selectable_fields = first.selectable_fields.clone();
+    }
+    if same_schema {
+        // Moved rather than copied: every version's schema is cleared below.
+        spec.validation = spec.versions.first_mut().and_then(|v| v.schema.take());
     }
     for v in &mut spec.versions {
         if same_subresources {

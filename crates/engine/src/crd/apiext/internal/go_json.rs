@@ -14,7 +14,7 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
     }
     let sub = |x: &JsonSchemaProps| schema_json_depth(x, depth + 1);
     let list = |xs: &[JsonSchemaProps]| crd_studio_gostd::json::list(xs.iter().map(sub));
-    let map = |m: &BTreeMap<String, JsonSchemaProps>| {
+    let map = |m: &BTreeMap<String, Box<JsonSchemaProps>>| {
         if m.is_empty() {
             "null".to_owned()
         } else {
