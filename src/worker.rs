@@ -73,7 +73,7 @@ pub fn worker_start() {
 /// `crd` the CRD text when the job carries one.
 #[wasm_bindgen]
 pub fn worker_receive(meta: &str, crd: Option<String>) {
-    let Ok(mut message) = serde_json::from_str::<ToWorker>(meta) else {
+    let Ok(mut message) = crate::wire_json::from_str::<ToWorker>(meta) else {
         return;
     };
     match &mut message {

@@ -457,7 +457,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
 }
 
 fn on_answer(text: &str) {
-    let Ok(answer) = serde_json::from_str::<FromWorker>(text) else {
+    let Ok(answer) = crate::wire_json::from_str::<FromWorker>(text) else {
         gloo::console::error!("unreadable answer from the engine's worker");
         return;
     };

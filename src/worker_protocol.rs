@@ -496,7 +496,7 @@ mod tests {
         }));
         let text = serde_json::to_string(&m).expect("serializes");
         assert!(text.starts_with(r#"{"analyze":{"#), "{text}");
-        assert_eq!(serde_json::from_str::<ToWorker>(&text).ok(), Some(m));
+        assert_eq!(crate::wire_json::from_str::<ToWorker>(&text).ok(), Some(m));
         let reply = FromWorker {
             studio: "s".to_owned(),
             seq: 2,
@@ -505,6 +505,9 @@ mod tests {
             },
         };
         let text = serde_json::to_string(&reply).expect("serializes");
-        assert_eq!(serde_json::from_str::<FromWorker>(&text).ok(), Some(reply));
+        assert_eq!(
+            crate::wire_json::from_str::<FromWorker>(&text).ok(),
+            Some(reply)
+        );
     }
 }
