@@ -1,26 +1,37 @@
-//! Reads the JSON messages between the page and the engine's worker (a
-//! [`crate::worker_protocol::FromWorker`] in the page, a [`crate::worker_protocol::ToWorker`]
-//! in the worker) with a serde deserializer built for code size rather than speed.
+//! The text of the messages between the page and the engine's worker
+//! ([`crate::worker_protocol::ToWorker`], [`crate::worker_protocol::FromWorker`]), written
+//! ([`to_string`]) and read ([`from_str`]) by serde code built for size rather than speed.
 //!
 //! `serde_json`'s deserializer inlines its parsing (whitespace, punctuation, strings, error
-//! positions) into every instance of its generic methods: reading the report cost about
+//! positions) into every instance of its generic methods, and a derived struct read from a
+//! JSON map matches every key against every field name: reading the report cost about
 //! 400 KB of wasm (42 copies of `deserialize_seq`, 42 of `Option::deserialize`, one per
 //! type). Here the parsing is one out-of-line function that returns the next token
-//! ([`Reader::token`]), and each generic method only matches a token and calls its visitor.
+//! ([`Reader`]), each generic method only matches a token and calls its visitor, and a struct
+//! is written as an array of its fields in order (read by the derived `visit_seq`, no keys).
 //!
-//! It reads what `serde_json` writes and gives the same values: the same visitor calls for
-//! every JSON value (non-negative integers as `u64`, negative ones as `i64`, the rest as
-//! `f64`; `null` as `None` or unit; a string or a one-key map as an enum), `serde_json`'s
-//! `RawValue` (the engine's `JsonText`), and `serde_json`'s recursion limit (128 nested
-//! arrays and maps). Errors carry no detail: the messages are written by the same build, so
-//! one that does not read is a bug, and the caller only logs it.
+//! The text is JSON except for structs: `[field, …]`, where `~` stands for a field its
+//! `Serialize` skipped (`skip_serializing_if`) and reads as a missing field does from JSON
+//! (`None`, or the field's default), as do fields past the end of the array (an adjacently
+//! tagged unit variant writes only its tag). Everything else reads as `serde_json` reads it,
+//! with the same visitor calls: non-negative integers as `u64`, negative ones as `i64`, the
+//! rest as `f64`; `null` as `None` or unit; a string or a one-key map as an enum;
+//! `serde_json`'s `RawValue` (the engine's `JsonText`, written verbatim); `serde_json`'s
+//! recursion limit (128 nested arrays and maps). Maps need string keys (`serde_json` quotes
+//! others; the messages have none), and internally tagged or untagged enums must not hold
+//! structs with skipped fields (they are read through serde's buffered content; the messages
+//! use externally tagged enums, see [`crate::worker_protocol::ToWorker`]). Errors carry no
+//! detail: the messages are written by the same build, so one that does not read is a bug,
+//! and the caller only logs it.
 
 use std::borrow::Cow;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::ser;
 
-/// Reads a value of type `T` from the JSON text `text` (nothing but whitespace may follow).
+/// Reads a value of type `T` from `text`, as [`to_string`] writes it (nothing but whitespace
+/// may follow).
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
     let mut reader = Reader {
         text,
@@ -77,7 +88,7 @@ enum Token<'de> {
     Object,
 }
 
-/// The reader: the text and where it is.
+/// The reader ([`from_str`]'s deserializer): the text and where it is.
 pub struct Reader<'de> {
     text: &'de str,
     at: usize,
@@ -185,30 +196,34 @@ impl<'de> Reader<'de> {
         }
         let mut out = String::from(self.text.get(start..self.at).ok_or(Error)?);
         loop {
-            let rest = self.text.get(self.at..).ok_or(Error)?;
-            let mut chars = rest.chars();
-            let c = chars.next().ok_or(Error)?;
-            self.at += c.len_utf8();
-            match c {
-                '"' => return Ok(Cow::Owned(out)),
-                '\\' => {
-                    let e = chars.next().ok_or(Error)?;
-                    self.at += 1;
-                    out.push(match e {
-                        '"' => '"',
-                        '\\' => '\\',
-                        '/' => '/',
-                        'b' => '\u{8}',
-                        'f' => '\u{c}',
-                        'n' => '\n',
-                        'r' => '\r',
-                        't' => '\t',
-                        'u' => self.escaped_char()?,
-                        _ => return Err(Error),
-                    });
+            // The run up to the next quote or escape, copied whole.
+            let run = self.at;
+            while let Some(&b) = bytes.get(self.at) {
+                if b == b'"' || b == b'\\' {
+                    break;
                 }
-                c => out.push(c),
+                self.at += 1;
             }
+            out.push_str(self.text.get(run..self.at).ok_or(Error)?);
+            let quote = *bytes.get(self.at).ok_or(Error)? == b'"';
+            self.at += 1;
+            if quote {
+                return Ok(Cow::Owned(out));
+            }
+            let e = *bytes.get(self.at).ok_or(Error)?;
+            self.at += 1;
+            out.push(match e {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.escaped_char()?,
+                _ => return Err(Error),
+            });
         }
     }
 
@@ -309,6 +324,12 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// Whether the next element is `~`, a skipped field (consumed if so).
+    #[inline(never)]
+    fn skipped(&mut self) -> bool {
+        self.peek() == Some(b'~') && self.eat("~")
+    }
+
     /// Whether the next value is `null` (consumed if so).
     #[inline(never)]
     fn null_next(&mut self) -> bool {
@@ -330,12 +351,14 @@ fn visit_scalar<'de, V: Visitor<'de>>(token: Token<'de>, visitor: V) -> Result<V
     }
 }
 
-/// Visits an array (entered) as a sequence.
+/// Visits an array (entered) as a sequence (`fields`: a struct's).
 fn visit_array<'de, V: Visitor<'de>>(
     reader: &mut Reader<'de>,
     visitor: V,
+    fields: bool,
 ) -> Result<V::Value, Error> {
     let mut items = Items::new(reader, b']');
+    items.fields = fields;
     let value = visitor.visit_seq(&mut items)?;
     items.finish()?;
     Ok(value)
@@ -360,6 +383,8 @@ struct Items<'r, 'de> {
     first: bool,
     /// Whether the closing byte was read.
     done: bool,
+    /// A struct's fields (an element may be `~`, a field the writer skipped).
+    fields: bool,
 }
 
 impl<'r, 'de> Items<'r, 'de> {
@@ -369,6 +394,7 @@ impl<'r, 'de> Items<'r, 'de> {
             close,
             first: true,
             done: false,
+            fields: false,
         }
     }
 
@@ -399,11 +425,17 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        if self.next()? {
-            seed.deserialize(&mut *self.reader).map(Some)
-        } else {
-            Ok(None)
+        if self.fields {
+            // A field skipped, or past the ones written, reads as missing: `None` for an
+            // `Option`, the unit content of an adjacently tagged unit variant, else the
+            // field's default (the derived code's answer to no element).
+            if self.done || !self.next()? || self.reader.skipped() {
+                return Ok(seed.deserialize(Missing).ok());
+            }
+        } else if !self.next()? {
+            return Ok(None);
         }
+        seed.deserialize(&mut *self.reader).map(Some)
     }
 }
 
@@ -456,10 +488,32 @@ impl<'de> de::VariantAccess<'de> for &mut Reader<'de> {
 
     fn struct_variant<V: Visitor<'de>>(
         self,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_map(self, visitor)
+        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+    }
+}
+
+/// A field the writer skipped or did not write: reads as `None` for an `Option`, as unit
+/// for what reads any value, and as nothing else.
+struct Missing;
+
+impl<'de> de::Deserializer<'de> for Missing {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
     }
 }
 
@@ -492,7 +546,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.token()? {
-            Token::Array => visit_array(self, visitor),
+            Token::Array => visit_array(self, visitor, false),
             Token::Object => visit_object(self, visitor),
             token => visit_scalar(token, visitor),
         }
@@ -508,7 +562,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.token()? {
-            Token::Array => visit_array(self, visitor),
+            Token::Array => visit_array(self, visitor, false),
             _ => Err(Error),
         }
     }
@@ -526,8 +580,11 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        // serde_json writes structs as maps (it also reads arrays; nothing here writes one).
-        self.deserialize_map(visitor)
+        // Written by [`to_string`]: an array of the fields in order.
+        match self.token()? {
+            Token::Array => visit_array(self, visitor, true),
+            _ => Err(Error),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -573,6 +630,401 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     }
 }
 
+/// Writes `value` as the messages' text: JSON, except that a struct is an array of its fields
+/// in their order, a field its `Serialize` skips (`skip_serializing_if`) written as `~`.
+pub fn to_string<T: ser::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    let mut writer = Writer(String::new());
+    value.serialize(&mut writer)?;
+    Ok(writer.0)
+}
+
+/// The writer: the text so far.
+struct Writer(String);
+
+impl Writer {
+    /// `s` as a JSON string (escaped as `serde_json` escapes; runs copied whole).
+    #[inline(never)]
+    fn string(&mut self, s: &str) {
+        let out = &mut self.0;
+        out.push('"');
+        let mut run = 0;
+        for (i, b) in s.bytes().enumerate() {
+            let escape = match b {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\r' => "\\r",
+                b'\t' => "\\t",
+                0x08 => "\\b",
+                0x0c => "\\f",
+                0..=0x1f => "",
+                _ => continue,
+            };
+            out.push_str(s.get(run..i).unwrap_or(""));
+            run = i + 1;
+            if escape.is_empty() {
+                let _ = write!(out, "\\u{b:04x}");
+            } else {
+                out.push_str(escape);
+            }
+        }
+        out.push_str(s.get(run..).unwrap_or(""));
+        out.push('"');
+    }
+
+    /// An integer.
+    #[inline(never)]
+    fn integer(&mut self, n: impl fmt::Display) {
+        let _ = write!(self.0, "{n}");
+    }
+
+    /// Replaces the JSON string written from `at` on by its content (out of line: one copy,
+    /// not one per field type).
+    #[inline(never)]
+    fn unquote(&mut self, at: usize) -> Result<(), Error> {
+        let written = self.0.split_off(at);
+        let mut reader = Reader {
+            text: &written,
+            at: 0,
+            depth: MAX_DEPTH,
+        };
+        self.0.push_str(&reader.string_token()?);
+        Ok(())
+    }
+
+    /// A `,` before every element but the first.
+    #[inline(never)]
+    fn comma(&mut self, first: &mut bool) {
+        if !std::mem::take(first) {
+            self.0.push(',');
+        }
+    }
+
+    /// Opens `{"variant":` (an enum variant with content).
+    #[inline(never)]
+    fn variant(&mut self, variant: &str) {
+        self.0.push('{');
+        self.string(variant);
+        self.0.push(':');
+    }
+}
+
+/// A list being written: an array, a map, a struct, or one of them inside a variant's
+/// `{"variant": …}`.
+struct List<'w> {
+    writer: &'w mut Writer,
+    first: bool,
+    /// What closes it (`]`, `}`, `]}`).
+    close: &'static str,
+    /// A struct that is `serde_json`'s raw value: its one field's string is written as is.
+    raw: bool,
+}
+
+impl List<'_> {
+    #[inline(never)]
+    fn end(self) -> Result<(), Error> {
+        if !self.raw {
+            self.writer.0.push_str(self.close);
+        }
+        Ok(())
+    }
+
+    fn element<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.writer.comma(&mut self.first);
+        value.serialize(&mut *self.writer)
+    }
+}
+
+impl ser::Error for Error {
+    fn custom<T: fmt::Display>(_: T) -> Error {
+        Error
+    }
+}
+
+impl<'w> ser::Serializer for &'w mut Writer {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = List<'w>;
+    type SerializeTuple = List<'w>;
+    type SerializeTupleStruct = List<'w>;
+    type SerializeTupleVariant = List<'w>;
+    type SerializeMap = List<'w>;
+    type SerializeStruct = List<'w>;
+    type SerializeStructVariant = List<'w>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.0.push_str(if v { "true" } else { "false" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.integer(v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        self.integer(v);
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.integer(v);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        self.integer(v);
+        Ok(())
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        // serde_json's text for it (`null` when not finite).
+        self.0
+            .push_str(&serde_json::to_string(&v).map_err(|_| Error)?);
+        Ok(())
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.0
+            .push_str(&serde_json::to_string(&v).map_err(|_| Error)?);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.string(v.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.string(v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        ser::Serializer::collect_seq(self, v)
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: ser::Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.0.push_str("null");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.string(variant);
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: ser::Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ser::Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.variant(variant);
+        value.serialize(&mut *self)?;
+        self.0.push('}');
+        Ok(())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<List<'w>, Error> {
+        self.0.push('[');
+        Ok(List {
+            writer: self,
+            first: true,
+            close: "]",
+            raw: false,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<List<'w>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<List<'w>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<List<'w>, Error> {
+        self.variant(variant);
+        self.0.push('[');
+        Ok(List {
+            writer: self,
+            first: true,
+            close: "]}",
+            raw: false,
+        })
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<List<'w>, Error> {
+        self.0.push('{');
+        Ok(List {
+            writer: self,
+            first: true,
+            close: "}",
+            raw: false,
+        })
+    }
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<List<'w>, Error> {
+        let raw = name == RAW_VALUE;
+        let mut list = self.serialize_seq(Some(len))?;
+        if raw {
+            list.writer.0.pop();
+            list.raw = true;
+        }
+        Ok(list)
+    }
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<List<'w>, Error> {
+        self.serialize_tuple_variant(name, index, variant, len)
+    }
+}
+
+impl ser::SerializeSeq for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeTuple for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeMap for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: ser::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.writer.comma(&mut self.first);
+        // Keys are strings (serde_json quotes other keys; the messages have none).
+        let at = self.writer.0.len();
+        key.serialize(&mut *self.writer)?;
+        if !self.writer.0.get(at..).is_some_and(|k| k.starts_with('"')) {
+            return Err(Error);
+        }
+        self.writer.0.push(':');
+        Ok(())
+    }
+    fn serialize_value<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        value.serialize(&mut *self.writer)
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeStruct for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ser::Serialize + ?Sized>(
+        &mut self,
+        _key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let at = self.writer.0.len();
+        self.element(value)?;
+        if self.raw {
+            // The raw value's text, written as a string: replaced by the text itself.
+            self.writer.unquote(at)?;
+        }
+        Ok(())
+    }
+    fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
+        self.writer.comma(&mut self.first);
+        self.writer.0.push('~');
+        Ok(())
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for List<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ser::Serialize + ?Sized>(
+        &mut self,
+        _key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
+        self.writer.comma(&mut self.first);
+        self.writer.0.push('~');
+        Ok(())
+    }
+    fn end(self) -> Result<(), Error> {
+        List::end(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -607,6 +1059,13 @@ mod tests {
     }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", tag = "kind", content = "index")]
+    enum Adjacent {
+        Unit,
+        Newtype(usize),
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
     #[serde(untagged)]
     enum Loose {
         Number(f64),
@@ -618,6 +1077,7 @@ mod tests {
         kinds: Vec<Kind>,
         value: Value,
         loose: Vec<Loose>,
+        adjacent: Vec<Adjacent>,
         #[serde(flatten)]
         rest: std::collections::BTreeMap<String, Value>,
     }
@@ -658,12 +1118,12 @@ mod tests {
     }
 
     #[test]
-    fn typed_values_read_as_serde_json_reads_them() {
+    fn typed_values_round_trip() {
         let outer = Outer {
             kinds: vec![
                 Kind::Plain,
                 Kind::Newtype(Inner {
-                    name: "n\"1".into(),
+                    name: "n\"1\u{1}\u{7f}é".into(),
                     count: Some(3),
                     list: vec![-1, 2],
                 }),
@@ -677,23 +1137,39 @@ mod tests {
             ],
             value: json!({"x": [1, -2, 3.5, null, {"y": "z"}]}),
             loose: vec![Loose::Number(1.0), Loose::Text("s".into())],
+            adjacent: vec![Adjacent::Unit, Adjacent::Newtype(4)],
             rest: [("extra".to_owned(), json!([1]))].into_iter().collect(),
         };
-        let text = serde_json::to_string(&outer).unwrap();
-        assert_eq!(both::<Outer>(&text), Some(outer));
-        // Numbers into narrower types, out of range, and unknown fields.
+        let text = to_string(&outer).unwrap();
+        assert!(text.contains(r#"{"newtype":["",~,[]]}"#), "{text}");
+        assert!(text.contains(r#"{"struct":[0.1]}"#), "{text}");
+        assert!(text.contains(r#"[["unit"],["newtype",4]]"#), "{text}");
+        assert_eq!(from_str::<Outer>(&text), Ok(outer));
+        assert_eq!(to_string(&f64::NAN), Ok("null".to_owned()));
+        // A struct's fields: skipped ones, fewer (the rest default), too few, too many.
+        let inner = |count, list: &[i64]| Inner {
+            name: "a".into(),
+            count,
+            list: list.to_vec(),
+        };
+        assert_eq!(from_str::<Inner>(r#"["a",~,[1]]"#), Ok(inner(None, &[1])));
+        assert_eq!(from_str::<Inner>(r#"["a",2,~]"#), Ok(inner(Some(2), &[])));
+        assert_eq!(from_str::<Inner>(r#"["a",2]"#), Ok(inner(Some(2), &[])));
+        assert_eq!(from_str::<Inner>(r#"[~,2]"#), Err(Error));
+        assert_eq!(from_str::<Inner>(r#"["a",2,[],5]"#), Err(Error));
+        assert_eq!(from_str::<Inner>(r#"{"name":"a"}"#), Err(Error));
+        // Scalars, enums and maps read as serde_json reads them.
         assert_eq!(both::<u8>("255"), Some(255));
         assert_eq!(both::<u8>("256"), None);
         assert_eq!(both::<i8>("-129"), None);
         assert_eq!(both::<f32>("1"), Some(1.0));
         assert_eq!(both::<Option<u8>>("null"), Some(None));
         assert_eq!(both::<()>("null"), Some(()));
-        both::<Inner>(r#"{"name":"a","unknown":{"deep":[1,{"x":null}]},"count":1}"#);
-        both::<Inner>(r#"{"count":1}"#);
         both::<Kind>(r#"{"plain":null}"#);
-        both::<Kind>(r#"{"newtype":{"name":"a"},"tuple":[1,"b"]}"#);
+        both::<Kind>(r#"{"tuple":[1,"b"],"plain":null}"#);
         both::<Kind>(r#""struct""#);
         both::<char>(r#""c""#);
+        both::<std::collections::BTreeMap<String, Vec<u8>>>(r#"{"a":[1],"b":[]}"#);
     }
 
     #[test]
@@ -707,8 +1183,9 @@ mod tests {
             object: crd_studio_engine::JsonText,
         }
         let holder = Holder { object };
-        let text = serde_json::to_string(&holder).unwrap();
-        assert_eq!(both::<Holder>(&text), Some(holder));
+        let text = to_string(&holder).unwrap();
+        assert_eq!(text, r#"[{"k":[1,"v w"]}]"#);
+        assert_eq!(from_str::<Holder>(&text), Ok(holder));
     }
 
     #[test]
@@ -734,7 +1211,7 @@ mod tests {
                 seq: 7,
                 outcome: Outcome::Reply(Box::new(reply)),
             };
-            let text = serde_json::to_string(&message).unwrap();
+            let text = to_string(&message).unwrap();
             let read = from_str::<FromWorker>(&text);
             assert_eq!(read.as_ref().ok(), Some(&message), "{}", example.slug);
         }

@@ -288,7 +288,7 @@ fn run_in_page(out: Outgoing<EditorText>) {
     job.crd = crd.map(|c| c.rust().to_string());
     gloo::timers::callback::Timeout::new(0, move || {
         let answer = crate::worker::run_job(job);
-        if let Ok(text) = serde_json::to_string(&answer) {
+        if let Ok(text) = crate::wire_json::to_string(&answer) {
             on_answer(&text);
         }
     })
@@ -338,7 +338,7 @@ fn restart_worker(client: &mut Client, stopped: Option<&str>) {
 
 fn post(worker: &Worker, out: Outgoing<EditorText>) {
     let Outgoing { job, crd } = out;
-    let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
+    let Ok(meta) = crate::wire_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
         return;
     };
     let message = js_sys::Array::new();
@@ -400,7 +400,7 @@ pub fn forget(studio: &str) {
         client.studios.remove(studio);
         RECEIVED.with(|r| r.borrow_mut().forget(studio));
         if let Some(w) = &client.worker {
-            if let Ok(meta) = serde_json::to_string(&ToWorker::Forget {
+            if let Ok(meta) = crate::wire_json::to_string(&ToWorker::Forget {
                 studio: studio.to_owned(),
             }) {
                 let message = js_sys::Array::of2(&JsValue::from_str(&meta), &JsValue::NULL);
@@ -435,7 +435,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
     let worker = CLIENT.with(|c| ensure_worker(&mut c.borrow_mut()));
     match worker {
         Some(w) => {
-            let Ok(meta) = serde_json::to_string(&ToWorker::Assist(Box::new(request))) else {
+            let Ok(meta) = crate::wire_json::to_string(&ToWorker::Assist(Box::new(request))) else {
                 return;
             };
             let message = js_sys::Array::of2(&JsValue::from_str(&meta), &text);
@@ -447,7 +447,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
             request.text = text.as_string().unwrap_or_default();
             gloo::timers::callback::Timeout::new(0, move || {
                 let answer = crate::worker::run_assist(&request);
-                if let Ok(text) = serde_json::to_string(&answer) {
+                if let Ok(text) = crate::wire_json::to_string(&answer) {
                     on_answer(&text);
                 }
             })
