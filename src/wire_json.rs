@@ -633,19 +633,26 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
 /// Writes `value` as the messages' text: JSON, except that a struct is an array of its fields
 /// in their order, a field its `Serialize` skips (`skip_serializing_if`) written as `~`.
 pub fn to_string<T: ser::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let mut writer = Writer(String::new());
+    let mut writer = Writer {
+        out: String::new(),
+        raw: false,
+    };
     value.serialize(&mut writer)?;
-    Ok(writer.0)
+    Ok(writer.out)
 }
 
 /// The writer: the text so far.
-struct Writer(String);
+struct Writer {
+    out: String,
+    /// The next string is `serde_json`'s raw value's text: written as it is.
+    raw: bool,
+}
 
 impl Writer {
     /// `s` as a JSON string (escaped as `serde_json` escapes; runs copied whole).
     #[inline(never)]
     fn string(&mut self, s: &str) {
-        let out = &mut self.0;
+        let out = &mut self.out;
         out.push('"');
         let mut run = 0;
         for (i, b) in s.bytes().enumerate() {
@@ -675,37 +682,23 @@ impl Writer {
     /// An integer.
     #[inline(never)]
     fn integer(&mut self, n: impl fmt::Display) {
-        let _ = write!(self.0, "{n}");
-    }
-
-    /// Replaces the JSON string written from `at` on by its content (out of line: one copy,
-    /// not one per field type).
-    #[inline(never)]
-    fn unquote(&mut self, at: usize) -> Result<(), Error> {
-        let written = self.0.split_off(at);
-        let mut reader = Reader {
-            text: &written,
-            at: 0,
-            depth: MAX_DEPTH,
-        };
-        self.0.push_str(&reader.string_token()?);
-        Ok(())
+        let _ = write!(self.out, "{n}");
     }
 
     /// A `,` before every element but the first.
     #[inline(never)]
     fn comma(&mut self, first: &mut bool) {
         if !std::mem::take(first) {
-            self.0.push(',');
+            self.out.push(',');
         }
     }
 
     /// Opens `{"variant":` (an enum variant with content).
     #[inline(never)]
     fn variant(&mut self, variant: &str) {
-        self.0.push('{');
+        self.out.push('{');
         self.string(variant);
-        self.0.push(':');
+        self.out.push(':');
     }
 }
 
@@ -724,7 +717,7 @@ impl List<'_> {
     #[inline(never)]
     fn end(self) -> Result<(), Error> {
         if !self.raw {
-            self.writer.0.push_str(self.close);
+            self.writer.out.push_str(self.close);
         }
         Ok(())
     }
@@ -753,7 +746,7 @@ impl<'w> ser::Serializer for &'w mut Writer {
     type SerializeStructVariant = List<'w>;
 
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.0.push_str(if v { "true" } else { "false" });
+        self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
     fn serialize_i8(self, v: i8) -> Result<(), Error> {
@@ -792,12 +785,12 @@ impl<'w> ser::Serializer for &'w mut Writer {
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         // serde_json's text for it (`null` when not finite).
-        self.0
+        self.out
             .push_str(&serde_json::to_string(&v).map_err(|_| Error)?);
         Ok(())
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        self.0
+        self.out
             .push_str(&serde_json::to_string(&v).map_err(|_| Error)?);
         Ok(())
     }
@@ -806,7 +799,11 @@ impl<'w> ser::Serializer for &'w mut Writer {
         Ok(())
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        self.string(v);
+        if std::mem::take(&mut self.raw) {
+            self.out.push_str(v);
+        } else {
+            self.string(v);
+        }
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
@@ -819,7 +816,7 @@ impl<'w> ser::Serializer for &'w mut Writer {
         value.serialize(self)
     }
     fn serialize_unit(self) -> Result<(), Error> {
-        self.0.push_str("null");
+        self.out.push_str("null");
         Ok(())
     }
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
@@ -850,11 +847,11 @@ impl<'w> ser::Serializer for &'w mut Writer {
     ) -> Result<(), Error> {
         self.variant(variant);
         value.serialize(&mut *self)?;
-        self.0.push('}');
+        self.out.push('}');
         Ok(())
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<List<'w>, Error> {
-        self.0.push('[');
+        self.out.push('[');
         Ok(List {
             writer: self,
             first: true,
@@ -876,7 +873,7 @@ impl<'w> ser::Serializer for &'w mut Writer {
         _len: usize,
     ) -> Result<List<'w>, Error> {
         self.variant(variant);
-        self.0.push('[');
+        self.out.push('[');
         Ok(List {
             writer: self,
             first: true,
@@ -885,7 +882,7 @@ impl<'w> ser::Serializer for &'w mut Writer {
         })
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<List<'w>, Error> {
-        self.0.push('{');
+        self.out.push('{');
         Ok(List {
             writer: self,
             first: true,
@@ -897,7 +894,7 @@ impl<'w> ser::Serializer for &'w mut Writer {
         let raw = name == RAW_VALUE;
         let mut list = self.serialize_seq(Some(len))?;
         if raw {
-            list.writer.0.pop();
+            list.writer.out.pop();
             list.raw = true;
         }
         Ok(list)
@@ -963,12 +960,17 @@ impl ser::SerializeMap for List<'_> {
     fn serialize_key<T: ser::Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
         self.writer.comma(&mut self.first);
         // Keys are strings (serde_json quotes other keys; the messages have none).
-        let at = self.writer.0.len();
+        let at = self.writer.out.len();
         key.serialize(&mut *self.writer)?;
-        if !self.writer.0.get(at..).is_some_and(|k| k.starts_with('"')) {
+        if !self
+            .writer
+            .out
+            .get(at..)
+            .is_some_and(|k| k.starts_with('"'))
+        {
             return Err(Error);
         }
-        self.writer.0.push(':');
+        self.writer.out.push(':');
         Ok(())
     }
     fn serialize_value<T: ser::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -987,17 +989,13 @@ impl ser::SerializeStruct for List<'_> {
         _key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        let at = self.writer.0.len();
-        self.element(value)?;
-        if self.raw {
-            // The raw value's text, written as a string: replaced by the text itself.
-            self.writer.unquote(at)?;
-        }
-        Ok(())
+        // The raw value's one field is its text, a string: written as it is.
+        self.writer.raw = self.raw;
+        self.element(value)
     }
     fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
         self.writer.comma(&mut self.first);
-        self.writer.0.push('~');
+        self.writer.out.push('~');
         Ok(())
     }
     fn end(self) -> Result<(), Error> {
@@ -1017,7 +1015,7 @@ impl ser::SerializeStructVariant for List<'_> {
     }
     fn skip_field(&mut self, _key: &'static str) -> Result<(), Error> {
         self.writer.comma(&mut self.first);
-        self.writer.0.push('~');
+        self.writer.out.push('~');
         Ok(())
     }
     fn end(self) -> Result<(), Error> {
