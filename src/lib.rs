@@ -35,6 +35,7 @@ pub mod studio_state;
 pub mod theme;
 pub mod versions_line;
 pub mod view_model;
+pub mod wire_json;
 pub mod worker_boundary;
 pub mod worker_protocol;
 

@@ -122,9 +122,9 @@ mod tests {
             let wire = sent.thin(studio, computed.clone());
             assert_eq!(is_thin(&wire), *thinned, "{studio} {versions:?} {findings}");
             // Through JSON, as between the threads.
-            let text = serde_json::to_string(&wire).unwrap_or_default();
-            let read: Outcome =
-                serde_json::from_str(&text).unwrap_or(Outcome::Progress { done: 0, total: 0 });
+            let text = crate::wire_json::to_string(&wire).unwrap_or_default();
+            let read: Outcome = crate::wire_json::from_str(&text)
+                .unwrap_or(Outcome::Progress { done: 0, total: 0 });
             assert_eq!(received.fill(studio, read), computed);
         }
     }

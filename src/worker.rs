@@ -63,17 +63,17 @@ pub fn worker_start() {
                 message: info.to_string(),
             },
         };
-        if let Ok(text) = serde_json::to_string(&message) {
+        if let Ok(text) = crate::wire_json::to_string(&message) {
             post_message(&text);
         }
     }));
 }
 
-/// Queues a message from the page: `meta` is a [`ToWorker`] as JSON without the CRD text,
-/// `crd` the CRD text when the job carries one.
+/// Queues a message from the page: `meta` is a [`ToWorker`] (`crate::wire_json` text) without
+/// the CRD text, `crd` the CRD text when the job carries one.
 #[wasm_bindgen]
 pub fn worker_receive(meta: &str, crd: Option<String>) {
-    let Ok(mut message) = serde_json::from_str::<ToWorker>(meta) else {
+    let Ok(mut message) = crate::wire_json::from_str::<ToWorker>(meta) else {
         return;
     };
     match &mut message {
@@ -111,7 +111,8 @@ pub fn worker_pending() -> bool {
     INBOX.with(|i| !i.borrow().is_empty()) || SPANS.with(|s| s.borrow().pending())
 }
 
-/// Handles the next queued message; the answer to post (JSON of a [`FromWorker`]), if any.
+/// Handles the next queued message; the answer to post (a [`FromWorker`] as
+/// `crate::wire_json` text), if any.
 #[wasm_bindgen]
 pub fn worker_step() -> Option<String> {
     let Some(message) = INBOX.with(|i| i.borrow_mut().pop()) else {
@@ -123,7 +124,7 @@ pub fn worker_step() -> Option<String> {
             seq,
             outcome: Outcome::Versions(line),
         };
-        return serde_json::to_string(&message).ok();
+        return crate::wire_json::to_string(&message).ok();
     };
     match message {
         ToWorker::Forget { studio } => {
@@ -133,7 +134,7 @@ pub fn worker_step() -> Option<String> {
             SENT.with(|s| s.borrow_mut().forget(&studio));
             None
         }
-        ToWorker::Assist(request) => serde_json::to_string(&run_assist(&request)).ok(),
+        ToWorker::Assist(request) => crate::wire_json::to_string(&run_assist(&request)).ok(),
         ToWorker::Analyze(mut job) => {
             // The job as it would run again (the CRD text stays in CRDS).
             let crd = job.crd.take();
@@ -160,7 +161,7 @@ pub fn worker_step() -> Option<String> {
                 outcome,
             } = answer;
             let outcome = SENT.with(|s| s.borrow_mut().thin(&studio, outcome));
-            serde_json::to_string(&FromWorker {
+            crate::wire_json::to_string(&FromWorker {
                 studio,
                 seq,
                 outcome,
@@ -259,7 +260,7 @@ fn run(job: Job, tell_progress: bool) -> FromWorker {
                 total: p.total,
             },
         };
-        if let Ok(text) = serde_json::to_string(&message) {
+        if let Ok(text) = crate::wire_json::to_string(&message) {
             post_message(&text);
         }
     };

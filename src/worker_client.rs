@@ -306,7 +306,7 @@ fn run_in_page(out: Outgoing<EditorText>) {
     job.crd = crd.map(|c| c.rust().to_string());
     gloo::timers::callback::Timeout::new(0, move || {
         let answer = crate::worker::run_job(job);
-        if let Ok(text) = serde_json::to_string(&answer) {
+        if let Ok(text) = crate::wire_json::to_string(&answer) {
             on_answer(&text);
         }
     })
@@ -356,7 +356,7 @@ fn restart_worker(client: &mut Client, stopped: Option<&str>) {
 
 fn post(worker: &Worker, out: Outgoing<EditorText>) {
     let Outgoing { job, crd } = out;
-    let Ok(meta) = serde_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
+    let Ok(meta) = crate::wire_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
         return;
     };
     let message = js_sys::Array::new();
@@ -418,7 +418,7 @@ pub fn forget(studio: &str) {
         client.studios.remove(studio);
         RECEIVED.with(|r| r.borrow_mut().forget(studio));
         if let Some(w) = &client.worker {
-            if let Ok(meta) = serde_json::to_string(&ToWorker::Forget {
+            if let Ok(meta) = crate::wire_json::to_string(&ToWorker::Forget {
                 studio: studio.to_owned(),
             }) {
                 let message = js_sys::Array::of2(&JsValue::from_str(&meta), &JsValue::NULL);
@@ -466,7 +466,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
     });
     match worker {
         Some(w) => {
-            let Ok(meta) = serde_json::to_string(&ToWorker::Assist(Box::new(request))) else {
+            let Ok(meta) = crate::wire_json::to_string(&ToWorker::Assist(Box::new(request))) else {
                 return;
             };
             let text = if held { JsValue::NULL } else { text };
@@ -479,7 +479,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
             request.text = text.as_string().unwrap_or_default();
             gloo::timers::callback::Timeout::new(0, move || {
                 let answer = crate::worker::run_assist(&request);
-                if let Ok(text) = serde_json::to_string(&answer) {
+                if let Ok(text) = crate::wire_json::to_string(&answer) {
                     on_answer(&text);
                 }
             })
@@ -489,7 +489,7 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
 }
 
 fn on_answer(text: &str) {
-    let Ok(answer) = serde_json::from_str::<FromWorker>(text) else {
+    let Ok(answer) = crate::wire_json::from_str::<FromWorker>(text) else {
         gloo::console::error!("unreadable answer from the engine's worker");
         return;
     };

@@ -17,8 +17,9 @@
 //!   studio ([`Inbox`]), carrying a dropped job's CRD text into the job that replaces it.
 //!
 //! - A job without a CRD text uses the worker's copy, neither copied nor compared
-//!   (`Engine::answer_known`). Messages are a JSON string plus the CRD text as a separate
-//!   string (no JSON escaping of megabytes); replies are JSON.
+//!   (`Engine::answer_known`). Messages are a string (`crate::wire_json`: JSON with structs
+//!   as arrays) plus the CRD text as a separate string (no escaping of megabytes); replies
+//!   are `wire_json` strings.
 //!
 //! Everything here is plain data and pure logic, tested natively.
 
@@ -543,9 +544,9 @@ mod tests {
             crd: Some("c".to_owned()),
             ..job("o")
         }));
-        let text = serde_json::to_string(&m).expect("serializes");
-        assert!(text.starts_with(r#"{"analyze":{"#), "{text}");
-        assert_eq!(serde_json::from_str::<ToWorker>(&text).ok(), Some(m));
+        let text = crate::wire_json::to_string(&m).expect("serializes");
+        assert!(text.starts_with(r#"{"analyze":["",0,"c",["o"]"#), "{text}");
+        assert_eq!(crate::wire_json::from_str::<ToWorker>(&text).ok(), Some(m));
         let reply = FromWorker {
             studio: "s".to_owned(),
             seq: 2,
@@ -553,7 +554,10 @@ mod tests {
                 message: "boom".to_owned(),
             },
         };
-        let text = serde_json::to_string(&reply).expect("serializes");
-        assert_eq!(serde_json::from_str::<FromWorker>(&text).ok(), Some(reply));
+        let text = crate::wire_json::to_string(&reply).expect("serializes");
+        assert_eq!(
+            crate::wire_json::from_str::<FromWorker>(&text).ok(),
+            Some(reply)
+        );
     }
 }
