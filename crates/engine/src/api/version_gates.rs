@@ -191,13 +191,11 @@ impl Gates {
                     if let Some(signatures) = self.macros.get(&word) {
                         let receiver = i.checked_sub(1).and_then(kind) == Some(Tok::Dot);
                         match call_arity(&kinds, i) {
-                            Some(Some(argc)) => {
-                                if signatures.contains(&(argc, receiver)) {
-                                    return true;
-                                }
+                            Some(Some(argc)) if signatures.contains(&(argc, receiver)) => {
+                                return true
                             }
                             Some(None) => return true,
-                            None => {}
+                            _ => {}
                         }
                     }
                 }
