@@ -333,6 +333,18 @@ pub(crate) fn gated_sites(crd: &InternalCrd, gates: &Gates) -> Option<Vec<GatedS
     }
     let mut out = Vec::new();
     for (version, root_path, root) in schemas {
+        // Every gated node anywhere in the schema (allOf, not, …), counted without
+        // allocating: most schemas have none, and then nothing more is walked.
+        let count = std::cell::Cell::new(0usize);
+        crate::crd::apiext::schema_validation::schema_has(root, &|s| {
+            if gated(s) {
+                count.set(count.get() + 1);
+            }
+            false
+        });
+        if count.get() == 0 {
+            continue;
+        }
         let walked_before = out.len();
         let mut stack: Vec<(&JsonSchemaProps, Vec<CelStep>)> = vec![(root, Vec::new())];
         while let Some((node, steps)) = stack.pop() {
@@ -363,14 +375,7 @@ pub(crate) fn gated_sites(crd: &InternalCrd, gates: &Gates) -> Option<Vec<GatedS
                 stack.push((ap, s));
             }
         }
-        // Every gated node anywhere in the schema (allOf, not, …) must be among those walked.
-        let count = std::cell::Cell::new(0usize);
-        crate::crd::apiext::schema_validation::schema_has(root, &|s| {
-            if gated(s) {
-                count.set(count.get() + 1);
-            }
-            false
-        });
+        // The walk must reach every gated node.
         if count.get() != out.len() - walked_before {
             return None;
         }
