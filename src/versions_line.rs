@@ -1,17 +1,22 @@
 //! The CRD across Kubernetes versions, one line under the verdict ("accepted by 1.31–1.37;
 //! 1.30 rejects: isIP needs 1.31"), computed in the worker after the CRD's reply.
 //!
-//! The engine checks one version at a time ([`CompiledCrd::verdict_at`]: CRD validation at
-//! that version, nothing at all for a CRD without rules or selectable fields). The worker
-//! runs one version per step *after* posting the reply, and only while no message waits
-//! (`worker.rs`): the reply is never delayed, a queued keystroke goes first, and a newer CRD
-//! content starts the span over. Object keystrokes never recompute it: the span belongs to
-//! the CRD's content and options and rides on every later reply ([`Spans::after_job`]).
-//! A step costs at most one CRD validation (about 40% of a compile, measured on the corpus).
+//! The engine says what can differ at each version ([`CompiledCrd::recheck_plan`]: the rule
+//! sites naming a version-gated CEL name, the field-selector gate) and checks one version at
+//! a time ([`CompiledCrd::verdict_at_with`]). The worker runs the span in steps *after*
+//! posting the reply, and only while no message waits (`worker.rs`): the reply is never
+//! delayed, a queued keystroke goes first, and a newer CRD content starts the span over.
+//! A step takes every version that needs nothing compiled at once, and at most one that
+//! does (its gated rule sites compiled again, or, where they differ, one CRD validation), so
+//! a CRD whose rules name nothing gated (argo-workflows) has its line in one cheap step.
+//! Object keystrokes never recompute it: the span belongs to the CRD's content and options
+//! and rides on every later reply ([`Spans::after_job`]).
 
 use std::collections::HashMap;
 
-use crd_studio_engine::{CompiledCrd, KubernetesVersion, Options, VersionSpan, VersionVerdict};
+use crd_studio_engine::{
+    CompiledCrd, KubernetesVersion, Options, RecheckPlan, VersionSpan, VersionVerdict,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::worker_boundary::Engine;
@@ -49,6 +54,8 @@ impl VersionsLine {
 #[derive(Debug)]
 struct Span {
     options: Options,
+    /// What can differ at other versions (from the first step).
+    plan: Option<RecheckPlan>,
     verdicts: Vec<VersionVerdict>,
     done: Option<VersionsLine>,
     /// The studio's newest answered job (the line is posted for it).
@@ -75,6 +82,7 @@ impl Spans {
     ) -> Option<VersionsLine> {
         let fresh = || Span {
             options: options.clone(),
+            plan: None,
             verdicts: Vec::new(),
             done: None,
             seq,
@@ -92,17 +100,21 @@ impl Spans {
         self.studios.values().any(|s| s.done.is_none())
     }
 
-    /// Checks the next version of one unfinished span with the engine's compiled CRD of its
-    /// studio; when that finishes it, the studio, its newest job and the line.
+    /// Checks the next versions of one unfinished span with the engine's compiled CRD of its
+    /// studio (those that need nothing compiled, and at most one that does); when that
+    /// finishes it, the studio, its newest job and the line.
     pub fn step(&mut self, engine: &Engine) -> Option<(String, u64, VersionsLine)> {
         let (studio, span) = self.studios.iter_mut().find(|(_, s)| s.done.is_none())?;
         let Some(crd) = engine.compiled_crd(studio) else {
             span.done = Some(VersionsLine::default());
             return None;
         };
-        if let Some(v) = KubernetesVersion::all().nth(span.verdicts.len()) {
-            span.verdicts.push(crd.verdict_at(v));
-            if span.verdicts.len() < KubernetesVersion::all().count() {
+        let plan = span.plan.get_or_insert_with(|| crd.recheck_plan());
+        let count = KubernetesVersion::all().count();
+        while let Some(v) = KubernetesVersion::all().nth(span.verdicts.len()) {
+            let compiles = plan.needs_recheck(v);
+            span.verdicts.push(crd.verdict_at_with(plan, v));
+            if compiles && span.verdicts.len() < count {
                 return None;
             }
         }
@@ -180,12 +192,13 @@ spec:
     }
 
     #[test]
-    fn one_version_per_step_then_kept_until_the_content_changes() {
+    fn steps_only_for_what_depends_on_the_version_then_kept_until_the_content_changes() {
         let (mut engine, mut spans) = (Engine::default(), Spans::default());
         let plain = crd("self.a.size() > 0");
         let (known, steps, done) = job(&mut engine, &mut spans, 1, &plain, true);
         assert_eq!(known, None);
-        assert_eq!(steps, KubernetesVersion::all().count());
+        // Nothing in the rule depends on the version: one step, nothing compiled.
+        assert_eq!(steps, 1);
         let (studio, seq, line) = done.expect("the line");
         assert_eq!((studio.as_str(), seq), ("s", 1));
         assert_eq!(line.line, "accepted by 1.30–1.37");
@@ -202,9 +215,11 @@ spec:
         let (known, steps, _) = job(&mut engine, &mut spans, 3, &spaced, true);
         assert!(known.is_some());
         assert_eq!(steps, 0);
-        // A newer function: computed again, for the newest job.
-        let (known, _, done) = job(&mut engine, &mut spans, 4, &crd("isIP(self.a)"), true);
+        // A newer function: computed again, for the newest job, one version compiled per
+        // step (its one rule site at each version but the compiled one).
+        let (known, steps, done) = job(&mut engine, &mut spans, 4, &crd("isIP(self.a)"), true);
         assert_eq!(known, None);
+        assert_eq!(steps, KubernetesVersion::all().count());
         let (_, seq, line) = done.expect("the line");
         assert_eq!(seq, 4);
         assert_eq!(

@@ -245,20 +245,7 @@ fn run_check(check: &RepoCheck) -> Result<ExitCode, Error> {
         ..Options::default()
     };
     let report = run::run(&tree, &plan, check, &options(newest));
-    let across = (check.versions.len() > 1).then(|| {
-        let reports: Vec<(KubernetesVersion, run::Report)> = check
-            .versions
-            .iter()
-            .map(|&v| {
-                if v == newest {
-                    (v, report.clone())
-                } else {
-                    (v, run::run(&tree, &plan, check, &options(v)))
-                }
-            })
-            .collect();
-        versions::across(&reports)
-    });
+    let across = (check.versions.len() > 1).then(|| versions::across(&report, &check.versions));
     let out = match check.format {
         RepoFormat::Text => text::text(&report, across.as_ref()),
         RepoFormat::Json => text::json(&report, across.as_ref()),

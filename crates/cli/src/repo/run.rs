@@ -10,8 +10,8 @@ use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 use crd_studio_engine::{
-    Analysis, ChangeSeverity, CompiledCrd, CrdChange, Finding, Options, PreviousCrd, Severity,
-    SourceId, TimeZoneDb,
+    Analysis, ChangeSeverity, CompiledCrd, CrdChange, Finding, KubernetesVersion, Options,
+    PreviousCrd, Severity, SourceId, TimeZoneDb,
 };
 use rayon::prelude::*;
 
@@ -51,6 +51,23 @@ pub(crate) struct CrdResult {
     pub old_file: Option<usize>,
     /// The changes from the previous revision.
     pub changes: Vec<CrdChange>,
+    /// With several `--kubernetes-version`s: the engine's verdict and findings at each other
+    /// version where they may differ from this run's (the CRD compiled again there), and this
+    /// run's engine findings about the CRD beside them (see [`super::versions`]).
+    pub other_versions: Vec<AtVersion>,
+    /// This run's engine findings about the CRD, when `other_versions` has any.
+    pub own_findings: Vec<Finding>,
+}
+
+/// A CRD compiled at another Kubernetes version than the run's.
+#[derive(Clone, Debug)]
+pub(crate) struct AtVersion {
+    /// The version.
+    pub version: KubernetesVersion,
+    /// The engine's verdict there.
+    pub accepted: bool,
+    /// The engine's findings there, in its order.
+    pub findings: Vec<Located>,
 }
 
 /// An object's verdict.
@@ -171,7 +188,7 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
         .par_iter()
         .map(|&c| {
             let objects = by_crd.get(&c).map(Vec::as_slice).unwrap_or_default();
-            crd_task(tree, plan, c, objects, &owns, options)
+            crd_task(tree, plan, c, objects, &owns, options, &check.versions)
         })
         .collect();
 
@@ -316,19 +333,23 @@ pub(crate) fn run(tree: &Tree, plan: &Plan, check: &RepoCheck, options: &Options
     // A stable order: file, document, then place (a note after its document's findings).
     report.crds.sort_by_key(|c| (c.file, c.document));
     report.objects.sort_by_key(|o| (o.file, o.document));
-    report.findings.sort_by_key(|x| {
-        let l = x.finding.location;
-        (
-            x.file,
-            x.document(),
-            x.finding.note,
-            l.map(|l| (l.span.start.line, l.span.start.column)),
-        )
-    });
+    report.findings.sort_by_key(order_key);
     report
         .findings
         .dedup_by(|a, b| a.file == b.file && a.finding == b.finding);
     report
+}
+
+/// The order of a report's findings: file, document, then place (a note after its
+/// document's findings); a stable sort keeps the order found among equals.
+pub(crate) fn order_key(x: &Located) -> (usize, usize, bool, Option<(usize, usize)>) {
+    let l = x.finding.location;
+    (
+        x.file,
+        x.document(),
+        x.finding.note,
+        l.map(|l| (l.span.start.line, l.span.start.column)),
+    )
 }
 
 /// One engine call of a task: the files (each with the objects, indices in the plan, it is
@@ -344,6 +365,7 @@ fn crd_task(
     objects: &[usize],
     owns: &(dyn Fn(usize, usize) -> bool + Sync),
     options: &Options,
+    versions: &[KubernetesVersion],
 ) -> TaskResult {
     let mut out = TaskResult {
         crd: None,
@@ -366,8 +388,48 @@ fn crd_task(
         .map(|(_, t)| Rc::new(PreviousCrd::compile(t, options)));
     let mut compiled = CompiledCrd::compile(&text, options).with_previous(&text, previous);
     let old_file = old_text.as_ref().map(|(f, _)| *f);
+    let located = |findings: Vec<Finding>| -> Vec<Located> {
+        findings
+            .into_iter()
+            .filter_map(|finding| {
+                let file = match finding.location.map(|l| l.source) {
+                    Some(SourceId::OldCrd) => old_file,
+                    _ => Some(crd.file),
+                };
+                file.map(|file| Located { file, finding })
+            })
+            .collect()
+    };
     if owns(crd.file, crd.document) {
         let analysis = compiled.analyze_objects(&[], None);
+        // The other versions: compiled again only where something may differ (the engine's
+        // `same_verdict_at` compiles the version-gated rule sites alone).
+        let plan = compiled.recheck_plan();
+        let other_versions: Vec<AtVersion> = versions
+            .iter()
+            .filter(|&&v| v != options.kubernetes_version && !compiled.same_verdict_at(&plan, v))
+            .map(|&v| {
+                let at = Options {
+                    kubernetes_version: v,
+                    ..options.clone()
+                };
+                let previous = old_text
+                    .as_ref()
+                    .map(|(_, t)| Rc::new(PreviousCrd::compile(t, &at)));
+                let again = CompiledCrd::compile(&text, &at).with_previous(&text, previous);
+                let analysis = again.analyze_objects(&[], None);
+                AtVersion {
+                    version: v,
+                    accepted: analysis.crd.accepted,
+                    findings: located(analysis.findings),
+                }
+            })
+            .collect();
+        let own_findings = if other_versions.is_empty() {
+            Vec::new()
+        } else {
+            analysis.findings.clone()
+        };
         out.crd = Some(CrdResult {
             file: crd.file,
             document: crd.document,
@@ -375,16 +437,10 @@ fn crd_task(
             accepted: analysis.crd.accepted,
             old_file,
             changes: analysis.changes.clone(),
+            other_versions,
+            own_findings,
         });
-        for finding in analysis.findings {
-            let file = match finding.location.map(|l| l.source) {
-                Some(SourceId::OldCrd) => old_file,
-                _ => Some(crd.file),
-            };
-            if let Some(file) = file {
-                out.findings.push(Located { file, finding });
-            }
-        }
+        out.findings.extend(located(analysis.findings));
     }
     // One call for the objects without a previous one (a text per file), then one call per
     // object with one.

@@ -32,6 +32,7 @@ use crate::authoring::{explain, sample};
 mod crd_facts;
 mod selectable_fields;
 mod standalone;
+mod version_gates;
 mod version_span;
 mod workspace;
 
@@ -40,6 +41,7 @@ pub use selectable_fields::selectable_field_fix;
 pub use standalone::{
     jsonpath, select_by_field_selector, DocumentTrees, SelectorVersion, MAX_DEPTH,
 };
+pub use version_gates::RecheckPlan;
 pub use version_span::{VersionSpan, VersionVerdict};
 pub use workspace::{
     document_headers, document_symbols, isolate_document, DocumentHeader, Symbol, SymbolKind,

@@ -6,15 +6,17 @@
 //! CLI feeds them its runs at each `--kubernetes-version`, the studio's worker
 //! [`CompiledCrd::verdict_at`] one version per step after the CRD's reply.
 //!
-//! [`CompiledCrd::verdict_at`] checks again only what depends on the version: CRD validation
-//! (no reports, no cost analyses, no samples), through the CEL environment rules compile in
-//! and the `selectableFields` the field-selector gate drops. A CRD without rules or
-//! selectable fields ([`CompiledCrd::depends_on_version`]) has the compile's verdict at
-//! every version, checked again nowhere; so has one rejected for what no version changes
-//! (parse, decode, printer-column errors). (Compiling only the rules at each version, with
-//! `RuleCompiler::compile_at` per rule site, was measured slower than validating again on
-//! argo-workflows' CRDs, 32 rule sites each.)
+//! [`CompiledCrd::verdict_at`] checks again only what can differ at the version
+//! ([`CompiledCrd::recheck_plan`], `api/version_gates.rs`): the rule sites whose expressions
+//! name a version-gated CEL function, macro or type (compiled again alone and compared with
+//! the compile's), and the field-selector gate for a CRD with `selectableFields`. Only when
+//! something does differ is CRD validation run again whole at that version (no reports, no
+//! cost analyses, no samples). A CRD whose rules name nothing gated (argo-workflows' 32
+//! rules) has every version's verdict from the one compile; so has one without rules or
+//! selectable fields ([`CompiledCrd::depends_on_version`]) and one rejected for what no
+//! version changes (parse, decode, printer-column errors).
 
+use super::version_gates::{self, Gates, RecheckPlan};
 use crate::crd::apiext;
 use crate::documents::finding::Severity;
 use crate::documents::kube_version::{FeatureGate, KubernetesVersion};
@@ -150,19 +152,106 @@ impl CompiledCrd {
                 .any(|f| f.severity == Severity::Error && f.code != "crd.invalid")
     }
 
-    /// The CRD's verdict (create) at `version`: CRD validation run again at that version
-    /// when the verdict depends on it ([`CompiledCrd::depends_on_version`]), with the rest of
-    /// this compile's findings; this compile's verdict otherwise.
+    /// What [`CompiledCrd::verdict_at`] checks again at other versions: the rule sites that
+    /// name something version-gated, and the field-selector gate when the CRD has
+    /// `selectableFields` (see `api/version_gates.rs`). Computed from the compile, without
+    /// compiling anything.
+    pub fn recheck_plan(&self) -> RecheckPlan {
+        let compiled_at = self.options().kubernetes_version;
+        let uniform = RecheckPlan {
+            compiled_at,
+            uniform: true,
+            ..RecheckPlan::default()
+        };
+        let text = self.text();
+        let has_rules = text.contains("x-kubernetes-validations");
+        let selectable_fields = text.contains("selectableFields");
+        let Some(internal) = self.internal() else {
+            return uniform;
+        };
+        let (sites, whole) = if has_rules {
+            match (
+                self.validation_memo(),
+                version_gates::gated_sites(internal, Gates::modelled()),
+            ) {
+                (Some(_), Some(sites)) => (sites, false),
+                _ => (Vec::new(), true),
+            }
+        } else {
+            (Vec::new(), false)
+        };
+        if sites.is_empty() && !whole && !selectable_fields {
+            return uniform;
+        }
+        RecheckPlan {
+            compiled_at,
+            uniform: false,
+            sites,
+            selectable_fields,
+            whole,
+        }
+    }
+
+    /// Whether a compile at `version` gives this compile's errors, to the letter (CRD
+    /// validation, as a create or as this compile's update): nothing in `plan` differs there.
+    /// Compiles only the plan's rule sites at `version`; `false` when they compile otherwise
+    /// or the version is on the other side of the field-selector gate with
+    /// `selectableFields` (then only a compile at `version` tells).
+    pub fn same_verdict_at(&self, plan: &RecheckPlan, version: KubernetesVersion) -> bool {
+        if !plan.needs_recheck(version) {
+            return true;
+        }
+        if plan.whole_at(version) {
+            return false;
+        }
+        let (Some(internal), Some((_, records))) = (self.internal(), self.validation_memo()) else {
+            return false;
+        };
+        version_gates::sites_compile_alike(internal, &plan.sites, records, version)
+    }
+
+    /// The CRD's verdict (create) at `version` ([`CompiledCrd::verdict_at_with`] with this
+    /// compile's [`CompiledCrd::recheck_plan`]).
     pub fn verdict_at(&self, version: KubernetesVersion) -> VersionVerdict {
+        self.verdict_at_with(&self.recheck_plan(), version)
+    }
+
+    /// The CRD's verdict (create) at `version`: this compile's when the verdict cannot depend
+    /// on the version ([`CompiledCrd::depends_on_version`]) or `plan` finds nothing that
+    /// differs there ([`CompiledCrd::same_verdict_at`]); else CRD validation run again at
+    /// that version, with the rest of this compile's findings.
+    pub fn verdict_at_with(
+        &self,
+        plan: &RecheckPlan,
+        version: KubernetesVersion,
+    ) -> VersionVerdict {
         if version == self.options().kubernetes_version || !self.depends_on_version() {
             return self.compiled_verdict(version);
         }
-        let errors = self.validation_errors_at(version);
+        let errors = if self.same_verdict_at(plan, version) {
+            self.validation_errors()
+                .unwrap_or_else(|| self.validation_errors_at(version))
+        } else {
+            self.validation_errors_at(version)
+        };
         VersionVerdict {
             version,
             accepted: errors.is_empty(),
             errors,
         }
+    }
+
+    /// This compile's CRD validation errors in plain words, in validation's order: what
+    /// [`CompiledCrd::validation_errors_at`] gives at a version where nothing differs.
+    fn validation_errors(&self) -> Option<Vec<String>> {
+        let (errors, _) = self.validation_memo()?;
+        let v1 = self.v1_json()?;
+        Some(
+            errors
+                .iter()
+                .map(|e| e.summary(&apiext::v1_path(&e.field, Some(&v1)).to_string()))
+                .collect(),
+        )
     }
 
     /// The compile's own verdict.
@@ -217,8 +306,9 @@ impl CompiledCrd {
     /// The CRD across every modelled version (oldest first), its difference said shortly
     /// ([`VersionSpan::with_short_difference`]): [`CompiledCrd::verdict_at`] at each.
     pub fn version_span(&self) -> VersionSpan {
+        let plan = self.recheck_plan();
         let verdicts: Vec<VersionVerdict> = KubernetesVersion::all()
-            .map(|v| self.verdict_at(v))
+            .map(|v| self.verdict_at_with(&plan, v))
             .collect();
         VersionSpan::from_verdicts(&verdicts).with_short_difference()
     }
@@ -387,6 +477,100 @@ spec:
             assert_eq!(compiled.depends_on_version(), depends, "{text}");
             let line = compiled.version_span().line();
             assert!(line.starts_with(want), "{line}\n{text}");
+        }
+    }
+
+    /// The versions whose verdict needs a compile again, and how many rule sites each.
+    fn rechecks(text: &str, compiled_at: u32) -> (Vec<u32>, usize, Vec<u32>) {
+        let compiled = CompiledCrd::compile(
+            text,
+            &Options {
+                kubernetes_version: v(compiled_at),
+                ..Options::default()
+            },
+        );
+        let plan = compiled.recheck_plan();
+        let needs = KubernetesVersion::all()
+            .filter(|v| plan.needs_recheck(*v))
+            .map(|v| v.minor)
+            .collect();
+        let differ = KubernetesVersion::all()
+            .filter(|v| !compiled.same_verdict_at(&plan, *v))
+            .map(|v| v.minor)
+            .collect();
+        (needs, plan.sites(), differ)
+    }
+
+    #[test]
+    fn only_what_depends_on_the_version_is_checked_again() {
+        let others = |but: u32| (30..=37).filter(|m| *m != but).collect::<Vec<u32>>();
+        let sf = "    selectableFields:\n    - jsonPath: .spec.a\n";
+        for (text, compiled_at, want) in [
+            // No rules: nothing.
+            (crd("", ""), 37, (vec![], 0, vec![])),
+            // Rules naming nothing version-gated (argo-workflows' kind): nothing either.
+            (crd("self.a.size() > 0", ""), 37, (vec![], 0, vec![])),
+            (crd("self.l.all(x, x != '')", ""), 37, (vec![], 0, vec![])),
+            (
+                crd("has(self.a) && self.a.matches('^[a-z]+$')", ""),
+                30,
+                (vec![], 0, vec![]),
+            ),
+            // isIP: its one site at every other version; only 1.30 differs.
+            (crd("isIP(self.a)", ""), 37, (others(37), 1, vec![30])),
+            (
+                crd("isIP(self.a)", ""),
+                30,
+                (others(30), 1, (31..=37).collect()),
+            ),
+            // In a string only: not gated.
+            (crd("self.a != 'isIP'", ""), 37, (vec![], 0, vec![])),
+            (
+                crd("self.l.all(i, x, x != '')", ""),
+                37,
+                (others(37), 1, vec![30, 31, 32]),
+            ),
+            // Selectable fields: 1.30 (gate off) validated again whole.
+            (crd("", sf), 37, (vec![30], 0, vec![30])),
+            (
+                crd("", sf),
+                30,
+                ((31..=37).collect(), 0, (31..=37).collect()),
+            ),
+            (crd("self.a.size() > 0", sf), 35, (vec![30], 0, vec![30])),
+        ] {
+            assert_eq!(
+                rechecks(&text, compiled_at),
+                want,
+                "1.{compiled_at}\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_version_found_alike_validates_alike() {
+        // Where the plan finds nothing different, validating again gives the compile's
+        // errors in the same order; where a rule site compiles otherwise, they do differ.
+        let sf = "    selectableFields:\n    - jsonPath: .spec.a\n";
+        for (rule, extra) in [
+            ("isIP(self.a) && self.a.size() > 100", ""),
+            ("self.l.all(i, x, x != '') || self.a.size() > 100", ""),
+            ("semver(self.a).major() > 1", ""),
+            ("self.a.size() > 0", sf),
+            ("self.nope > 0", ""),
+        ] {
+            let text = crd(rule, extra);
+            let compiled = CompiledCrd::compile(&text, &Options::default());
+            let plan = compiled.recheck_plan();
+            let own = compiled.validation_errors().expect("a memo");
+            for version in KubernetesVersion::all() {
+                let again = compiled.validation_errors_at(version);
+                if compiled.same_verdict_at(&plan, version) {
+                    assert_eq!(again, own, "{version} {rule}");
+                } else if !plan.whole_at(version) {
+                    assert_ne!(again, own, "{version} {rule}");
+                }
+            }
         }
     }
 

@@ -36,9 +36,9 @@ pub(super) struct ContentMemo {
     /// `from_v1_json(v1)`'s problems.
     problems: Vec<apiext::DecodeProblem>,
     /// CRD validation's errors.
-    errors: Vec<FieldError>,
+    pub(super) errors: Vec<FieldError>,
     /// The rule compiler's results during CRD validation.
-    cel_records: crate::cel::rules_view::CompileRecords,
+    pub(super) cel_records: crate::cel::rules_view::CompileRecords,
     /// The version reports as [`version_reports`] builds them (rules placed in the text of
     /// that compile; no columns, no cost), and each rule's steps.
     versions: Vec<VersionReport>,

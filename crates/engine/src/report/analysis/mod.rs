@@ -516,6 +516,15 @@ impl CompiledCrd {
         Some(std::borrow::Cow::Owned(root.to_json()))
     }
 
+    /// CRD validation's errors (in its order) and the rule compiler's results of this
+    /// compile, for checking other Kubernetes versions (`api/version_gates.rs`).
+    pub(crate) fn validation_memo(
+        &self,
+    ) -> Option<(&[FieldError], &crate::cel::rules_view::CompileRecords)> {
+        let (memo, internal) = (self.memo.as_ref()?, self.internal.as_ref()?);
+        Rc::ptr_eq(&memo.internal, internal).then(|| (memo.errors.as_slice(), &memo.cel_records))
+    }
+
     /// The parsed CRD text.
     pub(crate) fn parsed(&self) -> &ParsedText {
         &self.parsed
