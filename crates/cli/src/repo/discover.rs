@@ -1,7 +1,8 @@
 //! Finding and reading a repository's files: files as named, directories walked recursively
 //! (`.yaml`, `.yml` and `.json` files; hidden entries such as `.git` left out), globs (`*`,
 //! `?`, `**` for any folders) and `-` for a stream on standard input. Each file is read once,
-//! as kubectl reads it (`kubectl_read`), and its documents once (`DocumentTexts`).
+//! as kubectl reads it (`kubectl_read`), and its documents once (`DocumentTexts::read_heads`:
+//! only the fields that match a document to its CRD).
 
 use std::io::Read;
 use std::path::Path;
@@ -107,7 +108,7 @@ pub(crate) fn read_trees(check: &RepoCheck) -> Result<Tree, Error> {
         }
         let input = crate::read_input(&name, &mut stdin_used)?;
         let encoding = input.encoding_findings(SourceId::Object(0));
-        let docs = DocumentTexts::read(&input.text, SourceId::Object(0));
+        let docs = DocumentTexts::read_heads(&input.text, SourceId::Object(0));
         files.push(File {
             name: input.name,
             text: input.text,

@@ -138,7 +138,7 @@ pub(crate) fn is_bundle(text: &str) -> bool {
     if !may_hold_several_documents(text) {
         return false;
     }
-    let docs = DocumentTexts::read(text, SourceId::Object(0));
+    let docs = DocumentTexts::read_heads(text, SourceId::Object(0));
     docs.values.len() > 1 && docs.values.iter().any(|(_, v)| is_crd(v))
 }
 

@@ -39,6 +39,27 @@ impl DocumentTexts {
         }
     }
 
+    /// Like [`read`](Self::read), but each value holds only the fields that name a document
+    /// (`apiVersion`, `kind`, `metadata.name`, `metadata.namespace`, `spec.group`,
+    /// `spec.names.kind`), each as written, so a repository's 3 MB CRDs are not turned into
+    /// JSON only to be matched; a document that is not an object gets `null`. The documents,
+    /// findings and ranges are those of `read`.
+    pub fn read_heads(text: &str, source: SourceId) -> DocumentTexts {
+        let parsed = document::parse(text, source);
+        DocumentTexts {
+            values: parsed
+                .values()
+                .map(|(doc, root)| (doc.index, head_json(root)))
+                .collect(),
+            spans: parsed
+                .documents
+                .iter()
+                .map(|d| (d.index, d.span.start.offset..d.span.end.offset))
+                .collect(),
+            findings: parsed.findings,
+        }
+    }
+
     /// The byte range of document `index`, when it was read.
     pub fn range(&self, index: usize) -> Option<Range<usize>> {
         self.spans
@@ -94,6 +115,49 @@ impl DocumentTexts {
     }
 }
 
+/// The fields of a document's root that name it (see [`DocumentTexts::read_heads`]).
+fn head_json(root: &document::Node) -> serde_json::Value {
+    if root.as_map().is_none() {
+        return serde_json::Value::Null;
+    }
+    let mut out = serde_json::Map::new();
+    let put = |out: &mut serde_json::Map<String, serde_json::Value>, path: &[&str]| {
+        let mut at = root;
+        for key in path {
+            match at.get(key) {
+                Some(next) => at = next,
+                None => return,
+            }
+        }
+        let mut slot = out;
+        let (last, parents) = match path.split_last() {
+            Some(split) => split,
+            None => return,
+        };
+        for key in parents {
+            let entry = slot
+                .entry((*key).to_owned())
+                .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+            match entry {
+                serde_json::Value::Object(map) => slot = map,
+                _ => return,
+            }
+        }
+        slot.insert((*last).to_owned(), at.to_json());
+    };
+    for path in [
+        &["apiVersion"][..],
+        &["kind"],
+        &["metadata", "name"],
+        &["metadata", "namespace"],
+        &["spec", "group"],
+        &["spec", "names", "kind"],
+    ] {
+        put(&mut out, path);
+    }
+    serde_json::Value::Object(out)
+}
+
 /// Whether `rest` (a line's start) is a document marker: `---` or `...` then a blank or the
 /// line's end.
 fn is_marker(rest: &[u8]) -> bool {
@@ -111,6 +175,39 @@ mod tests {
             .into_iter()
             .map(|(i, v)| (i, v["kind"].as_str().unwrap_or("").to_owned()))
             .collect()
+    }
+
+    /// `read_heads` keeps exactly the naming fields of `read`'s values, as written, and the
+    /// same documents, ranges and findings.
+    #[test]
+    fn heads_are_the_naming_fields_of_the_full_read() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+                 metadata: {name: a.example.com, labels: {x: y}}\n\
+                 spec: {group: example.com, names: {kind: A, plural: as}, scope: Namespaced}\n",
+                &[r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a.example.com"},"spec":{"group":"example.com","names":{"kind":"A"}}}"#],
+            ),
+            (
+                "apiVersion: example.com/v1\nkind: A\nmetadata: {name: x, namespace: ns}\nspec: {a: 1}\n---\n- 1\n---\n---\nkind: 3\nmetadata: text\nspec: {names: []}\n",
+                &[
+                    r#"{"apiVersion":"example.com/v1","kind":"A","metadata":{"name":"x","namespace":"ns"}}"#,
+                    "null",
+                    r#"{"kind":3}"#,
+                ],
+            ),
+            ("key: [unclosed\n", &[]),
+        ];
+        for (text, want) in cases {
+            let heads = DocumentTexts::read_heads(text, SourceId::Object(0));
+            let full = DocumentTexts::read(text, SourceId::Object(0));
+            let got: Vec<String> = heads.values.iter().map(|(_, v)| v.to_string()).collect();
+            assert_eq!(&got, want, "{text}");
+            let indices = |d: &DocumentTexts| d.values.iter().map(|(i, _)| *i).collect::<Vec<_>>();
+            assert_eq!(indices(&heads), indices(&full), "{text}");
+            assert_eq!(heads.spans, full.spans, "{text}");
+            assert_eq!(heads.findings, full.findings, "{text}");
+        }
     }
 
     #[test]
