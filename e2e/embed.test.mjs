@@ -19,9 +19,10 @@ const downloads = [];
 /** The payload budget: what a page with embeds downloads, gzipped (issue 11's 1.2 MB, raised
  * to 1.35 MB for issues 15 and 16 and to 1.36 MB for issues 24 and 28, 1.38 MB for issue 30;
  * lowered by issue 29's cuts (14 KB), raised to 1.41 MB for issue 27's Tests tab (+36 KB),
- * lowered to 1.345 MB by issue 29's message text (src/wire_json.rs, -74 KB); issue 29's
+ * lowered by issue 29's message text (src/wire_json.rs, -74 KB) to 1.36 MB with the versions
+ * line's recheck plan and the incremental recompile (+15 KB); issue 29's
  * 1 MB goal is still open: see xtask/src/embed_dist.rs). */
-const BUDGET_GZIP = 1_345_000;
+const BUDGET_GZIP = 1_360_000;
 
 const studio = useStudio('embed', {
   open: false,

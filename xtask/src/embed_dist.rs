@@ -74,12 +74,13 @@ pub const MANIFEST: &str = "crd-studio-embed.json";
 /// fails above it. Issue 11 set 1.2 MB; issues 15 and 16 (help while writing, the CRD update
 /// path) raised it to 1.35 MB, issues 24 and 28 to 1.36 MB, issue 30 to 1.38 MB, issue 27's
 /// Tests tab to 1.41 MB. Issue 29's `src/wire_json.rs` cut 74 KB (the embed page measured
-/// 1,387,475 bytes, now 1,313,735; the main page 1,385,435, now 1,311,694), so the budget is
-/// 1.345 MB: `e2e/embed.test.mjs` checks the same number against what the browser downloads
-/// from a test-hooks build, gzipped by Node (about 18 KB more than this count: the hooks,
-/// zlib's output and the worker's script), which leaves that test about 10 KB. The 1 MB
-/// goal, and what it takes, is in the module doc.
-const BUDGET_GZIP: usize = 1_345_000;
+/// 1,387,475 bytes, now 1,313,735; the main page 1,385,435, now 1,311,694); merged with the
+/// versions line's recheck plan and the incremental recompile (+15 KB: 1,328,812 and
+/// 1,326,770), the budget is 1.36 MB: `e2e/embed.test.mjs` checks the same number against
+/// what the browser downloads from a test-hooks build, gzipped by Node (about 18 KB more than
+/// this count: the hooks, zlib's output and the worker's script), which leaves that test about
+/// 14 KB. The 1 MB goal, and what it takes, is in the module doc.
+const BUDGET_GZIP: usize = 1_360_000;
 
 /// The one file of `names` that starts with `prefix` and ends with `suffix`.
 fn one<'a>(names: &'a [String], prefix: &str, suffix: &str, what: &str) -> Result<&'a str, String> {
