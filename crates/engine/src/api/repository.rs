@@ -24,19 +24,7 @@ pub struct DocumentTexts {
 impl DocumentTexts {
     /// Reads the documents of `text`; findings are located in `source`.
     pub fn read(text: &str, source: SourceId) -> DocumentTexts {
-        let parsed = document::parse(text, source);
-        DocumentTexts {
-            values: parsed
-                .values()
-                .map(|(doc, root)| (doc.index, root.to_json()))
-                .collect(),
-            spans: parsed
-                .documents
-                .iter()
-                .map(|d| (d.index, d.span.start.offset..d.span.end.offset))
-                .collect(),
-            findings: parsed.findings,
-        }
+        Self::read_with(text, source, document::Node::to_json)
     }
 
     /// Like [`read`](Self::read), but each value holds only the fields that name a document
@@ -45,11 +33,20 @@ impl DocumentTexts {
     /// JSON only to be matched; a document that is not an object gets `null`. The documents,
     /// findings and ranges are those of `read`.
     pub fn read_heads(text: &str, source: SourceId) -> DocumentTexts {
+        Self::read_with(text, source, head_json)
+    }
+
+    /// The documents of `text`, each value as `value` makes it from the document's root.
+    fn read_with(
+        text: &str,
+        source: SourceId,
+        value: fn(&document::Node) -> serde_json::Value,
+    ) -> DocumentTexts {
         let parsed = document::parse(text, source);
         DocumentTexts {
             values: parsed
                 .values()
-                .map(|(doc, root)| (doc.index, head_json(root)))
+                .map(|(doc, root)| (doc.index, value(root)))
                 .collect(),
             spans: parsed
                 .documents
