@@ -60,6 +60,9 @@ async function pointAt(label, needle, delta = needle.length) {
 
 /** Puts the cursor at the end of `needle` (a line's text ending there). */
 async function cursorAfter(label, needle) {
+  // A hover shown where the mouse rests could cover the line: it is closed first.
+  await page.mouse.move(5, 5);
+  await until(() => !document.querySelector('.cm-tooltip-hover'), null, 'no hover tooltip');
   const p = await pointAt(label, needle);
   await page.mouse.click(p.x + 1, p.y);
 }

@@ -282,7 +282,8 @@ function create(parent, options = {}) {
         enterOnPrefixOnly,
         autocompletion({ override: [completionSource(handle)], icons: false, activateOnTypingDelay: 300 }),
         keymap.of(completionKeymap),
-        hoverTooltip(hoverSource(handle), { hoverTime: 350 }),
+        // Typing closes a hover (as in VS Code): it would cover the lines being edited.
+        hoverTooltip(hoverSource(handle), { hoverTime: 350, hideOnChange: true }),
       ]
     : [];
   const extensions = [
