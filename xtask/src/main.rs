@@ -15,7 +15,8 @@
 //! - `bench`: analysis time of the largest corpus CRDs as a ratio to parsing them, then peak
 //!   heap and time of the largest corpus CRDs and the hostile inputs beside parsing them,
 //!   then how the analysis grows with rules, properties, enum values, list items, documents;
-//!   then CEL at the per-object cost budget (`crates/engine/benches/cel_budget.rs`);
+//!   then CEL at the per-object cost budget (`crates/engine/benches/cel_budget.rs`), and the
+//!   interpreter alone on the same rules (`crates/cel/benches/interp.rs`);
 //!   then the corpus through `crd-studio check` in one run and per CRD (`cli_bench.rs`);
 //!   1,000 `crd-studio test` cases against one CRD beside a process per case (`crdtest_bench.rs`);
 //!   `bench --browser [DIST]`: the release page in headless Chromium beside an echo page
@@ -112,6 +113,10 @@ fn main() -> ExitCode {
                         "--bench",
                         "cel_budget",
                     ]))
+                })
+                .and_then(|_| {
+                    step("CEL interpreter alone (the same rules, and `string == 'value'`)");
+                    run(cmd("cargo").args(["bench", "-p", "crd-studio-cel", "--bench", "interp"]))
                 })
                 .and_then(|_| cli_bench::run_task(&[]))
                 .and_then(|_| crdtest_bench::run_task(&[]))

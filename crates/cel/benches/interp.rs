@@ -182,4 +182,9 @@ fn micro() {
             time.as_secs_f64() * 1e9 / f64::from(n)
         );
     }
+    // No Go here: the anchor is the figure issue 29 quotes from cel-go's own benchmark; `true`
+    // above, measured in this run, is the floor (the program's call and the cost tracker).
+    println!(
+        "anchor: cel-go's `string == 'value'` about 59 ns/op (its own benchmark, not run here)"
+    );
 }
