@@ -223,7 +223,8 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     let previous = old_crd
         .as_ref()
         .map(|o| std::rc::Rc::new(PreviousCrd::compile(&o.text, &options)));
-    let mut compiled = CompiledCrd::compile(&crd.text, &options).with_previous(&crd.text, previous);
+    let mut compiled =
+        CompiledCrd::compile_once(&crd.text, &options).with_previous(&crd.text, previous);
     let object_texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
     let old_text = old.as_ref().map(|o| o.text.as_str());
     let mut analysis = compiled.analyze_objects(&object_texts, old_text);
