@@ -490,6 +490,14 @@ impl CompiledCrd {
                 findings.push(f);
             }
             problems_memo = (apiext::internal::root_key_problems(&v1).len(), problems);
+            if reused.is_none() {
+                fresh_overview = Some(crate::versions::overview(&v1, &icrd));
+            }
+            let nz = negative_zero.unwrap_or_else(|| has_negative_zero(&v1));
+            // Not kept, the v1 JSON is dropped here, before CRD validation and the versions'
+            // compile (a large CRD's peak): the errors' v1 paths build it again, if any.
+            let kept = keep_v1.then_some(v1);
+            let mut rebuilt = None;
             match same {
                 Some(m) => {
                     errors = m.errors.clone();
@@ -522,7 +530,11 @@ impl CompiledCrd {
                 }
             }
             for e in &errors {
-                let v1_path = apiext::v1_path(&e.field, Some(&v1));
+                let v1 = match &kept {
+                    Some(v1) => v1,
+                    None => rebuilt.get_or_insert_with(|| root.to_json()),
+                };
+                let v1_path = apiext::v1_path(&e.field, Some(v1));
                 let mut f = locate_error(
                     e,
                     "crd.invalid",
@@ -554,13 +566,8 @@ impl CompiledCrd {
                     span: root.span,
                 }));
             }
-            if reused.is_none() {
-                fresh_overview = Some(crate::versions::overview(&v1, &icrd));
-            }
             internal = Some(icrd);
-            // Dropped here when not kept: before the version reports, costs and columns.
-            let nz = negative_zero.unwrap_or_else(|| has_negative_zero(&v1));
-            content = Some((keep_v1.then_some(v1), nz));
+            content = Some((kept, nz));
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
             findings.push(Finding::error(
