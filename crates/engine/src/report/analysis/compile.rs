@@ -317,14 +317,16 @@ impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings. Without the
     /// findings' fixes: the front door's `CompiledCrd::compile` adds them.
     pub(crate) fn compile_without_fixes(text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, None, None, None, true)
+        CompiledCrd::compile_with(text, options, None, None, None, true, None)
     }
 
     /// [`CompiledCrd::compile_without_fixes`] for a compile that is never recompiled (the
     /// CLI's): the same result, without keeping the CRD's v1 JSON for a recompile's
-    /// comparison (what needs it later builds it again from the parsed text).
-    pub(crate) fn compile_once_without_fixes(text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, None, None, None, false)
+    /// comparison (what needs it later builds it again from the parsed text), and keeping
+    /// the given text itself (no copy).
+    pub(crate) fn compile_once_without_fixes(text: Rc<str>, options: &Options) -> CompiledCrd {
+        let read = Rc::clone(&text);
+        CompiledCrd::compile_with(&read, options, None, None, None, false, Some(text))
     }
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
@@ -351,6 +353,7 @@ impl CompiledCrd {
             parsed,
             self.parse_base.as_ref(),
             true,
+            None,
         );
         out.reparsed = reparsed;
         // The time-zone database is the caller's input, kept across edits.
@@ -365,6 +368,7 @@ impl CompiledCrd {
         parsed: Option<ParsedText>,
         parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
         keep_v1: bool,
+        shared: Option<Rc<str>>,
     ) -> CompiledCrd {
         let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
         let kube = options.kubernetes_version;
@@ -680,7 +684,7 @@ impl CompiledCrd {
         // base, so that the next edit is parsed in part again.
         let parsed = Rc::new(parsed);
         // One copy of the text for both.
-        let text: Rc<str> = Rc::from(text);
+        let text: Rc<str> = shared.unwrap_or_else(|| Rc::from(text));
         let parse_base = if parsed.findings.is_empty() && !parsed.aliased {
             Some((text.clone(), parsed.clone()))
         } else {
