@@ -36,8 +36,10 @@ pub struct Schema {
     pub embedded_resource: bool,
     /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown_fields: bool,
-    /// `properties` (`None` when absent, as Go's nil map).
-    pub properties: Option<BTreeMap<String, Schema>>,
+    /// `properties` (`None` when absent, as Go's nil map). The schemas are boxed: a map's
+    /// node holds eleven values whatever its length, and most maps are short (a large CRD's
+    /// schemas would cost several times as much inline).
+    pub properties: Option<BTreeMap<String, Box<Schema>>>,
     /// `additionalProperties` when it is a schema.
     pub additional_properties: Option<Box<Schema>>,
     /// `items`.
@@ -71,7 +73,7 @@ impl Schema {
             s.properties = Some(
                 props
                     .iter()
-                    .map(|(k, v)| (k.clone(), Schema::from_json(v)))
+                    .map(|(k, v)| (k.clone(), Box::new(Schema::from_json(v))))
                     .collect(),
             );
         }
@@ -105,16 +107,19 @@ impl Schema {
     /// `metadata` object holding only `name` and `generateName`. Use it for the schema of the
     /// resource root (embedded resources get it from [`Schema::from_json`]).
     pub fn with_type_and_object_meta(&self) -> Schema {
+        fn get<'a>(m: &'a BTreeMap<String, Box<Schema>>, k: &str) -> Option<&'a Schema> {
+            m.get(k).map(Box::as_ref)
+        }
         let is = |s: Option<&Schema>, t: &str| s.is_some_and(|s| s.type_ == t);
         if let Some(p) = &self.properties {
-            let meta = p.get("metadata");
+            let meta = get(p, "metadata");
             let mp = meta.and_then(|m| m.properties.as_ref());
-            if is(p.get("kind"), "string")
-                && is(p.get("apiVersion"), "string")
+            if is(get(p, "kind"), "string")
+                && is(get(p, "apiVersion"), "string")
                 && is(meta, "object")
                 && mp.is_some()
-                && is(mp.and_then(|m| m.get("name")), "string")
-                && is(mp.and_then(|m| m.get("generateName")), "string")
+                && is(mp.and_then(|m| get(m, "name")), "string")
+                && is(mp.and_then(|m| get(m, "generateName")), "string")
             {
                 return self.clone();
             }
@@ -124,18 +129,18 @@ impl Schema {
             ..Schema::default()
         };
         let mut props = self.properties.clone().unwrap_or_default();
-        props.insert("kind".into(), string.clone());
-        props.insert("apiVersion".into(), string.clone());
+        props.insert("kind".into(), Box::new(string.clone()));
+        props.insert("apiVersion".into(), Box::new(string.clone()));
         let mut mprops = BTreeMap::new();
-        mprops.insert("name".into(), string.clone());
-        mprops.insert("generateName".into(), string);
+        mprops.insert("name".into(), Box::new(string.clone()));
+        mprops.insert("generateName".into(), Box::new(string));
         props.insert(
             "metadata".into(),
-            Schema {
+            Box::new(Schema {
                 type_: "object".into(),
                 properties: Some(mprops),
                 ..Schema::default()
-            },
+            }),
         );
         Schema {
             properties: Some(props),
@@ -383,7 +388,7 @@ pub struct JsonMap<'a> {
 impl<'a> JsonMap<'a> {
     fn prop_schema(&self, key: &str) -> Option<&'a Schema> {
         match self.mode {
-            MapMode::Object => self.schema.properties.as_ref()?.get(key),
+            MapMode::Object => self.schema.properties.as_ref()?.get(key).map(Box::as_ref),
             MapMode::Additional => self.schema.additional_properties.as_deref(),
             MapMode::Empty => None,
         }

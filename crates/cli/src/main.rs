@@ -195,7 +195,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         None => get::system_now(),
     };
     let mut stdin_used = false;
-    let crd = read_input(&check.crd, &mut stdin_used)?;
+    let mut crd = read_input(&check.crd, &mut stdin_used)?;
     let objects = check
         .objects
         .iter()
@@ -223,7 +223,12 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     let previous = old_crd
         .as_ref()
         .map(|o| std::rc::Rc::new(PreviousCrd::compile(&o.text, &options)));
-    let mut compiled = CompiledCrd::compile(&crd.text, &options).with_previous(&crd.text, previous);
+    // The CRD text goes to the compile (kept there, not copied): a large CRD's peak memory.
+    let mut compiled = CompiledCrd::compile_once(std::mem::take(&mut crd.text), &options, previous);
+    if !crd.replacements.is_empty() {
+        // The encoding findings are placed in the text.
+        crd.text = compiled.text().to_owned();
+    }
     let object_texts: Vec<String> = objects.iter().map(|o| o.text.clone()).collect();
     let old_text = old.as_ref().map(|o| o.text.as_str());
     let mut analysis = compiled.analyze_objects(&object_texts, old_text);

@@ -30,6 +30,7 @@ use crate::authoring::assist::{self, fixes};
 use crate::authoring::{explain, sample};
 
 mod crd_facts;
+mod one_shot;
 mod selectable_fields;
 mod standalone;
 mod version_gates;

@@ -258,7 +258,7 @@ fn runtime_schema_at(s: &Structural, depth: usize) -> RtSchema {
             r.properties = Some(
                 s.properties
                     .iter()
-                    .map(|(k, v)| (k.clone(), runtime_schema_at(v, depth + 1)))
+                    .map(|(k, v)| (k.clone(), Box::new(runtime_schema_at(v, depth + 1))))
                     .collect(),
             );
         }
@@ -794,7 +794,11 @@ impl Walk<'_> {
                 };
                 let r_sub = match &sub.runtime_override {
                     Some(o) => Some(&**o),
-                    None => r.properties.as_ref().and_then(|p| p.get(k)),
+                    None => r
+                        .properties
+                        .as_ref()
+                        .and_then(|p| p.get(k))
+                        .map(Box::as_ref),
                 };
                 let Some(r_sub) = r_sub else { continue };
                 let child = ratchet.current.and_then(|c| c.key(k));

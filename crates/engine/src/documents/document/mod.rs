@@ -631,22 +631,30 @@ impl<'a> Builder<'a> {
                 let Some(frame) = state.stack.pop() else {
                     return;
                 };
+                // The tree is kept as long as the text's analysis (a large CRD's is most of
+                // the CLI's peak memory): each collection gives back what its growth left over.
                 let (value, start, anchor, size, bytes) = match frame {
                     Frame::Seq {
-                        items,
+                        mut items,
                         start,
                         anchor,
                         size,
                         bytes,
-                    } => (Value::Seq(items), start, anchor, size, bytes),
+                    } => {
+                        items.shrink_to_fit();
+                        (Value::Seq(items), start, anchor, size, bytes)
+                    }
                     Frame::Map {
-                        entries,
+                        mut entries,
                         start,
                         anchor,
                         size,
                         bytes,
                         ..
-                    } => (Value::Map(entries), start, anchor, size, bytes),
+                    } => {
+                        entries.shrink_to_fit();
+                        (Value::Map(entries), start, anchor, size, bytes)
+                    }
                 };
                 let last_end = match &value {
                     Value::Seq(items) => items.last().map(|n| n.span.end),

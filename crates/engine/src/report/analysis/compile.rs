@@ -25,8 +25,10 @@ use crate::schema::Structural;
 /// content as it was.
 #[derive(Debug)]
 pub(super) struct ContentMemo {
-    /// The CRD document's v1 JSON.
-    pub(super) v1: serde_json::Value,
+    /// The CRD document's v1 JSON; `None` after a compile for one use
+    /// ([`CompiledCrd::compile_once_without_fixes`]: a large CRD's is several times its text):
+    /// then a recompile compares nothing and compiles all again.
+    pub(super) v1: Option<serde_json::Value>,
     /// Whether `v1` holds a float `-0.0` (see [`same_decoded`]).
     negative_zero: bool,
     /// [`Options::kubernetes_version`].
@@ -127,11 +129,14 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
 /// hold a `-0.0` (the caller checks `v1`).
 fn same_decoded(memo: &ContentMemo, icrd: &InternalCrd, v1: &serde_json::Value) -> bool {
     *memo.internal == *icrd
-        && match (memo.v1.get("status"), v1.get("status")) {
-            (None, None) => true,
-            (Some(a), Some(b)) => same_json(a, b),
-            _ => false,
-        }
+        && memo
+            .v1
+            .as_ref()
+            .is_some_and(|memo_v1| match (memo_v1.get("status"), v1.get("status")) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_json(a, b),
+                _ => false,
+            })
         && !memo.negative_zero
 }
 
@@ -312,7 +317,16 @@ impl CompiledCrd {
     /// Reads and validates a CRD text. Never fails: problems become findings. Without the
     /// findings' fixes: the front door's `CompiledCrd::compile` adds them.
     pub(crate) fn compile_without_fixes(text: &str, options: &Options) -> CompiledCrd {
-        CompiledCrd::compile_with(text, options, None, None, None)
+        CompiledCrd::compile_with(text, options, None, None, None, true, None)
+    }
+
+    /// [`CompiledCrd::compile_without_fixes`] for a compile that is never recompiled (the
+    /// CLI's): the same result, without keeping the CRD's v1 JSON for a recompile's
+    /// comparison (what needs it later builds it again from the parsed text), and keeping
+    /// the given text itself (no copy).
+    pub(crate) fn compile_once_without_fixes(text: Rc<str>, options: &Options) -> CompiledCrd {
+        let read = Rc::clone(&text);
+        CompiledCrd::compile_with(&read, options, None, None, None, false, Some(text))
     }
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
@@ -338,6 +352,8 @@ impl CompiledCrd {
             self.memo.as_ref(),
             parsed,
             self.parse_base.as_ref(),
+            true,
+            None,
         );
         out.reparsed = reparsed;
         // The time-zone database is the caller's input, kept across edits.
@@ -351,6 +367,8 @@ impl CompiledCrd {
         previous: Option<&Rc<ContentMemo>>,
         parsed: Option<ParsedText>,
         parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
+        keep_v1: bool,
+        shared: Option<Rc<str>>,
     ) -> CompiledCrd {
         let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
         let kube = options.kubernetes_version;
@@ -361,7 +379,10 @@ impl CompiledCrd {
         let mut errors: Vec<FieldError> = Vec::new();
         let mut compiled = Rc::new(Vec::new());
         let mut cel_records = crate::cel::rules_view::CompileRecords::new();
-        let mut v1_json = None;
+        // The v1 JSON kept for the next compile (when `keep_v1`) and whether it holds a
+        // `-0.0`, once the document is read as a CRD.
+        let mut content: Option<(Option<serde_json::Value>, bool)> = None;
+        let mut fresh_overview = None;
         // Whether `v1_json` holds a `-0.0`, once known.
         let mut negative_zero = None;
         let mut problems_memo = (0, Vec::new());
@@ -404,7 +425,10 @@ impl CompiledCrd {
             let v1 = root.to_json();
             // The previous compile's content, when this text has the same.
             let previous = previous.filter(|m| m.kubernetes_version == options.kubernetes_version);
-            let mut same = previous.filter(|m| same_crd_content(&m.v1, &v1));
+            let mut same = previous.filter(|m| {
+                m.v1.as_ref()
+                    .is_some_and(|memo_v1| same_crd_content(memo_v1, &v1))
+            });
             let (icrd, problems) = match same {
                 Some(m) => {
                     // The known fields are the kept ones to the bit: only the unknown
@@ -470,6 +494,14 @@ impl CompiledCrd {
                 findings.push(f);
             }
             problems_memo = (apiext::internal::root_key_problems(&v1).len(), problems);
+            if reused.is_none() {
+                fresh_overview = Some(crate::versions::overview(&v1, &icrd));
+            }
+            let nz = negative_zero.unwrap_or_else(|| has_negative_zero(&v1));
+            // Not kept, the v1 JSON is dropped here, before CRD validation and the versions'
+            // compile (a large CRD's peak): the errors' v1 paths build it again, if any.
+            let kept = keep_v1.then_some(v1);
+            let mut rebuilt = None;
             match same {
                 Some(m) => {
                     errors = m.errors.clone();
@@ -502,7 +534,11 @@ impl CompiledCrd {
                 }
             }
             for e in &errors {
-                let v1_path = apiext::v1_path(&e.field, Some(&v1));
+                let v1 = match &kept {
+                    Some(v1) => v1,
+                    None => rebuilt.get_or_insert_with(|| root.to_json()),
+                };
+                let v1_path = apiext::v1_path(&e.field, Some(v1));
                 let mut f = locate_error(
                     e,
                     "crd.invalid",
@@ -535,7 +571,7 @@ impl CompiledCrd {
                 }));
             }
             internal = Some(icrd);
-            v1_json = Some(v1);
+            content = Some((kept, nz));
         }
         if !seen && !findings.iter().any(|f| f.severity == Severity::Error) {
             findings.push(Finding::error(
@@ -623,15 +659,12 @@ impl CompiledCrd {
         };
         let version_overview = match reused {
             Some(m) => m.version_overview.clone(),
-            None => internal
-                .as_deref()
-                .zip(v1_json.as_ref())
-                .map(|(c, v1)| crate::versions::overview(v1, c)),
+            None => fresh_overview,
         };
         // A text without a CRD keeps the previous content work, for the next edit.
-        let memo = match (v1_json, internal.clone()) {
-            (Some(v1), Some(internal)) => Some(Rc::new(ContentMemo {
-                negative_zero: negative_zero.unwrap_or_else(|| has_negative_zero(&v1)),
+        let memo = match (content, internal.clone()) {
+            (Some((v1, negative_zero)), Some(internal)) => Some(Rc::new(ContentMemo {
+                negative_zero,
                 v1,
                 kubernetes_version: options.kubernetes_version,
                 root_problems: problems_memo.0,
@@ -650,8 +683,10 @@ impl CompiledCrd {
         // A text with parse findings (a keystroke in the middle of a word) keeps the previous
         // base, so that the next edit is parsed in part again.
         let parsed = Rc::new(parsed);
+        // One copy of the text for both.
+        let text: Rc<str> = shared.unwrap_or_else(|| Rc::from(text));
         let parse_base = if parsed.findings.is_empty() && !parsed.aliased {
-            Some((Rc::from(text), parsed.clone()))
+            Some((text.clone(), parsed.clone()))
         } else {
             parse_base.cloned()
         };
@@ -674,7 +709,7 @@ impl CompiledCrd {
             reparsed: false,
             previous: None,
             changes: Vec::new(),
-            text: Rc::from(text),
+            text,
         }
     }
 }

@@ -508,8 +508,8 @@ impl CompiledCrd {
     /// when it kept none, built from the parsed text. `None` without a document.
     pub(crate) fn v1_json(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
         if let (Some(memo), Some(internal)) = (&self.memo, &self.internal) {
-            if Rc::ptr_eq(&memo.internal, internal) {
-                return Some(std::borrow::Cow::Borrowed(&memo.v1));
+            if let (true, Some(v1)) = (Rc::ptr_eq(&memo.internal, internal), &memo.v1) {
+                return Some(std::borrow::Cow::Borrowed(v1));
             }
         }
         let (_, root) = self.parsed.values().next()?;
