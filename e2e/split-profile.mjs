@@ -1,0 +1,81 @@
+// The profile that decides what the page's second wasm module holds (xtask/src/wasm_split.rs
+// runs this on every build; it is not a test). DIST_DIR is a copy of dist/ whose wasm is
+// `wasm-split --instrument`ed and whose glue leaves the instance's exports in
+// `globalThis.__crdStudioWasm`; each instance's profile goes to PROFILE_DIR.
+//
+// What stays in the first module: what the worker runs for the first paint of the main page
+// and of the embed demo (CronTab and the demo's examples), and what the page's thread runs for
+// those, for every gallery example and every result tab. Everything else (completion, hover,
+// fixes, the other examples' analyses, the update path, ...) the worker fetches on first use.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, TABS, launch, serveDist, verdict } from './harness.mjs';
+
+const OUT = process.env.PROFILE_DIR;
+if (!OUT) throw new Error('PROFILE_DIR is not set');
+
+// Runs in a page or worker: the instance's profile as bytes.
+const grab = `(() => {
+  const e = globalThis.__crdStudioWasm;
+  const size = 1 << 20;
+  const ptr = e.__wbindgen_malloc(size, 1);
+  const n = e.__write_profile(ptr, size);
+  return Array.from(new Uint8Array(e.memory.buffer, ptr, n));
+})()`;
+
+let written = 0;
+async function save(target, name) {
+  const bytes = await target.evaluate(grab);
+  writeFileSync(join(OUT, `${name}.prof`), Buffer.from(bytes));
+  written += 1;
+}
+async function saveWorkers(page, name) {
+  const workers = page.workers();
+  if (workers.length === 0) throw new Error(`${name}: no worker`);
+  for (const [i, w] of workers.entries()) await save(w, `${name}-worker-${i}`);
+}
+
+const server = await serveDist(DIST, '/studio/');
+const { context, close } = await launch('crd-studio-split-');
+try {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+  await page.goto(`${server.origin}/studio/index.html`);
+  await verdict(page, { timeout: 60_000 });
+  await page.waitForTimeout(500);
+  await saveWorkers(page, 'main');
+
+  // The page's thread only from here: every example, every tab.
+  const select = page.getByRole('combobox', { name: 'Examples' });
+  const slugs = await select.locator('option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  for (const slug of slugs) {
+    const title = await select.locator(`option[value="${slug}"]`).textContent();
+    await select.selectOption(slug);
+    await page.locator('.notice').filter({ hasText: title }).waitFor();
+    await page.waitForTimeout(300);
+    await verdict(page, { timeout: 60_000 });
+    for (const tab of TABS) {
+      const button = page.locator(`#tab-${tab}`);
+      if ((await button.count()) > 0 && (await button.isVisible())) await button.click();
+    }
+    await page.locator('#tab-problems').click();
+  }
+  await save(page, 'main-page');
+
+  const demo = await context.newPage();
+  demo.on('pageerror', (e) => console.log(`demo error: ${e.message}`));
+  await demo.goto(`${server.origin}/studio/demo/`);
+  await demo.waitForFunction(
+    () => [...document.querySelectorAll('crd-studio')].some((e) => e.dataset.state === 'ready'),
+    null,
+    { timeout: 60_000 },
+  );
+  await verdict(demo.locator('crd-studio').first(), { timeout: 60_000 });
+  await demo.waitForTimeout(500);
+  await saveWorkers(demo, 'embed');
+  await save(demo, 'embed-page');
+  console.log(`split profile: ${written} profiles (${slugs.length} examples)`);
+} finally {
+  await close();
+  await server.close();
+}

@@ -1,0 +1,77 @@
+// End-to-end tests of the page's second wasm module (issue 29, xtask/src/wasm_split.rs): the
+// first paint and the CronTab example's analysis download one wasm module; the first
+// completion, in the worker, fetches the second one once, and the studio goes on working.
+//
+//   BASE_URL=http://127.0.0.1:8765/ node --test split.test.mjs
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { useStudio } from './harness.mjs';
+
+const requests = [];
+const studio = useStudio('split', {
+  wait: 'Object',
+  // The page's requests and its worker's.
+  setup: (page) => page.on('request', (r) => requests.push(r.url())),
+});
+const { editor, until, verdict } = studio;
+let page;
+before(async () => {
+  page = await studio.ready;
+});
+
+const wasm = () => requests.filter((u) => u.endsWith('.wasm')).map((u) => u.split('/').pop());
+const second = () => wasm().filter((u) => u.endsWith('_split.wasm'));
+
+test('the first paint and a gallery analysis download only the first wasm module', async () => {
+  assert.match(await verdict(), /^Accepted/);
+  const select = page.getByRole('combobox', { name: 'Examples' });
+  const title = await select.locator('option[value="crontab"]').textContent();
+  await select.selectOption('crontab');
+  await page.locator('.notice').filter({ hasText: title }).waitFor();
+  assert.match(await verdict(), /^Accepted/);
+  await page.waitForTimeout(500);
+  assert.deepEqual(second(), [], `no second module yet: ${wasm()}`);
+  assert.equal(wasm().length, 1, `one wasm module: ${wasm()}`);
+});
+
+test('the first completion fetches the second module once, and completion works', async () => {
+  const object = editor('Object');
+  await object.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+Space');
+  await until(
+    () => document.querySelectorAll('.cm-tooltip-autocomplete .cm-completionLabel').length > 0,
+    null,
+    'the completion list',
+  );
+  assert.equal(second().length, 1, `the second module, once: ${wasm()}`);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+Space');
+  await until(
+    () => document.querySelectorAll('.cm-tooltip-autocomplete .cm-completionLabel').length > 0,
+    null,
+    'the completion list again',
+  );
+  await page.keyboard.press('Escape');
+  assert.equal(second().length, 1, `still once: ${wasm()}`);
+  assert.deepEqual(studio.errors, []);
+});
+
+test('the page thread could load the second module too: a synchronous request and compile', async () => {
+  // The placeholders' fallback on the page's thread (the profile keeps what the page runs in
+  // the first module, but a window must be able to load the rest).
+  const name = second()[0];
+  const size = await page.evaluate((name) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', new URL(name, document.baseURI).href, false);
+    xhr.overrideMimeType('text/plain; charset=x-user-defined');
+    xhr.send();
+    const text = xhr.responseText;
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+    const module = new WebAssembly.Module(bytes);
+    return WebAssembly.Module.imports(module).length > 0 ? bytes.length : 0;
+  }, name);
+  assert.ok(size > 100_000, `compiled ${size} bytes`);
+});
