@@ -9,7 +9,7 @@
 // fixes, the other examples' analyses, the update path, ...) the worker fetches on first use.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST, TABS, launch, serveDist, verdict } from './harness.mjs';
+import { DIST, TABS, launch, paste, serveDist, verdict } from './harness.mjs';
 
 const OUT = process.env.PROFILE_DIR;
 if (!OUT) throw new Error('PROFILE_DIR is not set');
@@ -35,6 +35,37 @@ async function saveWorkers(page, name) {
   for (const [i, w] of workers.entries()) await save(w, `${name}-worker-${i}`);
 }
 
+/** A CRD with `n` fields, each with a rule: an analysis that takes seconds. */
+function slowCrd(n) {
+  const fields = Array.from(
+    { length: n },
+    (_, i) =>
+      `              f${i}:\n                type: string\n                maxLength: 10\n` +
+      `                x-kubernetes-validations:\n                - rule: self.size() < 5\n` +
+      `                  messageExpression: "'too long: ' + self"\n`,
+  ).join('');
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: slows.example.com
+spec:
+  group: example.com
+  names: {kind: Slow, plural: slows, singular: slow, listKind: SlowList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+${fields}`;
+}
+
 const server = await serveDist(DIST, '/studio/');
 const { context, close } = await launch('crd-studio-split-');
 try {
@@ -42,12 +73,18 @@ try {
   page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
   await page.goto(`${server.origin}/studio/index.html`);
   await verdict(page, { timeout: 60_000 });
+  // The gallery's CronTab again (what a visitor who opens the gallery first sees).
+  const select = page.getByRole('combobox', { name: 'Examples' });
+  await select.selectOption('crontab');
+  await page.waitForTimeout(300);
+  await verdict(page, { timeout: 60_000 });
   await page.waitForTimeout(500);
   await saveWorkers(page, 'main');
 
-  // The page's thread only from here: every example, every tab.
-  const select = page.getByRole('combobox', { name: 'Examples' });
-  const slugs = await select.locator('option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  // The page's thread only from here: every example, every tab, a completion list.
+  const slugs = await select
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
   for (const slug of slugs) {
     const title = await select.locator(`option[value="${slug}"]`).textContent();
     await select.selectOption(slug);
@@ -60,6 +97,16 @@ try {
     }
     await page.locator('#tab-problems').click();
   }
+  await paste(page, 'Object', 'apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ');
+  await page.keyboard.press('Control+Space');
+  await page.locator('.cm-tooltip-autocomplete').waitFor({ timeout: 60_000 });
+  await page.keyboard.press('Escape');
+  // A slow analysis: the page's "still working" state, its ticking timer, the big-text
+  // autosave (timers the quick examples never reach).
+  await paste(page, 'CRD', slowCrd(150));
+  await page.waitForTimeout(1500);
+  await verdict(page, { timeout: 120_000 });
+  await page.waitForTimeout(2500);
   await save(page, 'main-page');
 
   const demo = await context.newPage();
@@ -70,7 +117,12 @@ try {
     null,
     { timeout: 60_000 },
   );
-  await verdict(demo.locator('crd-studio').first(), { timeout: 60_000 });
+  // Every playground of the demo, each scrolled into view (they mount lazily).
+  const embeds = demo.locator('crd-studio');
+  for (let i = 0; i < (await embeds.count()); i++) {
+    await embeds.nth(i).scrollIntoViewIfNeeded();
+    await verdict(embeds.nth(i), { timeout: 60_000 });
+  }
   await demo.waitForTimeout(500);
   await saveWorkers(demo, 'embed');
   await save(demo, 'embed-page');

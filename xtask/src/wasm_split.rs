@@ -135,6 +135,8 @@ pub fn run_split(dist: &Path, work: &Path) -> Result<(), String> {
         "wasm = instance.exports; globalThis.__crdStudioWasm = wasm;",
     )?;
     fs::write(served.join(&glue_name), exposed).map_err(|e| e.to_string())?;
+    // The page registers its service worker: the profile must see that too.
+    crate::dist::finish(&served, &crate::root().join("static/sw.js"))?;
     let profiles = work.join("profiles");
     fs::create_dir_all(&profiles).map_err(|e| e.to_string())?;
     run(cmd("node")
@@ -373,7 +375,11 @@ mod tests {
 
     #[test]
     fn table_fill_becomes_a_call_of_a_loop() {
-        let text = "(module\n (table $0 1 1 funcref)\n (table $1 1024 externref)\n (func $f\n  (table.fill $1\n   (i32.const 0)\n   (ref.null noextern)\n   (i32.const 1)\n  )\n )\n)\n";
+        let text = concat!(
+            "(module\n (table $0 1 1 funcref)\n (table $1 1024 externref)\n (func $f\n",
+            "  (table.fill $1\n   (i32.const 0)\n   (ref.null noextern)\n   (i32.const 1)\n",
+            "  )\n )\n)\n"
+        );
         let out = without_table_fill(text).unwrap();
         assert!(!out.contains("table.fill"));
         assert!(out.contains("(call $__split_table_fill"));
