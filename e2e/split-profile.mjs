@@ -117,14 +117,16 @@ try {
     null,
     { timeout: 60_000 },
   );
-  // Every playground of the demo, each scrolled into view (they mount lazily).
+  await verdict(demo.locator('crd-studio').first(), { timeout: 60_000 });
+  await demo.waitForTimeout(500);
+  await saveWorkers(demo, 'embed');
+  // The page's thread: every playground of the demo, each scrolled into view (they mount
+  // lazily; their analyses, in the worker, may fetch the second module).
   const embeds = demo.locator('crd-studio');
   for (let i = 0; i < (await embeds.count()); i++) {
     await embeds.nth(i).scrollIntoViewIfNeeded();
     await verdict(embeds.nth(i), { timeout: 60_000 });
   }
-  await demo.waitForTimeout(500);
-  await saveWorkers(demo, 'embed');
   await save(demo, 'embed-page');
   console.log(`split profile: ${written} profiles (${slugs.length} examples)`);
 } finally {
