@@ -4,9 +4,11 @@
 //! [`run`] takes `dist/` after `trunk build`:
 //!
 //! 1. `wasm-split --instrument` the module, serve a copy of `dist/` with it and run
-//!    `e2e/split-profile.mjs` in headless Chromium: the first paint of the main page and of
-//!    the embed demo (both threads), then, on the page's thread only, every gallery example
-//!    and every result tab. Each instance writes which functions ran (`__write_profile`).
+//!    `e2e/split-profile.mjs` in headless Chromium: the first paint of the main page (with
+//!    its service worker, and the gallery's CronTab) and of the embed demo's first playground
+//!    (both threads), then, on the page's thread only, every gallery example, result tab and
+//!    demo playground, a completion list and a slow analysis. Each instance writes which
+//!    functions ran (`__write_profile`).
 //! 2. `wasm-split --split --profile`: the primary keeps every function that ran, the
 //!    secondary (`crd-studio-web-<hash>_split.wasm`) gets the rest; both share the primary's
 //!    memory and function table. Each moved function's table slot holds a placeholder, an
