@@ -2,11 +2,13 @@
 //! and the README's task table name every task):
 //!
 //! - `setup [--browser] [--fuzz]`: install what is missing (wasm32 target, trunk,
-//!   wasm-bindgen-cli at the Cargo.lock version, Node.js, npm packages with wasm-opt; with
-//!   `--browser` Chromium and chromedriver, with `--fuzz` cargo-fuzz), skipping what is there.
+//!   wasm-bindgen-cli at the Cargo.lock version, Node.js, npm packages with wasm-opt, Debian's
+//!   binaryen for `wasm-split`; with `--browser` Chromium and chromedriver, with `--fuzz`
+//!   cargo-fuzz), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
-//! - `build`: set up, then build the release page into `dist/` for static hosting, with the
-//!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
+//! - `build`: set up, then build the release page into `dist/` for static hosting (its wasm
+//!   split in two, `wasm_split.rs`), with the embed script's manifest (`embed_dist.rs`) and
+//!   the demo docs page (`dist/demo/`).
 //! - `test [--no-browser]`: everything CI checks (`ci.rs`).
 //! - `dist [--target TRIPLE]`: the CLI as a static musl binary with its checksums (`cli_dist.rs`).
 //! - `conformance [DIR]`, `corpus [DIR]`, `peer [DIR]`, `cel-spec [DIR]`: the measurement tasks.
