@@ -14,11 +14,13 @@
 //!    memory and function table. Each moved function's table slot holds a placeholder, an
 //!    import of the `placeholder` namespace named by the slot's index.
 //! 3. The wasm-bindgen glue gets the placeholders (`SPLIT_LOADER`): the first call of one
-//!    fetches the secondary with a synchronous request (in the worker, where the engine runs;
-//!    the page's thread too if it ever needs it, which the profile avoids), instantiates it
-//!    against the primary's exports (its element segments fill the table with the real
-//!    functions) and calls on. Nothing changes in the Rust code: a call into moved code is an
-//!    indirect call through the table.
+//!    loads the secondary (in the worker, where the engine runs; the page's thread too if it
+//!    ever needs it, which the profile avoids), instantiates it against the primary's exports
+//!    (its element segments fill the table with the real functions) and calls on. Nothing
+//!    changes in the Rust code: a call into moved code is an indirect call through the table.
+//!    The load is synchronous: the bytes the service worker cached (the glue reads them from
+//!    the Cache API while the primary compiles: a window's synchronous request never reaches
+//!    the service worker, so offline it would fail), else a synchronous request.
 //! 4. The glue and both modules get new names (a hash of their bytes), `index.html` follows.
 //!
 //! Debian's binaryen (108) has `wasm-split`; npm's has none. Version 108 predates wasm-bindgen's
@@ -53,13 +55,23 @@ const PRIMARY: &str = "primary";
 /// The loader added to the wasm-bindgen glue; `__SPLIT__` is the secondary's file name.
 const SPLIT_LOADER: &str = r#"
 // The second wasm module (xtask/src/wasm_split.rs): a call of a function the first paint never
-// runs lands in a placeholder, which loads the module (a synchronous request: calls into wasm
-// are synchronous), instantiates it against this module's exports (it fills the function
-// table) and calls the real function.
+// runs lands in a placeholder, which loads the module, instantiates it against this module's
+// exports (it fills the function table) and calls the real function. Calls into wasm are
+// synchronous, so is the load: the bytes the service worker cached (read while the first
+// module compiles, so the studio works offline) or else a synchronous request.
 const __splitUrl = new URL('__SPLIT__', import.meta.url).href;
 let __splitLoaded = false;
-function __splitLoad() {
-    if (__splitLoaded) return;
+let __splitBytes = null;
+const __splitCached = (async () => {
+    try {
+        if (typeof caches === 'undefined') return;
+        const response = await caches.match(__splitUrl);
+        if (response && response.ok) __splitBytes = new Uint8Array(await response.arrayBuffer());
+    } catch (_) {
+        // No cache (a sandboxed frame, storage disabled): the request below.
+    }
+})();
+function __splitFetch() {
     const xhr = new XMLHttpRequest();
     xhr.open('GET', __splitUrl, false);
     // A window's synchronous request cannot ask for an ArrayBuffer: read bytes as text.
@@ -68,23 +80,27 @@ function __splitLoad() {
     else xhr.responseType = 'arraybuffer';
     xhr.send();
     if (xhr.status !== 200) throw new Error(`loading ${__splitUrl}: HTTP ${xhr.status}`);
-    let bytes;
-    if (inWindow) {
-        const text = xhr.responseText;
-        bytes = new Uint8Array(text.length);
-        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
-    } else {
-        bytes = new Uint8Array(xhr.response);
-    }
+    if (!inWindow) return new Uint8Array(xhr.response);
+    const text = xhr.responseText;
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+    return bytes;
+}
+function __splitLoad(index) {
+    if (__splitLoaded) return;
+    const cached = __splitBytes !== null;
+    const bytes = cached ? __splitBytes : __splitFetch();
+    __splitBytes = null;
     new WebAssembly.Instance(new WebAssembly.Module(bytes), { primary: wasm });
     __splitLoaded = true;
+    console.debug(`CRD Studio: second wasm module loaded (${cached ? 'cached' : 'fetched'}, first call: table slot ${index})`);
 }
 function __splitPlaceholders() {
     return new Proxy({}, {
         get(_, name) {
             const index = Number(name);
             return function (...args) {
-                __splitLoad();
+                __splitLoad(index);
                 return wasm['%table'].get(index)(...args);
             };
         },
@@ -312,6 +328,9 @@ fn fix_table_exports(path: &Path, source: &[u8]) -> Result<(), String> {
     fs::write(path, bytes).map_err(|e| e.to_string())
 }
 
+/// The line of the wasm-bindgen glue's async `__wbg_init` that instantiates the module.
+const INIT_RETURN: &str = "const { instance, module } = await __wbg_load(await module_or_path, imports);";
+
 /// The glue with the placeholder namespace among its imports and the loader.
 fn glue_with_placeholders(glue: &str, split_name: &str) -> Result<String, String> {
     let marker = "\"./crd-studio-web_bg.js\": import0,";
@@ -319,6 +338,12 @@ fn glue_with_placeholders(glue: &str, split_name: &str) -> Result<String, String
         glue,
         marker,
         &format!("{marker}\n        {PLACEHOLDERS}: __splitPlaceholders(),"),
+    )?;
+    // The cached bytes are read before the first module starts (its start may call moved code).
+    let with_import = replace_once(
+        &with_import,
+        INIT_RETURN,
+        &format!("{INIT_RETURN}\n    await __splitCached;"),
     )?;
     Ok(format!(
         "{with_import}{}",
@@ -396,10 +421,14 @@ mod tests {
 
     #[test]
     fn glue_gets_the_placeholder_namespace_once() {
-        let glue = "return {\n        \"./crd-studio-web_bg.js\": import0,\n    };\n";
+        let glue = concat!(
+            "return {\n        \"./crd-studio-web_bg.js\": import0,\n    };\n",
+            "    const { instance, module } = await __wbg_load(await module_or_path, imports);\n"
+        );
         let out = glue_with_placeholders(glue, "x_split.wasm").unwrap();
         assert!(out.contains("placeholder: __splitPlaceholders(),"));
         assert!(out.contains("new URL('x_split.wasm', import.meta.url)"));
+        assert!(out.contains("imports);\n    await __splitCached;\n"));
         assert!(glue_with_placeholders("nothing", "x").is_err());
     }
 }
