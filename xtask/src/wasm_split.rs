@@ -329,7 +329,8 @@ fn fix_table_exports(path: &Path, source: &[u8]) -> Result<(), String> {
 }
 
 /// The line of the wasm-bindgen glue's async `__wbg_init` that instantiates the module.
-const INIT_RETURN: &str = "const { instance, module } = await __wbg_load(await module_or_path, imports);";
+const INIT_RETURN: &str =
+    "const { instance, module } = await __wbg_load(await module_or_path, imports);";
 
 /// The glue with the placeholder namespace among its imports and the loader.
 fn glue_with_placeholders(glue: &str, split_name: &str) -> Result<String, String> {
