@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DIST, allowClipboard, editor, launch, repoFile, screenshot, serveDist, verdict as verdictIn } from './harness.mjs';
+import { DIST, allowClipboard, editor, launch, paste, repoFile, screenshot, serveDist, verdict as verdictIn } from './harness.mjs';
 
 const PREFIX = '/tools/crd-studio/';
 const TIMEOUT = 30_000;
@@ -62,6 +62,14 @@ test('dist/ works unchanged under a sub-path, and offline after one visit', asyn
     await context.setOffline(true);
     await page.reload();
     assert.match(await verdict(page), /^Accepted/);
+    // Completion runs in the second wasm module: offline it comes from the service worker's cache.
+    await paste(page, 'Object', 'apiVersion: stable.example.com/v1\nkind: CronTab\nspec:\n  ');
+    await verdict(page);
+    await page.keyboard.press('Control+Space');
+    const list = page.locator('.cm-tooltip-autocomplete');
+    await list.waitFor({ timeout: TIMEOUT });
+    assert.ok((await list.locator('.cm-completionLabel').allTextContents()).includes('replicas'));
+    await page.keyboard.press('Escape');
     await screenshot(page, 'hosting-offline.png');
   });
 });

@@ -2,11 +2,13 @@
 //! and the README's task table name every task):
 //!
 //! - `setup [--browser] [--fuzz]`: install what is missing (wasm32 target, trunk,
-//!   wasm-bindgen-cli at the Cargo.lock version, Node.js, npm packages with wasm-opt; with
-//!   `--browser` Chromium and chromedriver, with `--fuzz` cargo-fuzz), skipping what is there.
+//!   wasm-bindgen-cli at the Cargo.lock version, Node.js, npm packages with wasm-opt, Debian's
+//!   binaryen for `wasm-split`; with `--browser` Chromium and chromedriver, with `--fuzz`
+//!   cargo-fuzz), skipping what is there.
 //! - `serve`: set up, then serve the studio on <http://127.0.0.1:8080> with the CronTab example.
-//! - `build`: set up, then build the release page into `dist/` for static hosting, with the
-//!   embed script's manifest (`embed_dist.rs`) and the demo docs page (`dist/demo/`).
+//! - `build`: set up, then build the release page into `dist/` for static hosting (its wasm
+//!   split in two, `wasm_split.rs`), with the embed script's manifest (`embed_dist.rs`) and
+//!   the demo docs page (`dist/demo/`).
 //! - `test [--no-browser]`: everything CI checks (`ci.rs`).
 //! - `dist [--target TRIPLE]`: the CLI as a static musl binary with its checksums (`cli_dist.rs`).
 //! - `conformance [DIR]`, `corpus [DIR]`, `peer [DIR]`, `cel-spec [DIR]`: the measurement tasks.
@@ -41,6 +43,7 @@ mod lsp;
 mod peer;
 mod serve_dir;
 mod tzdb;
+mod wasm_split;
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -352,6 +355,13 @@ fn setup(browser: bool) -> Result<(), String> {
             apt_install(&["chromium", "chromium-driver"])?;
         }
     }
+    // binaryen's wasm-split splits the page's wasm (wasm_split.rs); npm's binaryen has none.
+    if have("wasm-split") {
+        println!("wasm-split: present");
+    } else {
+        println!("wasm-split: installing binaryen from apt");
+        apt_install(&["binaryen"])?;
+    }
     cargo_tool("trunk", TRUNK_VERSION, "trunk")?;
     cargo_tool("wasm-bindgen-cli", &locked_wasm_bindgen()?, "wasm-bindgen")?;
     npm_ci("web")?;
@@ -401,7 +411,8 @@ fn bundle_editor() -> Result<(), String> {
 }
 
 fn build() -> Result<(), String> {
-    setup(false)?;
+    // The wasm split measures its profile in headless Chromium.
+    setup(true)?;
     step("build release page");
     build_dist(&[])?;
     println!("dist/ is ready for static hosting: copy it to any path of any static host");
@@ -416,6 +427,11 @@ fn build_dist(extra: &[&str]) -> Result<(), String> {
     run(cmd("trunk")
         .args(["build", "index.html", "--release", "--offline"])
         .args(extra))?;
+    let work = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+        .join("wasm-split");
+    wasm_split::run_split(&root().join("dist"), &work)?;
     embed_dist::write(&root().join("dist"))?;
     dist::finish(&root().join("dist"), &root().join("static/sw.js"))
 }
