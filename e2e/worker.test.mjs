@@ -76,6 +76,27 @@ test('the engine runs in one Web Worker; typing quickly in both editors ends wit
   assert.deepEqual(pageErrors, []);
 });
 
+test('keystrokes in the CRD send the worker only what changed, and it rebuilds the exact text', async () => {
+  const splices = () => page.workers()[0].evaluate(() => self.__splices ?? 0);
+  const before = await splices();
+  const crd = editor('CRD');
+  // A field at the top (characters of one and two UTF-16 units), typed without pauses.
+  await crd.click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type('zé😀x: 1\n', { delay: 0 });
+  await problems().getByText('unknown field "zé😀x"').waitFor();
+  // Then at the end, after them: a comment; then the field goes again.
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n# é😀 end', { delay: 0 });
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Delete');
+  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent.startsWith('Accepted'));
+  assert.ok((await splices()) > before + 5, `splices: ${before} → ${await splices()}`);
+  assert.equal(await problems().getByText(/unknown field/).count(), 0);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('an engine crash names its input, restarts the worker and keeps every text', async () => {
   const crd = editor('CRD');
   await crd.click();

@@ -13,7 +13,7 @@ use web_sys::{Element, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::assist::{AssistKind, AssistRequest};
-use crate::editor_text::EditorText;
+use crate::editor_text::{EditorText, Lineage};
 use crate::view_model::{EditorDiagnostic, EditorFix};
 use crd_studio_engine::{utf16_offset_of_line_column, Editor};
 
@@ -67,7 +67,7 @@ enum Backend {
         api: CrdEditorApi,
         handle: JsValue,
         // Called by JavaScript on every edit; lives as long as the editor.
-        _on_change: Closure<dyn FnMut(JsString)>,
+        _on_change: Closure<dyn FnMut(JsString, f64, f64)>,
         // Called by JavaScript for completion and hover; lives as long as the editor.
         _assist: Option<AssistClosure>,
     },
@@ -305,10 +305,17 @@ fn create_code_mirror(
     on_change: Rc<RefCell<Callback<EditorText>>>,
     assist: Option<(AttrValue, Editor)>,
 ) -> Result<Backend, JsValue> {
-    let closure = Closure::<dyn FnMut(JsString)>::new(move |text: JsString| {
-        let cb = on_change.borrow().clone();
-        cb.emit(EditorText::from_js(text));
-    });
+    // The editor's texts, each with what it kept of the one before (the worker then gets
+    // only the changed middle of a big CRD).
+    let lineage = Rc::new(Lineage::default());
+    let closure = Closure::<dyn FnMut(JsString, f64, f64)>::new(
+        move |text: JsString, keep_start: f64, keep_end: f64| {
+            let kept = (keep_start >= 0.0 && keep_end >= 0.0)
+                .then_some((keep_start as u32, keep_end as u32));
+            let cb = on_change.borrow().clone();
+            cb.emit(EditorText::edited(text, &lineage, kept));
+        },
+    );
     let options = js_sys::Object::new();
     js_sys::Reflect::set(&options, &"doc".into(), &text.js())?;
     js_sys::Reflect::set(&options, &"label".into(), &JsValue::from_str(label))?;

@@ -8,13 +8,14 @@
 //! view reads it (the CEL tab, Share, a crash message). Texts the app writes itself (an
 //! example, a rewritten rule) start as Rust strings.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::JsString;
 use yew::AttrValue;
 
-use crate::worker_protocol::CrdText;
+use crate::worker_protocol::{CrdText, Splice};
 
 /// An editor text, compared by identity (each edit makes a new one).
 #[derive(Clone)]
@@ -23,7 +24,24 @@ pub struct EditorText(Rc<Inner>);
 struct Inner {
     js: OnceCell<JsString>,
     rust: OnceCell<AttrValue>,
+    /// For a text typed in an editor: the editor's edits and this text's place among them.
+    edit: Option<(Rc<Lineage>, u64)>,
 }
+
+/// The edits of one editor, newest last: for each text it handed over (numbered in order),
+/// the lengths of the start and end it kept of the one before, or `None` when that is not
+/// known (the app had replaced the text). A page keeps one per editor.
+#[derive(Default)]
+pub struct Lineage {
+    next: Cell<u64>,
+    edits: RefCell<VecDeque<(u64, Kept)>>,
+}
+
+/// The UTF-16 lengths of the start and end an edit kept, if known.
+type Kept = Option<(u32, u32)>;
+
+/// The edits a lineage remembers (a few hundred keystrokes between two analyses is plenty).
+const LINEAGE_EDITS: usize = 256;
 
 impl EditorText {
     /// A text from an editor (no copy).
@@ -33,6 +51,26 @@ impl EditorText {
         EditorText(Rc::new(Inner {
             js,
             rust: OnceCell::new(),
+            edit: None,
+        }))
+    }
+
+    /// A text an editor handed over after an edit that kept `kept` (the UTF-16 lengths of the
+    /// unchanged start and end of the text it handed over before, if known).
+    pub fn edited(text: JsString, lineage: &Rc<Lineage>, kept: Option<(u32, u32)>) -> EditorText {
+        let seq = lineage.next.get() + 1;
+        lineage.next.set(seq);
+        let mut edits = lineage.edits.borrow_mut();
+        edits.push_back((seq, kept));
+        if edits.len() > LINEAGE_EDITS {
+            edits.pop_front();
+        }
+        let js = OnceCell::new();
+        let _ = js.set(text);
+        EditorText(Rc::new(Inner {
+            js,
+            rust: OnceCell::new(),
+            edit: Some((lineage.clone(), seq)),
         }))
     }
 
@@ -43,6 +81,7 @@ impl EditorText {
         EditorText(Rc::new(Inner {
             js: OnceCell::new(),
             rust,
+            edit: None,
         }))
     }
 
@@ -120,5 +159,35 @@ impl Default for EditorText {
 impl CrdText for EditorText {
     fn same(&self, other: &EditorText) -> bool {
         self == other
+    }
+
+    /// Known when both texts come from the same editor and every edit between them is known.
+    fn splice_from(&self, base: &EditorText) -> Option<Splice> {
+        let ((lineage, to), (base_lineage, from)) = (self.0.edit.as_ref()?, base.0.edit.as_ref()?);
+        if !Rc::ptr_eq(lineage, base_lineage) || from >= to {
+            return None;
+        }
+        let edits = lineage.edits.borrow();
+        // Every edit after `from` must still be remembered.
+        if edits.front().is_none_or(|(first, _)| *first > from + 1) {
+            return None;
+        }
+        let (mut keep_start, mut keep_end) = (u32::MAX, u32::MAX);
+        for (_, kept) in edits.iter().filter(|(seq, _)| seq > from && seq <= to) {
+            let (start, end) = (*kept)?;
+            keep_start = keep_start.min(start);
+            keep_end = keep_end.min(end);
+        }
+        let (base_len, len) = (base.js().length(), self.js().length());
+        if keep_start == u32::MAX
+            || u64::from(keep_start) + u64::from(keep_end) > u64::from(base_len.min(len))
+        {
+            return None;
+        }
+        Some(Splice {
+            base_len,
+            keep_start,
+            keep_end,
+        })
     }
 }

@@ -96,6 +96,58 @@ pub fn worker_receive(meta: &str, crd: Option<String>) {
     INBOX.with(|i| i.borrow_mut().push(message));
 }
 
+/// Queues an analysis whose CRD text comes as a splice of the one the worker holds for the
+/// studio (`crate::worker_protocol::Splice`): the held text with its middle replaced by
+/// `middle`. When the worker holds another text, the page is asked for the whole one.
+#[wasm_bindgen]
+pub fn worker_receive_splice(
+    meta: &str,
+    base_len: u32,
+    keep_start: u32,
+    keep_end: u32,
+    middle: &str,
+) {
+    let Ok(ToWorker::Analyze(mut job)) = crate::wire_json::from_str::<ToWorker>(meta) else {
+        return;
+    };
+    let splice = crate::worker_protocol::Splice {
+        base_len,
+        keep_start,
+        keep_end,
+    };
+    let studio = job.studio.clone();
+    let text = INBOX
+        .with(|i| {
+            i.borrow()
+                .queued_crd(&studio)
+                .map(|base| splice.apply(base, middle))
+        })
+        .or_else(|| {
+            CRDS.with(|c| {
+                c.borrow()
+                    .get(&studio)
+                    .map(|base| splice.apply(base, middle))
+            })
+        })
+        .flatten();
+    match text {
+        Some(text) => {
+            job.crd = Some(text);
+            INBOX.with(|i| i.borrow_mut().push(ToWorker::Analyze(job)));
+        }
+        None => {
+            let message = FromWorker {
+                studio,
+                seq: job.seq,
+                outcome: Outcome::ResendCrd,
+            };
+            if let Ok(text) = crate::wire_json::to_string(&message) {
+                post_message(&text);
+            }
+        }
+    }
+}
+
 /// Whether an assist request without a text stands for the CRD text the worker holds: a
 /// completion or hover in the CRD editor (`worker_client::assist` sends no other without one
 /// but the Tests tab's, which are not in an editor).

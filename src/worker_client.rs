@@ -105,7 +105,7 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use crate::assist::{AssistAnswer, AssistRequest};
 use crate::editor_text::EditorText;
 use crate::worker_boundary::Reply;
-use crate::worker_protocol::{Channel, FromWorker, Job, Outcome, Outgoing, ToWorker};
+use crate::worker_protocol::{Channel, CrdText, FromWorker, Job, Outcome, Outgoing, ToWorker};
 
 /// What a studio hears from the worker.
 pub enum Event {
@@ -302,7 +302,7 @@ pub fn warm_up() {
 /// Runs a job in the page when there is no worker (the same code the worker runs), answering
 /// in a later task as the worker would.
 fn run_in_page(out: Outgoing<EditorText>) {
-    let Outgoing { mut job, crd } = out;
+    let Outgoing { mut job, crd, .. } = out;
     job.crd = crd.map(|c| c.rust().to_string());
     gloo::timers::callback::Timeout::new(0, move || {
         let answer = crate::worker::run_job(job);
@@ -355,14 +355,36 @@ fn restart_worker(client: &mut Client, stopped: Option<&str>) {
 }
 
 fn post(worker: &Worker, out: Outgoing<EditorText>) {
-    let Outgoing { job, crd } = out;
+    let Outgoing { job, crd, base } = out;
     let Ok(meta) = crate::wire_json::to_string(&ToWorker::Analyze(Box::new(job))) else {
         return;
     };
     let message = js_sys::Array::new();
     message.push(&JsValue::from_str(&meta));
-    // The CRD text goes as the editor's own string: never copied into this wasm and back.
-    message.push(&crd.map_or(JsValue::NULL, |c| c.js().into()));
+    let splice = crd
+        .as_ref()
+        .zip(base.as_ref())
+        .and_then(|(crd, base)| CrdText::splice_from(crd, base));
+    match (splice, &crd) {
+        // A keystroke in a big CRD: only what changed since the worker's text travels
+        // (`static/worker.js` hands it to `worker_receive_splice`).
+        (Some(s), Some(crd)) => {
+            let text = crd.js();
+            let middle = text.slice(s.keep_start, text.length().saturating_sub(s.keep_end));
+            message.push(&JsValue::NULL);
+            let splice = js_sys::Array::of4(
+                &s.base_len.into(),
+                &s.keep_start.into(),
+                &s.keep_end.into(),
+                &middle,
+            );
+            message.push(&splice);
+        }
+        // The CRD text goes as the editor's own string: never copied into this wasm and back.
+        _ => {
+            message.push(&crd.map_or(JsValue::NULL, |c| c.js().into()));
+        }
+    }
     if let Err(e) = worker.post_message(&message) {
         gloo::console::error!("could not post to the engine's worker", e);
     }
@@ -522,6 +544,20 @@ fn on_answer(text: &str) {
             if let Some(listener) = listener {
                 listener(Event::Versions(line));
             }
+            return;
+        }
+        Outcome::ResendCrd => {
+            CLIENT.with(|c| {
+                let mut client = c.borrow_mut();
+                let again = client
+                    .studios
+                    .get_mut(&studio)
+                    .filter(|entry| entry.channel.in_flight() == Some(seq))
+                    .and_then(|entry| entry.channel.restart());
+                if let Some(job) = again {
+                    dispatch(&mut client, job);
+                }
+            });
             return;
         }
         Outcome::Progress { done, total } => {

@@ -96,6 +96,9 @@ pub enum Outcome {
     /// The CRD across Kubernetes versions, computed after the reply to the job (`seq`: the
     /// studio's newest answered job) that did not carry it.
     Versions(crate::versions_line::VersionsLine),
+    /// The job's CRD text came as a [`Splice`] of a text this worker does not hold (a bug
+    /// guarded against): the page sends the job again with the whole text.
+    ResendCrd,
     /// Not an answer yet: how far the job is (sent during long analyses).
     Progress {
         /// Object documents analysed.
@@ -124,6 +127,71 @@ pub trait CrdText: Clone {
     /// Whether two texts are equal. Implementations look at identity first: the same
     /// allocation is recognised without comparing megabytes.
     fn same(&self, other: &Self) -> bool;
+
+    /// How this text differs from `base`, an earlier text of the same editor, when that is
+    /// known without comparing them: the worker then gets only the changed middle.
+    fn splice_from(&self, _base: &Self) -> Option<Splice> {
+        None
+    }
+}
+
+/// A text as an earlier one (the worker's) with its middle replaced: the first `keep_start`
+/// and the last `keep_end` UTF-16 code units of the earlier text, `base_len` units long, stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Splice {
+    /// The earlier text's length in UTF-16 code units (the worker checks it holds that one).
+    pub base_len: u32,
+    /// The UTF-16 code units kept at the start.
+    pub keep_start: u32,
+    /// The UTF-16 code units kept at the end.
+    pub keep_end: u32,
+}
+
+impl Splice {
+    /// `base` with its middle replaced by `middle`, or `None` when `base` is not `base_len`
+    /// UTF-16 code units long or a kept part would end inside a character.
+    pub fn apply(&self, base: &str, middle: &str) -> Option<String> {
+        let (start, end) = if base.is_ascii() {
+            if base.len() != self.base_len as usize {
+                return None;
+            }
+            let end = base.len().checked_sub(self.keep_end as usize)?;
+            (self.keep_start as usize, end)
+        } else {
+            let total = base.encode_utf16().count();
+            if total != self.base_len as usize {
+                return None;
+            }
+            let end = total.checked_sub(self.keep_end as usize)?;
+            (
+                byte_at(base, self.keep_start as usize)?,
+                byte_at(base, end)?,
+            )
+        };
+        if start > end {
+            return None;
+        }
+        let mut out = String::with_capacity(start + middle.len() + (base.len() - end));
+        out.push_str(base.get(..start)?);
+        out.push_str(middle);
+        out.push_str(base.get(end..)?);
+        Some(out)
+    }
+}
+
+/// The byte offset in `text` of UTF-16 offset `units`, if that falls between characters.
+fn byte_at(text: &str, units: usize) -> Option<usize> {
+    let mut seen = 0;
+    for (at, c) in text.char_indices() {
+        if seen == units {
+            return Some(at);
+        }
+        if seen > units {
+            return None;
+        }
+        seen += c.len_utf16();
+    }
+    (seen == units).then_some(text.len())
 }
 
 impl CrdText for Rc<str> {
@@ -140,6 +208,9 @@ pub struct Outgoing<C> {
     pub job: Job,
     /// The CRD text to send with it, if the worker does not hold it.
     pub crd: Option<C>,
+    /// The text the worker holds for the studio when `crd` is sent (an earlier one): the
+    /// page may send `crd` as a [`Splice`] of it.
+    pub base: Option<C>,
 }
 
 impl<C> std::ops::Deref for Outgoing<C> {
@@ -216,10 +287,16 @@ impl<C: CrdText> Channel<C> {
         self.in_flight_job = Some((job.clone(), crd.clone()));
         let held = self.worker_crd.as_ref().is_some_and(|w| w.same(&crd));
         let send = (!held).then(|| crd.clone());
-        if !held {
-            self.worker_crd = Some(crd);
+        let base = if held {
+            None
+        } else {
+            self.worker_crd.replace(crd)
+        };
+        Outgoing {
+            job,
+            crd: send,
+            base,
         }
-        Outgoing { job, crd: send }
     }
 
     /// A reply to job `seq` arrived.
@@ -424,7 +501,58 @@ mod tests {
         assert!(!c.busy());
         let j = c.submit(job("o3"), text("v2")).expect("posted");
         assert_eq!(j.crd.as_deref(), Some("v2"));
+        assert_eq!(j.base, None, "a new worker holds no text to splice");
         assert!(j.seq > 3, "numbers keep increasing across restarts");
+    }
+
+    /// A text sent to a worker that holds an earlier one names that one as its base.
+    #[test]
+    fn a_new_crd_text_names_the_one_the_worker_holds() {
+        let mut c: Channel = Channel::new("s");
+        let j = c.submit(job("o"), text("v1")).expect("posted");
+        assert_eq!(j.base, None);
+        c.on_reply(j.seq);
+        let j = c.submit(job("o"), text("v2")).expect("posted");
+        assert_eq!(j.base.as_deref(), Some("v1"));
+        c.on_reply(j.seq);
+        let j = c.submit(job("o"), text("v2")).expect("posted");
+        assert_eq!((j.crd.as_deref(), j.base.as_deref()), (None, None));
+    }
+
+    #[test]
+    fn a_splice_rebuilds_the_text_or_refuses() {
+        let splice = |base_len, keep_start, keep_end| Splice {
+            base_len,
+            keep_start,
+            keep_end,
+        };
+        // (base, splice, middle, expected)
+        let cases = [
+            ("abcdef", splice(6, 2, 2), "XY", Some("abXYef")),
+            ("abcdef", splice(6, 6, 0), "g", Some("abcdefg")),
+            ("abcdef", splice(6, 0, 6), "_", Some("_abcdef")),
+            ("abcdef", splice(6, 0, 0), "", Some("")),
+            ("abcdef", splice(6, 3, 3), "", Some("abcdef")),
+            // The worker holds another text: the lengths differ.
+            ("abcdefg", splice(6, 2, 2), "XY", None),
+            // Kept parts that overlap.
+            ("abcdef", splice(6, 4, 4), "", None),
+            // UTF-16: é is one unit (two bytes), 😀 two units (four bytes).
+            ("aé😀b", splice(5, 2, 1), "c", Some("aécb")),
+            ("aé😀b", splice(5, 4, 1), "", Some("aé😀b")),
+            ("aé😀b", splice(5, 1, 0), "", Some("a")),
+            // A kept part ending inside 😀.
+            ("aé😀b", splice(5, 3, 1), "", None),
+            ("aé😀b", splice(5, 2, 2), "", None),
+            ("aé😀b", splice(4, 2, 1), "", None),
+        ];
+        for (base, s, middle, want) in cases {
+            assert_eq!(
+                s.apply(base, middle).as_deref(),
+                want,
+                "{base:?} {s:?} {middle:?}"
+            );
+        }
     }
 
     #[test]

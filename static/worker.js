@@ -19,9 +19,22 @@ function schedule() {
   }
 }
 
+// Hands a message to the engine's queue: [meta, crd text or null], or [meta, null, splice]
+// when only the changed middle of the CRD text came ([baseLen, keepStart, keepEnd, middle]).
+function deliver(m) {
+  const splice = m[2];
+  if (splice) {
+    // Counted for the end-to-end tests.
+    self.__splices = (self.__splices ?? 0) + 1;
+    engine.worker_receive_splice(m[0], splice[0], splice[1], splice[2], splice[3]);
+  } else {
+    engine.worker_receive(m[0], m[1]);
+  }
+}
+
 // A message while idle is answered at once; while a run is settling, it waits for the tick.
 function receive(m) {
-  engine.worker_receive(m[0], m[1]);
+  deliver(m);
   if (!scheduled) runOne();
 }
 
@@ -62,7 +75,7 @@ async function boot(message) {
     self.__engineMemory = exports && exports.memory;
     module.worker_start();
     engine = module;
-    for (const m of early) engine.worker_receive(m[0], m[1]);
+    for (const m of early) deliver(m);
     early.length = 0;
     schedule();
   } catch (error) {

@@ -381,3 +381,42 @@ async fn cel_tab_shows_an_over_budget_rule_and_sorts_by_cost() {
     assert!(query(&root, "#panel-cel .rule-card.over").is_none());
     assert!(!text(&root, "#panel-cel").contains("over the cost limit"));
 }
+
+/// An editor's texts splice from an earlier one when every edit between them is known, and
+/// the splice rebuilds the newer text from the earlier one.
+#[wasm_bindgen_test]
+fn editor_texts_splice_from_their_editors_earlier_texts() {
+    use std::rc::Rc;
+
+    use crd_studio_web::editor_text::{EditorText, Lineage};
+    use crd_studio_web::worker_protocol::CrdText;
+    use js_sys::JsString;
+
+    let lineage = Rc::new(Lineage::default());
+    let edit = |text: &str, kept| EditorText::edited(JsString::from(text), &lineage, kept);
+    let a = edit("kind: A\nspec: {}\n", None);
+    // Typed "B" after the A, then "C" after the B: the start and the end stay.
+    let b = edit("kind: AB\nspec: {}\n", Some((7, 10)));
+    let c = edit("kind: ABC\nspec: {}\n", Some((8, 10)));
+    let rebuilt = |new: &EditorText, base: &EditorText| {
+        let s = new.splice_from(base).expect("a splice");
+        let text = String::from(new.js());
+        let middle = &text[s.keep_start as usize..text.len() - s.keep_end as usize];
+        s.apply(&base.rust(), middle).expect("applies")
+    };
+    assert_eq!(rebuilt(&b, &a), "kind: AB\nspec: {}\n");
+    assert_eq!(rebuilt(&c, &a), "kind: ABC\nspec: {}\n");
+    assert_eq!(rebuilt(&c, &b), "kind: ABC\nspec: {}\n");
+    // Not backwards, not from itself, not across an unknown edit or another editor's text.
+    assert_eq!(a.splice_from(&c), None);
+    assert_eq!(c.splice_from(&c), None);
+    let d = edit("replaced\n", None);
+    let e = edit("replaced!\n", Some((8, 1)));
+    assert_eq!(d.splice_from(&c), None);
+    assert_eq!(e.splice_from(&c), None);
+    assert!(e.splice_from(&d).is_some());
+    let other = Rc::new(Lineage::default());
+    let f = EditorText::edited(JsString::from("replaced!!\n"), &other, Some((9, 1)));
+    assert_eq!(f.splice_from(&e), None);
+    assert_eq!(EditorText::from_rust("x").splice_from(&a), None);
+}

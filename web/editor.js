@@ -3,7 +3,8 @@
 // 1-based lines and 1-based UTF-16 columns, which is what the engine reports (`utf16Column`)
 // and what JavaScript strings count.
 //
-//   const h = CrdEditor.create(parent, { doc, label, onChange, readOnly })  // onChange(text) on user edits
+//   const h = CrdEditor.create(parent, { doc, label, onChange, readOnly })
+//     // onChange(text, keepStart, keepEnd) on user edits: what stayed of the last text (or -1)
 //   CrdEditor.setDiagnostics(h, [{ fromLine, fromCol, toLine, toCol, severity, message, source }])
 //   CrdEditor.focusAt(h, line, utf16Col)
 //   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
@@ -137,6 +138,24 @@ function changesOf(doc, edits) {
     const to = Math.max(from, offsetOf(doc, e.toLine, e.toCol));
     return { from, to, insert: e.text ?? '' };
   });
+}
+
+// What a batch of transactions kept of the text last handed to onChange: the lengths (UTF-16)
+// of the unchanged start and end, or [-1, -1] when the batch does not start from that text
+// (the app replaced it meanwhile). The page then sends its worker only what changed.
+function keptAround(handle, trs) {
+  if (!handle.sent || trs[0].startState.doc !== handle.sent.doc) return [-1, -1];
+  let start = Infinity;
+  let end = Infinity;
+  for (const tr of trs) {
+    if (!tr.docChanged) continue;
+    const before = tr.startState.doc.length;
+    tr.changes.iterChangedRanges((fromA, toA) => {
+      start = Math.min(start, fromA);
+      end = Math.min(end, before - toA);
+    });
+  }
+  return start === Infinity ? [-1, -1] : [start, end];
 }
 
 // Asks the app (the engine's worker) and waits for its answer; null when there is none.
@@ -329,8 +348,9 @@ function create(parent, options = {}) {
       try {
         if (changed && typeof handle.onChange === 'function') {
           const doc = trs[trs.length - 1].state.doc;
+          const [keepStart, keepEnd] = keptAround(handle, trs);
           handle.sent = { doc, text: doc.toString() };
-          handle.onChange(handle.sent.text);
+          handle.onChange(handle.sent.text, keepStart, keepEnd);
         }
       } finally {
         view.update(trs);
