@@ -67,7 +67,7 @@ enum Backend {
         api: CrdEditorApi,
         handle: JsValue,
         // Called by JavaScript on every edit; lives as long as the editor.
-        _on_change: Closure<dyn FnMut(JsString, f64, f64)>,
+        _on_change: Closure<dyn FnMut(JsString, f64, f64, JsValue)>,
         // Called by JavaScript for completion and hover; lives as long as the editor.
         _assist: Option<AssistClosure>,
     },
@@ -308,12 +308,12 @@ fn create_code_mirror(
     // The editor's texts, each with what it kept of the one before (the worker then gets
     // only the changed middle of a big CRD).
     let lineage = Rc::new(Lineage::default());
-    let closure = Closure::<dyn FnMut(JsString, f64, f64)>::new(
-        move |text: JsString, keep_start: f64, keep_end: f64| {
+    let closure = Closure::<dyn FnMut(JsString, f64, f64, JsValue)>::new(
+        move |text: JsString, keep_start: f64, keep_end: f64, doc: JsValue| {
             let kept = (keep_start >= 0.0 && keep_end >= 0.0)
                 .then_some((keep_start as u32, keep_end as u32));
             let cb = on_change.borrow().clone();
-            cb.emit(EditorText::edited(text, &lineage, kept));
+            cb.emit(EditorText::edited(text, doc, &lineage, kept));
         },
     );
     let options = js_sys::Object::new();

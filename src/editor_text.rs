@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::JsString;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::AttrValue;
 
 use crate::worker_protocol::{CrdText, Splice};
@@ -26,6 +27,9 @@ struct Inner {
     rust: OnceCell<AttrValue>,
     /// For a text typed in an editor: the editor's edits and this text's place among them.
     edit: Option<(Rc<Lineage>, u64)>,
+    /// For a text typed in an editor: CodeMirror's document of it (a tree of lines, which
+    /// copies a part without flattening the whole string as `String.prototype.slice` does).
+    doc: Option<JsValue>,
 }
 
 /// The edits of one editor, newest last: for each text it handed over (numbered in order),
@@ -52,12 +56,18 @@ impl EditorText {
             js,
             rust: OnceCell::new(),
             edit: None,
+            doc: None,
         }))
     }
 
     /// A text an editor handed over after an edit that kept `kept` (the UTF-16 lengths of the
     /// unchanged start and end of the text it handed over before, if known).
-    pub fn edited(text: JsString, lineage: &Rc<Lineage>, kept: Option<(u32, u32)>) -> EditorText {
+    pub fn edited(
+        text: JsString,
+        doc: JsValue,
+        lineage: &Rc<Lineage>,
+        kept: Option<(u32, u32)>,
+    ) -> EditorText {
         let seq = lineage.next.get() + 1;
         lineage.next.set(seq);
         let mut edits = lineage.edits.borrow_mut();
@@ -71,7 +81,22 @@ impl EditorText {
             js,
             rust: OnceCell::new(),
             edit: Some((lineage.clone(), seq)),
+            doc: (!doc.is_undefined() && !doc.is_null()).then_some(doc),
         }))
+    }
+
+    /// The UTF-16 code units `from..to` of the text, copied without flattening the rest when
+    /// CodeMirror's document is at hand.
+    pub fn slice(&self, from: u32, to: u32) -> JsString {
+        let from_doc = self.0.doc.as_ref().and_then(|doc| {
+            let f = js_sys::Reflect::get(doc, &"sliceString".into()).ok()?;
+            let f = f.dyn_ref::<js_sys::Function>()?;
+            f.call2(doc, &from.into(), &to.into())
+                .ok()?
+                .dyn_into::<JsString>()
+                .ok()
+        });
+        from_doc.unwrap_or_else(|| self.js().slice(from, to))
     }
 
     /// A text the app made.
@@ -82,6 +107,7 @@ impl EditorText {
             js: OnceCell::new(),
             rust,
             edit: None,
+            doc: None,
         }))
     }
 

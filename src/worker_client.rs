@@ -369,8 +369,8 @@ fn post(worker: &Worker, out: Outgoing<EditorText>) {
         // A keystroke in a big CRD: only what changed since the worker's text travels
         // (`static/worker.js` hands it to `worker_receive_splice`).
         (Some(s), Some(crd)) => {
-            let text = crd.js();
-            let middle = text.slice(s.keep_start, text.length().saturating_sub(s.keep_end));
+            let len = crd.js().length();
+            let middle = crd.slice(s.keep_start, len.saturating_sub(s.keep_end));
             message.push(&JsValue::NULL);
             let splice = js_sys::Array::of4(
                 &s.base_len.into(),

@@ -391,9 +391,12 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     use crd_studio_web::editor_text::{EditorText, Lineage};
     use crd_studio_web::worker_protocol::CrdText;
     use js_sys::JsString;
+    use wasm_bindgen::JsValue;
 
     let lineage = Rc::new(Lineage::default());
-    let edit = |text: &str, kept| EditorText::edited(JsString::from(text), &lineage, kept);
+    let edit = |text: &str, kept| {
+        EditorText::edited(JsString::from(text), JsValue::UNDEFINED, &lineage, kept)
+    };
     let a = edit("kind: A\nspec: {}\n", None);
     // Typed "B" after the A, then "C" after the B: the start and the end stay.
     let b = edit("kind: AB\nspec: {}\n", Some((7, 10)));
@@ -407,6 +410,7 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     assert_eq!(rebuilt(&b, &a), "kind: AB\nspec: {}\n");
     assert_eq!(rebuilt(&c, &a), "kind: ABC\nspec: {}\n");
     assert_eq!(rebuilt(&c, &b), "kind: ABC\nspec: {}\n");
+    assert_eq!(String::from(c.slice(6, 9)), "ABC");
     // Not backwards, not from itself, not across an unknown edit or another editor's text.
     assert_eq!(a.splice_from(&c), None);
     assert_eq!(c.splice_from(&c), None);
@@ -416,7 +420,12 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     assert_eq!(e.splice_from(&c), None);
     assert!(e.splice_from(&d).is_some());
     let other = Rc::new(Lineage::default());
-    let f = EditorText::edited(JsString::from("replaced!!\n"), &other, Some((9, 1)));
+    let f = EditorText::edited(
+        JsString::from("replaced!!\n"),
+        JsValue::UNDEFINED,
+        &other,
+        Some((9, 1)),
+    );
     assert_eq!(f.splice_from(&e), None);
     assert_eq!(EditorText::from_rust("x").splice_from(&a), None);
 }

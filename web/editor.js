@@ -4,7 +4,8 @@
 // and what JavaScript strings count.
 //
 //   const h = CrdEditor.create(parent, { doc, label, onChange, readOnly })
-//     // onChange(text, keepStart, keepEnd) on user edits: what stayed of the last text (or -1)
+//     // onChange(text, keepStart, keepEnd, doc) on user edits: what stayed of the last text
+//     // (or -1), and CodeMirror's document (its sliceString copies a part without the rest)
 //   CrdEditor.setDiagnostics(h, [{ fromLine, fromCol, toLine, toCol, severity, message, source }])
 //   CrdEditor.focusAt(h, line, utf16Col)
 //   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
@@ -350,7 +351,7 @@ function create(parent, options = {}) {
           const doc = trs[trs.length - 1].state.doc;
           const [keepStart, keepEnd] = keptAround(handle, trs);
           handle.sent = { doc, text: doc.toString() };
-          handle.onChange(handle.sent.text, keepStart, keepEnd);
+          handle.onChange(handle.sent.text, keepStart, keepEnd, doc);
         }
       } finally {
         view.update(trs);
