@@ -51,6 +51,25 @@ fn go_type_of(v: &Value<'_>) -> &'static str {
     }
 }
 
+/// The cost of `==` / `!=` on two values that are not sizers (cel-go's `ceil(1·0.1)`).
+const MIN_SCALAR_COST: u64 = 1;
+
+/// A value evaluated in place or borrowed from the plan or the activation.
+enum Operand<'p, 'a> {
+    Ref(&'p Value<'a>),
+    Own(Value<'a>),
+}
+
+impl<'a> Operand<'_, 'a> {
+    #[inline]
+    fn get(&self) -> &Value<'a> {
+        match self {
+            Operand::Ref(v) => v,
+            Operand::Own(v) => v,
+        }
+    }
+}
+
 enum Qualified<'a> {
     Present(Value<'a>),
     Absent,
@@ -157,7 +176,18 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
 
     /// A comprehension variable the planner resolved: the frame `up` out from the innermost
     /// one in scope (by name, as before planning resolved it, should the frames disagree).
+    #[inline]
     fn local(&mut self, l: &Local) -> R<'a> {
+        match local_ref(&self.frames, self.scope, l) {
+            Some(v) => Ok(v.clone()),
+            None => self.local_slow(l),
+        }
+    }
+
+    /// [`Evaluator::local`] when the frames do not hold the value: an accumulator initialised
+    /// now, or a name looked up.
+    #[inline(never)]
+    fn local_slow(&mut self, l: &Local) -> R<'a> {
         let mut cur = self.scope;
         for _ in 0..l.up {
             cur = cur.and_then(|i| self.frames.get(i)).and_then(|f| f.parent);
@@ -450,6 +480,9 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
     fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
+        if c.kind != CallKind::Normal {
+            return self.eval_eq(c, x, y);
+        }
         let a = self.eval(x)?;
         if c.stop_at_error && a.is_error() && !c.non_strict {
             return Ok(a);
@@ -459,6 +492,61 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
             return Ok(b);
         }
         finish_call(self.tracker, self.act, c, &[a, b])
+    }
+
+    /// `==` / `!=`: constants and variables of the activation are compared where they are (no
+    /// clone), with the result and the cost [`finish_call`] gives (cel-go's `ceil(min(|a0|,
+    /// |a1|)·0.1)`; the opaque values Kubernetes prices otherwise go there).
+    fn eval_eq(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
+        let eq = c.kind == CallKind::Eq;
+        // Both operands where they are (constants, variables, comprehension variables).
+        if let (Some((l, lc)), Some((r, rc))) = (
+            peek(self.act, &self.frames, self.scope, x),
+            peek(self.act, &self.frames, self.scope, y),
+        ) {
+            if let Some((result, cost)) = equality(l, r, eq) {
+                if lc {
+                    self.tracker.add(1)?;
+                }
+                if rc {
+                    self.tracker.add(1)?;
+                }
+                self.tracker.add(cost)?;
+                return Ok(result);
+            }
+        }
+        let a = self.operand(x)?;
+        let b = self.operand(y)?;
+        let (l, r) = (a.get(), b.get());
+        match equality(l, r, eq) {
+            Some((result, cost)) => {
+                self.tracker.add(cost)?;
+                Ok(result)
+            }
+            None => {
+                let args = [l.clone(), r.clone()];
+                finish_call(self.tracker, self.act, c, &args)
+            }
+        }
+    }
+
+    /// An operand of a comparison: a constant or an activation variable by reference (a bare
+    /// variable costs 1, as in [`Evaluator::eval_attr`]), anything else evaluated.
+    #[inline]
+    fn operand(&mut self, n: &'p Node) -> Result<Operand<'p, 'a>, CostLimitExceeded> {
+        match n {
+            Node::Const(v) => Ok(Operand::Ref(v)),
+            Node::Attr(a) if a.quals.is_empty() && !a.test_only => {
+                if let AttrBase::Var(name) = &a.base {
+                    if let Some(v) = self.act.resolve(name) {
+                        self.tracker.add(1)?;
+                        return Ok(Operand::Ref(v));
+                    }
+                }
+                Ok(Operand::Own(self.eval_attr(a)?))
+            }
+            _ => Ok(Operand::Own(self.eval(n)?)),
+        }
     }
 
     /// A call with one argument: evaluated into a local.
@@ -634,6 +722,87 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         }
         Ok(true)
     }
+}
+
+/// A comparison operand that needs no evaluation: a constant, a bound variable of the
+/// activation or a comprehension variable, by reference, and whether it is an attribute
+/// (cost 1).
+#[inline]
+fn peek<'x, 'p: 'x, 'a>(
+    act: &'p Activation<'a>,
+    frames: &'x [Frame<'p, 'a>],
+    scope: Option<usize>,
+    n: &'p Node,
+) -> Option<(&'x Value<'a>, bool)> {
+    match n {
+        Node::Const(v) => Some((v, false)),
+        Node::Attr(a) if a.quals.is_empty() && !a.test_only => match &a.base {
+            AttrBase::Var(name) => Some((act.resolve(name)?, true)),
+            AttrBase::Local(l) => Some((local_ref(frames, scope, l)?, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A comprehension variable in the frames (`None` for an accumulator not initialised yet, or
+/// frames that do not match the plan).
+#[inline]
+fn local_ref<'x, 'p, 'a>(
+    frames: &'x [Frame<'p, 'a>],
+    scope: Option<usize>,
+    l: &Local,
+) -> Option<&'x Value<'a>> {
+    let mut f = frames.get(scope?)?;
+    for _ in 0..l.up {
+        f = frames.get(f.parent?)?;
+    }
+    match l.slot {
+        LocalSlot::Iter => Some(&f.it1),
+        LocalSlot::Iter2 => Some(&f.it2),
+        LocalSlot::Accu => f.accu.as_ref(),
+    }
+}
+
+/// `==` (`eq`) or `!=` on two values: the result and the call's cost as [`finish_call`] gives
+/// them, or `None` for an opaque left operand (Kubernetes prices those).
+#[inline]
+fn equality<'a>(l: &Value<'a>, r: &Value<'a>, eq: bool) -> Option<(Value<'a>, u64)> {
+    use crate::cost_rt::min_size_cost;
+    let (same, cost) = match (l, r) {
+        (Value::String(l), Value::String(r)) => {
+            let (l, r) = (l.as_str(), r.as_str());
+            let same = l == r;
+            // Equal strings have one size.
+            let cost = if same {
+                let n = Value::string_size(l);
+                min_size_cost(n, n)
+            } else {
+                min_size_cost(Value::string_size(l), Value::string_size(r))
+            };
+            (same, cost)
+        }
+        (Value::Int(l), Value::Int(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Uint(l), Value::Uint(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Bool(l), Value::Bool(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Opaque(_), _) => return None,
+        _ => {
+            let result = if l.is_error() {
+                l.clone()
+            } else if r.is_error() {
+                r.clone()
+            } else {
+                let e = equal(l, r);
+                if eq {
+                    e
+                } else {
+                    Value::Bool(!matches!(e, Value::Bool(true)))
+                }
+            };
+            return Some((result, min_size_cost(l.actual_size(), r.actual_size())));
+        }
+    };
+    Some((Value::Bool(same == eq), cost))
 }
 
 /// Removes a key from an owned map under construction (`{?k: none}` deletes an earlier `k`).
