@@ -570,6 +570,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ceil_without_libm_is_ceil() {
+        let factors = [
+            STRING_TRAVERSAL_COST_FACTOR,
+            2.0 * STRING_TRAVERSAL_COST_FACTOR,
+            REGEX_STRING_LENGTH_COST_FACTOR,
+            1.0,
+        ];
+        for f in factors {
+            for n in (0..200_000u64).chain([u64::MAX / 3, u64::MAX / 2, u64::MAX]) {
+                assert_eq!(ceil_mul(n, f), (n as f64 * f).ceil() as u64, "{n} * {f}");
+            }
+        }
+        for x in [0.0, 0.5, 1.0, 1e18, 1.8e19, 1e20, f64::MAX] {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
+
+    #[test]
     fn defaults_and_kubernetes_costs() {
         let s = |x: &str| Value::string(x);
         let cases: Vec<(&str, &str, Vec<Value>, u64)> = vec![

@@ -252,6 +252,26 @@ impl Clone for Value<'_> {
 }
 
 impl Value<'_> {
+    /// Drops a value, skipping the drop glue's call for the values that own nothing (scalars,
+    /// borrowed strings, JSON-backed lists and maps): the evaluator drops one or two values per
+    /// step of a comprehension.
+    #[inline]
+    pub fn discard(self) {
+        match self {
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::String(Str::Borrowed(_))
+            | Value::List(List::Json(_))
+            | Value::Map(Map::Json(_))
+            | Value::Duration(_)
+            | Value::Preserved(_) => std::mem::forget(self),
+            other => drop(other),
+        }
+    }
+
     #[inline(never)]
     fn clone_other(&self) -> Self {
         match self {

@@ -61,6 +61,14 @@ enum Operand<'p, 'a> {
 }
 
 impl<'a> Operand<'_, 'a> {
+    /// Drops it ([`Value::discard`]).
+    #[inline]
+    fn discard(self) {
+        if let Operand::Own(v) = self {
+            v.discard();
+        }
+    }
+
     #[inline]
     fn get(&self) -> &Value<'a> {
         match self {
@@ -450,6 +458,11 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// is out of line to keep this frame small (deep expressions, small browser stacks).
     #[inline(never)]
     fn eval_call(&mut self, c: &'p CallNode) -> R<'a> {
+        if c.kind != CallKind::Normal {
+            if let [x, y] = c.args.as_slice() {
+                return self.eval_eq(c, x, y);
+            }
+        }
         if c.accumulates {
             if let Some(v) = self.try_accumulate(c)? {
                 return Ok(v);
@@ -480,9 +493,6 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
     fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
-        if c.kind != CallKind::Normal {
-            return self.eval_eq(c, x, y);
-        }
         let a = self.eval(x)?;
         if c.stop_at_error && a.is_error() && !c.non_strict {
             return Ok(a);
@@ -494,7 +504,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         finish_call(self.tracker, self.act, c, &[a, b])
     }
 
-    /// `==` / `!=`: constants and variables of the activation are compared where they are (no
+    /// `==` / `!=` (planned with two arguments): constants and variables of the activation are compared where they are (no
     /// clone), with the result and the cost [`finish_call`] gives (cel-go's `ceil(min(|a0|,
     /// |a1|)·0.1)`; the opaque values Kubernetes prices otherwise go there).
     fn eval_eq(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
@@ -518,16 +528,16 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         let a = self.operand(x)?;
         let b = self.operand(y)?;
         let (l, r) = (a.get(), b.get());
-        match equality(l, r, eq) {
-            Some((result, cost)) => {
-                self.tracker.add(cost)?;
-                Ok(result)
-            }
+        let r = match equality(l, r, eq) {
+            Some((result, cost)) => self.tracker.add(cost).map(|()| result),
             None => {
                 let args = [l.clone(), r.clone()];
                 finish_call(self.tracker, self.act, c, &args)
             }
-        }
+        };
+        a.discard();
+        b.discard();
+        r
     }
 
     /// An operand of a comparison: a constant or an activation variable by reference (a bare
@@ -709,16 +719,23 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         b: Value<'a>,
     ) -> Result<bool, CostLimitExceeded> {
         if let Some(fr) = self.frames.get_mut(me) {
-            fr.it1 = a;
-            fr.it2 = b;
+            std::mem::replace(&mut fr.it1, a).discard();
+            std::mem::replace(&mut fr.it2, b).discard();
         }
-        let cond = self.eval(&f.cond)?;
-        if let Value::Bool(false) = cond {
-            return Ok(false);
+        // A constant `true` condition (`exists_one`, `map`, `filter`) costs nothing: not
+        // evaluated.
+        if !matches!(f.cond, Node::Const(Value::Bool(true))) {
+            let cond = self.eval(&f.cond)?;
+            if let Value::Bool(false) = cond {
+                return Ok(false);
+            }
+            cond.discard();
         }
         let step = self.eval(&f.step)?;
         if let Some(fr) = self.frames.get_mut(me) {
-            fr.accu = Some(step);
+            if let Some(old) = fr.accu.replace(step) {
+                old.discard();
+            }
         }
         Ok(true)
     }
@@ -773,8 +790,12 @@ fn equality<'a>(l: &Value<'a>, r: &Value<'a>, eq: bool) -> Option<(Value<'a>, u6
         (Value::String(l), Value::String(r)) => {
             let (l, r) = (l.as_str(), r.as_str());
             let same = l == r;
-            // Equal strings have one size.
-            let cost = if same {
+            let shorter = l.len().min(r.len());
+            // Equal strings have one size; up to 10 bytes (code points), the cost is 1 but for
+            // an empty string (`ceil(n·0.1)` for `n` in 1..=10 is 1).
+            let cost = if shorter <= 10 {
+                u64::from(shorter > 0)
+            } else if same {
                 let n = Value::string_size(l);
                 min_size_cost(n, n)
             } else {
