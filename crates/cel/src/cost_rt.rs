@@ -246,6 +246,12 @@ impl CostRule {
         }
     }
 
+    /// The cost when it depends on neither the arguments nor the result.
+    #[inline]
+    pub fn fixed(&self) -> Option<u64> {
+        self.fixed
+    }
+
     /// The cost of a call on these arguments with this result.
     #[inline]
     pub fn cost(&self, args: &[Value<'_>], result: &Value<'_>) -> u64 {

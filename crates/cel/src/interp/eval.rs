@@ -1,6 +1,7 @@
 //! The evaluator (cel-go's `interpreter` over a plan): [`Node`]s evaluated with an
 //! [`Activation`], the cost counted in a [`CostTracker`], comprehensions run in frames.
 
+use std::cmp::Ordering;
 use std::rc::Rc;
 
 use super::{
@@ -61,6 +62,15 @@ enum Operand<'p, 'a> {
 }
 
 impl<'a> Operand<'_, 'a> {
+    /// The value, cloned when borrowed.
+    #[inline]
+    fn into_value(self) -> Value<'a> {
+        match self {
+            Operand::Ref(v) => v.clone(),
+            Operand::Own(v) => v,
+        }
+    }
+
     /// Drops it ([`Value::discard`]).
     #[inline]
     fn discard(self) {
@@ -493,15 +503,28 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
     fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
-        let a = self.eval(x)?;
-        if c.stop_at_error && a.is_error() && !c.non_strict {
-            return Ok(a);
+        let a = self.operand(x)?;
+        if c.stop_at_error && a.get().is_error() && !c.non_strict {
+            return Ok(a.into_value());
         }
-        let b = self.eval(y)?;
-        if c.stop_at_error && b.is_error() && !c.non_strict {
-            return Ok(b);
+        let b = self.operand(y)?;
+        if c.stop_at_error && b.get().is_error() && !c.non_strict {
+            a.discard();
+            return Ok(b.into_value());
         }
-        finish_call(self.tracker, self.act, c, &[a, b])
+        // Integer orderings (most comparisons in rules) in line, when their cost is fixed.
+        if let (stdlib_rt::Builtin::Relation(order, or_equal), Value::Int(l), Value::Int(r)) =
+            (c.builtin, a.get(), b.get())
+        {
+            if let Some(cost) = fixed_cost(self.tracker, c) {
+                let o = l.cmp(r);
+                self.tracker.add(cost)?;
+                return Ok(Value::Bool(
+                    o == order || (or_equal && o == Ordering::Equal),
+                ));
+            }
+        }
+        finish_call(self.tracker, self.act, c, &[a.into_value(), b.into_value()])
     }
 
     /// `==` / `!=` (planned with two arguments): constants and variables of the activation are compared where they are (no
@@ -565,6 +588,19 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         let a = self.eval(x)?;
         if c.stop_at_error && a.is_error() && !c.non_strict {
             return Ok(a);
+        }
+        // `!b` and the comprehensions' `@not_strictly_false(b)` on a bool in line, when their
+        // cost is fixed.
+        if let Value::Bool(b) = a {
+            let r = match c.builtin {
+                stdlib_rt::Builtin::Not => Some(!b),
+                stdlib_rt::Builtin::NotStrictlyFalse => Some(b),
+                _ => None,
+            };
+            if let (Some(r), Some(cost)) = (r, fixed_cost(self.tracker, c)) {
+                self.tracker.add(cost)?;
+                return Ok(Value::Bool(r));
+            }
         }
         finish_call(self.tracker, self.act, c, std::slice::from_ref(&a))
     }
@@ -938,6 +974,17 @@ fn call_cost<'a>(
     )
 }
 
+/// The call's cost when its rule does not depend on the arguments or the result.
+#[inline]
+fn fixed_cost(tracker: &CostTracker, c: &CallNode) -> Option<u64> {
+    let (plain, kubernetes) = c.cost.as_ref()?;
+    if tracker.kubernetes_estimator {
+        kubernetes.fixed()
+    } else {
+        plain.fixed()
+    }
+}
+
 /// Calls the function on its evaluated arguments and charges the call's cost.
 #[inline(never)]
 fn finish_call<'a>(
@@ -984,7 +1031,11 @@ fn finish_call<'a>(
                     return Ok(e);
                 }
             }
-            if c.precharges {
+            // `_+_` precharges list concatenations only.
+            if c.precharges
+                && (c.builtin != stdlib_rt::Builtin::Add
+                    || matches!(args, [Value::List(_), Value::List(_)]))
+            {
                 tracker.precharge(&c.info.function, args)?;
             }
             stdlib_rt::call_builtin(
