@@ -120,12 +120,28 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                     None => Value::error(format!("no such attribute(s): {name}")),
                 },
                 AttrBase::Local(l) => self.local(l)?,
+                // A ternary (its attribute costs nothing itself).
+                AttrBase::Cond(c) => return self.eval_cond(c),
                 _ => return self.eval_attr_general(a),
             };
             self.tracker.add(1)?;
             return Ok(v);
         }
         self.eval_attr_general(a)
+    }
+
+    /// A ternary without qualifiers: the condition, then the branch it picks (as
+    /// [`Evaluator::resolve_attr`] resolves it, a bare comprehension variable in line).
+    fn eval_cond(&mut self, c: &'p (Node, AttrNode, AttrNode)) -> R<'a> {
+        let branch = match self.eval(&c.0)? {
+            Value::Bool(true) => &c.1,
+            Value::Bool(false) => &c.2,
+            other => return Ok(Value::maybe_no_such_overload(&other)),
+        };
+        if let (AttrBase::Local(l), true) = (&branch.base, branch.quals.is_empty()) {
+            return self.local(l);
+        }
+        self.resolve_attr(branch)
     }
 
     fn eval_attr_general(&mut self, a: &'p AttrNode) -> R<'a> {
