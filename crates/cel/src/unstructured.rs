@@ -285,6 +285,27 @@ fn type_kind(t: &str) -> TypeKind {
 
 /// `UnstructuredToVal(json, schema)`.
 pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
+    // The scalars most fields and list elements hold, in line; the rest (and every error)
+    // out of line.
+    if !s.int_or_string {
+        match (j, type_kind(&s.type_)) {
+            (Json::String(x), TypeKind::String) if s.format.is_empty() => {
+                return Value::String(Str::Borrowed(x))
+            }
+            (Json::Bool(b), TypeKind::Boolean) => return Value::Bool(*b),
+            (Json::Number(n), TypeKind::Integer) => {
+                if let Some(i) = json_int(n) {
+                    return Value::Int(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    to_value_general(j, s)
+}
+
+#[inline(never)]
+fn to_value_general<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
     if let Json::Null = j {
         if s.nullable {
             return Value::Null;

@@ -99,7 +99,11 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         match n {
             Node::Const(v) => Ok(v.clone()),
             Node::Attr(a) => self.eval_attr(a),
-            Node::Call(c) => self.eval_call(c),
+            // `==` and `!=` straight to their comparison.
+            Node::Call(c) => match (c.kind, c.args.as_slice()) {
+                (CallKind::Eq | CallKind::Ne, [x, y]) => self.eval_eq(c, x, y),
+                _ => self.eval_call(c),
+            },
             Node::And(t) => self.eval_and_or(&t.0, &t.1, false),
             Node::Or(t) => self.eval_and_or(&t.0, &t.1, true),
             Node::OptOr(t, is_value) => self.eval_opt_or(&t.0, &t.1, *is_value),
@@ -543,9 +547,11 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         finish_call(self.tracker, self.act, c, &[a.into_value(), b.into_value()])
     }
 
-    /// `==` / `!=` (planned with two arguments): constants and variables of the activation are compared where they are (no
-    /// clone), with the result and the cost [`finish_call`] gives (cel-go's `ceil(min(|a0|,
-    /// |a1|)·0.1)`; the opaque values Kubernetes prices otherwise go there).
+    /// `==` / `!=` (planned with two arguments): constants and variables of the activation
+    /// are compared where they are (no clone), with the result and the cost [`finish_call`]
+    /// gives (cel-go's `ceil(min(|a0|, |a1|)·0.1)`; the opaque values Kubernetes prices
+    /// otherwise go there).
+    #[inline(never)]
     fn eval_eq(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
         let eq = c.kind == CallKind::Eq;
         // Both operands where they are (constants, variables, comprehension variables).
@@ -772,7 +778,12 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     ) -> Result<bool, CostLimitExceeded> {
         if let Some(fr) = self.frames.get_mut(me) {
             std::mem::replace(&mut fr.it1, a).discard();
-            std::mem::replace(&mut fr.it2, b).discard();
+            // One iteration variable: the second stays null.
+            if f.iter_var2.is_some() {
+                std::mem::replace(&mut fr.it2, b).discard();
+            } else {
+                b.discard();
+            }
         }
         // A constant `true` condition (`exists_one`, `map`, `filter`) costs nothing: not
         // evaluated.
