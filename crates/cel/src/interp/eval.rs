@@ -488,11 +488,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// is out of line to keep this frame small (deep expressions, small browser stacks).
     #[inline(never)]
     fn eval_call(&mut self, c: &'p CallNode) -> R<'a> {
-        if c.kind != CallKind::Normal {
-            if let [x, y] = c.args.as_slice() {
-                return self.eval_eq(c, x, y);
-            }
-        }
+        // (`==` and `!=` with two arguments go to `eval_eq` from `eval`.)
         if c.accumulates {
             if let Some(v) = self.try_accumulate(c)? {
                 return Ok(v);
