@@ -131,7 +131,36 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
             self.tracker.add(1)?;
             return Ok(v);
         }
+        // `x.f` on a variable holding a map with that field (fields in loops): read where the
+        // map is, the attribute and its qualifier costing 1 each.
+        if let (false, [q]) = (a.test_only, a.quals.as_slice()) {
+            if let (QualKind::Const(key), false, false) = (&q.kind, q.optional, q.test_only) {
+                if let Some(v) = self.field(&a.base, key) {
+                    self.tracker.add(1)?;
+                    self.tracker.add(1)?;
+                    return Ok(v);
+                }
+            }
+        }
         self.eval_attr_general(a)
+    }
+
+    /// The field `key` of the map a variable holds, when present and not an error (what
+    /// [`Evaluator::resolve_attr`] gives then); `None` leaves every other case to it.
+    #[inline]
+    fn field(&self, base: &AttrBase, key: &Value<'a>) -> Option<Value<'a>> {
+        let obj = match base {
+            AttrBase::Var(name) => self.act.resolve(name)?,
+            AttrBase::Local(l) => local_ref(&self.frames, self.scope, l)?,
+            _ => return None,
+        };
+        let Value::Map(m) = obj else {
+            return None;
+        };
+        match m.find(key) {
+            Ok(Some(v)) if !v.is_error() => Some(v),
+            _ => None,
+        }
     }
 
     /// A ternary without qualifiers: the condition, then the branch it picks (as

@@ -197,3 +197,48 @@ fn equality_in_line_matches_the_call_rule() {
         }
     }
 }
+
+/// A field of a map held by a variable (read in place when present) costs the attribute and
+/// its qualifier; absent keys and non-maps keep cel-go's errors and costs.
+#[test]
+fn fields_of_variables() {
+    let mut act = Activation::new();
+    act.bind(
+        "m",
+        Value::map(vec![
+            (Value::string("a"), Value::Int(1)),
+            (Value::string("s"), Value::string("x")),
+        ]),
+    );
+    act.bind("n", Value::Int(3));
+    let schema = crate::unstructured::Schema::from_json(&serde_json::json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}
+    }));
+    let json = serde_json::json!({"a": 1, "b": "not an int"});
+    act.bind_json("j", &json, &schema);
+    let cases = [
+        ("m.a == 1", "Bool(true)", 3),
+        ("m.s", "String(Owned(\"x\"))", 2),
+        ("m.b", "no such key: b", 2),
+        ("n.a", "no such key: a", 2),
+        ("j.a == 1", "Bool(true)", 3),
+        ("j.b", "invalid data, expected int, got string", 2),
+        ("j.c", "no such key: c", 2),
+        ("[m].all(x, x.a == 1)", "Bool(true)", 0),
+    ];
+    for (src, want, cost) in cases {
+        let p = crate::parse(src).unwrap();
+        let prog = Program::from_parsed(&p.expr).unwrap();
+        let mut t = CostTracker::kubernetes(None);
+        let v = prog.eval(&act, &mut t).unwrap();
+        let got = match &v {
+            Value::Error(e) => e.message.clone(),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(got, want, "{src}");
+        if cost > 0 {
+            assert_eq!(t.actual_cost(), cost, "{src}");
+        }
+    }
+}
