@@ -124,7 +124,28 @@ fn size(v: Option<&Value<'_>>) -> u64 {
 }
 
 fn ceil_mul(n: u64, f: f64) -> u64 {
-    (n as f64 * f).ceil() as u64
+    ceil_u64(n as f64 * f)
+}
+
+/// `x.ceil() as u64` for a non-negative `x` (saturating, as the cast), without the call to
+/// libm's `ceil` that targets without a rounding instruction (baseline x86-64) make: every
+/// string comparison prices its operands this way.
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// cel-go's default cost of `==`, `!=` and the string and bytes orderings on operands of these
+/// sizes ([`Value::actual_size`]): `ceil(min(|a0|, |a1|)·0.1)`. Kubernetes' estimator changes
+/// it only for an opaque (library) left operand.
+#[inline]
+pub fn min_size_cost(a0: u64, a1: u64) -> u64 {
+    ceil_mul(a0.min(a1), STRING_TRAVERSAL_COST_FACTOR)
 }
 
 /// The cost of one call: `function` (cel-go's name), `overload` (the overload id, empty when
@@ -223,6 +244,12 @@ impl CostRule {
             default,
             fixed,
         }
+    }
+
+    /// The cost when it depends on neither the arguments nor the result.
+    #[inline]
+    pub fn fixed(&self) -> Option<u64> {
+        self.fixed
     }
 
     /// The cost of a call on these arguments with this result.
@@ -492,7 +519,7 @@ impl K8s {
 
 /// `ceil((1+|s|)·0.1) · ceil(|re|·0.25)`.
 fn regex_cost(str_size: u64, re_size: u64) -> u64 {
-    let s = ((1.0 + str_size as f64) * STRING_TRAVERSAL_COST_FACTOR).ceil() as u64;
+    let s = ceil_u64((1.0 + str_size as f64) * STRING_TRAVERSAL_COST_FACTOR);
     let r = ceil_mul(re_size, REGEX_STRING_LENGTH_COST_FACTOR);
     s.saturating_mul(r)
 }
@@ -536,7 +563,7 @@ impl DefaultCost {
             DefaultCost::Size1 => ceil_mul(size(a1), F),
             DefaultCost::Size0 => ceil_mul(size(a0), F),
             DefaultCost::InList => size(a1),
-            DefaultCost::Min => ceil_mul(size(a0).min(size(a1)), F),
+            DefaultCost::Min => min_size_cost(size(a0), size(a1)),
             DefaultCost::Sum => ceil_mul(size(a0).saturating_add(size(a1)), F),
             DefaultCost::Regex => regex_cost(size(a0), size(a1)),
             DefaultCost::Contains => ceil_mul(size(a0), F).saturating_mul(ceil_mul(size(a1), F)),
@@ -547,6 +574,24 @@ impl DefaultCost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceil_without_libm_is_ceil() {
+        let factors = [
+            STRING_TRAVERSAL_COST_FACTOR,
+            2.0 * STRING_TRAVERSAL_COST_FACTOR,
+            REGEX_STRING_LENGTH_COST_FACTOR,
+            1.0,
+        ];
+        for f in factors {
+            for n in (0..200_000u64).chain([u64::MAX / 3, u64::MAX / 2, u64::MAX]) {
+                assert_eq!(ceil_mul(n, f), (n as f64 * f).ceil() as u64, "{n} * {f}");
+            }
+        }
+        for x in [0.0, 0.5, 1.0, 1e18, 1.8e19, 1e20, f64::MAX] {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
 
     #[test]
     fn defaults_and_kubernetes_costs() {

@@ -246,8 +246,66 @@ fn json_f64(n: &serde_json::Number) -> f64 {
     n.as_f64().unwrap_or(0.0)
 }
 
+/// A schema's `type`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TypeKind {
+    Object,
+    Array,
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Other,
+}
+
+/// The `type` compared as fixed-size arrays (in line: converting each element of a list in a
+/// comprehension asks, where a string `match` calls `memcmp`).
+#[inline]
+fn type_kind(t: &str) -> TypeKind {
+    fn is<const N: usize>(b: &[u8], word: &[u8; N]) -> bool {
+        <&[u8; N]>::try_from(b).is_ok_and(|a| a == word)
+    }
+    let b = t.as_bytes();
+    if is(b, b"string") {
+        TypeKind::String
+    } else if is(b, b"object") {
+        TypeKind::Object
+    } else if is(b, b"array") {
+        TypeKind::Array
+    } else if is(b, b"integer") {
+        TypeKind::Integer
+    } else if is(b, b"number") {
+        TypeKind::Number
+    } else if is(b, b"boolean") {
+        TypeKind::Boolean
+    } else {
+        TypeKind::Other
+    }
+}
+
 /// `UnstructuredToVal(json, schema)`.
 pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
+    // The scalars most fields and list elements hold, in line; the rest (and every error)
+    // out of line.
+    if !s.int_or_string {
+        match (j, type_kind(&s.type_)) {
+            (Json::String(x), TypeKind::String) if s.format.is_empty() => {
+                return Value::String(Str::Borrowed(x))
+            }
+            (Json::Bool(b), TypeKind::Boolean) => return Value::Bool(*b),
+            (Json::Number(n), TypeKind::Integer) => {
+                if let Some(i) = json_int(n) {
+                    return Value::Int(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    to_value_general(j, s)
+}
+
+#[inline(never)]
+fn to_value_general<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
     if let Json::Null = j {
         if s.nullable {
             return Value::Null;
@@ -268,8 +326,8 @@ pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
             ),
         };
     }
-    match s.type_.as_str() {
-        "object" => {
+    match type_kind(&s.type_) {
+        TypeKind::Object => {
             let Json::Object(m) = j else {
                 return Value::error(
                     "invalid data, expected a map for the provided schema with type=object",
@@ -288,7 +346,7 @@ pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
                 mode,
             }))
         }
-        "array" => {
+        TypeKind::Array => {
             let Json::Array(items) = j else {
                 return Value::error(
                     "invalid data, expected an array for the provided schema with type=array",
@@ -311,7 +369,7 @@ pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
                 item_schema,
             }))
         }
-        "string" => {
+        TypeKind::String => {
             let Json::String(x) = j else {
                 return Value::error(format!("invalid data, expected string, got {}", go_type(j)));
             };
@@ -338,18 +396,18 @@ pub fn to_value<'a>(j: &'a Json, s: &'a Schema) -> Value<'a> {
                 _ => Value::String(Str::Borrowed(x)),
             }
         }
-        "number" => match j {
+        TypeKind::Number => match j {
             Json::Number(n) => Value::Double(json_f64(n)),
             _ => Value::error(format!("invalid data, expected float, got {}", go_type(j))),
         },
-        "integer" => match j {
+        TypeKind::Integer => match j {
             Json::Number(n) => match json_int(n) {
                 Some(i) => Value::Int(i),
                 None => Value::error("invalid data, expected int, got float64"),
             },
             _ => Value::error(format!("invalid data, expected int, got {}", go_type(j))),
         },
-        "boolean" => match j {
+        TypeKind::Boolean => match j {
             Json::Bool(b) => Value::Bool(*b),
             _ => Value::error(format!("invalid data, expected bool, got {}", go_type(j))),
         },
@@ -895,6 +953,27 @@ mod tests {
             to_value(&d, &s).as_error().unwrap().message,
             "invalid data, got null for schema with nullable=false"
         );
+    }
+
+    #[test]
+    fn type_kinds_are_exact_names() {
+        let cases = [
+            ("string", TypeKind::String),
+            ("object", TypeKind::Object),
+            ("array", TypeKind::Array),
+            ("integer", TypeKind::Integer),
+            ("number", TypeKind::Number),
+            ("boolean", TypeKind::Boolean),
+            ("", TypeKind::Other),
+            ("strinG", TypeKind::Other),
+            ("strings", TypeKind::Other),
+            ("arra", TypeKind::Other),
+            ("Object", TypeKind::Other),
+            ("int", TypeKind::Other),
+        ];
+        for (name, want) in cases {
+            assert!(type_kind(name) == want, "{name}");
+        }
     }
 
     #[test]

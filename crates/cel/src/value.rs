@@ -194,7 +194,7 @@ pub enum Map<'a> {
 pub struct TypeName(pub std::borrow::Cow<'static, str>);
 
 /// A CEL runtime value.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Value<'a> {
     /// `null`.
     Null,
@@ -229,6 +229,70 @@ pub enum Value<'a> {
     Preserved(&'a serde_json::Value),
     /// An error.
     Error(Rc<CelError>),
+}
+
+impl Clone for Value<'_> {
+    /// In line for the values evaluation copies most (scalars, strings, JSON-backed lists and
+    /// maps: a copy or a reference count), out of line for the others.
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Uint(u) => Value::Uint(*u),
+            Value::Double(d) => Value::Double(*d),
+            Value::String(Str::Borrowed(s)) => Value::String(Str::Borrowed(s)),
+            Value::String(Str::Owned(s)) => Value::String(Str::Owned(Rc::clone(s))),
+            Value::List(List::Json(l)) => Value::List(List::Json(*l)),
+            Value::Map(Map::Json(m)) => Value::Map(Map::Json(*m)),
+            _ => self.clone_other(),
+        }
+    }
+}
+
+impl Value<'_> {
+    /// Drops a value, skipping the drop glue's call for the values that own nothing (scalars,
+    /// borrowed strings, JSON-backed lists and maps): the evaluator drops one or two values per
+    /// step of a comprehension.
+    #[inline]
+    pub fn discard(self) {
+        match self {
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::String(Str::Borrowed(_))
+            | Value::List(List::Json(_))
+            | Value::Map(Map::Json(_))
+            | Value::Duration(_)
+            | Value::Preserved(_) => std::mem::forget(self),
+            other => drop(other),
+        }
+    }
+
+    #[inline(never)]
+    fn clone_other(&self) -> Self {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Uint(u) => Value::Uint(*u),
+            Value::Double(d) => Value::Double(*d),
+            Value::String(s) => Value::String(s.clone()),
+            Value::Bytes(b) => Value::Bytes(Rc::clone(b)),
+            Value::List(l) => Value::List(l.clone()),
+            Value::Map(m) => Value::Map(m.clone()),
+            Value::Timestamp(t) => Value::Timestamp(*t),
+            Value::Duration(d) => Value::Duration(*d),
+            Value::Type(t) => Value::Type(t.clone()),
+            Value::Optional(o) => Value::Optional(o.clone()),
+            Value::Opaque(o) => Value::Opaque(Rc::clone(o)),
+            Value::Preserved(j) => Value::Preserved(j),
+            Value::Error(e) => Value::Error(Rc::clone(e)),
+        }
+    }
 }
 
 /// cel-go's `no such overload` error.
@@ -399,6 +463,13 @@ impl<'a> Value<'a> {
             _ => return None,
         };
         Some(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
+    /// The size of a string value with this text ([`Value::actual_size`] of it: its code
+    /// points).
+    #[inline]
+    pub fn string_size(s: &str) -> u64 {
+        rune_count(s) as u64
     }
 
     /// cel-go's `actualSize` for cost: the size of sizers, the size of an optional's value,

@@ -1,6 +1,7 @@
 //! The evaluator (cel-go's `interpreter` over a plan): [`Node`]s evaluated with an
 //! [`Activation`], the cost counted in a [`CostTracker`], comprehensions run in frames.
 
+use std::cmp::Ordering;
 use std::rc::Rc;
 
 use super::{
@@ -51,6 +52,42 @@ fn go_type_of(v: &Value<'_>) -> &'static str {
     }
 }
 
+/// The cost of `==` / `!=` on two values that are not sizers (cel-go's `ceil(1·0.1)`).
+const MIN_SCALAR_COST: u64 = 1;
+
+/// A value evaluated in place or borrowed from the plan or the activation.
+enum Operand<'p, 'a> {
+    Ref(&'p Value<'a>),
+    Own(Value<'a>),
+}
+
+impl<'a> Operand<'_, 'a> {
+    /// The value, cloned when borrowed.
+    #[inline]
+    fn into_value(self) -> Value<'a> {
+        match self {
+            Operand::Ref(v) => v.clone(),
+            Operand::Own(v) => v,
+        }
+    }
+
+    /// Drops it ([`Value::discard`]).
+    #[inline]
+    fn discard(self) {
+        if let Operand::Own(v) = self {
+            v.discard();
+        }
+    }
+
+    #[inline]
+    fn get(&self) -> &Value<'a> {
+        match self {
+            Operand::Ref(v) => v,
+            Operand::Own(v) => v,
+        }
+    }
+}
+
 enum Qualified<'a> {
     Present(Value<'a>),
     Absent,
@@ -62,7 +99,11 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         match n {
             Node::Const(v) => Ok(v.clone()),
             Node::Attr(a) => self.eval_attr(a),
-            Node::Call(c) => self.eval_call(c),
+            // `==` and `!=` straight to their comparison.
+            Node::Call(c) => match (c.kind, c.args.as_slice()) {
+                (CallKind::Eq | CallKind::Ne, [x, y]) => self.eval_eq(c, x, y),
+                _ => self.eval_call(c),
+            },
             Node::And(t) => self.eval_and_or(&t.0, &t.1, false),
             Node::Or(t) => self.eval_and_or(&t.0, &t.1, true),
             Node::OptOr(t, is_value) => self.eval_opt_or(&t.0, &t.1, *is_value),
@@ -83,12 +124,57 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
                     None => Value::error(format!("no such attribute(s): {name}")),
                 },
                 AttrBase::Local(l) => self.local(l)?,
+                // A ternary (its attribute costs nothing itself).
+                AttrBase::Cond(c) => return self.eval_cond(c),
                 _ => return self.eval_attr_general(a),
             };
             self.tracker.add(1)?;
             return Ok(v);
         }
+        // `x.f` on a variable holding a map with that field (fields in loops): read where the
+        // map is, the attribute and its qualifier costing 1 each.
+        if let (false, [q]) = (a.test_only, a.quals.as_slice()) {
+            if let (QualKind::Const(key), false, false) = (&q.kind, q.optional, q.test_only) {
+                if let Some(v) = self.field(&a.base, key) {
+                    self.tracker.add(1)?;
+                    self.tracker.add(1)?;
+                    return Ok(v);
+                }
+            }
+        }
         self.eval_attr_general(a)
+    }
+
+    /// The field `key` of the map a variable holds, when present and not an error (what
+    /// [`Evaluator::resolve_attr`] gives then); `None` leaves every other case to it.
+    #[inline]
+    fn field(&self, base: &AttrBase, key: &Value<'a>) -> Option<Value<'a>> {
+        let obj = match base {
+            AttrBase::Var(name) => self.act.resolve(name)?,
+            AttrBase::Local(l) => local_ref(&self.frames, self.scope, l)?,
+            _ => return None,
+        };
+        let Value::Map(m) = obj else {
+            return None;
+        };
+        match m.find(key) {
+            Ok(Some(v)) if !v.is_error() => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A ternary without qualifiers: the condition, then the branch it picks (as
+    /// [`Evaluator::resolve_attr`] resolves it, a bare comprehension variable in line).
+    fn eval_cond(&mut self, c: &'p (Node, AttrNode, AttrNode)) -> R<'a> {
+        let branch = match self.eval(&c.0)? {
+            Value::Bool(true) => &c.1,
+            Value::Bool(false) => &c.2,
+            other => return Ok(Value::maybe_no_such_overload(&other)),
+        };
+        if let (AttrBase::Local(l), true) = (&branch.base, branch.quals.is_empty()) {
+            return self.local(l);
+        }
+        self.resolve_attr(branch)
     }
 
     fn eval_attr_general(&mut self, a: &'p AttrNode) -> R<'a> {
@@ -157,7 +243,18 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
 
     /// A comprehension variable the planner resolved: the frame `up` out from the innermost
     /// one in scope (by name, as before planning resolved it, should the frames disagree).
+    #[inline]
     fn local(&mut self, l: &Local) -> R<'a> {
+        match local_ref(&self.frames, self.scope, l) {
+            Some(v) => Ok(v.clone()),
+            None => self.local_slow(l),
+        }
+    }
+
+    /// [`Evaluator::local`] when the frames do not hold the value: an accumulator initialised
+    /// now, or a name looked up.
+    #[inline(never)]
+    fn local_slow(&mut self, l: &Local) -> R<'a> {
         let mut cur = self.scope;
         for _ in 0..l.up {
             cur = cur.and_then(|i| self.frames.get(i)).and_then(|f| f.parent);
@@ -420,6 +517,7 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// is out of line to keep this frame small (deep expressions, small browser stacks).
     #[inline(never)]
     fn eval_call(&mut self, c: &'p CallNode) -> R<'a> {
+        // (`==` and `!=` with two arguments go to `eval_eq` from `eval`.)
         if c.accumulates {
             if let Some(v) = self.try_accumulate(c)? {
                 return Ok(v);
@@ -450,15 +548,85 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
     /// A call with two arguments (most of them): evaluated into locals.
     #[inline(never)]
     fn eval_call2(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
-        let a = self.eval(x)?;
-        if c.stop_at_error && a.is_error() && !c.non_strict {
-            return Ok(a);
+        let a = self.operand(x)?;
+        if c.stop_at_error && a.get().is_error() && !c.non_strict {
+            return Ok(a.into_value());
         }
-        let b = self.eval(y)?;
-        if c.stop_at_error && b.is_error() && !c.non_strict {
-            return Ok(b);
+        let b = self.operand(y)?;
+        if c.stop_at_error && b.get().is_error() && !c.non_strict {
+            a.discard();
+            return Ok(b.into_value());
         }
-        finish_call(self.tracker, self.act, c, &[a, b])
+        // Integer orderings (most comparisons in rules) in line, when their cost is fixed.
+        if let (stdlib_rt::Builtin::Relation(order, or_equal), Value::Int(l), Value::Int(r)) =
+            (c.builtin, a.get(), b.get())
+        {
+            if let Some(cost) = fixed_cost(self.tracker, c) {
+                let o = l.cmp(r);
+                self.tracker.add(cost)?;
+                return Ok(Value::Bool(
+                    o == order || (or_equal && o == Ordering::Equal),
+                ));
+            }
+        }
+        finish_call(self.tracker, self.act, c, &[a.into_value(), b.into_value()])
+    }
+
+    /// `==` / `!=` (planned with two arguments): constants and variables of the activation
+    /// are compared where they are (no clone), with the result and the cost [`finish_call`]
+    /// gives (cel-go's `ceil(min(|a0|, |a1|)·0.1)`; the opaque values Kubernetes prices
+    /// otherwise go there).
+    #[inline(never)]
+    fn eval_eq(&mut self, c: &'p CallNode, x: &'p Node, y: &'p Node) -> R<'a> {
+        let eq = c.kind == CallKind::Eq;
+        // Both operands where they are (constants, variables, comprehension variables).
+        if let (Some((l, lc)), Some((r, rc))) = (
+            peek(self.act, &self.frames, self.scope, x),
+            peek(self.act, &self.frames, self.scope, y),
+        ) {
+            if let Some((result, cost)) = equality(l, r, eq) {
+                if lc {
+                    self.tracker.add(1)?;
+                }
+                if rc {
+                    self.tracker.add(1)?;
+                }
+                self.tracker.add(cost)?;
+                return Ok(result);
+            }
+        }
+        let a = self.operand(x)?;
+        let b = self.operand(y)?;
+        let (l, r) = (a.get(), b.get());
+        let r = match equality(l, r, eq) {
+            Some((result, cost)) => self.tracker.add(cost).map(|()| result),
+            None => {
+                let args = [l.clone(), r.clone()];
+                finish_call(self.tracker, self.act, c, &args)
+            }
+        };
+        a.discard();
+        b.discard();
+        r
+    }
+
+    /// An operand of a comparison: a constant or an activation variable by reference (a bare
+    /// variable costs 1, as in [`Evaluator::eval_attr`]), anything else evaluated.
+    #[inline]
+    fn operand(&mut self, n: &'p Node) -> Result<Operand<'p, 'a>, CostLimitExceeded> {
+        match n {
+            Node::Const(v) => Ok(Operand::Ref(v)),
+            Node::Attr(a) if a.quals.is_empty() && !a.test_only => {
+                if let AttrBase::Var(name) = &a.base {
+                    if let Some(v) = self.act.resolve(name) {
+                        self.tracker.add(1)?;
+                        return Ok(Operand::Ref(v));
+                    }
+                }
+                Ok(Operand::Own(self.eval_attr(a)?))
+            }
+            _ => Ok(Operand::Own(self.eval(n)?)),
+        }
     }
 
     /// A call with one argument: evaluated into a local.
@@ -467,6 +635,19 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         let a = self.eval(x)?;
         if c.stop_at_error && a.is_error() && !c.non_strict {
             return Ok(a);
+        }
+        // `!b` and the comprehensions' `@not_strictly_false(b)` on a bool in line, when their
+        // cost is fixed.
+        if let Value::Bool(b) = a {
+            let r = match c.builtin {
+                stdlib_rt::Builtin::Not => Some(!b),
+                stdlib_rt::Builtin::NotStrictlyFalse => Some(b),
+                _ => None,
+            };
+            if let (Some(r), Some(cost)) = (r, fixed_cost(self.tracker, c)) {
+                self.tracker.add(cost)?;
+                return Ok(Value::Bool(r));
+            }
         }
         finish_call(self.tracker, self.act, c, std::slice::from_ref(&a))
     }
@@ -621,19 +802,116 @@ impl<'p, 'a> Evaluator<'p, 'a, '_> {
         b: Value<'a>,
     ) -> Result<bool, CostLimitExceeded> {
         if let Some(fr) = self.frames.get_mut(me) {
-            fr.it1 = a;
-            fr.it2 = b;
+            std::mem::replace(&mut fr.it1, a).discard();
+            // One iteration variable: the second stays null.
+            if f.iter_var2.is_some() {
+                std::mem::replace(&mut fr.it2, b).discard();
+            } else {
+                b.discard();
+            }
         }
-        let cond = self.eval(&f.cond)?;
-        if let Value::Bool(false) = cond {
-            return Ok(false);
+        // A constant `true` condition (`exists_one`, `map`, `filter`) costs nothing: not
+        // evaluated.
+        if !matches!(f.cond, Node::Const(Value::Bool(true))) {
+            let cond = self.eval(&f.cond)?;
+            if let Value::Bool(false) = cond {
+                return Ok(false);
+            }
+            cond.discard();
         }
         let step = self.eval(&f.step)?;
         if let Some(fr) = self.frames.get_mut(me) {
-            fr.accu = Some(step);
+            if let Some(old) = fr.accu.replace(step) {
+                old.discard();
+            }
         }
         Ok(true)
     }
+}
+
+/// A comparison operand that needs no evaluation: a constant, a bound variable of the
+/// activation or a comprehension variable, by reference, and whether it is an attribute
+/// (cost 1).
+#[inline]
+fn peek<'x, 'p: 'x, 'a>(
+    act: &'p Activation<'a>,
+    frames: &'x [Frame<'p, 'a>],
+    scope: Option<usize>,
+    n: &'p Node,
+) -> Option<(&'x Value<'a>, bool)> {
+    match n {
+        Node::Const(v) => Some((v, false)),
+        Node::Attr(a) if a.quals.is_empty() && !a.test_only => match &a.base {
+            AttrBase::Var(name) => Some((act.resolve(name)?, true)),
+            AttrBase::Local(l) => Some((local_ref(frames, scope, l)?, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A comprehension variable in the frames (`None` for an accumulator not initialised yet, or
+/// frames that do not match the plan).
+#[inline]
+fn local_ref<'x, 'p, 'a>(
+    frames: &'x [Frame<'p, 'a>],
+    scope: Option<usize>,
+    l: &Local,
+) -> Option<&'x Value<'a>> {
+    let mut f = frames.get(scope?)?;
+    for _ in 0..l.up {
+        f = frames.get(f.parent?)?;
+    }
+    match l.slot {
+        LocalSlot::Iter => Some(&f.it1),
+        LocalSlot::Iter2 => Some(&f.it2),
+        LocalSlot::Accu => f.accu.as_ref(),
+    }
+}
+
+/// `==` (`eq`) or `!=` on two values: the result and the call's cost as [`finish_call`] gives
+/// them, or `None` for an opaque left operand (Kubernetes prices those).
+#[inline]
+fn equality<'a>(l: &Value<'a>, r: &Value<'a>, eq: bool) -> Option<(Value<'a>, u64)> {
+    use crate::cost_rt::min_size_cost;
+    let (same, cost) = match (l, r) {
+        (Value::String(l), Value::String(r)) => {
+            let (l, r) = (l.as_str(), r.as_str());
+            let same = l == r;
+            let shorter = l.len().min(r.len());
+            // Equal strings have one size; up to 10 bytes (code points), the cost is 1 but for
+            // an empty string (`ceil(n·0.1)` for `n` in 1..=10 is 1).
+            let cost = if shorter <= 10 {
+                u64::from(shorter > 0)
+            } else if same {
+                let n = Value::string_size(l);
+                min_size_cost(n, n)
+            } else {
+                min_size_cost(Value::string_size(l), Value::string_size(r))
+            };
+            (same, cost)
+        }
+        (Value::Int(l), Value::Int(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Uint(l), Value::Uint(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Bool(l), Value::Bool(r)) => (l == r, MIN_SCALAR_COST),
+        (Value::Opaque(_), _) => return None,
+        _ => {
+            let result = if l.is_error() {
+                l.clone()
+            } else if r.is_error() {
+                r.clone()
+            } else {
+                let e = equal(l, r);
+                if eq {
+                    e
+                } else {
+                    Value::Bool(!matches!(e, Value::Bool(true)))
+                }
+            };
+            return Some((result, min_size_cost(l.actual_size(), r.actual_size())));
+        }
+    };
+    Some((Value::Bool(same == eq), cost))
 }
 
 /// Removes a key from an owned map under construction (`{?k: none}` deletes an earlier `k`).
@@ -748,6 +1026,17 @@ fn call_cost<'a>(
     )
 }
 
+/// The call's cost when its rule does not depend on the arguments or the result.
+#[inline]
+fn fixed_cost(tracker: &CostTracker, c: &CallNode) -> Option<u64> {
+    let (plain, kubernetes) = c.cost.as_ref()?;
+    if tracker.kubernetes_estimator {
+        kubernetes.fixed()
+    } else {
+        plain.fixed()
+    }
+}
+
 /// Calls the function on its evaluated arguments and charges the call's cost.
 #[inline(never)]
 fn finish_call<'a>(
@@ -794,7 +1083,11 @@ fn finish_call<'a>(
                     return Ok(e);
                 }
             }
-            if c.precharges {
+            // `_+_` precharges list concatenations only.
+            if c.precharges
+                && (c.builtin != stdlib_rt::Builtin::Add
+                    || matches!(args, [Value::List(_), Value::List(_)]))
+            {
                 tracker.precharge(&c.info.function, args)?;
             }
             stdlib_rt::call_builtin(

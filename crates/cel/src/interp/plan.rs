@@ -436,8 +436,9 @@ impl Planner<'_> {
                 stop_at_error = true;
             }
         }
+        // What `try_accumulate` takes: the innermost comprehension's accumulator, bare.
         let accumulates = matches!(info.function.as_str(), "_+_" | "cel.@mapInsert")
-            && matches!(args.first(), Some(Node::Attr(a)) if a.quals.is_empty() && matches!(a.base, AttrBase::Var(_) | AttrBase::Local(_)));
+            && matches!(args.first(), Some(Node::Attr(a)) if a.quals.is_empty() && matches!(&a.base, AttrBase::Local(l) if l.up == 0 && l.slot == LocalSlot::Accu));
         let overload = match kind {
             CallKind::Eq => Some("equals"),
             CallKind::Ne => Some("not_equals"),
