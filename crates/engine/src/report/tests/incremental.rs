@@ -536,7 +536,7 @@ fn edge_cases_recompile_as_a_fresh_compile() {
 /// keys, document markers, directives, tabs, CRLF).
 #[test]
 fn reparse_equals_a_full_parse() {
-    use crate::documents::document::{parse, reparse};
+    use crate::documents::document::{parse, reparse_tracked};
     use crate::SourceId;
     let texts = [
         "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
@@ -545,6 +545,10 @@ fn reparse_equals_a_full_parse() {
         "a: &x {p: 1}\nb: *x\nc:\n  <<: *x\n  q: 2\nd: |\n  text\n",
         "---\napiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n  t: [a,\n    b]\n",
         "apiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n    two\n  t: 'q'\nstatus: {}\n",
+        // Nested block mappings (parsed in part inside the deepest one holding the edit).
+        "spec:\n  versions:\n  - name: v1\n    schema:\n      props:\n        a:\n          type: string\n          description: |\n            text\n\n            more\n        b: {type: int,\n          max: 3}\n        c:\n          d: \"x\n            y\"\n          # note\n          e: plain\n            more\n        f:\n        - 1\n        -   g: 2\n            h: 3\n        i: >2\n            folded\n        j: 1\n    served: true\n  - name: v2\n    k: |+\n      keep\n\n    l: 1\nz: 1\n",
+        "a:\n  b:\n    c:\n      d: 1\n      e:\n        f: 2\n# col0\n        g: 3\n      h: 4\n    i: 5\n  j: 6\nk: 7\n",
+        "s:\n  p:\n    a: |-\n      x\n    # c\n    b: >\n      y\n\n    c:\n      d: |\n        z\n      e:\n        - |\n          w\n        - f: [1,\n            2]\n          g: \"h\n            i\"\n    j: k\n  l: m\n",
     ];
     let pieces = [
         "\n",
@@ -580,6 +584,7 @@ fn reparse_equals_a_full_parse() {
         "é",
     ];
     let mut reparsed = 0;
+    let mut nested = 0;
     let mut steps = 0;
     for seed in [0xdead_beef_0bad_cafe, 0x1111, 0x2222_3333, 0x4444_5555_6666] {
         let mut rng = Rng(seed);
@@ -612,7 +617,9 @@ fn reparse_equals_a_full_parse() {
                         }
                     };
                     let full = parse(&next, SourceId::Crd);
-                    if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
+                    if let Some(r) = reparse_tracked(&parsed, &text, &next, SourceId::Crd) {
+                        nested += usize::from(!r.change.path.is_empty());
+                        let r = r.parsed;
                         let what = format!("{text:?} → {next:?}");
                         assert_eq!(r.documents, full.documents, "{what}");
                         assert_eq!(r.findings, full.findings, "{what}");
@@ -634,6 +641,6 @@ fn reparse_equals_a_full_parse() {
             }
         }
     }
-    println!("{steps} edits, {reparsed} re-parsed in part");
-    assert!(reparsed > 0);
+    println!("{steps} edits, {reparsed} re-parsed in part, {nested} inside a nested mapping");
+    assert!(reparsed > 0 && nested > 0);
 }
