@@ -250,9 +250,9 @@ pub struct ParsedText {
     pub findings: Vec<Finding>,
     /// Line index of the text, to turn offsets into positions later.
     pub lines: LineIndex,
-    /// Whether an alias was expanded or a merge key applied ([`reparse`] then parses in full).
+    /// Whether an alias was expanded or a merge key applied ([`reparse_tracked`] then parses in full).
     pub(crate) aliased: bool,
-    /// Whether the text has neither a `\r` nor a BOM (else [`reparse`] parses in full).
+    /// Whether the text has neither a `\r` nor a BOM (else [`reparse_tracked`] parses in full).
     pub(crate) plain: bool,
 }
 

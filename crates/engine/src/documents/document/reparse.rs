@@ -1,4 +1,4 @@
-//! Incremental parsing: [`reparse`] parses again only the entries an edit touched (of the
+//! Incremental parsing: [`reparse_tracked`] parses again only the entries an edit touched (of the
 //! root mapping, or of the deepest block mapping that holds the edit) and shifts the others'
 //! positions.
 
@@ -18,25 +18,13 @@ pub struct Change {
     pub new: std::ops::Range<usize>,
 }
 
-/// A [`reparse`] and where its new entries are.
+/// A [`reparse_tracked`] parse and where its new entries are.
 #[derive(Clone, Debug)]
 pub struct Reparsed {
     /// What `parse(new, source)` gives.
     pub parsed: ParsedText,
     /// Which entries were parsed again.
     pub change: Change,
-}
-
-/// `parse(new, source)` computed from `old`, the parse of the text `old_text`, when an edit
-/// changed only some entries of a single block mapping document (see [`reparse_tracked`]).
-/// `None` whenever that is not certainly what a full parse gives (then parse in full).
-pub fn reparse(
-    old: &ParsedText,
-    old_text: &str,
-    new: &str,
-    source: SourceId,
-) -> Option<ParsedText> {
-    reparse_tracked(old, old_text, new, source).map(|r| r.parsed)
 }
 
 /// The changed bytes of an edit: `old[prefix..old_end]` became `new[prefix..old_end + delta]`.
@@ -46,7 +34,10 @@ struct Edit {
     delta: isize,
 }
 
-/// [`reparse`], with where the entries it parsed again are.
+/// `parse(new, source)` computed from `old`, the parse of the text `old_text`, when an edit
+/// changed only some entries of a single block mapping document, with where the entries it
+/// parsed again are; `None` whenever that is not certainly what a full parse gives (then
+/// parse in full).
 ///
 /// The text of whole entries is parsed alone, and the other entries are taken from `old`
 /// with their spans shifted. The entries are those of the deepest block mapping holding the

@@ -4,7 +4,7 @@
 //! # How a CRD edit recompiles (what this checks)
 //!
 //! `CompiledCrd::recompile(text, options)`, what the worker calls on a CRD keystroke, does two
-//! things. *Parse*: `document::reparse` parses again only the top-level entries the edit
+//! things. *Parse*: `document::reparse_tracked` parses again only the top-level entries the edit
 //! touched (from the last entry starting before the first changed byte to the first entry
 //! starting after the last one) and takes the other entries' trees from the previous parse,
 //! spans shifted by the bytes and lines gained (columns stay: entries start at column 0, and
@@ -529,7 +529,7 @@ fn edge_cases_recompile_as_a_fresh_compile() {
     ]);
 }
 
-/// `document::reparse` gives what `document::parse` gives, or nothing, after many random
+/// `document::reparse_tracked` gives what `document::parse` gives, or nothing, after many random
 /// edits of texts full of constructs that span lines (block scalars with every chomping, flow
 /// collections and quoted scalars over several lines, plain continuations, comments at column
 /// 0, complex keys) and of the syntax that ties entries together (anchors, aliases, merge
