@@ -84,7 +84,7 @@ pub fn reparse_tracked(
     match reparse_nested(old, doc, root, old_text, new, &edit, source) {
         Nested::Done(r) => Some(r),
         Nested::Refused => None,
-        Nested::NotNested => reparse_root(old, doc, root, old_text, new, &edit, source),
+        Nested::Elsewhere => reparse_root(old, doc, root, old_text, new, &edit, source),
     }
 }
 
@@ -305,7 +305,7 @@ enum Nested {
     /// Parsed in part inside a nested mapping.
     Done(Reparsed),
     /// No nested mapping holds the edit in whole entries: try the root's entries.
-    NotNested,
+    Elsewhere,
     /// The entries parsed again have a problem: parse in full.
     Refused,
 }
@@ -407,12 +407,12 @@ fn reparse_nested(
         node = child;
     }
     let Some(cut) = cut else {
-        return Nested::NotNested;
+        return Nested::Elsewhere;
     };
     match parse_cut(old, doc, root, new, edit, &cut, source) {
         Ok(r) => Nested::Done(r),
         Err(true) => Nested::Refused,
-        Err(false) => Nested::NotNested,
+        Err(false) => Nested::Elsewhere,
     }
 }
 
@@ -481,7 +481,10 @@ fn parse_cut(
     // indentation) when one does, but for the end of a block scalar; else the line's start
     // (the end of a block scalar, or of the collection it ends, before a comment line).
     let map = |p: Pos, block_end: bool| -> Pos {
-        let i = p.line.saturating_sub(1).min(removed.len().saturating_sub(1));
+        let i = p
+            .line
+            .saturating_sub(1)
+            .min(removed.len().saturating_sub(1));
         let (before, indented, token) = removed.get(i).copied().unwrap_or((total, true, true));
         let extra = if indented && (p.column != 1 || (token && !block_end)) {
             n
@@ -600,11 +603,7 @@ fn rebuild(
                 out.push(match j.cmp(&i) {
                     std::cmp::Ordering::Less => n.clone(),
                     std::cmp::Ordering::Equal => rebuild(n, rest, delta, lines, splice)?,
-                    std::cmp::Ordering::Greater => {
-                        let mut n = n.clone();
-                        shift_node(&mut n, delta, lines);
-                        n
-                    }
+                    std::cmp::Ordering::Greater => shifted_node(n, delta, lines),
                 });
             }
             Value::Seq(out)
@@ -620,13 +619,41 @@ fn rebuild(
     })
 }
 
-/// A copy of `e` moved by `offset` bytes and `lines` lines (see [`shift_pos`]).
+/// A copy of `e` moved by `offset` bytes and `lines` lines (see [`shift_pos`]), in one pass.
 fn shifted_entry(e: &Entry, offset: isize, lines: isize) -> Entry {
-    let mut e = e.clone();
-    if offset != 0 || lines != 0 {
-        shift_entry(&mut e, offset, lines);
+    if offset == 0 && lines == 0 {
+        return e.clone();
     }
-    e
+    let mut span = e.key_span;
+    shift_span(&mut span, offset, lines);
+    Entry {
+        key: e.key.clone(),
+        key_span: span,
+        value: shifted_node(&e.value, offset, lines),
+    }
+}
+
+/// A copy of `node` moved by `offset` bytes and `lines` lines (as deep as `Clone` goes: the
+/// parser's depth limit bounds both).
+fn shifted_node(node: &Node, offset: isize, lines: isize) -> Node {
+    let mut span = node.span;
+    shift_span(&mut span, offset, lines);
+    let value = match &node.value {
+        Value::Seq(items) => Value::Seq(
+            items
+                .iter()
+                .map(|n| shifted_node(n, offset, lines))
+                .collect(),
+        ),
+        Value::Map(entries) => Value::Map(
+            entries
+                .iter()
+                .map(|e| shifted_entry(e, offset, lines))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    Node { value, span }
 }
 
 /// Maps every position of an entry with `map`, telling it which are the end of a block

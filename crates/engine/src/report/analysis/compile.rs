@@ -226,10 +226,12 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
 /// side may hold a `-0.0` (the caller checks `root`'s).
 fn same_decoded(memo: &ContentMemo, icrd: &InternalCrd, root: &Node) -> bool {
     *memo.internal == *icrd
-        && first_root(&memo.parsed).is_some_and(|old| match (old.get("status"), root.get("status")) {
-            (None, None) => true,
-            (Some(a), Some(b)) => same_node(a, b),
-            _ => false,
+        && first_root(&memo.parsed).is_some_and(|old| {
+            match (old.get("status"), root.get("status")) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_node(a, b),
+                _ => false,
+            }
         })
         && !memo.negative_zero
 }
@@ -527,7 +529,8 @@ impl CompiledCrd {
             // The previous compile's content, when this text has the same.
             let previous = previous.filter(|m| m.kubernetes_version == options.kubernetes_version);
             let mut same = previous.filter(|m| {
-                first_root(&m.parsed).is_some_and(|old| same_crd_content(old, root, change.as_ref()))
+                first_root(&m.parsed)
+                    .is_some_and(|old| same_crd_content(old, root, change.as_ref()))
             });
             // The v1 JSON, built when the content is decoded.
             let mut v1 = None;
@@ -538,14 +541,13 @@ impl CompiledCrd {
                 Some(m) => {
                     // The known fields are the kept ones: only the unknown top-level fields
                     // are looked through for a `-0.0`.
-                    negative_zero =
-                        m.negative_zero
-                            || root.as_map().is_some_and(|entries| {
-                                entries.iter().any(|e| {
-                                    !apiext::internal::V1_ROOT_KEYS.contains(&e.key.as_str())
-                                        && node_has_negative_zero(&e.value)
-                                })
-                            });
+                    negative_zero = m.negative_zero
+                        || root.as_map().is_some_and(|entries| {
+                            entries.iter().any(|e| {
+                                !apiext::internal::V1_ROOT_KEYS.contains(&e.key.as_str())
+                                    && node_has_negative_zero(&e.value)
+                            })
+                        });
                     // `from_v1_json`'s problems: the unknown top-level fields of this text,
                     // then those of the (same) known fields.
                     let mut problems = root_problems.clone();
