@@ -117,14 +117,30 @@ fn changed_bytes(old_text: &str, new: &str) -> Option<Edit> {
         .take_while(|(a, b)| a == b)
         .count();
     let tail = (blocks * BLOCK).min(ob.len()).min(nb.len());
-    let suffix = (tail
+    let full_suffix = tail
         + ob.get(..ob.len() - tail)?
             .iter()
             .rev()
             .zip(nb.get(..nb.len() - tail)?.iter().rev())
             .take_while(|(a, b)| a == b)
-            .count())
-    .min(max_suffix);
+            .count();
+    let suffix = full_suffix.min(max_suffix);
+    // Bytes inserted or deleted where the text around repeats them (a line typed before
+    // another with the same indentation) may be placed anywhere from `low` to `prefix`:
+    // at a line start, when there is one, so that they are whole lines.
+    let removed = ob.len().saturating_sub(nb.len());
+    let low = ob.len().saturating_sub(full_suffix + removed);
+    if ob.len() != nb.len() && low < prefix {
+        let window = ob.get(low.max(prefix.saturating_sub(4096))..prefix)?;
+        if let Some(nl) = window.iter().rposition(|&c| c == b'\n') {
+            let at = prefix - window.len() + nl + 1;
+            return Some(Edit {
+                prefix: at,
+                old_end: at + removed,
+                delta: nb.len() as isize - ob.len() as isize,
+            });
+        }
+    }
     Some(Edit {
         prefix,
         old_end: ob.len() - suffix,
@@ -348,7 +364,7 @@ fn cut_of(entries: &[Entry], node: &Node, text: &str, edit: &Edit, path: &[usize
     let (b, end) = entries.iter().enumerate().skip(a + 1).find_map(|(i, e)| {
         let s = e.key_span.start.offset;
         let line = s.checked_sub(e.key_span.start.column.checked_sub(1)?)?;
-        (line > edit.old_end).then_some((i, e))
+        (line >= edit.old_end).then_some((i, e))
     })?;
     let end = clean_line_start(text, end.key_span.start)?;
     if entries.get(b)?.key_span.start.column - 1 != indent {

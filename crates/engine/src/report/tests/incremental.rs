@@ -438,6 +438,202 @@ fn decoded_content_edits_recompile_as_a_fresh_compile() {
     );
 }
 
+/// A CRD with two versions, each with its own schema (descriptions, a block scalar, rules,
+/// lengths, nested properties) and a top-level field after `spec`.
+const TWO_VERSIONS: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            description: the widget's spec
+            properties:
+              name:
+                maxLength: 20
+                type: string
+              size:
+                description: |-
+                  how big
+                  it is
+                minimum: 0
+                type: integer
+              tags:
+                items: {type: string, maxLength: 5}
+                type: array
+            required: [size]
+            type: object
+            x-kubernetes-validations:
+            - rule: self.size < 10
+              message: too big
+        type: object
+    served: true
+    storage: true
+  - name: v2
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            properties:
+              label:
+                maxLength: 30
+                type: string
+                x-kubernetes-validations:
+                - rule: self.startsWith('a')
+              size:
+                description: how big it is
+                type: integer
+            type: object
+        type: object
+    served: true
+    storage: false
+status:
+  storedVersions: [v1]
+";
+
+/// Each kind of edit inside a version's schema recompiles as a fresh compile does, parsed in
+/// part (inside the nested mapping that holds it), with the content work reused exactly when
+/// the decoded CRD is the same; from the base text, then chained one after another.
+#[test]
+fn schema_edits_recompile_as_a_fresh_compile() {
+    let base = TWO_VERSIONS.to_owned();
+    let edit = |from: &str, to: &str| {
+        assert!(base.contains(from), "{from}");
+        base.replacen(from, to, 1)
+    };
+    // (what, new text, content reused)
+    let cases: Vec<(&str, String, bool)> = vec![
+        (
+            "a description deep in v1",
+            edit("description: the widget's spec", "description: the widgets spec"),
+            false,
+        ),
+        (
+            "a block scalar description",
+            edit("                  it is\n", "                  it was\n"),
+            false,
+        ),
+        ("a maxLength in v1", edit("maxLength: 20", "maxLength: 21"), false),
+        ("a maxLength in v2", edit("maxLength: 30", "maxLength: 3"), false),
+        (
+            "a maxLength in a flow mapping",
+            edit("maxLength: 5}", "maxLength: 6}"),
+            false,
+        ),
+        (
+            "a rule in v2",
+            edit("self.startsWith('a')", "self.startsWith('b')"),
+            false,
+        ),
+        (
+            "a broken rule in v1",
+            edit("self.size < 10", "self.size <"),
+            false,
+        ),
+        (
+            "a message in v1",
+            edit("message: too big", "message: too large"),
+            false,
+        ),
+        (
+            "an unknown field in v2's schema",
+            edit(
+                "                maxLength: 30\n",
+                "                maxLength: 30\n                zz: 1\n",
+            ),
+            true,
+        ),
+        (
+            "a comment inside a schema",
+            edit("              name:\n", "              # the name\n              name:\n"),
+            true,
+        ),
+        (
+            "spaces after a value",
+            edit("minimum: 0\n", "minimum:   0\n"),
+            true,
+        ),
+        (
+            "a property added before another",
+            edit(
+                "              name:\n",
+                "              color: {type: string}\n              name:\n",
+            ),
+            false,
+        ),
+        (
+            "a property removed",
+            edit(
+                "              name:\n                maxLength: 20\n                type: string\n",
+                "",
+            ),
+            false,
+        ),
+        (
+            "a required list item",
+            edit("required: [size]", "required: [size, name]"),
+            false,
+        ),
+        ("a version's name", edit("- name: v2", "- name: v3"), false),
+        (
+            "served in v2",
+            edit(
+                "    served: true\n    storage: false",
+                "    served: false\n    storage: false",
+            ),
+            false,
+        ),
+        (
+            "the status",
+            edit("storedVersions: [v1]", "storedVersions: [v1, v2]"),
+            false,
+        ),
+        (
+            "an indentation error inside a schema",
+            edit("                type: string\n", "               type: string\n"),
+            false,
+        ),
+    ];
+    let options = Options::default();
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 12, name: abc, tags: [abcdefg]}\n".to_owned();
+    let objects = [object];
+    let compiled = CompiledCrd::compile(&base, &options);
+    let mut reparsed = 0;
+    for (what, text, reused) in &cases {
+        let again = compiled.recompile(text, &options);
+        assert_same(&again, text, &options, &objects, what);
+        let fresh_ok = again.parsed().findings.is_empty();
+        if fresh_ok {
+            assert_eq!(again.content_reused(), *reused, "reuse: {what}");
+        }
+        reparsed += usize::from(again.reparsed());
+        if !again.reparsed() {
+            println!("parsed in full: {what}");
+        }
+        // Back to the base text.
+        let back = again.recompile(&base, &options);
+        assert_same(
+            &back,
+            &base,
+            &options,
+            &objects,
+            &format!("back from {what}"),
+        );
+    }
+    assert!(reparsed >= cases.len() - 2, "{reparsed} parsed in part");
+    // One after another.
+    let mut texts = vec![base.clone()];
+    texts.extend(cases.iter().map(|(_, t, _)| t.clone()));
+    chain(&texts);
+}
+
 #[test]
 fn edge_cases_recompile_as_a_fresh_compile() {
     let base = CRD.to_owned();
@@ -643,4 +839,55 @@ fn reparse_equals_a_full_parse() {
     }
     println!("{steps} edits, {reparsed} re-parsed in part, {nested} inside a nested mapping");
     assert!(reparsed > 0 && nested > 0);
+}
+
+/// Every corpus CRD, after an edit of a description and of a `maxLength` in the middle of its
+/// text (the first from the middle on) and an unknown field typed there, recompiles as a fresh
+/// compile does. Slow in a debug build: `cargo test -p crd-studio-engine --lib
+/// corpus_schema_edits -- --ignored`.
+#[test]
+#[ignore]
+fn corpus_schema_edits_recompile_as_a_fresh_compile() {
+    let Some(crds) = corpus() else {
+        println!("skipped: {} not found", corpus_dir().display());
+        return;
+    };
+    let options = Options::default();
+    let (mut edits, mut reparsed, mut reused) = (0, 0, 0);
+    for (file, text, object) in &crds {
+        let objects: Vec<String> = object.iter().cloned().collect();
+        let compiled = CompiledCrd::compile(text, &options);
+        let middle = boundary(text, text.len() / 2);
+        let after_middle = |needle: &str| text[middle..].find(needle).map(|i| middle + i);
+        let mut texts = Vec::new();
+        if let Some(at) = after_middle("description: ") {
+            let at = at + "description: ".len();
+            texts.push(format!("{}X{}", &text[..at], &text[at..]));
+        }
+        if let Some(at) = after_middle("maxLength: ") {
+            let at = at + "maxLength: ".len();
+            texts.push(format!("{}1{}", &text[..at], &text[at..]));
+        }
+        if let Some(at) = after_middle("\n") {
+            let line = &text[at + 1..];
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            texts.push(format!(
+                "{}\n{}zz: 1{}",
+                &text[..at],
+                " ".repeat(indent),
+                &text[at..]
+            ));
+        }
+        for next in texts {
+            let again = compiled.recompile(&next, &options);
+            reparsed += usize::from(again.reparsed());
+            reused += usize::from(again.content_reused());
+            assert_same(&again, &next, &options, &objects, file);
+            edits += 1;
+        }
+    }
+    println!(
+        "{} CRDs, {edits} edits: {reparsed} parsed in part, {reused} reused the content",
+        crds.len()
+    );
 }
