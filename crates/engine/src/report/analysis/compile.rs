@@ -427,14 +427,17 @@ impl CompiledCrd {
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
     /// as [`CompiledCrd::compile`] (every finding, span and report). The text is parsed again
-    /// only from the first top-level entry the edit touched to the last
-    /// ([`document::reparse_tracked`], when that certainly gives the full parse's tree), and what
-    /// depends only on the CRD's content is reused when the edit left it as it was. The CRD's content is its v1
-    /// JSON without unknown top-level fields, compared to the bit with the previous one, and
-    /// the Kubernetes version; what is reused from it (the internal CRD, CRD validation's
-    /// errors and compiled rules, the compiled versions, the cost analyses, the version
-    /// overview) never holds a position, and everything positional (findings' spans, rule
-    /// positions, cost edits, printer columns) is computed again in the new text.
+    /// only around the edit: the entries it touched of the deepest block mapping holding it,
+    /// or of the root ([`document::reparse_tracked`], when that certainly gives the full
+    /// parse's tree), and what depends only on the CRD's content is reused when the edit left
+    /// it as it was. The CRD's content is its tree without unknown top-level fields (its v1
+    /// JSON), compared with the previous one where the edit changed it (scalars to the bit,
+    /// keys in order; only the entries parsed again when the text was parsed from the
+    /// previous content's parse), and the Kubernetes version; what is reused from it (the
+    /// internal CRD, CRD validation's errors and compiled rules, the compiled versions, the
+    /// cost analyses, the version overview, the warnings) never holds a position, and
+    /// everything positional (findings' spans, rule positions, cost edits, printer columns)
+    /// is computed again in the new text.
     /// Without the findings' fixes, as [`CompiledCrd::compile_without_fixes`].
     pub(crate) fn recompile_without_fixes(&self, text: &str, options: &Options) -> CompiledCrd {
         let parsed = self.parse_base.as_ref().and_then(|(base, parsed)| {

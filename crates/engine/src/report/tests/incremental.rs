@@ -4,38 +4,50 @@
 //! # How a CRD edit recompiles (what this checks)
 //!
 //! `CompiledCrd::recompile(text, options)`, what the worker calls on a CRD keystroke, does two
-//! things. *Parse*: `document::reparse_tracked` parses again only the top-level entries the edit
-//! touched (from the last entry starting before the first changed byte to the first entry
-//! starting after the last one) and takes the other entries' trees from the previous parse,
-//! spans shifted by the bytes and lines gained (columns stay: entries start at column 0, and
-//! positions come from byte offsets only). At the start of a column-0 key of the root block
-//! mapping libyaml's scanner is always in the same state, so whole entries tokenize alike
-//! alone or in the text; whatever could tie entries together makes it parse in full: aliases
-//! and merge keys (in the old parse or the new part), a root that is not a block mapping, any
-//! parse finding (duplicate keys included), document markers and directives (but a first
-//! `---` line), `\r`, a BOM, several documents, or a part larger than half the text. It
-//! starts from the last parse without findings.
+//! things. *Parse*: `document::reparse_tracked` parses again only the entries the edit touched
+//! and takes the rest of the tree from the previous parse, spans shifted by the bytes and
+//! lines gained. The entries are those of the deepest block mapping holding the edit whose
+//! keys start their lines after the same `n` spaces (from the last entry whose key starts
+//! before the first changed byte up to the first entry whose line starts at or after the
+//! change's end, so never in the last entry): their lines, each empty or starting with `n`
+//! spaces, are
+//! parsed with those spaces removed and positions mapped back (a position at the start of a
+//! part line is the token after the indentation, but for the end of a block scalar, at the
+//! line's start). Failing that, the root mapping's entries (from the last entry starting
+//! before the change to the first one starting after it). At the start of such a key's line
+//! libyaml's scanner is always in the same state (the enclosing block indentations, no flow
+//! collection, no pending simple key), so whole entries tokenize alike alone or in the text,
+//! `n` columns to the left; an insertion or deletion that repeats the text around it (a line
+//! typed before a line with the same indentation) is placed at a line start. Whatever could
+//! tie entries together makes it parse in full: aliases and merge keys (in the old parse or
+//! the new part), a mapping that is not a block mapping, any parse finding (duplicate keys
+//! included), document markers and directives (but a first `---` line), `\r`, a BOM, several
+//! documents, a line with less indentation (a comment at column 0), or a part larger than
+//! half the text. It starts from the last parse without findings.
 //!
-//! *Content*: the work that depends only on the CRD's content is reused when the v1 JSON of
-//! the CRD document without its unknown top-level fields is the same, to the bit (floats by
-//! their bits, keys in order), as the one kept from the last compile that had a CRD, under the
-//! same Kubernetes version: the internal CRD, CRD validation's errors and the rule compiler's
-//! records, the compiled versions (structural schemas, validators, CEL programs), the cost
-//! analyses (`cost_explain::schema_costs`) and the version overview; none holds a position.
-//! Everything positional is computed again from the new tree as `compile` computes it: decode
-//! and validation findings, rule positions (`rules_view::place_rules`), cost reports
-//! (`place_cost_reports`), printer columns and the typed model. An edit inside a schema
-//! re-parses the `spec` entry, i.e. nearly everything, and changes the content. When the
-//! decoder drops what changed (an unknown field anywhere, as each keystroke of a new key is
-//! until the key is complete; `null` for an absent field), the decoded internal CRD equals
-//! the kept one and the content work is reused all the same (`compile::same_decoded`: equal
-//! internal CRDs, the same `status` JSON, no `-0.0` on either side, which `==` takes for
-//! `0.0`); the parse, the v1 JSON and the decode are still paid. Any other schema edit costs
-//! a full compile.
+//! *Content*: the work that depends only on the CRD's content is reused when the CRD
+//! document's tree without its unknown top-level fields is the same (scalars to the bit, keys
+//! in order, spans aside: then its v1 JSON is the same to the bit) as the last compile's that
+//! had a CRD, under the same Kubernetes version. When the text was parsed in part from that
+//! compile's parse, only the entries parsed again are compared: an edit confined to an
+//! unknown top-level field or to whitespace and comments costs the parse of the entries it
+//! touched and the copy of the rest of the tree. What is reused: the internal CRD, CRD
+//! validation's errors and the rule compiler's records, the compiled versions (structural
+//! schemas, validators, CEL programs), the cost analyses (`cost_explain::schema_costs`), the
+//! version overview and the warnings; none holds a position. Everything positional is
+//! computed again from the new tree as `compile` computes it: decode and validation
+//! findings, rule positions (`rules_view::place_rules`), cost reports (`place_cost_reports`),
+//! printer columns and the typed model. When the decoder drops what changed (an unknown
+//! field anywhere, as each keystroke of a new key is until the key is complete; `null` for an
+//! absent field), the decoded internal CRD equals the kept one and the content work is
+//! reused all the same (`compile::same_decoded`: equal internal CRDs, the same `status`, no
+//! `-0.0` on either side, which `==` takes for `0.0`); the v1 JSON and the decode are still
+//! paid. Any other schema edit costs a full compile of the content (not of the parse).
 //!
-//! This file checks `reparse` against `parse` on 120,000 random edits of texts full of
-//! multi-line constructs, and `recompile` against `compile` (findings, parse, `analyze_objects`
-//! with and without an object) on random edits of 88 corpus CRDs and edge cases (aliases
+//! This file checks `reparse_tracked` against `parse` on 180,000 random edits of texts full
+//! of multi-line constructs (nested mappings among them), and `recompile` against `compile`
+//! (findings, parse, `analyze_objects` with and without an object) on random edits of 88
+//! corpus CRDs, each kind of schema edit in a two-version CRD, and edge cases (aliases
 //! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`,
 //! unknown fields typed inside a schema, with whether the content work was reused).
 
