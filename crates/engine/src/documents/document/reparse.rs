@@ -357,7 +357,7 @@ fn cut_of(entries: &[Entry], node: &Node, text: &str, edit: &Edit, path: &[usize
         .rposition(|e| e.key_span.start.offset < edit.prefix)?;
     let ea = entries.get(a)?;
     let start = clean_line_start(text, ea.key_span.start)?;
-    let indent = ea.key_span.start.column - 1;
+    let indent = ea.key_span.start.column.saturating_sub(1);
     if indent == 0 {
         return None;
     }
@@ -367,7 +367,7 @@ fn cut_of(entries: &[Entry], node: &Node, text: &str, edit: &Edit, path: &[usize
         (line >= edit.old_end).then_some((i, e))
     })?;
     let end = clean_line_start(text, end.key_span.start)?;
-    if entries.get(b)?.key_span.start.column - 1 != indent {
+    if entries.get(b)?.key_span.start.column.saturating_sub(1) != indent {
         return None;
     }
     Some(Cut {
