@@ -3,10 +3,12 @@
 //! `compile_crd FILE top` then recompiles it after typing an unknown top-level field
 //! (`zabc: 1` at the first line), `compile_crd FILE desc` after an edit of the first
 //! description inside the schema (`CompiledCrd::recompile`; profile its inclusive count),
-//! `compile_crd FILE field` after typing an unknown field inside the schema (timed).
+//! `compile_crd FILE schema` after an edit of a description deep inside the schema (the first
+//! from the middle of the text on), `compile_crd FILE field` after typing an unknown field
+//! inside the schema (timed).
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: compile_crd FILE [top|desc]");
+        eprintln!("usage: compile_crd FILE [top|desc|schema|field]");
         return;
     };
     let Ok(text) = std::fs::read_to_string(&path) else {
@@ -21,6 +23,18 @@ fn main() {
         Some("desc") => {
             let at = text
                 .find("openAPIV3Schema")
+                .and_then(|s| text[s..].find("description: ").map(|d| s + d + 13));
+            match at {
+                Some(at) => format!("{}X{}", &text[..at], &text[at..]),
+                None => text.clone(),
+            }
+        }
+        Some("schema") => {
+            // A description deep inside a version's schema: the first one from the middle
+            // of the text on.
+            let at = text
+                .find("openAPIV3Schema")
+                .map(|s| s.max(text.len() / 2))
                 .and_then(|s| text[s..].find("description: ").map(|d| s + d + 13));
             match at {
                 Some(at) => format!("{}X{}", &text[..at], &text[at..]),

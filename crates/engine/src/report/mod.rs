@@ -9,7 +9,7 @@ pub mod analysis;
 pub mod get;
 pub mod places;
 
-// `CompiledCrd::recompile` against a fresh compile, `document::reparse` against `parse`.
+// `CompiledCrd::recompile` against a fresh compile, `document::reparse_tracked` against `parse`.
 #[cfg(test)]
 #[path = "tests/incremental.rs"]
 mod incremental_tests;

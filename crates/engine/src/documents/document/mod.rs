@@ -250,8 +250,10 @@ pub struct ParsedText {
     pub findings: Vec<Finding>,
     /// Line index of the text, to turn offsets into positions later.
     pub lines: LineIndex,
-    /// Whether an alias was expanded or a merge key applied ([`reparse`] then parses in full).
+    /// Whether an alias was expanded or a merge key applied ([`reparse_tracked`] then parses in full).
     pub(crate) aliased: bool,
+    /// Whether the text has neither a `\r` nor a BOM (else [`reparse_tracked`] parses in full).
+    pub(crate) plain: bool,
 }
 
 impl ParsedText {
@@ -273,6 +275,7 @@ pub fn parse(text: &str, source: SourceId) -> ParsedText {
         findings: Vec::new(),
         lines,
         aliased: false,
+        plain: !text.as_bytes().contains(&b'\r') && !text.contains('\u{feff}'),
     };
     if text.len() > MAX_REQUEST_BYTES {
         let span = Span::point(Pos {

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::crd;
 use crate::crd::apiext::{self, InternalCrd};
-use crate::documents::document::{self, Node, ParsedText};
+use crate::documents::document::{self, Node, ParsedText, Value};
 use crate::documents::field_error::FieldError;
 use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
 use crate::documents::kube_version::{FeatureGate, KubernetesVersion};
@@ -25,9 +25,13 @@ use crate::schema::Structural;
 /// content as it was.
 #[derive(Debug)]
 pub(super) struct ContentMemo {
-    /// The CRD document's v1 JSON; `None` after a compile for one use
-    /// ([`CompiledCrd::compile_once_without_fixes`]: a large CRD's is several times its text):
-    /// then a recompile compares nothing and compiles all again.
+    /// The parsed text whose first document is the CRD this content is of (the compile's
+    /// own, shared): a recompile compares its tree with the new one, only where the edit
+    /// changed it when the new text was parsed from this one ([`document::reparse_tracked`]).
+    parsed: Rc<ParsedText>,
+    /// The CRD document's v1 JSON, when the compile built it (not when it reused the
+    /// content) and kept it (not after a compile for one use,
+    /// [`CompiledCrd::compile_once_without_fixes`]: a large CRD's is several times its text).
     pub(super) v1: Option<serde_json::Value>,
     /// Whether `v1` holds a float `-0.0` (see [`same_decoded`]).
     negative_zero: bool,
@@ -39,6 +43,8 @@ pub(super) struct ContentMemo {
     problems: Vec<apiext::DecodeProblem>,
     /// CRD validation's errors.
     pub(super) errors: Vec<FieldError>,
+    /// The warnings on create ([`apiext::warnings_on_create`]).
+    warnings: Vec<String>,
     /// The rule compiler's results during CRD validation.
     pub(super) cel_records: crate::cel::rules_view::CompileRecords,
     /// The version reports as [`version_reports`] builds them (rules placed in the text of
@@ -55,50 +61,141 @@ pub(super) struct ContentMemo {
     compiled: Rc<Vec<CompiledVersion>>,
 }
 
-/// Whether two JSON values are the same, to the bit (an `f64` is compared by its bits, so
-/// `0.0` and `-0.0` differ; object keys in order).
-fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value as J;
-    match (a, b) {
-        (J::Null, J::Null) => true,
-        (J::Bool(x), J::Bool(y)) => x == y,
-        (J::Number(x), J::Number(y)) => {
-            x.is_u64() == y.is_u64()
-                && x.is_i64() == y.is_i64()
-                && x.is_f64() == y.is_f64()
-                && x.as_u64() == y.as_u64()
-                && x.as_i64() == y.as_i64()
-                && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+/// Whether two values are the same wherever they were written: equal scalars (a float to
+/// the bit), the same keys in the same order. Then their JSON is the same, to the bit.
+fn same_node(a: &Node, b: &Node) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (&a.value, &b.value) {
+            (Value::Null, Value::Null) => {}
+            (Value::Bool(x), Value::Bool(y)) if x == y => {}
+            (Value::Int(x), Value::Int(y)) if x == y => {}
+            (Value::Float(x), Value::Float(y)) if x.to_bits() == y.to_bits() => {}
+            (Value::String(x), Value::String(y)) if x == y => {}
+            (Value::Seq(x), Value::Seq(y)) if x.len() == y.len() => stack.extend(x.iter().zip(y)),
+            (Value::Map(x), Value::Map(y)) if x.len() == y.len() => {
+                for (x, y) in x.iter().zip(y) {
+                    if x.key != y.key {
+                        return false;
+                    }
+                    stack.push((&x.value, &y.value));
+                }
+            }
+            _ => return false,
         }
-        (J::String(x), J::String(y)) => x == y,
-        (J::Array(x), J::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
-        }
-        (J::Object(x), J::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
-        }
-        _ => false,
+    }
+    true
+}
+
+/// The node reached from `node` by `path` (entry or item indices).
+fn descend<'a>(mut node: &'a Node, path: &[usize]) -> Option<&'a Node> {
+    for &i in path {
+        node = match &node.value {
+            Value::Map(entries) => &entries.get(i)?.value,
+            Value::Seq(items) => items.get(i)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// Whether two CRD documents have the same content for [`apiext::from_v1_json`] (the same
+/// known top-level fields, [`apiext::internal::V1_ROOT_KEYS`]; only the unknown ones may
+/// differ: they give `from_v1_json`'s first problems and nothing else), by [`same_node`].
+/// With `change`, `new` was parsed from `old` by [`document::reparse_tracked`], and only
+/// what it parsed again is compared: the rest is `old`'s.
+fn same_crd_content(old: &Node, new: &Node, change: Option<&document::Change>) -> bool {
+    let (Some(old_entries), Some(new_entries)) = (old.as_map(), new.as_map()) else {
+        return false;
+    };
+    let known = |k: &str| apiext::internal::V1_ROOT_KEYS.contains(&k);
+    match change {
+        Some(c) => match c.path.split_first() {
+            // Inside one top-level entry: only the mapping's entries parsed again.
+            Some((&top, rest)) => {
+                let (Some(o), Some(n)) = (old_entries.get(top), new_entries.get(top)) else {
+                    return false;
+                };
+                if o.key != n.key {
+                    return false;
+                }
+                if !known(&o.key) {
+                    return true;
+                }
+                let (Some(om), Some(nm)) = (descend(&o.value, rest), descend(&n.value, rest))
+                else {
+                    return false;
+                };
+                match (
+                    om.as_map().and_then(|e| e.get(c.old.clone())),
+                    nm.as_map().and_then(|e| e.get(c.new.clone())),
+                ) {
+                    (Some(a), Some(b)) => {
+                        a.len() == b.len()
+                            && a.iter()
+                                .zip(b)
+                                .all(|(x, y)| x.key == y.key && same_node(&x.value, &y.value))
+                    }
+                    _ => false,
+                }
+            }
+            // Top-level entries: a known field outside the ranges is the old entry (keys are
+            // unique in both).
+            None => apiext::internal::V1_ROOT_KEYS.iter().all(|k| {
+                let o = old_entries.iter().position(|e| e.key == *k);
+                let n = new_entries.iter().position(|e| e.key == *k);
+                match (o, n) {
+                    (None, None) => true,
+                    (Some(i), Some(j)) => {
+                        (!c.old.contains(&i) && !c.new.contains(&j))
+                            || old_entries
+                                .get(i)
+                                .zip(new_entries.get(j))
+                                .is_some_and(|(x, y)| same_node(&x.value, &y.value))
+                    }
+                    _ => false,
+                }
+            }),
+        },
+        None => apiext::internal::V1_ROOT_KEYS
+            .iter()
+            .all(|k| match (old.get(k), new.get(k)) {
+                (None, None) => true,
+                (Some(x), Some(y)) => same_node(x, y),
+                _ => false,
+            }),
     }
 }
 
-/// Whether two v1 CRD documents have the same content for [`apiext::from_v1_json`]: both
-/// objects, with the same known top-level fields ([`apiext::internal::V1_ROOT_KEYS`]). Only
-/// the unknown top-level fields may differ; they give `from_v1_json`'s first problems and
-/// nothing else.
-fn same_crd_content(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
-        return false;
-    };
-    apiext::internal::V1_ROOT_KEYS
-        .iter()
-        .all(|k| match (a.get(*k), b.get(*k)) {
-            (None, None) => true,
-            (Some(x), Some(y)) => same_json(x, y),
-            _ => false,
-        })
+/// The first document's root of a parsed text.
+fn first_root(parsed: &ParsedText) -> Option<&Node> {
+    parsed.values().next().map(|(_, r)| r)
+}
+
+/// The top-level keys of a document as a JSON object (`null` values): what
+/// [`apiext::internal::root_key_problems`] reads.
+fn root_keys(root: &Node) -> serde_json::Value {
+    serde_json::Value::Object(
+        root.as_map()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| (e.key.clone(), serde_json::Value::Null))
+            .collect(),
+    )
+}
+
+/// Whether a node holds a float `-0.0` anywhere (see [`has_negative_zero`]).
+fn node_has_negative_zero(node: &Node) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            Value::Float(f) if *f == 0.0 && f.is_sign_negative() => return true,
+            Value::Seq(items) => stack.extend(items),
+            Value::Map(entries) => stack.extend(entries.iter().map(|e| &e.value)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether the v1 JSON holds a float `-0.0` anywhere (`==` takes it for `0.0`; the server's
@@ -121,22 +218,21 @@ fn has_negative_zero(v: &serde_json::Value) -> bool {
     false
 }
 
-/// Whether `icrd`, decoded from `v1` (with [`drop_disabled_fields`]), is the internal CRD of
-/// `memo` to the bit, so that everything [`ContentMemo`] keeps (a function of the internal
-/// CRD and the Kubernetes version; the version overview also reads `status` from the v1
-/// JSON) holds for it too. The texts' v1 JSON differ only in what the decoder drops: unknown
-/// fields anywhere, `null` for an absent field. Floats compare by `==`, so neither side may
-/// hold a `-0.0` (the caller checks `v1`).
-fn same_decoded(memo: &ContentMemo, icrd: &InternalCrd, v1: &serde_json::Value) -> bool {
+/// Whether `icrd`, decoded from the document `root` (with [`drop_disabled_fields`]), is the
+/// internal CRD of `memo` to the bit, so that everything [`ContentMemo`] keeps (a function of
+/// the internal CRD and the Kubernetes version; the version overview also reads `status` from
+/// the v1 JSON) holds for it too. The texts' v1 JSON differ only in what the decoder drops:
+/// unknown fields anywhere, `null` for an absent field. Floats compare by `==`, so neither
+/// side may hold a `-0.0` (the caller checks `root`'s).
+fn same_decoded(memo: &ContentMemo, icrd: &InternalCrd, root: &Node) -> bool {
     *memo.internal == *icrd
-        && memo
-            .v1
-            .as_ref()
-            .is_some_and(|memo_v1| match (memo_v1.get("status"), v1.get("status")) {
+        && first_root(&memo.parsed).is_some_and(|old| {
+            match (old.get("status"), root.get("status")) {
                 (None, None) => true,
-                (Some(a), Some(b)) => same_json(a, b),
+                (Some(a), Some(b)) => same_node(a, b),
                 _ => false,
-            })
+            }
+        })
         && !memo.negative_zero
 }
 
@@ -331,20 +427,22 @@ impl CompiledCrd {
 
     /// Compiles `text` after an edit of the text this CRD was compiled from: the same result
     /// as [`CompiledCrd::compile`] (every finding, span and report). The text is parsed again
-    /// only from the first top-level entry the edit touched to the last
-    /// ([`document::reparse`], when that certainly gives the full parse's tree), and what
-    /// depends only on the CRD's content is reused when the edit left it as it was. The CRD's content is its v1
-    /// JSON without unknown top-level fields, compared to the bit with the previous one, and
-    /// the Kubernetes version; what is reused from it (the internal CRD, CRD validation's
-    /// errors and compiled rules, the compiled versions, the cost analyses, the version
-    /// overview) never holds a position, and everything positional (findings' spans, rule
-    /// positions, cost edits, printer columns) is computed again in the new text.
+    /// only around the edit: the entries it touched of the deepest block mapping holding it,
+    /// or of the root ([`document::reparse_tracked`], when that certainly gives the full
+    /// parse's tree), and what depends only on the CRD's content is reused when the edit left
+    /// it as it was. The CRD's content is its tree without unknown top-level fields (its v1
+    /// JSON), compared with the previous one where the edit changed it (scalars to the bit,
+    /// keys in order; only the entries parsed again when the text was parsed from the
+    /// previous content's parse), and the Kubernetes version; what is reused from it (the
+    /// internal CRD, CRD validation's errors and compiled rules, the compiled versions, the
+    /// cost analyses, the version overview, the warnings) never holds a position, and
+    /// everything positional (findings' spans, rule positions, cost edits, printer columns)
+    /// is computed again in the new text.
     /// Without the findings' fixes, as [`CompiledCrd::compile_without_fixes`].
     pub(crate) fn recompile_without_fixes(&self, text: &str, options: &Options) -> CompiledCrd {
-        let parsed = self
-            .parse_base
-            .as_ref()
-            .and_then(|(base, parsed)| document::reparse(parsed, base, text, SourceId::Crd));
+        let parsed = self.parse_base.as_ref().and_then(|(base, parsed)| {
+            document::reparse_tracked(parsed, base, text, SourceId::Crd)
+        });
         let reparsed = parsed.is_some();
         let mut out = CompiledCrd::compile_with(
             text,
@@ -365,12 +463,22 @@ impl CompiledCrd {
         text: &str,
         options: &Options,
         previous: Option<&Rc<ContentMemo>>,
-        parsed: Option<ParsedText>,
+        reparsed: Option<document::Reparsed>,
         parse_base: Option<&(Rc<str>, Rc<ParsedText>)>,
         keep_v1: bool,
         shared: Option<Rc<str>>,
     ) -> CompiledCrd {
-        let parsed = parsed.unwrap_or_else(|| document::parse(text, SourceId::Crd));
+        // What the edit changed in the tree of the previous content's parse, when the text was
+        // parsed from that one.
+        let (parsed, change) = match reparsed {
+            Some(r) => {
+                let from_content = previous
+                    .zip(parse_base)
+                    .is_some_and(|(m, (_, base))| Rc::ptr_eq(&m.parsed, base));
+                (r.parsed, from_content.then_some(r.change))
+            }
+            None => (document::parse(text, SourceId::Crd), None),
+        };
         let kube = options.kubernetes_version;
         let mut findings = parsed.findings.clone();
         let mut model = None;
@@ -383,9 +491,8 @@ impl CompiledCrd {
         // `-0.0`, once the document is read as a CRD.
         let mut content: Option<(Option<serde_json::Value>, bool)> = None;
         let mut fresh_overview = None;
-        // Whether `v1_json` holds a `-0.0`, once known.
-        let mut negative_zero = None;
         let mut problems_memo = (0, Vec::new());
+        let mut warnings = Vec::new();
         let mut reused: Option<&Rc<ContentMemo>> = None;
         for (doc, root) in parsed.values() {
             if seen {
@@ -422,43 +529,47 @@ impl CompiledCrd {
             if !is_crd {
                 continue;
             }
-            let v1 = root.to_json();
             // The previous compile's content, when this text has the same.
             let previous = previous.filter(|m| m.kubernetes_version == options.kubernetes_version);
             let mut same = previous.filter(|m| {
-                m.v1.as_ref()
-                    .is_some_and(|memo_v1| same_crd_content(memo_v1, &v1))
+                first_root(&m.parsed)
+                    .is_some_and(|old| same_crd_content(old, root, change.as_ref()))
             });
+            // The v1 JSON, built when the content is decoded.
+            let mut v1 = None;
+            // Whether the v1 JSON holds a `-0.0`.
+            let negative_zero;
+            let root_problems = apiext::internal::root_key_problems(&root_keys(root));
             let (icrd, problems) = match same {
                 Some(m) => {
-                    // The known fields are the kept ones to the bit: only the unknown
-                    // top-level fields are looked through for a `-0.0`.
-                    negative_zero = Some(
-                        m.negative_zero
-                            || v1.as_object().is_some_and(|o| {
-                                o.iter().any(|(k, v)| {
-                                    !apiext::internal::V1_ROOT_KEYS.contains(&k.as_str())
-                                        && has_negative_zero(v)
-                                })
-                            }),
-                    );
+                    // The known fields are the kept ones: only the unknown top-level fields
+                    // are looked through for a `-0.0`.
+                    negative_zero = m.negative_zero
+                        || root.as_map().is_some_and(|entries| {
+                            entries.iter().any(|e| {
+                                !apiext::internal::V1_ROOT_KEYS.contains(&e.key.as_str())
+                                    && node_has_negative_zero(&e.value)
+                            })
+                        });
                     // `from_v1_json`'s problems: the unknown top-level fields of this text,
                     // then those of the (same) known fields.
-                    let mut problems = apiext::internal::root_key_problems(&v1);
+                    let mut problems = root_problems.clone();
                     problems.extend(m.problems.iter().skip(m.root_problems).cloned());
                     (m.internal.clone(), problems)
                 }
                 None => {
-                    let (mut icrd, problems) = apiext::from_v1_json(&v1);
+                    let json = root.to_json();
+                    let (mut icrd, problems) = apiext::from_v1_json(&json);
                     drop_disabled_fields(&mut icrd, kube);
                     // An edit that the decoder drops (an unknown field inside a schema or a
                     // version, being typed) leaves the internal CRD as it was: the content
                     // work is reused as for an unknown top-level field.
+                    let nz = has_negative_zero(&json);
+                    negative_zero = nz;
                     if previous.is_some() {
-                        let nz = has_negative_zero(&v1);
-                        negative_zero = Some(nz);
-                        same = previous.filter(|m| !nz && same_decoded(m, &icrd, &v1));
+                        same = previous.filter(|m| !nz && same_decoded(m, &icrd, root));
                     }
+                    v1 = Some(json);
                     match same {
                         Some(m) => (m.internal.clone(), problems),
                         None => (Rc::new(icrd), problems),
@@ -493,14 +604,14 @@ impl CompiledCrd {
                 }
                 findings.push(f);
             }
-            problems_memo = (apiext::internal::root_key_problems(&v1).len(), problems);
-            if reused.is_none() {
-                fresh_overview = Some(crate::versions::overview(&v1, &icrd));
+            problems_memo = (root_problems.len(), problems);
+            if let (None, Some(v1)) = (reused, &v1) {
+                fresh_overview = Some(crate::versions::overview(v1, &icrd));
             }
-            let nz = negative_zero.unwrap_or_else(|| has_negative_zero(&v1));
+            let nz = negative_zero;
             // Not kept, the v1 JSON is dropped here, before CRD validation and the versions'
             // compile (a large CRD's peak): the errors' v1 paths build it again, if any.
-            let kept = keep_v1.then_some(v1);
+            let kept = if keep_v1 { v1 } else { None };
             let mut rebuilt = None;
             match same {
                 Some(m) => {
@@ -563,7 +674,11 @@ impl CompiledCrd {
                 }
                 findings.push(f);
             }
-            for w in apiext::warnings_on_create(&icrd) {
+            warnings = match same {
+                Some(m) => m.warnings.clone(),
+                None => apiext::warnings_on_create(&icrd),
+            };
+            for w in warnings.iter().cloned() {
                 findings.push(Finding::warning("crd.warning", w).at(Location {
                     source: SourceId::Crd,
                     document: doc.index,
@@ -661,9 +776,12 @@ impl CompiledCrd {
             Some(m) => m.version_overview.clone(),
             None => fresh_overview,
         };
+        let parsed = Rc::new(parsed);
         // A text without a CRD keeps the previous content work, for the next edit.
         let memo = match (content, internal.clone()) {
             (Some((v1, negative_zero)), Some(internal)) => Some(Rc::new(ContentMemo {
+                parsed: parsed.clone(),
+                warnings,
                 negative_zero,
                 v1,
                 kubernetes_version: options.kubernetes_version,
@@ -682,7 +800,6 @@ impl CompiledCrd {
         };
         // A text with parse findings (a keystroke in the middle of a word) keeps the previous
         // base, so that the next edit is parsed in part again.
-        let parsed = Rc::new(parsed);
         // One copy of the text for both.
         let text: Rc<str> = shared.unwrap_or_else(|| Rc::from(text));
         let parse_base = if parsed.findings.is_empty() && !parsed.aliased {

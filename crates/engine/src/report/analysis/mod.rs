@@ -372,10 +372,10 @@ pub struct CompiledCrd {
     memo: Option<Rc<ContentMemo>>,
     /// Whether [`CompiledCrd::recompile`] reused the previous compile's content work.
     reused: bool,
-    /// The last CRD text whose parse [`document::reparse`] can start from (this one, or the
-    /// previous base when this text's parse has findings), and that parse.
+    /// The last CRD text whose parse [`document::reparse_tracked`] can start from (this one,
+    /// or the previous base when this text's parse has findings), and that parse.
     parse_base: Option<(Rc<str>, Rc<ParsedText>)>,
-    /// Whether [`CompiledCrd::recompile`] parsed only the changed top-level entries.
+    /// Whether [`CompiledCrd::recompile`] parsed only the entries around the edit.
     reparsed: bool,
     /// The previous revision ([`CompiledCrd::with_previous`]).
     previous: Option<Rc<PreviousCrd>>,
@@ -468,8 +468,8 @@ impl CompiledCrd {
         self.reused
     }
 
-    /// Whether this compile ([`CompiledCrd::recompile`]) parsed only the top-level entries
-    /// the edit changed ([`document::reparse`]; for tests and benchmarks).
+    /// Whether this compile ([`CompiledCrd::recompile`]) parsed only the entries the edit
+    /// changed ([`document::reparse_tracked`]; for tests and benchmarks).
     pub fn reparsed(&self) -> bool {
         self.reparsed
     }

@@ -4,38 +4,50 @@
 //! # How a CRD edit recompiles (what this checks)
 //!
 //! `CompiledCrd::recompile(text, options)`, what the worker calls on a CRD keystroke, does two
-//! things. *Parse*: `document::reparse` parses again only the top-level entries the edit
-//! touched (from the last entry starting before the first changed byte to the first entry
-//! starting after the last one) and takes the other entries' trees from the previous parse,
-//! spans shifted by the bytes and lines gained (columns stay: entries start at column 0, and
-//! positions come from byte offsets only). At the start of a column-0 key of the root block
-//! mapping libyaml's scanner is always in the same state, so whole entries tokenize alike
-//! alone or in the text; whatever could tie entries together makes it parse in full: aliases
-//! and merge keys (in the old parse or the new part), a root that is not a block mapping, any
-//! parse finding (duplicate keys included), document markers and directives (but a first
-//! `---` line), `\r`, a BOM, several documents, or a part larger than half the text. It
-//! starts from the last parse without findings.
+//! things. *Parse*: `document::reparse_tracked` parses again only the entries the edit touched
+//! and takes the rest of the tree from the previous parse, spans shifted by the bytes and
+//! lines gained. The entries are those of the deepest block mapping holding the edit whose
+//! keys start their lines after the same `n` spaces (from the last entry whose key starts
+//! before the first changed byte up to the first entry whose line starts at or after the
+//! change's end, so never in the last entry): their lines, each empty or starting with `n`
+//! spaces, are
+//! parsed with those spaces removed and positions mapped back (a position at the start of a
+//! part line is the token after the indentation, but for the end of a block scalar, at the
+//! line's start). Failing that, the root mapping's entries (from the last entry starting
+//! before the change to the first one starting after it). At the start of such a key's line
+//! libyaml's scanner is always in the same state (the enclosing block indentations, no flow
+//! collection, no pending simple key), so whole entries tokenize alike alone or in the text,
+//! `n` columns to the left; an insertion or deletion that repeats the text around it (a line
+//! typed before a line with the same indentation) is placed at a line start. Whatever could
+//! tie entries together makes it parse in full: aliases and merge keys (in the old parse or
+//! the new part), a mapping that is not a block mapping, any parse finding (duplicate keys
+//! included), document markers and directives (but a first `---` line), `\r`, a BOM, several
+//! documents, a line with less indentation (a comment at column 0), or a part larger than
+//! half the text. It starts from the last parse without findings.
 //!
-//! *Content*: the work that depends only on the CRD's content is reused when the v1 JSON of
-//! the CRD document without its unknown top-level fields is the same, to the bit (floats by
-//! their bits, keys in order), as the one kept from the last compile that had a CRD, under the
-//! same Kubernetes version: the internal CRD, CRD validation's errors and the rule compiler's
-//! records, the compiled versions (structural schemas, validators, CEL programs), the cost
-//! analyses (`cost_explain::schema_costs`) and the version overview; none holds a position.
-//! Everything positional is computed again from the new tree as `compile` computes it: decode
-//! and validation findings, rule positions (`rules_view::place_rules`), cost reports
-//! (`place_cost_reports`), printer columns and the typed model. An edit inside a schema
-//! re-parses the `spec` entry, i.e. nearly everything, and changes the content. When the
-//! decoder drops what changed (an unknown field anywhere, as each keystroke of a new key is
-//! until the key is complete; `null` for an absent field), the decoded internal CRD equals
-//! the kept one and the content work is reused all the same (`compile::same_decoded`: equal
-//! internal CRDs, the same `status` JSON, no `-0.0` on either side, which `==` takes for
-//! `0.0`); the parse, the v1 JSON and the decode are still paid. Any other schema edit costs
-//! a full compile.
+//! *Content*: the work that depends only on the CRD's content is reused when the CRD
+//! document's tree without its unknown top-level fields is the same (scalars to the bit, keys
+//! in order, spans aside: then its v1 JSON is the same to the bit) as the last compile's that
+//! had a CRD, under the same Kubernetes version. When the text was parsed in part from that
+//! compile's parse, only the entries parsed again are compared: an edit confined to an
+//! unknown top-level field or to whitespace and comments costs the parse of the entries it
+//! touched and the copy of the rest of the tree. What is reused: the internal CRD, CRD
+//! validation's errors and the rule compiler's records, the compiled versions (structural
+//! schemas, validators, CEL programs), the cost analyses (`cost_explain::schema_costs`), the
+//! version overview and the warnings; none holds a position. Everything positional is
+//! computed again from the new tree as `compile` computes it: decode and validation
+//! findings, rule positions (`rules_view::place_rules`), cost reports (`place_cost_reports`),
+//! printer columns and the typed model. When the decoder drops what changed (an unknown
+//! field anywhere, as each keystroke of a new key is until the key is complete; `null` for an
+//! absent field), the decoded internal CRD equals the kept one and the content work is
+//! reused all the same (`compile::same_decoded`: equal internal CRDs, the same `status`, no
+//! `-0.0` on either side, which `==` takes for `0.0`); the v1 JSON and the decode are still
+//! paid. Any other schema edit costs a full compile of the content (not of the parse).
 //!
-//! This file checks `reparse` against `parse` on 120,000 random edits of texts full of
-//! multi-line constructs, and `recompile` against `compile` (findings, parse, `analyze_objects`
-//! with and without an object) on random edits of 88 corpus CRDs and edge cases (aliases
+//! This file checks `reparse_tracked` against `parse` on 180,000 random edits of texts full
+//! of multi-line constructs (nested mappings among them), and `recompile` against `compile`
+//! (findings, parse, `analyze_objects` with and without an object) on random edits of 88
+//! corpus CRDs, each kind of schema edit in a two-version CRD, and edge cases (aliases
 //! across entries, duplicate root keys, documents added and removed, CRLF, BOM, `-0.0`,
 //! unknown fields typed inside a schema, with whether the content work was reused).
 
@@ -438,6 +450,202 @@ fn decoded_content_edits_recompile_as_a_fresh_compile() {
     );
 }
 
+/// A CRD with two versions, each with its own schema (descriptions, a block scalar, rules,
+/// lengths, nested properties) and a top-level field after `spec`.
+const TWO_VERSIONS: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            description: the widget's spec
+            properties:
+              name:
+                maxLength: 20
+                type: string
+              size:
+                description: |-
+                  how big
+                  it is
+                minimum: 0
+                type: integer
+              tags:
+                items: {type: string, maxLength: 5}
+                type: array
+            required: [size]
+            type: object
+            x-kubernetes-validations:
+            - rule: self.size < 10
+              message: too big
+        type: object
+    served: true
+    storage: true
+  - name: v2
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            properties:
+              label:
+                maxLength: 30
+                type: string
+                x-kubernetes-validations:
+                - rule: self.startsWith('a')
+              size:
+                description: how big it is
+                type: integer
+            type: object
+        type: object
+    served: true
+    storage: false
+status:
+  storedVersions: [v1]
+";
+
+/// Each kind of edit inside a version's schema recompiles as a fresh compile does, parsed in
+/// part (inside the nested mapping that holds it), with the content work reused exactly when
+/// the decoded CRD is the same; from the base text, then chained one after another.
+#[test]
+fn schema_edits_recompile_as_a_fresh_compile() {
+    let base = TWO_VERSIONS.to_owned();
+    let edit = |from: &str, to: &str| {
+        assert!(base.contains(from), "{from}");
+        base.replacen(from, to, 1)
+    };
+    // (what, new text, content reused)
+    let cases: Vec<(&str, String, bool)> = vec![
+        (
+            "a description deep in v1",
+            edit("description: the widget's spec", "description: the widgets spec"),
+            false,
+        ),
+        (
+            "a block scalar description",
+            edit("                  it is\n", "                  it was\n"),
+            false,
+        ),
+        ("a maxLength in v1", edit("maxLength: 20", "maxLength: 21"), false),
+        ("a maxLength in v2", edit("maxLength: 30", "maxLength: 3"), false),
+        (
+            "a maxLength in a flow mapping",
+            edit("maxLength: 5}", "maxLength: 6}"),
+            false,
+        ),
+        (
+            "a rule in v2",
+            edit("self.startsWith('a')", "self.startsWith('b')"),
+            false,
+        ),
+        (
+            "a broken rule in v1",
+            edit("self.size < 10", "self.size <"),
+            false,
+        ),
+        (
+            "a message in v1",
+            edit("message: too big", "message: too large"),
+            false,
+        ),
+        (
+            "an unknown field in v2's schema",
+            edit(
+                "                maxLength: 30\n",
+                "                maxLength: 30\n                zz: 1\n",
+            ),
+            true,
+        ),
+        (
+            "a comment inside a schema",
+            edit("              name:\n", "              # the name\n              name:\n"),
+            true,
+        ),
+        (
+            "spaces after a value",
+            edit("minimum: 0\n", "minimum:   0\n"),
+            true,
+        ),
+        (
+            "a property added before another",
+            edit(
+                "              name:\n",
+                "              color: {type: string}\n              name:\n",
+            ),
+            false,
+        ),
+        (
+            "a property removed",
+            edit(
+                "              name:\n                maxLength: 20\n                type: string\n",
+                "",
+            ),
+            false,
+        ),
+        (
+            "a required list item",
+            edit("required: [size]", "required: [size, name]"),
+            false,
+        ),
+        ("a version's name", edit("- name: v2", "- name: v3"), false),
+        (
+            "served in v2",
+            edit(
+                "    served: true\n    storage: false",
+                "    served: false\n    storage: false",
+            ),
+            false,
+        ),
+        (
+            "the status",
+            edit("storedVersions: [v1]", "storedVersions: [v1, v2]"),
+            false,
+        ),
+        (
+            "an indentation error inside a schema",
+            edit("                type: string\n", "               type: string\n"),
+            false,
+        ),
+    ];
+    let options = Options::default();
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 12, name: abc, tags: [abcdefg]}\n".to_owned();
+    let objects = [object];
+    let compiled = CompiledCrd::compile(&base, &options);
+    let mut reparsed = 0;
+    for (what, text, reused) in &cases {
+        let again = compiled.recompile(text, &options);
+        assert_same(&again, text, &options, &objects, what);
+        let fresh_ok = again.parsed().findings.is_empty();
+        if fresh_ok {
+            assert_eq!(again.content_reused(), *reused, "reuse: {what}");
+        }
+        reparsed += usize::from(again.reparsed());
+        if !again.reparsed() {
+            println!("parsed in full: {what}");
+        }
+        // Back to the base text.
+        let back = again.recompile(&base, &options);
+        assert_same(
+            &back,
+            &base,
+            &options,
+            &objects,
+            &format!("back from {what}"),
+        );
+    }
+    assert!(reparsed >= cases.len() - 2, "{reparsed} parsed in part");
+    // One after another.
+    let mut texts = vec![base.clone()];
+    texts.extend(cases.iter().map(|(_, t, _)| t.clone()));
+    chain(&texts);
+}
+
 #[test]
 fn edge_cases_recompile_as_a_fresh_compile() {
     let base = CRD.to_owned();
@@ -529,14 +737,14 @@ fn edge_cases_recompile_as_a_fresh_compile() {
     ]);
 }
 
-/// `document::reparse` gives what `document::parse` gives, or nothing, after many random
+/// `document::reparse_tracked` gives what `document::parse` gives, or nothing, after many random
 /// edits of texts full of constructs that span lines (block scalars with every chomping, flow
 /// collections and quoted scalars over several lines, plain continuations, comments at column
 /// 0, complex keys) and of the syntax that ties entries together (anchors, aliases, merge
 /// keys, document markers, directives, tabs, CRLF).
 #[test]
 fn reparse_equals_a_full_parse() {
-    use crate::documents::document::{parse, reparse};
+    use crate::documents::document::{parse, reparse_tracked};
     use crate::SourceId;
     let texts = [
         "# head\na: 1\nb: |+\n  keep\n\nc: \"multi\n  line\"\nd: [1,\n  2]\ne:\n  - x\n  - yy\ng: plain\n  continued\n'h': {k: v}\n? i\n: j\nk: >-\n  folded\n\n# tail\n",
@@ -545,6 +753,10 @@ fn reparse_equals_a_full_parse() {
         "a: &x {p: 1}\nb: *x\nc:\n  <<: *x\n  q: 2\nd: |\n  text\n",
         "---\napiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n  t: [a,\n    b]\n",
         "apiVersion: v1\nkind: K\nmetadata:\n  name: nm\nspec:\n  s: |-\n    one\n    two\n  t: 'q'\nstatus: {}\n",
+        // Nested block mappings (parsed in part inside the deepest one holding the edit).
+        "spec:\n  versions:\n  - name: v1\n    schema:\n      props:\n        a:\n          type: string\n          description: |\n            text\n\n            more\n        b: {type: int,\n          max: 3}\n        c:\n          d: \"x\n            y\"\n          # note\n          e: plain\n            more\n        f:\n        - 1\n        -   g: 2\n            h: 3\n        i: >2\n            folded\n        j: 1\n    served: true\n  - name: v2\n    k: |+\n      keep\n\n    l: 1\nz: 1\n",
+        "a:\n  b:\n    c:\n      d: 1\n      e:\n        f: 2\n# col0\n        g: 3\n      h: 4\n    i: 5\n  j: 6\nk: 7\n",
+        "s:\n  p:\n    a: |-\n      x\n    # c\n    b: >\n      y\n\n    c:\n      d: |\n        z\n      e:\n        - |\n          w\n        - f: [1,\n            2]\n          g: \"h\n            i\"\n    j: k\n  l: m\n",
     ];
     let pieces = [
         "\n",
@@ -580,6 +792,7 @@ fn reparse_equals_a_full_parse() {
         "é",
     ];
     let mut reparsed = 0;
+    let mut nested = 0;
     let mut steps = 0;
     for seed in [0xdead_beef_0bad_cafe, 0x1111, 0x2222_3333, 0x4444_5555_6666] {
         let mut rng = Rng(seed);
@@ -612,7 +825,9 @@ fn reparse_equals_a_full_parse() {
                         }
                     };
                     let full = parse(&next, SourceId::Crd);
-                    if let Some(r) = reparse(&parsed, &text, &next, SourceId::Crd) {
+                    if let Some(r) = reparse_tracked(&parsed, &text, &next, SourceId::Crd) {
+                        nested += usize::from(!r.change.path.is_empty());
+                        let r = r.parsed;
                         let what = format!("{text:?} → {next:?}");
                         assert_eq!(r.documents, full.documents, "{what}");
                         assert_eq!(r.findings, full.findings, "{what}");
@@ -634,6 +849,57 @@ fn reparse_equals_a_full_parse() {
             }
         }
     }
-    println!("{steps} edits, {reparsed} re-parsed in part");
-    assert!(reparsed > 0);
+    println!("{steps} edits, {reparsed} re-parsed in part, {nested} inside a nested mapping");
+    assert!(reparsed > 0 && nested > 0);
+}
+
+/// Every corpus CRD, after an edit of a description and of a `maxLength` in the middle of its
+/// text (the first from the middle on) and an unknown field typed there, recompiles as a fresh
+/// compile does. Slow in a debug build: `cargo test -p crd-studio-engine --lib
+/// corpus_schema_edits -- --ignored`.
+#[test]
+#[ignore]
+fn corpus_schema_edits_recompile_as_a_fresh_compile() {
+    let Some(crds) = corpus() else {
+        println!("skipped: {} not found", corpus_dir().display());
+        return;
+    };
+    let options = Options::default();
+    let (mut edits, mut reparsed, mut reused) = (0, 0, 0);
+    for (file, text, object) in &crds {
+        let objects: Vec<String> = object.iter().cloned().collect();
+        let compiled = CompiledCrd::compile(text, &options);
+        let middle = boundary(text, text.len() / 2);
+        let after_middle = |needle: &str| text[middle..].find(needle).map(|i| middle + i);
+        let mut texts = Vec::new();
+        if let Some(at) = after_middle("description: ") {
+            let at = at + "description: ".len();
+            texts.push(format!("{}X{}", &text[..at], &text[at..]));
+        }
+        if let Some(at) = after_middle("maxLength: ") {
+            let at = at + "maxLength: ".len();
+            texts.push(format!("{}1{}", &text[..at], &text[at..]));
+        }
+        if let Some(at) = after_middle("\n") {
+            let line = &text[at + 1..];
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            texts.push(format!(
+                "{}\n{}zz: 1{}",
+                &text[..at],
+                " ".repeat(indent),
+                &text[at..]
+            ));
+        }
+        for next in texts {
+            let again = compiled.recompile(&next, &options);
+            reparsed += usize::from(again.reparsed());
+            reused += usize::from(again.content_reused());
+            assert_same(&again, &next, &options, &objects, file);
+            edits += 1;
+        }
+    }
+    println!(
+        "{} CRDs, {edits} edits: {reparsed} parsed in part, {reused} reused the content",
+        crds.len()
+    );
 }
