@@ -20,7 +20,8 @@
 //!    changes in the Rust code: a call into moved code is an indirect call through the table.
 //!    The load is synchronous: the bytes the service worker cached (the glue reads them from
 //!    the Cache API while the primary compiles: a window's synchronous request never reaches
-//!    the service worker, so offline it would fail), else a synchronous request.
+//!    the service worker, so offline it would fail; the worker compiles them in the
+//!    background), else a synchronous request.
 //! 4. The glue and both modules get new names (a hash of their bytes), `index.html` follows.
 //!
 //! Debian's binaryen (108) has `wasm-split`; npm's has none. Version 108 predates wasm-bindgen's
@@ -62,6 +63,7 @@ const SPLIT_LOADER: &str = r#"
 const __splitUrl = new URL('__SPLIT__', import.meta.url).href;
 let __splitLoaded = false;
 let __splitBytes = null;
+let __splitModule = null;
 const __splitCached = (async () => {
     try {
         if (typeof caches === 'undefined') return;
@@ -69,6 +71,11 @@ const __splitCached = (async () => {
         if (response && response.ok) __splitBytes = new Uint8Array(await response.arrayBuffer());
     } catch (_) {
         // No cache (a sandboxed frame, storage disabled): the request below.
+    }
+    // In the worker, where the moved code runs, cached bytes are compiled in the background:
+    // the first use then only instantiates them (no keystroke waits for a compile).
+    if (__splitBytes !== null && typeof document === 'undefined') {
+        WebAssembly.compile(__splitBytes).then((m) => { __splitModule = m; }, () => {});
     }
 })();
 function __splitFetch() {
@@ -88,12 +95,13 @@ function __splitFetch() {
 }
 function __splitLoad(index) {
     if (__splitLoaded) return;
-    const cached = __splitBytes !== null;
-    const bytes = cached ? __splitBytes : __splitFetch();
+    const how = __splitModule !== null ? 'compiled' : __splitBytes !== null ? 'cached' : 'fetched';
+    const module = __splitModule ?? new WebAssembly.Module(__splitBytes ?? __splitFetch());
     __splitBytes = null;
-    new WebAssembly.Instance(new WebAssembly.Module(bytes), { primary: wasm });
+    __splitModule = null;
+    new WebAssembly.Instance(module, { primary: wasm });
     __splitLoaded = true;
-    console.debug(`CRD Studio: second wasm module loaded (${cached ? 'cached' : 'fetched'}, first call: table slot ${index})`);
+    console.debug(`CRD Studio: second wasm module loaded (${how}, first call: table slot ${index})`);
 }
 function __splitPlaceholders() {
     return new Proxy({}, {
