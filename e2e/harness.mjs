@@ -215,13 +215,23 @@ export async function waitFor(check, what, timeout = TIMEOUT) {
 /**
  * Waits until the status line of the studio in `scope` (a page, or a locator such as an
  * embed's element) shows a verdict, not "Analysing…" nor "Loading…", and returns its text.
- * With `startsWith`, waits for a verdict that starts so (right after an edit the previous
- * text's verdict can still show before "Analysing…" appears); `what` names it in the error.
+ * It first waits until no studio's newest edit is unanswered (`test-hooks` builds tell), so
+ * the verdict is the one of the texts as they are. With `startsWith`, waits for a verdict that
+ * starts so; `what` names it in the error.
  */
 export async function verdict(scope, { startsWith = '', what = 'a verdict', timeout = TIMEOUT } = {}) {
   const status = scope.locator('[role="status"]').first();
   let text = '';
   const shown = async () => {
+    // The test build says at once whether a studio's newest edit is unanswered (the status
+    // line says "Analysing…" only after 100 ms, and a loaded machine reads the previous
+    // verdict in between).
+    const unanswered = await status.evaluate(
+      () => Object.values(globalThis.__crdStudioUnanswered ?? {}).some(Boolean),
+      undefined,
+      { timeout: 1000 },
+    );
+    if (unanswered) return false;
     text = (await status.textContent({ timeout: 1000 })) ?? '';
     return text && !text.includes('Analysing') && !text.includes('Loading') && text.startsWith(startsWith);
   };

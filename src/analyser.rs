@@ -37,6 +37,32 @@ fn browser_now() -> String {
     }
 }
 
+/// Test builds (`--features test-hooks`) tell the end-to-end tests, at once, whether the
+/// studio's newest edit is still unanswered (`globalThis.__crdStudioUnanswered[studio]`): the
+/// status line says "Analysing…" only after SLOW_MS, and a slow test machine could read the
+/// previous verdict in between.
+#[cfg(feature = "test-hooks")]
+fn signal_unanswered(studio: &str, unanswered: bool) {
+    let global = js_sys::global();
+    let key = wasm_bindgen::JsValue::from_str("__crdStudioUnanswered");
+    let map = match js_sys::Reflect::get(&global, &key) {
+        Ok(map) if map.is_object() => map,
+        _ => {
+            let map: wasm_bindgen::JsValue = js_sys::Object::new().into();
+            let _ = js_sys::Reflect::set(&global, &key, &map);
+            map
+        }
+    };
+    let _ = js_sys::Reflect::set(
+        &map,
+        &wasm_bindgen::JsValue::from_str(studio),
+        &unanswered.into(),
+    );
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn signal_unanswered(_: &str, _: bool) {}
+
 /// Posts analysis jobs to the worker and shows their answers. Its channel keeps one job in
 /// flight and lets only the newest waiting one run next; only the newest job's answer is
 /// shown, with the texts of that job.
@@ -75,6 +101,7 @@ pub(crate) struct Analyser {
 impl Analyser {
     /// The analysis is answered, crashed or stopped: the clocks stop.
     pub(crate) fn settled(&self) {
+        signal_unanswered(&self.studio, false);
         self.slow_timer.borrow_mut().take();
         self.ticker.borrow_mut().take();
         self.working.set(false);
@@ -93,6 +120,7 @@ impl Analyser {
 
     /// Analyses the texts and settings as they are now.
     pub(crate) fn run(&self, live: &Live) {
+        signal_unanswered(&self.studio, true);
         self.stopped.set(None);
         let texts = &live.texts;
         // The CRD text goes separately: the channel sends it only when the worker does not
