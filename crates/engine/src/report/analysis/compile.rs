@@ -611,7 +611,9 @@ impl CompiledCrd {
             let nz = negative_zero;
             // Not kept, the v1 JSON is dropped here, before CRD validation and the versions'
             // compile (a large CRD's peak): the errors' v1 paths build it again, if any.
-            let kept = if keep_v1 { v1 } else { None };
+            // (`filter` consumes it: a variable moved in one branch of an `if` only would
+            // live on to the end of the loop's body.)
+            let kept = v1.filter(|_| keep_v1);
             let mut rebuilt = None;
             match same {
                 Some(m) => {
