@@ -264,9 +264,16 @@ const wrapComments = ViewPlugin.fromClass(class {
   }
 }, { decorations: (v) => v.decorations });
 
+// CodeMirror keeps a hover request that is still waiting when the pointer leaves the editor,
+// shows its answer anyway and asks again after any update: with a busy worker, a hover would
+// open where the pointer no longer is and stay there. The answer is dropped unless the pointer
+// stayed inside (`handle.leaves` counts its exits).
 function hoverSource(handle) {
   return async (view, pos) => {
+    if (!handle.pointerInside) return null;
+    const leaves = handle.leaves;
     const answer = await ask(handle, 'hover', view.state, pos);
+    if (!handle.pointerInside || handle.leaves !== leaves) return null;
     const h = answer && answer.hover;
     if (!h) return null;
     return {
@@ -357,6 +364,12 @@ function create(parent, options = {}) {
         view.update(trs);
       }
     },
+  });
+  handle.leaves = 0;
+  handle.view.dom.addEventListener('mousemove', () => { handle.pointerInside = true; });
+  handle.view.dom.addEventListener('mouseleave', () => {
+    handle.pointerInside = false;
+    handle.leaves += 1;
   });
   return handle;
 }
