@@ -157,9 +157,9 @@ impl EditorText {
     pub fn rust(&self) -> AttrValue {
         self.0
             .rust
-            .get_or_init(|| match self.0.js.get() {
-                Some(js) => AttrValue::from(String::from(js)),
-                None => AttrValue::default(),
+            .get_or_init(|| match (self.0.js.get(), &self.0.doc) {
+                (None, None) => AttrValue::default(),
+                _ => AttrValue::from(String::from(self.js())),
             })
             .clone()
     }
