@@ -410,7 +410,7 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     // The editor's first edit splices the text it opened with.
     assert_eq!(rebuilt(&a, &root), "kind: A\nspec: {}\n");
     assert_eq!(rebuilt(&c, &root), "kind: ABC\nspec: {}\n");
-    assert_eq!(b.rough_len(), 17);
+    assert_eq!(b.rough_len(), 18);
     assert!(!b.is_blank());
     assert!(b.same_source(&b) && !b.same_source(&c));
     assert_eq!(rebuilt(&b, &a), "kind: AB\nspec: {}\n");
