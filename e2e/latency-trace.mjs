@@ -160,10 +160,14 @@ try {
     const longMs = Number(process.env.LONG_MS ?? 40);
     for (const [a, b, kind] of spans.filter(([a, b]) => b - a > longMs * 1000)) {
       const m = new Map();
+      const own = new Map();
       let t = profile.startTime;
       profile.samples.forEach((id, i) => {
         t += dt[i] ?? 0;
         if (t < a || t > b) return;
+        const f0 = byId.get(id).callFrame;
+        const k0 = `${f0.functionName || '(anon)'} ${f0.url.split('/').pop()}:${f0.lineNumber}:${f0.columnNumber}`;
+        own.set(k0, (own.get(k0) ?? 0) + (dt[i + 1] ?? 0));
         const seen = new Set();
         for (let x = id; x !== undefined; x = parent.get(x)) {
           const f = byId.get(x).callFrame;
@@ -174,6 +178,7 @@ try {
         }
       });
       console.log(`long ${kind} task, ${((b - a) / 1000).toFixed(1)} ms, inclusive:\n` + topN(m, 30));
+      console.log('  self:\n' + topN(own, 15));
     }
     const top = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, v]) => `  ${(v / 1000).toFixed(1).padStart(8)} ms  ${k}`).join('\n');
     if (process.env.TOTALS) {
