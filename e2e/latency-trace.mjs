@@ -4,6 +4,9 @@
 //
 //   DIST_DIR=dist [TRACE_CASE=crontab|argo|argo-crd|argo-schema] [BENCH_KEYS=8] node latency-trace.mjs
 //
+// PROFILE=1 adds a sampling profile: the time by function per kind of task, and each task
+// over LONG_MS (40) on its own.
+//
 // A tool for finding the slow piece, not a benchmark: the trace itself costs time.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -153,6 +156,30 @@ try {
     });
     const topN = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / 1000).toFixed(1).padStart(8)} ms  ${k}`).join('\n');
     for (const [kind, m] of kinds) if (kind !== 'none') console.log(`inclusive, ${kind} tasks:\n` + topN(m, 45));
+    // Each main-thread task over LONG_MS (40) on its own: where its time went.
+    const longMs = Number(process.env.LONG_MS ?? 40);
+    for (const [a, b, kind] of spans.filter(([a, b]) => b - a > longMs * 1000)) {
+      const m = new Map();
+      const own = new Map();
+      let t = profile.startTime;
+      profile.samples.forEach((id, i) => {
+        t += dt[i] ?? 0;
+        if (t < a || t > b) return;
+        const f0 = byId.get(id).callFrame;
+        const k0 = `${f0.functionName || '(anon)'} ${f0.url.split('/').pop()}:${f0.lineNumber}:${f0.columnNumber}`;
+        own.set(k0, (own.get(k0) ?? 0) + (dt[i + 1] ?? 0));
+        const seen = new Set();
+        for (let x = id; x !== undefined; x = parent.get(x)) {
+          const f = byId.get(x).callFrame;
+          const key = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          m.set(key, (m.get(key) ?? 0) + (dt[i + 1] ?? 0));
+        }
+      });
+      console.log(`long ${kind} task, ${((b - a) / 1000).toFixed(1)} ms, inclusive:\n` + topN(m, 30));
+      console.log('  self:\n' + topN(own, 15));
+    }
     const top = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, v]) => `  ${(v / 1000).toFixed(1).padStart(8)} ms  ${k}`).join('\n');
     if (process.env.TOTALS) {
       console.log('self time, main thread:\n' + top(self));

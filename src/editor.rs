@@ -60,14 +60,14 @@ fn log_js_error(what: &str, result: Result<(), JsValue>) {
 }
 
 /// `options.assist(kind, text, utf16Offset, resolve)` of `web/editor.js`.
-type AssistClosure = Closure<dyn FnMut(String, JsString, u32, js_sys::Function)>;
+type AssistClosure = Closure<dyn FnMut(String, JsValue, u32, js_sys::Function)>;
 
 enum Backend {
     CodeMirror {
         api: CrdEditorApi,
         handle: JsValue,
         // Called by JavaScript on every edit; lives as long as the editor.
-        _on_change: Closure<dyn FnMut(JsString, f64, f64, JsValue)>,
+        _on_change: Closure<dyn FnMut(JsValue, f64, f64)>,
         // Called by JavaScript for completion and hover; lives as long as the editor.
         _assist: Option<AssistClosure>,
     },
@@ -190,8 +190,8 @@ pub struct CodeEditorProps {
     pub generation: u32,
     /// Inline markers.
     pub diagnostics: Rc<Vec<EditorDiagnostic>>,
-    /// Called with the whole text after every edit by the user (the editor's own string,
-    /// not copied into wasm).
+    /// Called with the whole text after every edit by the user (the editor's own document,
+    /// not copied into wasm nor joined into one string).
     pub on_change: Callback<EditorText>,
     /// Lets the parent focus the editor at a position.
     pub control: EditorControl,
@@ -308,12 +308,13 @@ fn create_code_mirror(
     // The editor's texts, each with what it kept of the one before (the worker then gets
     // only the changed middle of a big CRD).
     let lineage = Rc::new(Lineage::default());
-    let closure = Closure::<dyn FnMut(JsString, f64, f64, JsValue)>::new(
-        move |text: JsString, keep_start: f64, keep_end: f64, doc: JsValue| {
+    lineage.start_from(text);
+    let closure = Closure::<dyn FnMut(JsValue, f64, f64)>::new(
+        move |doc: JsValue, keep_start: f64, keep_end: f64| {
             let kept = (keep_start >= 0.0 && keep_end >= 0.0)
                 .then_some((keep_start as u32, keep_end as u32));
             let cb = on_change.borrow().clone();
-            cb.emit(EditorText::edited(text, doc, &lineage, kept));
+            cb.emit(EditorText::edited(doc, &lineage, kept));
         },
     );
     let options = js_sys::Object::new();
@@ -323,7 +324,7 @@ fn create_code_mirror(
     js_sys::Reflect::set(&options, &"readOnly".into(), &JsValue::from_bool(read_only))?;
     let assist = assist.filter(|_| !read_only).map(|(studio, editor)| {
         AssistClosure::new(
-            move |kind: String, text: JsString, offset: u32, resolve: js_sys::Function| {
+            move |kind: String, doc: JsValue, offset: u32, resolve: js_sys::Function| {
                 let request = AssistRequest {
                     studio: studio.to_string(),
                     id: 0,
@@ -340,7 +341,7 @@ fn create_code_mirror(
                 };
                 crate::worker_client::assist(
                     request,
-                    text.into(),
+                    Some(EditorText::of_doc(doc)),
                     Box::new(move |answer| {
                         let json = serde_json::to_string(&answer).unwrap_or_default();
                         let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&json));

@@ -13,6 +13,7 @@ use yew::prelude::*;
 use crd_studio_engine::{CaseResult, CaseTexts, Editor};
 
 use crate::assist::{AssistAnswer, AssistKind, AssistRequest};
+use crate::editor_text::EditorText;
 use crate::studio_ctx::{Pending, StudioCtx};
 use crate::studio_live::old_object_of;
 use crate::studio_state::StudioState;
@@ -91,7 +92,7 @@ fn open_file(ctx: &StudioCtx, text: String, name: String, message: UseStateHandl
             ),
         });
     });
-    crate::worker_client::assist(read, JsValue::from_str(&text), done);
+    crate::worker_client::assist(read, Some(EditorText::from_rust(text)), done);
 }
 
 /// Starts a download of `text` named `name`.
@@ -129,7 +130,7 @@ pub(crate) fn TestsPanel(props: &TestsPanelProps) -> Html {
                 let me = ctx.clone();
                 crate::worker_client::assist(
                     request(&ctx, AssistKind::ReadTests),
-                    JsValue::from_str(&file),
+                    Some(EditorText::from_rust(file)),
                     Box::new(move |answer: AssistAnswer| {
                         if let Some(opened) = answer.opened {
                             me.set_tests(opened.cases);
@@ -158,7 +159,7 @@ pub(crate) fn TestsPanel(props: &TestsPanelProps) -> Html {
             let (ctx, message) = (ctx.clone(), message.clone());
             crate::worker_client::assist(
                 req,
-                JsValue::NULL,
+                None,
                 Box::new(move |answer: AssistAnswer| match answer.case {
                     Some(Ok(mut case)) => {
                         let verdict = case.expect["verdict"].as_str().unwrap_or("").to_owned();
@@ -179,7 +180,7 @@ pub(crate) fn TestsPanel(props: &TestsPanelProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let mut req = request(&ctx, AssistKind::WriteTests);
             req.tests = ctx.live.borrow().tests.clone();
-            let crd = ctx.live.borrow().texts.crd.js();
+            let crd = ctx.live.borrow().texts.crd.clone();
             let name = (*ctx.shown)
                 .as_ref()
                 .and_then(|s| s.reply.analysis.crd.name.clone())
@@ -187,7 +188,7 @@ pub(crate) fn TestsPanel(props: &TestsPanelProps) -> Html {
                 .unwrap_or_else(|| "crd".into());
             crate::worker_client::assist(
                 req,
-                crd.into(),
+                Some(crd),
                 Box::new(move |answer: AssistAnswer| {
                     if let Some(file) = answer.file {
                         download(&file, &format!("{name}.crdtest.yaml"));

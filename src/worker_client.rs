@@ -369,7 +369,7 @@ fn post(worker: &Worker, out: Outgoing<EditorText>) {
         // A keystroke in a big CRD: only what changed since the worker's text travels
         // (`static/worker.js` hands it to `worker_receive_splice`).
         (Some(s), Some(crd)) => {
-            let len = crd.js().length();
+            let len = crd.len16();
             let middle = crd.slice(s.keep_start, len.saturating_sub(s.keep_end));
             message.push(&JsValue::NULL);
             let splice = js_sys::Array::of4(
@@ -459,9 +459,13 @@ thread_local! {
 }
 
 /// Asks the worker for completion or hover in an editor of `request.studio` (`text`: the
-/// editor's string, sent beside the request); `done` hears the answer. It waits behind an
-/// analysis in flight, and never cancels one.
-pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(AssistAnswer)>) {
+/// editor's text, sent beside the request unless the worker holds it); `done` hears the
+/// answer. It waits behind an analysis in flight, and never cancels one.
+pub fn assist(
+    mut request: AssistRequest,
+    text: Option<EditorText>,
+    done: Box<dyn FnOnce(AssistAnswer)>,
+) {
     let id = ASSISTS.with(|a| {
         let mut a = a.borrow_mut();
         a.0 += 1;
@@ -483,7 +487,8 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
                 .studios
                 .get(&request.studio)
                 .and_then(|s| s.channel.worker_crd())
-                .is_some_and(|crd| js_sys::Object::is(&crd.js(), &text));
+                .zip(text.as_ref())
+                .is_some_and(|(crd, text)| crd.same_source(text));
         (worker, held)
     });
     match worker {
@@ -491,14 +496,17 @@ pub fn assist(mut request: AssistRequest, text: JsValue, done: Box<dyn FnOnce(As
             let Ok(meta) = crate::wire_json::to_string(&ToWorker::Assist(Box::new(request))) else {
                 return;
             };
-            let text = if held { JsValue::NULL } else { text };
+            let text = match text {
+                Some(text) if !held => text.js().into(),
+                _ => JsValue::NULL,
+            };
             let message = js_sys::Array::of2(&JsValue::from_str(&meta), &text);
             if let Err(e) = w.post_message(&message) {
                 gloo::console::error!("could not post to the engine's worker", e);
             }
         }
         None => {
-            request.text = text.as_string().unwrap_or_default();
+            request.text = text.map(|t| t.rust().to_string()).unwrap_or_default();
             gloo::timers::callback::Timeout::new(0, move || {
                 let answer = crate::worker::run_assist(&request);
                 if let Ok(text) = crate::wire_json::to_string(&answer) {

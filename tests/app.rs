@@ -391,13 +391,13 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     use crd_studio_web::editor_text::{EditorText, Lineage};
     use crd_studio_web::worker_protocol::CrdText;
     use js_sys::JsString;
-    use wasm_bindgen::JsValue;
 
+    // A string stands for CodeMirror's document (its `toString` and `length`).
+    let root = EditorText::from_rust("kind: \nspec: {}\n");
     let lineage = Rc::new(Lineage::default());
-    let edit = |text: &str, kept| {
-        EditorText::edited(JsString::from(text), JsValue::UNDEFINED, &lineage, kept)
-    };
-    let a = edit("kind: A\nspec: {}\n", None);
+    lineage.start_from(&root);
+    let edit = |text: &str, kept| EditorText::edited(JsString::from(text).into(), &lineage, kept);
+    let a = edit("kind: A\nspec: {}\n", Some((6, 10)));
     // Typed "B" after the A, then "C" after the B: the start and the end stay.
     let b = edit("kind: AB\nspec: {}\n", Some((7, 10)));
     let c = edit("kind: ABC\nspec: {}\n", Some((8, 10)));
@@ -407,6 +407,12 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
         let middle = &text[s.keep_start as usize..text.len() - s.keep_end as usize];
         s.apply(&base.rust(), middle).expect("applies")
     };
+    // The editor's first edit splices the text it opened with.
+    assert_eq!(rebuilt(&a, &root), "kind: A\nspec: {}\n");
+    assert_eq!(rebuilt(&c, &root), "kind: ABC\nspec: {}\n");
+    assert_eq!(b.rough_len(), 18);
+    assert!(!b.is_blank());
+    assert!(b.same_source(&b) && !b.same_source(&c));
     assert_eq!(rebuilt(&b, &a), "kind: AB\nspec: {}\n");
     assert_eq!(rebuilt(&c, &a), "kind: ABC\nspec: {}\n");
     assert_eq!(rebuilt(&c, &b), "kind: ABC\nspec: {}\n");
@@ -420,12 +426,12 @@ fn editor_texts_splice_from_their_editors_earlier_texts() {
     assert_eq!(e.splice_from(&c), None);
     assert!(e.splice_from(&d).is_some());
     let other = Rc::new(Lineage::default());
-    let f = EditorText::edited(
-        JsString::from("replaced!!\n"),
-        JsValue::UNDEFINED,
-        &other,
-        Some((9, 1)),
-    );
+    let f = EditorText::edited(JsString::from("replaced!!\n").into(), &other, Some((9, 1)));
     assert_eq!(f.splice_from(&e), None);
     assert_eq!(EditorText::from_rust("x").splice_from(&a), None);
+    assert_eq!(f.splice_from(&root), None);
+    assert_eq!(
+        a.splice_from(&EditorText::from_rust("kind: \nspec: {}\n")),
+        None
+    );
 }

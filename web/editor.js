@@ -4,8 +4,9 @@
 // and what JavaScript strings count.
 //
 //   const h = CrdEditor.create(parent, { doc, label, onChange, readOnly })
-//     // onChange(text, keepStart, keepEnd, doc) on user edits: what stayed of the last text
-//     // (or -1), and CodeMirror's document (its sliceString copies a part without the rest)
+//     // onChange(doc, keepStart, keepEnd) on user edits: CodeMirror's document (its
+//     // sliceString copies a part without the rest; toString joins the whole text, which a
+//     // keystroke in a big CRD should not pay) and what stayed of the last one (or -1)
 //   CrdEditor.setDiagnostics(h, [{ fromLine, fromCol, toLine, toCol, severity, message, source }])
 //   CrdEditor.focusAt(h, line, utf16Col)
 //   CrdEditor.setDoc(h, text)       // replaces the text without calling onChange
@@ -13,7 +14,7 @@
 //   CrdEditor.applyEdits(h, [{ fromLine, fromCol, toLine, toCol, text }])  // a user edit (onChange, undo)
 //   CrdEditor.destroy(h)
 //
-// With `options.assist(kind, text, utf16Offset, resolve)` ('complete' or 'hover'; resolve
+// With `options.assist(kind, doc, utf16Offset, resolve)` ('complete' or 'hover'; resolve
 // gets the worker's JSON answer or null) the editor offers completion (while typing and
 // Ctrl+Space) and hover documentation; a diagnostic's `fixes` become buttons in its tooltip.
 
@@ -163,10 +164,9 @@ function keptAround(handle, trs) {
 function ask(handle, kind, state, pos) {
   if (typeof handle.assist !== 'function') return Promise.resolve(null);
   return new Promise((resolve) => {
-    // The string last handed to onChange when the document is that one: the app then sees
-    // the very text it sent to its worker, and no copy of a big document is made.
-    const text = handle.sent && handle.sent.doc === state.doc ? handle.sent.text : state.doc.toString();
-    handle.assist(kind, text, pos, (json) => {
+    // The document itself: when it is the one last handed to onChange, the app's worker
+    // holds its text already, and no copy of a big document is made.
+    handle.assist(kind, state.doc, pos, (json) => {
       try {
         resolve(json ? JSON.parse(json) : null);
       } catch {
@@ -357,8 +357,8 @@ function create(parent, options = {}) {
         if (changed && typeof handle.onChange === 'function') {
           const doc = trs[trs.length - 1].state.doc;
           const [keepStart, keepEnd] = keptAround(handle, trs);
-          handle.sent = { doc, text: doc.toString() };
-          handle.onChange(handle.sent.text, keepStart, keepEnd, doc);
+          handle.sent = { doc };
+          handle.onChange(doc, keepStart, keepEnd);
         }
       } finally {
         view.update(trs);
@@ -371,6 +371,8 @@ function create(parent, options = {}) {
     handle.pointerInside = false;
     handle.leaves += 1;
   });
+  // The first edit keeps most of the text the editor opened with (the page's worker holds it).
+  handle.sent = { doc: handle.view.state.doc };
   return handle;
 }
 
