@@ -61,8 +61,7 @@ pub struct Options {
 /// A schema validator: the compiled schema (or none, which accepts everything).
 #[derive(Clone, Debug)]
 pub struct SchemaValidator {
-    /// Shared: a recompile reuses the validator of a version whose schema it left as it was.
-    root: Option<Arc<OaSchema>>,
+    root: Option<Box<OaSchema>>,
     /// The schema's distinct `pattern`s (and pattern-property keys).
     patterns: Vec<Arc<schema::Pattern>>,
 }
@@ -82,7 +81,7 @@ impl SchemaValidator {
     /// `openAPIV3Schema` (`None` accepts every object).
     pub fn new(schema: Option<&JsonSchemaProps>, options: &Options) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = schema.map(|p| Arc::from(b.props(p, options.compatibility_version, 0)));
+        let root = schema.map(|p| b.props(p, options.compatibility_version, 0));
         SchemaValidator {
             root,
             patterns: b.patterns(),
@@ -93,7 +92,7 @@ impl SchemaValidator {
     /// schema, as used to validate defaults.
     pub fn from_structural(schema: &Structural) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = Some(Arc::from(b.structural(schema, 0)));
+        let root = Some(b.structural(schema, 0));
         SchemaValidator {
             root,
             patterns: b.patterns(),
@@ -104,7 +103,7 @@ impl SchemaValidator {
     /// format stripping, `x-kubernetes-int-or-string` is only an extension.
     pub fn from_openapi(schema: &JsonSchemaProps) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = Some(Arc::from(b.raw_props(schema, 0)));
+        let root = Some(b.raw_props(schema, 0));
         SchemaValidator {
             root,
             patterns: b.patterns(),

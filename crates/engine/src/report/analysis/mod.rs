@@ -24,7 +24,6 @@ mod served;
 #[cfg(test)]
 mod tests;
 mod update;
-mod version_reuse;
 
 use compile::ContentMemo;
 pub use served::{FieldSelectorPreview, SubresourceReport};
