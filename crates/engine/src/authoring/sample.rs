@@ -664,7 +664,7 @@ fn merge_into(s: &mut Structural, n: &NestedValueValidation, depth: usize, steps
         return;
     }
     let b = &n.value_validation;
-    let v = s.value_validation.get_or_insert_with(Default::default);
+    let v = std::sync::Arc::make_mut(s.value_validation.get_or_insert_with(Default::default));
     if !b.enum_.is_empty() {
         let kept: Vec<Json> = if v.enum_.is_empty() {
             b.enum_.clone()

@@ -176,10 +176,10 @@ fn with_type_and_object_meta(s: &Structural) -> std::borrow::Cow<'_, Structural>
                 type_: "string".to_owned(),
                 ..Generic::default()
             },
-            value_validation: Some(ValueValidation {
+            value_validation: Some(std::sync::Arc::new(ValueValidation {
                 max_length: Some(max_length),
                 ..ValueValidation::default()
-            }),
+            })),
             ..Structural::default()
         }
     };

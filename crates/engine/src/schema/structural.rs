@@ -3,6 +3,7 @@
 //! `not`) kept apart from the skeleton.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::Value as Json;
 
@@ -128,8 +129,9 @@ pub struct Structural {
     pub extensions: Extensions,
     /// `x-kubernetes-validations`.
     pub x_validations: Vec<ValidationRule>,
-    /// Value validations (always present after conversion, as in the server).
-    pub value_validation: Option<ValueValidation>,
+    /// Value validations (always present after conversion, as in the server). Shared: the
+    /// nodes without any (most of a large CRD's) hold one empty value, not a copy each.
+    pub value_validation: Option<Arc<ValueValidation>>,
 }
 
 /// Why a schema can't be turned into its structural form (`NewStructural`'s error).
@@ -275,6 +277,18 @@ fn nested_value_validation(
     Ok(v)
 }
 
+/// The empty value validation the nodes without any share.
+static EMPTY: LazyLock<Arc<ValueValidation>> = LazyLock::new(Arc::default);
+
+/// `v` as a node holds it: the shared empty one when it is empty.
+fn shared(v: ValueValidation) -> Arc<ValueValidation> {
+    if v == ValueValidation::default() {
+        Arc::clone(&EMPTY)
+    } else {
+        Arc::new(v)
+    }
+}
+
 impl Structural {
     /// `NewStructural`: the structural form of a schema, or why it can't have one.
     pub fn from_props(s: &JsonSchemaProps) -> Result<Structural, ConversionError> {
@@ -287,7 +301,7 @@ impl Structural {
         }
         unsupported(s)?;
         let mut ss = Structural {
-            value_validation: Some(value_validation(s, depth)?),
+            value_validation: Some(shared(value_validation(s, depth)?)),
             generic: generic(s),
             extensions: extensions(s)?,
             x_validations: s.x_validations.clone(),

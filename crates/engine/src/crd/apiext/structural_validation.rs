@@ -240,10 +240,10 @@ pub fn validate_structural_metadata_invariants(
         m.generic.type_ = String::new();
         m.generic.default = None;
         if m.value_validation.is_none() {
-            m.value_validation = Some(ValueValidation::default());
+            m.value_validation = Some(Default::default());
         }
         let allowed = Structural {
-            value_validation: Some(ValueValidation::default()),
+            value_validation: Some(Default::default()),
             ..Structural::default()
         };
         if m != allowed {

@@ -61,7 +61,8 @@ pub struct Options {
 /// A schema validator: the compiled schema (or none, which accepts everything).
 #[derive(Clone, Debug)]
 pub struct SchemaValidator {
-    root: Option<Box<OaSchema>>,
+    /// Shared: a recompile reuses the validator of a version whose schema it left as it was.
+    root: Option<Arc<OaSchema>>,
     /// The schema's distinct `pattern`s (and pattern-property keys).
     patterns: Vec<Arc<schema::Pattern>>,
 }
@@ -81,7 +82,7 @@ impl SchemaValidator {
     /// `openAPIV3Schema` (`None` accepts every object).
     pub fn new(schema: Option<&JsonSchemaProps>, options: &Options) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = schema.map(|p| b.props(p, options.compatibility_version, 0));
+        let root = schema.map(|p| Arc::from(b.props(p, options.compatibility_version, 0)));
         SchemaValidator {
             root,
             patterns: b.patterns(),
@@ -92,7 +93,7 @@ impl SchemaValidator {
     /// schema, as used to validate defaults.
     pub fn from_structural(schema: &Structural) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = Some(b.structural(schema, 0));
+        let root = Some(Arc::from(b.structural(schema, 0)));
         SchemaValidator {
             root,
             patterns: b.patterns(),
@@ -103,7 +104,7 @@ impl SchemaValidator {
     /// format stripping, `x-kubernetes-int-or-string` is only an extension.
     pub fn from_openapi(schema: &JsonSchemaProps) -> SchemaValidator {
         let mut b = Builder::default();
-        let root = Some(b.raw_props(schema, 0));
+        let root = Some(Arc::from(b.raw_props(schema, 0)));
         SchemaValidator {
             root,
             patterns: b.patterns(),

@@ -426,11 +426,11 @@ fn schema_props_validate(
     let quoted = go_quote(&path.text);
     let sub = |x: &OaSchema| validate(x, path, data, None, depth + 1);
 
-    if !s.any_of.is_empty() {
+    if !s.rare().any_of.is_empty() {
         let mut best: Option<OaResult> = None;
         let mut first_success: Option<OaResult> = None;
         let mut succeeded = false;
-        for x in &s.any_of {
+        for x in &s.rare().any_of {
             let r = sub(x);
             keep_any.merge(r.keep_relevant());
             if r.is_valid() {
@@ -458,11 +458,11 @@ fn schema_props_validate(
         }
     }
 
-    if !s.one_of.is_empty() {
+    if !s.rare().one_of.is_empty() {
         let mut best: Option<OaResult> = None;
         let mut first_success: Option<OaResult> = None;
         let mut validated = 0;
-        for x in &s.one_of {
+        for x in &s.rare().one_of {
             let r = sub(x);
             keep_one.merge(r.keep_relevant());
             if r.is_valid() {
@@ -495,9 +495,9 @@ fn schema_props_validate(
         }
     }
 
-    if !s.all_of.is_empty() {
+    if !s.rare().all_of.is_empty() {
         let mut validated = 0;
-        for x in &s.all_of {
+        for x in &s.rare().all_of {
             let r = sub(x);
             keep_all.merge(r.keep_relevant());
             if r.is_valid() {
@@ -505,7 +505,7 @@ fn schema_props_validate(
             }
             main.merge(r);
         }
-        if validated != s.all_of.len() {
+        if validated != s.rare().all_of.len() {
             let additional = if validated == 0 {
                 ". None validated"
             } else {
@@ -517,7 +517,7 @@ fn schema_props_validate(
         }
     }
 
-    if let Some(not) = &s.not {
+    if let Some(not) = &s.rare().not {
         if sub(not).is_valid() {
             main.add_error(plain(format!(
                 "{quoted} must not validate the schema (not)"
@@ -526,9 +526,9 @@ fn schema_props_validate(
     }
 
     if let Json::Object(map) = data {
-        if !s.dependencies.is_empty() {
+        if !s.rare().dependencies.is_empty() {
             for key in map.keys() {
-                match s.dependencies.get(key) {
+                match s.rare().dependencies.get(key) {
                     Some(Dependency::Schema(dep)) => {
                         let p = GoPath {
                             text: format!("{}.{key}", path.text),
@@ -560,7 +560,7 @@ fn schema_props_validate(
 fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
     let len = data.chars().count() as i64;
     let value = || Json::String(data.to_owned());
-    if let Some(max) = s.max_length {
+    if let Some(max) = s.limits().max_length {
         if len > max {
             let mut e = validation(
                 Code::TooLong,
@@ -574,7 +574,7 @@ fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
             return OaResult::with_error(e);
         }
     }
-    if let Some(min) = s.min_length {
+    if let Some(min) = s.limits().min_length {
         if len < min {
             let mut e = validation(
                 Code::TooShort,
@@ -698,7 +698,7 @@ fn number_validate(s: &OaSchema, path: &GoPath, val: GoNum) -> OaResult {
         res.add_error(plain(m));
     }
 
-    if let Some(factor) = s.multiple_of {
+    if let Some(factor) = s.limits().multiple_of {
         match value_in_range(GoNum::Float(factor), type_name, format, "MultipleOf", p) {
             Ok(()) => {
                 if let Some(e) = multiple_of_native(path, val, factor) {
@@ -714,8 +714,8 @@ fn number_validate(s: &OaSchema, path: &GoPath, val: GoNum) -> OaResult {
         }
     }
 
-    if let Some(max) = s.maximum {
-        let excl = s.exclusive_maximum;
+    if let Some(max) = s.limits().maximum {
+        let excl = s.limits().exclusive_maximum;
         let fails = |d: GoNum, m: GoNum| match (d, m) {
             (GoNum::Int(d), GoNum::Int(m)) => (!excl && d > m) || (excl && d >= m),
             _ => {
@@ -749,8 +749,8 @@ fn number_validate(s: &OaSchema, path: &GoPath, val: GoNum) -> OaResult {
         }
     }
 
-    if let Some(min) = s.minimum {
-        let excl = s.exclusive_minimum;
+    if let Some(min) = s.limits().minimum {
+        let excl = s.limits().exclusive_minimum;
         let fails = |d: GoNum, m: GoNum| match (d, m) {
             (GoNum::Int(d), GoNum::Int(m)) => (!excl && d < m) || (excl && d <= m),
             _ => {
@@ -881,7 +881,7 @@ fn slice_validate(
         Some(Items::Array(schemas)) if !schemas.is_empty() => schemas.len(),
         _ => 0,
     };
-    if let Some(ai) = &s.additional_items {
+    if let Some(ai) = &s.rare().additional_items {
         if items_size < size {
             if matches!(&s.items, Some(Items::Array(a)) if !a.is_empty()) && !ai.allows {
                 result.add_error(plain("array doesn't allow for additional items".into()));
@@ -896,7 +896,7 @@ fn slice_validate(
             }
         }
     }
-    if let Some(min) = s.min_items {
+    if let Some(min) = s.limits().min_items {
         if (size as i64) < min {
             let mut e = validation(
                 Code::MinItems,
@@ -910,7 +910,7 @@ fn slice_validate(
             result.add_error(e);
         }
     }
-    if let Some(max) = s.max_items {
+    if let Some(max) = s.limits().max_items {
         if (size as i64) > max {
             let mut e = validation(
                 Code::MaxItems,
@@ -1071,12 +1071,12 @@ fn object_validate(
 
     required_checks(s, path, map, res);
 
-    if !s.pattern_properties.is_empty() {
+    if !s.rare().pattern_properties.is_empty() {
         for (key, value) in map {
             let regular = s.properties.contains_key(key);
             let matched = validate_pattern_properties(s, path, key, value, &key_corr, depth, res);
             if !regular && matched {
-                for (_, re, schema) in &s.pattern_properties {
+                for (_, re, schema) in &s.rare().pattern_properties {
                     if pattern_matches(re, key) {
                         child(schema, &path.dotted(key), value, key_corr(key), depth, res);
                     }
@@ -1094,7 +1094,7 @@ fn property_count_checks(
     res: &mut OaResult,
 ) {
     let num_keys = map.len() as i64;
-    if let Some(min) = s.min_properties {
+    if let Some(min) = s.limits().min_properties {
         if num_keys < min {
             let mut e = validation(
                 Code::TooFewProperties,
@@ -1111,7 +1111,7 @@ fn property_count_checks(
             res.add_error(e);
         }
     }
-    if let Some(max) = s.max_properties {
+    if let Some(max) = s.limits().max_properties {
         if num_keys > max {
             let mut e = validation(
                 Code::TooManyProperties,
@@ -1138,6 +1138,7 @@ fn unallowed_property_checks(
     for key in map.keys() {
         let regular = s.properties.contains_key(key);
         let matched = s
+            .rare()
             .pattern_properties
             .iter()
             .any(|(_, re, _)| pattern_matches(re, key));
@@ -1184,7 +1185,7 @@ fn validate_pattern_properties<'a>(
     res: &mut OaResult,
 ) -> bool {
     let mut matched = false;
-    for (_, re, schema) in &s.pattern_properties {
+    for (_, re, schema) in &s.rare().pattern_properties {
         if pattern_matches(re, key) {
             matched = true;
             child(schema, &path.dotted(key), value, key_corr(key), depth, res);

@@ -102,7 +102,8 @@ pub(crate) enum Dependency {
 }
 
 /// One node of kube-openapi's `spec.Schema`, as validation sees it. Child nodes are boxed
-/// (see [`Items`]).
+/// (see [`Items`]). The numeric limits and the rarely written keywords are kept apart, boxed
+/// only when a node has some: most nodes of a large CRD have neither.
 #[allow(clippy::vec_box)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OaSchema {
@@ -111,38 +112,102 @@ pub(crate) struct OaSchema {
     pub format: String,
     /// The `strfmt.Default` checker for `format`, when the registry knows it.
     pub format_checker: Option<Arc<FormatChecker>>,
+    pub pattern: Option<Arc<Pattern>>,
+    pub unique_items: bool,
+    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
+    pub enum_: Vec<Json>,
+    pub required: Vec<String>,
+    pub items: Option<Items>,
+    pub properties: BTreeMap<String, Box<OaSchema>>,
+    pub additional_properties: Option<SchemaOrBool>,
+    /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`, when readable as a string list.
+    pub list_map_keys: Option<Vec<String>>,
+    /// The numeric limits, when any is set ([`OaSchema::limits`]).
+    limits: Option<Box<Limits>>,
+    /// The rarely written keywords, when any is ([`OaSchema::rare`]).
+    rare: Option<Box<Rare>>,
+}
+
+/// The numeric limits of a node.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Limits {
     pub maximum: Option<f64>,
     pub exclusive_maximum: bool,
     pub minimum: Option<f64>,
     pub exclusive_minimum: bool,
     pub max_length: Option<i64>,
     pub min_length: Option<i64>,
-    pub pattern: Option<Arc<Pattern>>,
     pub max_items: Option<i64>,
     pub min_items: Option<i64>,
-    pub unique_items: bool,
     pub multiple_of: Option<f64>,
-    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
-    pub enum_: Vec<Json>,
     pub max_properties: Option<i64>,
     pub min_properties: Option<i64>,
-    pub required: Vec<String>,
-    pub items: Option<Items>,
+}
+
+/// The keywords few nodes have: the junctors, `patternProperties`, `additionalItems` and
+/// `dependencies`.
+#[allow(clippy::vec_box)]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rare {
     pub all_of: Vec<Box<OaSchema>>,
     pub one_of: Vec<Box<OaSchema>>,
     pub any_of: Vec<Box<OaSchema>>,
     pub not: Option<Box<OaSchema>>,
-    pub properties: BTreeMap<String, Box<OaSchema>>,
-    pub additional_properties: Option<SchemaOrBool>,
     /// `patternProperties`: the pattern, its Go compilation (an invalid one never matches)
     /// and the schema.
     pub pattern_properties: Vec<(String, Arc<Pattern>, Box<OaSchema>)>,
     pub additional_items: Option<SchemaOrBool>,
     pub dependencies: BTreeMap<String, Dependency>,
-    /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
-    pub list_type: Option<String>,
-    /// `x-kubernetes-list-map-keys`, when readable as a string list.
-    pub list_map_keys: Option<Vec<String>>,
+}
+
+/// What a node without limits reads.
+static NO_LIMITS: Limits = Limits {
+    maximum: None,
+    exclusive_maximum: false,
+    minimum: None,
+    exclusive_minimum: false,
+    max_length: None,
+    min_length: None,
+    max_items: None,
+    min_items: None,
+    multiple_of: None,
+    max_properties: None,
+    min_properties: None,
+};
+
+/// What a node without the rare keywords reads.
+static NO_RARE: Rare = Rare {
+    all_of: Vec::new(),
+    one_of: Vec::new(),
+    any_of: Vec::new(),
+    not: None,
+    pattern_properties: Vec::new(),
+    additional_items: None,
+    dependencies: BTreeMap::new(),
+};
+
+impl OaSchema {
+    /// The numeric limits (none set when the node has none).
+    pub fn limits(&self) -> &Limits {
+        self.limits.as_deref().unwrap_or(&NO_LIMITS)
+    }
+
+    /// The rare keywords (all empty when the node has none).
+    pub fn rare(&self) -> &Rare {
+        self.rare.as_deref().unwrap_or(&NO_RARE)
+    }
+
+    /// The rare keywords, to write (boxed on first write).
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Sets the numeric limits (boxed only when one is set).
+    fn set_limits(&mut self, limits: Limits) {
+        self.limits = (limits != NO_LIMITS).then(|| Box::new(limits));
+    }
 }
 
 /// Schema nodes deeper than this are left empty: validation stops at
@@ -235,20 +300,22 @@ impl Builder {
         };
         s.format_checker = self.checker(&s.format);
         s.nullable = p.nullable;
-        s.maximum = p.maximum;
-        s.exclusive_maximum = p.exclusive_maximum;
-        s.minimum = p.minimum;
-        s.exclusive_minimum = p.exclusive_minimum;
-        s.max_length = p.max_length;
-        s.min_length = p.min_length;
+        s.set_limits(Limits {
+            maximum: p.maximum,
+            exclusive_maximum: p.exclusive_maximum,
+            minimum: p.minimum,
+            exclusive_minimum: p.exclusive_minimum,
+            max_length: p.max_length,
+            min_length: p.min_length,
+            max_items: p.max_items,
+            min_items: p.min_items,
+            multiple_of: p.multiple_of,
+            max_properties: p.max_properties,
+            min_properties: p.min_properties,
+        });
         s.pattern = self.pattern(&p.pattern);
-        s.max_items = p.max_items;
-        s.min_items = p.min_items;
         s.unique_items = p.unique_items;
-        s.multiple_of = p.multiple_of;
         s.enum_ = p.enum_.clone();
-        s.max_properties = p.max_properties;
-        s.min_properties = p.min_properties;
         s.required = p.required.clone();
         s.list_type = p.x_list_type.clone();
         if !p.x_list_map_keys.is_empty() {
@@ -273,18 +340,18 @@ impl Builder {
         self.props_scalars(&mut s, p, version);
         for x in &p.all_of {
             let c = self.props_node(x, version, d);
-            s.all_of.push(c);
+            s.rare_mut().all_of.push(c);
         }
         for x in &p.one_of {
             let c = self.props_node(x, version, d);
-            s.one_of.push(c);
+            s.rare_mut().one_of.push(c);
         }
         for x in &p.any_of {
             let c = self.props_node(x, version, d);
-            s.any_of.push(c);
+            s.rare_mut().any_of.push(c);
         }
         if let Some(x) = &p.not {
-            s.not = Some(self.props_node(x, version, d));
+            s.rare_mut().not = Some(self.props_node(x, version, d));
         }
         for (k, x) in &p.properties {
             let c = self.props_node(x, version, d);
@@ -292,7 +359,8 @@ impl Builder {
         }
         for (k, x) in &p.pattern_properties {
             let c = self.props_node(x, version, d);
-            s.pattern_properties
+            s.rare_mut()
+                .pattern_properties
                 .push((k.clone(), self.pattern_always(k), c));
         }
         if let Some(ap) = &p.additional_properties {
@@ -310,7 +378,7 @@ impl Builder {
                 Some(x) => Some(self.props_node(x, version, d)),
                 None => None,
             };
-            s.additional_items = Some(SchemaOrBool {
+            s.rare_mut().additional_items = Some(SchemaOrBool {
                 allows: ai.allows,
                 schema,
             });
@@ -335,7 +403,7 @@ impl Builder {
                 }
                 SchemaOrStringArray::Property(names) => Dependency::Properties(names.clone()),
             };
-            s.dependencies.insert(k.clone(), v);
+            s.rare_mut().dependencies.insert(k.clone(), v);
         }
         s
     }
@@ -381,35 +449,37 @@ impl Builder {
     fn value_validation(&mut self, s: &mut OaSchema, v: &ValueValidation, d: usize) {
         s.format = v.format.clone();
         s.format_checker = self.checker(&v.format);
-        s.maximum = v.maximum;
-        s.exclusive_maximum = v.exclusive_maximum;
-        s.minimum = v.minimum;
-        s.exclusive_minimum = v.exclusive_minimum;
-        s.max_length = v.max_length;
-        s.min_length = v.min_length;
+        s.set_limits(Limits {
+            maximum: v.maximum,
+            exclusive_maximum: v.exclusive_maximum,
+            minimum: v.minimum,
+            exclusive_minimum: v.exclusive_minimum,
+            max_length: v.max_length,
+            min_length: v.min_length,
+            max_items: v.max_items,
+            min_items: v.min_items,
+            multiple_of: v.multiple_of,
+            max_properties: v.max_properties,
+            min_properties: v.min_properties,
+        });
         s.pattern = self.pattern(&v.pattern);
-        s.max_items = v.max_items;
-        s.min_items = v.min_items;
         s.unique_items = v.unique_items;
-        s.multiple_of = v.multiple_of;
         s.enum_ = v.enum_.clone();
-        s.max_properties = v.max_properties;
-        s.min_properties = v.min_properties;
         s.required = v.required.clone();
         for x in &v.all_of {
             let c = self.nested(x, d);
-            s.all_of.push(c);
+            s.rare_mut().all_of.push(c);
         }
         for x in &v.any_of {
             let c = self.nested(x, d);
-            s.any_of.push(c);
+            s.rare_mut().any_of.push(c);
         }
         for x in &v.one_of {
             let c = self.nested(x, d);
-            s.one_of.push(c);
+            s.rare_mut().one_of.push(c);
         }
         if let Some(x) = &v.not {
-            s.not = Some(self.nested(x, d));
+            s.rare_mut().not = Some(self.nested(x, d));
         }
     }
 

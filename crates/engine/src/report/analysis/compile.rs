@@ -5,6 +5,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::version_reuse;
 use super::{
     locate_error, CompiledCrd, CrdReport, FieldErrorReport, FieldValidation, Options, VersionReport,
 };
@@ -47,6 +48,8 @@ pub(super) struct ContentMemo {
     warnings: Vec<String>,
     /// The rule compiler's results during CRD validation.
     pub(super) cel_records: crate::cel::rules_view::CompileRecords,
+    /// The CEL checks of defaults during CRD validation.
+    defaults_records: Rc<version_reuse::DefaultsRecords>,
     /// The version reports as [`version_reports`] builds them (rules placed in the text of
     /// that compile; no columns, no cost), and each rule's steps.
     versions: Vec<VersionReport>,
@@ -286,10 +289,15 @@ fn gate_notes(root: &Node, document: usize, kube: KubernetesVersion, findings: &
 
 /// The compiled versions of an internal CRD: schema (per version or shared), structural
 /// form (from `cache`, where CRD validation left it), validator, subresources.
+///
+/// With the previous content's CRD and compiled versions (same Kubernetes version), a version
+/// whose schema is the same as the previous one at its index keeps that one's compiled rules
+/// and validator: an edit inside one version's schema compiles that version's only.
 fn compile_versions<'a>(
     crd: &'a InternalCrd,
     kube: KubernetesVersion,
     cache: &apiext::StructuralCache<'a>,
+    previous: Option<(&InternalCrd, &[CompiledVersion])>,
 ) -> Vec<CompiledVersion> {
     let vopts = crate::object::validation::Options {
         compatibility_version: kube.compatibility(),
@@ -302,17 +310,25 @@ fn compile_versions<'a>(
     crd.spec
         .versions
         .iter()
-        .map(|v| {
-            let props = v
-                .schema
-                .as_ref()
-                .or(crd.spec.validation.as_ref())
-                .and_then(|s| s.open_api_v3_schema.as_deref());
+        .enumerate()
+        .map(|(i, v)| {
+            let props = version_reuse::version_schema(crd, i).map(|(s, _)| s);
             let structural = props.and_then(|p| cache.get(p).ok());
             let subresources = v.subresources.as_ref().or(crd.spec.subresources.as_ref());
+            let kept = previous
+                .filter(|(old, _)| {
+                    props.is_some()
+                        && version_reuse::version_schema(old, i).map(|(s, _)| s) == props
+                })
+                .and_then(|(_, compiled)| compiled.get(i));
             let cel = structural.as_ref().and_then(|s| {
                 if let Some((_, v)) = rule_validators.iter().find(|(k, _)| Arc::ptr_eq(k, s)) {
                     return Some(v.clone());
+                }
+                if let Some(kept) = kept {
+                    let v = kept.cel.clone()?;
+                    rule_validators.push((s.clone(), v.clone()));
+                    return Some(v);
                 }
                 let v = Rc::new(crate::cel::validator::Validator::with_compiler(
                     &compiler,
@@ -330,7 +346,10 @@ fn compile_versions<'a>(
                 storage: v.storage,
                 deprecated: v.deprecated,
                 deprecation_warning: v.deprecation_warning.clone(),
-                validator: SchemaValidator::new(props, &vopts),
+                validator: match kept {
+                    Some(kept) => kept.validator.clone(),
+                    None => SchemaValidator::new(props, &vopts),
+                },
                 has_rules: structural.as_deref().is_some_and(has_rules),
                 has_defaults: structural.as_deref().is_some_and(pipeline::has_defaults),
                 structural,
@@ -487,6 +506,7 @@ impl CompiledCrd {
         let mut errors: Vec<FieldError> = Vec::new();
         let mut compiled = Rc::new(Vec::new());
         let mut cel_records = crate::cel::rules_view::CompileRecords::new();
+        let mut defaults_records = Rc::default();
         // The v1 JSON kept for the next compile (when `keep_v1`) and whether it holds a
         // `-0.0`, once the document is read as a CRD.
         let mut content: Option<(Option<serde_json::Value>, bool)> = None;
@@ -619,21 +639,39 @@ impl CompiledCrd {
                 Some(m) => {
                     errors = m.errors.clone();
                     cel_records = m.cel_records.clone();
+                    defaults_records = m.defaults_records.clone();
                     compiled = m.compiled.clone();
                 }
                 None => {
+                    // The schemas this edit left as they were (after an edit inside one
+                    // version's schema, the others): what validation derives from them alone
+                    // is the previous compile's.
+                    let unchanged = previous
+                        .map(|m| version_reuse::UnchangedSchemas::between(&m.internal, &icrd))
+                        .unwrap_or_default();
                     // Defaults are validated with their schemas' CEL rules, too.
                     let default_rules = crate::cel::validator::DefaultsRules::new();
+                    let reusing_defaults = version_reuse::ReusingDefaults {
+                        inner: &default_rules,
+                        previous: previous.map(|m| (&*m.defaults_records, &unchanged)),
+                        records: Default::default(),
+                    };
                     let defaults = apiext::defaults::DefaultsValidation {
-                        cel: Some(&default_rules),
+                        cel: Some(&reusing_defaults),
                         ..apiext::defaults::DefaultsValidation::without_cel()
                     };
                     // Validation converts each schema to its structural form once; the
                     // versions are compiled with the same forms.
                     let cache = apiext::StructuralCache::new();
                     let cel = crate::cel::RuleCompiler::new(kube);
+                    let no_records = crate::cel::rules_view::CompileRecords::new();
+                    let reusing = version_reuse::ReusingCompiler {
+                        inner: &cel,
+                        previous: previous.map_or(&no_records, |m| &m.cel_records),
+                        unchanged: &unchanged,
+                    };
                     // The compile results are kept for the rules of the version reports.
-                    let recorder = crate::cel::rules_view::RecordingCompiler::new(&cel);
+                    let recorder = crate::cel::rules_view::RecordingCompiler::new(&reusing);
                     errors = apiext::validate_create_with_cache(
                         &icrd,
                         apiext::Hooks {
@@ -643,7 +681,13 @@ impl CompiledCrd {
                         &cache,
                     );
                     cel_records = recorder.into_records();
-                    compiled = Rc::new(compile_versions(&icrd, kube, &cache));
+                    defaults_records = reusing_defaults.into_records();
+                    compiled = Rc::new(compile_versions(
+                        &icrd,
+                        kube,
+                        &cache,
+                        previous.map(|m| (&*m.internal, m.compiled.as_slice())),
+                    ));
                 }
             }
             for e in &errors {
@@ -791,6 +835,7 @@ impl CompiledCrd {
                 problems: problems_memo.1,
                 errors,
                 cel_records,
+                defaults_records,
                 versions: base_versions,
                 rule_steps,
                 costs,

@@ -24,6 +24,7 @@ mod served;
 #[cfg(test)]
 mod tests;
 mod update;
+mod version_reuse;
 
 use compile::ContentMemo;
 pub use served::{FieldSelectorPreview, SubresourceReport};

@@ -903,3 +903,116 @@ fn corpus_schema_edits_recompile_as_a_fresh_compile() {
         crds.len()
     );
 }
+
+/// An edit inside one version's schema compiles that version's rules again and keeps the
+/// other version's compiled rules and validator (the same values, not copies), the defaults'
+/// CEL checks included; each result is a fresh compile's.
+#[test]
+fn an_edit_in_one_version_keeps_the_other_versions_rules() {
+    let base = TWO_VERSIONS.replace(
+        "                maxLength: 30\n",
+        "                maxLength: 30\n                default: abc\n",
+    );
+    let options = Options::default();
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 12, name: abc}\n".to_owned();
+    let objects = [object];
+    let compiled = CompiledCrd::compile(&base, &options);
+    let same = |a: &CompiledCrd, b: &CompiledCrd, i: usize| {
+        let (a, b) = (&a.compiled_versions()[i], &b.compiled_versions()[i]);
+        a.cel
+            .as_ref()
+            .zip(b.cel.as_ref())
+            .is_some_and(|(a, b)| std::rc::Rc::ptr_eq(a, b))
+    };
+    // (what, new text, whether v1's and v2's rules are kept)
+    let cases = [
+        (
+            "a maxLength in v1",
+            base.replace("maxLength: 20", "maxLength: 21"),
+            [false, true],
+        ),
+        (
+            "a rule in v1",
+            base.replace("self.size < 10", "self.size < 11"),
+            [false, true],
+        ),
+        (
+            "a rule in v2",
+            base.replace("startsWith('a')", "startsWith('b')"),
+            [true, false],
+        ),
+        (
+            "a default in v2",
+            base.replace("default: abc", "default: bcd"),
+            [true, false],
+        ),
+        (
+            "a version's name",
+            base.replace("- name: v2", "- name: v3"),
+            [true, true],
+        ),
+    ];
+    for (what, text, kept) in &cases {
+        let again = compiled.recompile(text, &options);
+        assert_same(&again, text, &options, &objects, what);
+        assert!(!again.content_reused(), "{what}");
+        assert_eq!(
+            [same(&compiled, &again, 0), same(&compiled, &again, 1)],
+            *kept,
+            "{what}"
+        );
+        // And back: the kept rules were the base text's.
+        let back = again.recompile(&base, &options);
+        assert_same(
+            &back,
+            &base,
+            &options,
+            &objects,
+            &format!("back from {what}"),
+        );
+    }
+    // Versions with the same schema (the internal CRD holds it once, in `spec.validation`):
+    // an edit in one keeps the other's rules, now at the version's own place.
+    let schema = "    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            x-kubernetes-validations:\n            - rule: self.size < 10\n            properties:\n              size: {type: integer, default: 3}\n              name: {type: string, maxLength: 20}\n";
+    let shared = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {{kind: Widget, plural: widgets}}\n  scope: Namespaced\n  versions:\n  - name: v1\n{schema}    served: true\n    storage: true\n  - name: v2\n{schema}    served: true\n    storage: false\n"
+    );
+    let at = shared.rfind("maxLength: 20").unwrap_or_default();
+    let split = format!("{}maxLength: 21{}", &shared[..at], &shared[at + 13..]);
+    let first = CompiledCrd::compile(&shared, &options);
+    for (what, text, kept) in [
+        ("v2 edited", &split, [true, false]),
+        ("the same again", &shared, [true, false]),
+    ] {
+        let from = if what == "v2 edited" {
+            &first
+        } else {
+            &CompiledCrd::compile(&split, &options)
+        };
+        let again = from.recompile(text, &options);
+        assert_same(&again, text, &options, &objects, what);
+        assert_eq!(
+            [same(from, &again, 0), same(from, &again, 1)],
+            kept,
+            "{what}"
+        );
+    }
+    // A rejected default is found again when its version is kept.
+    let rejected = base.replace("default: abc", "default: xyz");
+    let first = CompiledCrd::compile(&rejected, &options);
+    assert!(
+        first.findings().iter().any(|f| f.code == "crd.invalid"),
+        "the default breaks its rule"
+    );
+    let again = first.recompile(
+        &rejected.replace("maxLength: 20", "maxLength: 21"),
+        &options,
+    );
+    assert_same(
+        &again,
+        &rejected.replace("maxLength: 20", "maxLength: 21"),
+        &options,
+        &objects,
+        "kept rejection",
+    );
+}
