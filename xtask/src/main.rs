@@ -420,8 +420,9 @@ fn build() -> Result<(), String> {
     lsp::vscode_extension()
 }
 
-/// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, then
-/// the embed script's manifest and the service worker, which caches it too).
+/// Builds the release page into dist/ (the editor bundle, Trunk with `extra` arguments, the
+/// wasm split, minified scripts and CSS, then the embed script's manifest and the service
+/// worker, which caches it too).
 fn build_dist(extra: &[&str]) -> Result<(), String> {
     bundle_editor()?;
     run(cmd("trunk")
@@ -432,6 +433,10 @@ fn build_dist(extra: &[&str]) -> Result<(), String> {
         .unwrap_or_else(|| root().join("target"))
         .join("wasm-split");
     wasm_split::run_split(&root().join("dist"), &work)?;
+    // The page's own scripts and CSS, minified (`web/minify.mjs`) before the payload is measured.
+    run(cmd("node")
+        .arg(root().join("web/minify.mjs"))
+        .arg(root().join("dist")))?;
     embed_dist::write(&root().join("dist"))?;
     dist::finish(&root().join("dist"), &root().join("static/sw.js"))
 }
