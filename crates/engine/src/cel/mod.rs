@@ -61,6 +61,9 @@ pub struct RuleCompiler {
     other_envs: std::cell::RefCell<Vec<(KubernetesVersion, Env)>>,
     /// The number in the next `selfType<N>` name (the server uses the clock's nanoseconds).
     next_type: Cell<u64>,
+    /// Whether the base environments are the ones [`RuleCompiler::new`] builds (not
+    /// [`RuleCompiler::with_base_envs`]'): compiles can then be shared between compilers.
+    standard_envs: bool,
 }
 
 impl std::fmt::Debug for RuleCompiler {
@@ -88,6 +91,7 @@ impl RuleCompiler {
             stored_env: OnceCell::new(),
             other_envs: std::cell::RefCell::new(Vec::new()),
             next_type: Cell::new(1),
+            standard_envs: true,
         }
     }
 
@@ -105,7 +109,13 @@ impl RuleCompiler {
             stored_env: stored,
             other_envs: std::cell::RefCell::new(Vec::new()),
             next_type: Cell::new(1),
+            standard_envs: false,
         }
+    }
+
+    /// Whether the base environments are [`RuleCompiler::new`]'s.
+    fn has_standard_envs(&self) -> bool {
+        self.standard_envs
     }
 
     /// Compiles the rules of one schema node on its own (`cel.Compile(s,

@@ -357,8 +357,49 @@ impl Validator {
         is_resource_root: bool,
         per_call_limit: u64,
     ) -> Option<Validator> {
+        Validator::tree_with(
+            Programs {
+                compiler,
+                memo: None,
+            },
+            schema,
+            is_resource_root,
+            per_call_limit,
+        )
+    }
+
+    /// Like [`Validator::with_compiler`], taking the rules compiled before from `memo` (and
+    /// keeping those it compiles there): the same validator, built faster when validators
+    /// share rules.
+    pub fn with_memo(
+        compiler: &RuleCompiler,
+        memo: &ProgramMemo,
+        schema: Arc<Structural>,
+        is_resource_root: bool,
+        per_call_limit: u64,
+    ) -> Option<Validator> {
+        if !has_x_validations(&schema) {
+            return None;
+        }
+        Validator::tree_with(
+            Programs {
+                compiler,
+                memo: Some(memo),
+            },
+            schema,
+            is_resource_root,
+            per_call_limit,
+        )
+    }
+
+    fn tree_with(
+        programs: Programs<'_>,
+        schema: Arc<Structural>,
+        is_resource_root: bool,
+        per_call_limit: u64,
+    ) -> Option<Validator> {
         let root = build(
-            compiler,
+            programs,
             VSchema::S(&schema),
             &schema,
             is_resource_root,
@@ -470,8 +511,24 @@ enum NodeDecl<'d> {
     Lazy(u32),
 }
 
+/// Where [`build`] gets a node's compiled rules.
+#[derive(Clone, Copy)]
+struct Programs<'c> {
+    compiler: &'c RuleCompiler,
+    memo: Option<&'c ProgramMemo>,
+}
+
+impl Programs<'_> {
+    fn compile(self, rules: &[ValidationRule], decl: &DeclType) -> Vec<RuleProgram> {
+        match self.memo {
+            Some(m) => m.compile(self.compiler, rules, decl),
+            None => self.compiler.compile_programs(rules, decl),
+        }
+    }
+}
+
 fn build(
-    compiler: &RuleCompiler,
+    compiler: Programs<'_>,
     vs: VSchema<'_>,
     node: &Structural,
     is_resource_root: bool,
@@ -525,7 +582,7 @@ fn build(
                     Some("failed to convert to declType for CEL validation rules".to_owned())
             }
             Some(d) => {
-                let compiled = compiler.compile_programs(rules, d);
+                let compiled = compiler.compile(rules, d);
                 for (rule, compiled) in rules.iter().zip(compiled) {
                     let field_path = if !rule.field_path.is_empty()
                         && compiled.compilation.error.is_none()
@@ -655,6 +712,8 @@ fn build(
 
 mod correlation;
 use correlation::*;
+mod programs;
+pub use programs::ProgramMemo;
 
 // ------------------------------------------------------------------------------------------
 // The walk
@@ -1290,10 +1349,13 @@ fn key_ratchet<'c, 'a>(
 
 /// The CEL part of default-value validation ([`crate::crd::apiext::defaults::DefaultsCel`]):
 /// `cel.NewValidator(s, isResourceRoot, PerCallLimit).Validate(ctx, path, s, default, old,
-/// budget)`, one validator per default, compiled with one shared compiler.
+/// budget)`, one validator per default, compiled with one shared compiler. The validators of
+/// defaults nest (a default's schema holds the schemas of the defaults below it) and each
+/// default is checked twice: a node's rules are compiled once ([`ProgramMemo`]).
 #[derive(Debug)]
 pub struct DefaultsRules {
     compiler: RuleCompiler,
+    programs: ProgramMemo,
 }
 
 impl Default for DefaultsRules {
@@ -1307,7 +1369,13 @@ impl DefaultsRules {
     pub fn new() -> DefaultsRules {
         DefaultsRules {
             compiler: RuleCompiler::new(crate::documents::kube_version::KubernetesVersion::DEFAULT),
+            programs: ProgramMemo::new(),
         }
+    }
+
+    /// The rules compiled so far, for the versions' validators ([`Validator::with_memo`]).
+    pub fn programs(&self) -> &ProgramMemo {
+        &self.programs
     }
 }
 
@@ -1324,8 +1392,9 @@ impl crate::crd::apiext::defaults::DefaultsCel for DefaultsRules {
         if !has_x_validations(schema) {
             return None;
         }
-        let v = Validator::with_compiler(
+        let v = Validator::with_memo(
             &self.compiler,
+            &self.programs,
             Arc::new(schema.clone()),
             is_resource_root,
             PER_CALL_LIMIT,

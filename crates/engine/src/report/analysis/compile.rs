@@ -298,6 +298,7 @@ fn compile_versions<'a>(
     kube: KubernetesVersion,
     cache: &apiext::StructuralCache<'a>,
     previous: Option<(&InternalCrd, &[CompiledVersion])>,
+    programs: &crate::cel::validator::ProgramMemo,
 ) -> Vec<CompiledVersion> {
     let vopts = crate::object::validation::Options {
         compatibility_version: kube.compatibility(),
@@ -330,8 +331,9 @@ fn compile_versions<'a>(
                     rule_validators.push((s.clone(), v.clone()));
                     return Some(v);
                 }
-                let v = Rc::new(crate::cel::validator::Validator::with_compiler(
+                let v = Rc::new(crate::cel::validator::Validator::with_memo(
                     &compiler,
+                    programs,
                     s.clone(),
                     true,
                     crate::cel::validator::PER_CALL_LIMIT,
@@ -687,6 +689,8 @@ impl CompiledCrd {
                         kube,
                         &cache,
                         previous.map(|m| (&*m.internal, m.compiled.as_slice())),
+                        // The defaults' checks compiled many of the same rules.
+                        default_rules.programs(),
                     ));
                 }
             }
