@@ -355,7 +355,9 @@ function create(parent, options = {}) {
       const changed = trs.some((tr) => tr.docChanged) && !trs.every((tr) => tr.annotation(external));
       try {
         if (changed && typeof handle.onChange === 'function') {
-          const doc = trs[trs.length - 1].state.doc;
+          // newDoc, not state.doc: the new state (the YAML parse, up to 20 ms in a big text)
+          // is computed by view.update below, after the worker has the text.
+          const doc = trs[trs.length - 1].newDoc;
           const [keepStart, keepEnd] = keptAround(handle, trs);
           handle.sent = { doc };
           handle.onChange(doc, keepStart, keepEnd);
