@@ -147,11 +147,20 @@ fn save_text(key: &str, text: &EditorText) -> Result<(), String> {
     // surrogate, which `JSON.stringify` escapes).
     // A big text is saved compressed, as `{"packed": "…"}` (see `studio_state::pack_text`).
     let json = if text.rough_len() > studio_state::PACK_TEXT_OVER {
-        let packed = studio_state::pack_text(&text.rust());
-        js_sys::JsString::from(serde_json::json!({ "packed": packed }).to_string())
+        packed_json(&studio_state::pack_text(&text.rust()))
     } else {
         js_sys::JSON::stringify(&text.js()).map_err(|_| "the text could not be encoded")?
     };
+    write_json(key, &json, text)
+}
+
+/// What a big text is saved as: `{"packed": "…"}`.
+fn packed_json(packed: &str) -> js_sys::JsString {
+    js_sys::JsString::from(serde_json::json!({ "packed": packed }).to_string())
+}
+
+/// Stores `json`, the saved form of `text`, under `key`.
+fn write_json(key: &str, json: &JsValue, text: &EditorText) -> Result<(), String> {
     let storage = js_sys::Reflect::get(&gloo::utils::window(), &"localStorage".into())
         .map_err(|_| "this browser gives the page no storage")?;
     let set_item = js_sys::Reflect::get(&storage, &"setItem".into())
@@ -159,7 +168,7 @@ fn save_text(key: &str, text: &EditorText) -> Result<(), String> {
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
         .ok_or("this browser gives the page no storage")?;
     set_item
-        .call2(&storage, &JsValue::from_str(key), &json)
+        .call2(&storage, &JsValue::from_str(key), json)
         .map(|_| ())
         .map_err(|e| {
             // A full storage throws a `QuotaExceededError` DOMException.
@@ -208,7 +217,8 @@ pub(crate) fn download_text(state: &StudioState) -> String {
 /// Saves the texts shortly after the last edit (a big CRD costs milliseconds to store, which
 /// a keystroke should not pay), and at once when the page is hidden or closed. Only the texts
 /// that changed since they were last saved are written; the texts as loaded are not saved
-/// back (another tab may have saved newer ones).
+/// back (another tab may have saved newer ones). After the quiet time a big text is packed a
+/// slice per task ([`studio_state::TextPacker`]): its save never holds the page for long.
 #[derive(Clone, Default)]
 pub(crate) struct Autosave {
     /// The timer and the texts it will save.
@@ -220,6 +230,31 @@ pub(crate) struct Autosave {
     pub(crate) held: Rc<Cell<bool>>,
     /// Told after each save: why it failed, or `None` when everything was saved.
     pub(crate) report: Rc<RefCell<Option<Callback<Option<String>>>>>,
+    /// The save the timer started, when it takes more than one task.
+    round: Rc<RefCell<Option<Round>>>,
+}
+
+/// A save in steps: the texts, which were tried, why one failed, and the big text being
+/// packed (its index, its string, the packer) with the timer of the next step.
+struct Round {
+    texts: Texts,
+    tried: [bool; 4],
+    failure: Option<String>,
+    packing: Option<(usize, AttrValue, studio_state::TextPacker)>,
+    next: Option<Timeout>,
+}
+
+/// The bytes of a big text packed per task (a few milliseconds each).
+const PACK_STEP_BYTES: usize = 128 * 1024;
+
+/// The texts with their storage keys, in the order saved.
+fn keyed(texts: &Texts) -> [(&'static str, &EditorText); 4] {
+    [
+        (CRD_KEY, &texts.crd),
+        (OBJECT_KEY, &texts.object),
+        (OLD_OBJECT_KEY, &texts.old_object),
+        (OLD_CRD_KEY, &texts.old_crd),
+    ]
 }
 
 impl Autosave {
@@ -232,9 +267,90 @@ impl Autosave {
             .iter()
             .any(|t| t.rough_len() > BIG_TEXT);
         let delay = if big { AUTOSAVE_BIG_MS } else { AUTOSAVE_MS };
+        // A save in steps of older texts stops: these are saved after the pause.
+        self.round.borrow_mut().take();
         let me = self.clone();
-        let timer = Timeout::new(delay, move || me.flush());
+        let timer = Timeout::new(delay, move || me.start_round());
         *self.pending.borrow_mut() = Some((timer, texts));
+    }
+
+    /// The quiet time is over: saves the unsaved texts in steps.
+    fn start_round(&self) {
+        let Some(texts) = self.pending.borrow().as_ref().map(|(_, t)| t.clone()) else {
+            return;
+        };
+        *self.round.borrow_mut() = Some(Round {
+            texts,
+            tried: [false; 4],
+            failure: None,
+            packing: None,
+            next: None,
+        });
+        self.step();
+    }
+
+    /// One step of the round: a slice of the big text being packed (written once whole),
+    /// or the next unsaved text (a small one written at once, a big one's packing started);
+    /// the next step follows in a new task. The last step reports.
+    fn step(&self) {
+        if self.held.get() {
+            self.round.borrow_mut().take();
+            return;
+        }
+        let mut slot = self.round.borrow_mut();
+        let Some(round) = slot.as_mut() else {
+            return;
+        };
+        let mut saved = self.saved.borrow_mut();
+        if let Some((i, rust, packer)) = round.packing.as_mut() {
+            let i = *i;
+            let Some(packed) = packer.step(rust.as_str(), PACK_STEP_BYTES) else {
+                let me = self.clone();
+                round.next = Some(Timeout::new(0, move || me.step()));
+                return;
+            };
+            round.packing = None;
+            if let Some((key, text)) = keyed(&round.texts).get(i).copied() {
+                match write_json(key, &packed_json(&packed), text) {
+                    Ok(()) => saved[i] = Some(text.clone()),
+                    Err(e) => round.failure = Some(e),
+                }
+            }
+        }
+        for (i, (key, text)) in keyed(&round.texts).into_iter().enumerate() {
+            if round.tried[i] || saved[i].as_ref() == Some(text) {
+                continue;
+            }
+            round.tried[i] = true;
+            if text.rough_len() > studio_state::PACK_TEXT_OVER {
+                let packer = studio_state::TextPacker::default();
+                round.packing = Some((i, text.rust(), packer));
+                let me = self.clone();
+                round.next = Some(Timeout::new(0, move || me.step()));
+                return;
+            }
+            match save_text(key, text) {
+                Ok(()) => saved[i] = Some(text.clone()),
+                // Not marked saved: the next save tries again.
+                Err(e) => round.failure = Some(e),
+            }
+        }
+        let Some(round) = slot.take() else {
+            return;
+        };
+        drop(slot);
+        drop(saved);
+        // Saved: nothing is pending unless newer texts came meanwhile.
+        let mut pending = self.pending.borrow_mut();
+        if let Some((_, texts)) = pending.as_ref() {
+            if keyed(texts).map(|(_, t)| t) == keyed(&round.texts).map(|(_, t)| t) {
+                pending.take();
+            }
+        }
+        drop(pending);
+        if let Some(report) = self.report.borrow().as_ref() {
+            report.emit(round.failure);
+        }
     }
 
     /// Saves the unsaved texts now (unless held).
@@ -242,21 +358,17 @@ impl Autosave {
         if self.held.get() {
             return;
         }
+        // A save in steps is overtaken: everything is written in this task.
+        self.round.borrow_mut().take();
         let Some((_, texts)) = self.pending.borrow_mut().take() else {
             return;
         };
         let mut saved = self.saved.borrow_mut();
-        let all = [
-            (CRD_KEY, texts.crd),
-            (OBJECT_KEY, texts.object),
-            (OLD_OBJECT_KEY, texts.old_object),
-            (OLD_CRD_KEY, texts.old_crd),
-        ];
         let mut failure = None;
-        for ((key, text), last) in all.into_iter().zip(saved.iter_mut()) {
-            if last.as_ref() != Some(&text) {
-                match save_text(key, &text) {
-                    Ok(()) => *last = Some(text),
+        for ((key, text), last) in keyed(&texts).into_iter().zip(saved.iter_mut()) {
+            if last.as_ref() != Some(text) {
+                match save_text(key, text) {
+                    Ok(()) => *last = Some(text.clone()),
                     // Not marked saved: the next flush tries again.
                     Err(e) => failure = Some(e),
                 }

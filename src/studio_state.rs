@@ -183,6 +183,66 @@ pub fn pack_text(text: &str) -> String {
     URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 1))
 }
 
+/// [`pack_text`] in steps: the text is deflated a slice at a time (the caller hands the same
+/// text to every step), so that saving a big CRD never holds the page for long.
+pub struct TextPacker {
+    compressor: Box<miniz_oxide::deflate::core::CompressorOxide>,
+    /// Bytes of the text deflated so far.
+    at: usize,
+    packed: Vec<u8>,
+}
+
+impl Default for TextPacker {
+    fn default() -> Self {
+        use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressorOxide};
+        // Level 1, raw deflate (no zlib header): what `compress_to_vec(text, 1)` makes.
+        let flags = create_comp_flags_from_zip_params(1, 0, 0);
+        TextPacker {
+            compressor: Box::new(CompressorOxide::new(flags)),
+            at: 0,
+            packed: Vec::new(),
+        }
+    }
+}
+
+impl TextPacker {
+    /// Deflates up to `max` more bytes of `text`; once all of it is, the packed text (as
+    /// [`pack_text`] makes it; [`unpack_text`] reads it).
+    pub fn step(&mut self, text: &str, max: usize) -> Option<String> {
+        use miniz_oxide::deflate::core::{compress_to_output, TDEFLFlush, TDEFLStatus};
+        let bytes = text.as_bytes();
+        let end = bytes.len().min(self.at.saturating_add(max.max(1)));
+        let last = end == bytes.len();
+        let flush = if last {
+            TDEFLFlush::Finish
+        } else {
+            TDEFLFlush::None
+        };
+        let mut input = bytes.get(self.at..end).unwrap_or_default();
+        // The sink takes all the output, so one call takes the whole slice (and, last, ends
+        // the stream); a few more are allowed before giving up on steps.
+        for _ in 0..8 {
+            let packed = &mut self.packed;
+            let (status, used) = compress_to_output(&mut self.compressor, input, flush, |out| {
+                packed.extend_from_slice(out);
+                true
+            });
+            input = input.get(used..).unwrap_or_default();
+            match status {
+                TDEFLStatus::Done => return Some(URL_SAFE_NO_PAD.encode(&self.packed)),
+                TDEFLStatus::Okay if input.is_empty() && !last => {
+                    self.at = end;
+                    return None;
+                }
+                TDEFLStatus::Okay => {}
+                _ => break,
+            }
+        }
+        // Not expected: the whole text at once.
+        Some(pack_text(text))
+    }
+}
+
 /// The text [`pack_text`] packed (`None` when `packed` is not such a text, or expands past
 /// [`MAX_STATE_BYTES`]).
 pub fn unpack_text(packed: &str) -> Option<String> {
@@ -208,6 +268,32 @@ mod tests {
         assert_eq!(unpack_text(&packed).as_deref(), Some(big.as_str()));
         assert_eq!(unpack_text("not base64 ☃"), None);
         assert_eq!(unpack_text(&URL_SAFE_NO_PAD.encode(b"not deflate")), None);
+    }
+
+    #[test]
+    fn packed_in_steps_as_at_once() {
+        let big = "spec:\n  items:\n".to_owned() + &"  - name: item-é\n".repeat(50_000);
+        for (text, step) in [
+            ("", 10),
+            ("a", 1),
+            ("kind: CronTab\n", 4),
+            (big.as_str(), 64 * 1024),
+            (big.as_str(), 100_003),
+            (big.as_str(), usize::MAX),
+        ] {
+            let mut packer = TextPacker::default();
+            let mut steps = 0;
+            let packed = loop {
+                steps += 1;
+                if let Some(p) = packer.step(text, step) {
+                    break p;
+                }
+                assert!(steps <= text.len() + 1, "no end");
+            };
+            assert_eq!(unpack_text(&packed).as_deref(), Some(text), "step {step}");
+            assert_eq!(steps, text.len().div_ceil(step).max(1), "step {step}");
+            assert!(packed.len() <= pack_text(text).len() + 16, "step {step}");
+        }
     }
 
     fn sample() -> StudioState {

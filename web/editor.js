@@ -37,7 +37,7 @@ import {
   bracketMatching,
   indentUnit,
 } from '@codemirror/language';
-import { setDiagnostics as cmSetDiagnostics, lintGutter } from '@codemirror/lint';
+import { setDiagnostics as cmSetDiagnostics, forEachDiagnostic, lintGutter } from '@codemirror/lint';
 import {
   autocompletion,
   completionKeymap,
@@ -355,7 +355,9 @@ function create(parent, options = {}) {
       const changed = trs.some((tr) => tr.docChanged) && !trs.every((tr) => tr.annotation(external));
       try {
         if (changed && typeof handle.onChange === 'function') {
-          const doc = trs[trs.length - 1].state.doc;
+          // newDoc, not state.doc: the new state (the YAML parse, up to 20 ms in a big text)
+          // is computed by view.update below, after the worker has the text.
+          const doc = trs[trs.length - 1].newDoc;
           const [keepStart, keepEnd] = keptAround(handle, trs);
           handle.sent = { doc };
           handle.onChange(doc, keepStart, keepEnd);
@@ -376,6 +378,21 @@ function create(parent, options = {}) {
   return handle;
 }
 
+// A diagnostic as compared with the ones shown (at their places as mapped through the edits
+// since they were set).
+const diagnosticKey = (d, from, to) => `${from} ${to} ${d.severity} ${d.source} ${d.message} ${d.fixes}`;
+
+// Whether the editor shows exactly `list` already: then setting it would only redraw the
+// marked lines (and the gutter) in the answer's frame.
+function showing(state, list) {
+  const shown = [];
+  forEachDiagnostic(state, (d, from, to) => shown.push(diagnosticKey(d, from, to)));
+  if (shown.length !== list.length) return false;
+  const next = list.map((d) => diagnosticKey(d, d.from, d.to)).sort();
+  shown.sort();
+  return shown.every((k, i) => k === next[i]);
+}
+
 function setDiagnostics(handle, diags) {
   const doc = handle.view.state.doc;
   const list = [];
@@ -388,6 +405,8 @@ function setDiagnostics(handle, diags) {
       severity: d.severity === 'error' || d.severity === 'warning' ? d.severity : 'info',
       message: d.message ?? '',
       source: d.source,
+      // The fixes' edits, for `showing` (the actions are made from them).
+      fixes: JSON.stringify(d.fixes ?? []),
       actions: (d.fixes ?? []).map((f) => ({
         name: f.title.replace(/`/g, ''),
         apply(view) {
@@ -396,6 +415,7 @@ function setDiagnostics(handle, diags) {
       })),
     });
   }
+  if (showing(handle.view.state, list)) return;
   handle.view.dispatch(cmSetDiagnostics(handle.view.state, list));
 }
 
