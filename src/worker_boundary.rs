@@ -134,8 +134,9 @@ struct Compiled {
     explained: Option<(ExplainKey, ExplainAnswer)>,
 }
 
-/// What the Explain answer was computed for: the version, the path and `--recursive`.
-type ExplainKey = (Option<String>, String, bool);
+/// What the Explain answer was computed for: the version, the path, `--recursive`, and
+/// whether the CRD has an error (a rejected CRD publishes nothing to explain).
+type ExplainKey = (Option<String>, String, bool, bool);
 /// The Explain preview, the sample's YAML and the all-fields sample's.
 type ExplainAnswer = (
     Option<crate::explain_model::ExplainPreview>,
@@ -189,6 +190,10 @@ impl Engine {
             crate::explain_model::object_version(compiled, &analysis),
             query.explain_path.clone(),
             query.explain_recursive,
+            compiled
+                .findings()
+                .iter()
+                .any(|f| f.severity == crd_studio_engine::Severity::Error),
         );
         let answer = match &entry.explained {
             Some((k, answer)) if *k == key => answer.clone(),
@@ -337,7 +342,13 @@ impl Engine {
             }
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
-            entry.explained = None;
+            // Explain and the samples depend only on the CRD's content (and Explain on whether
+            // the CRD has an error: in the key): an edit that left the content as it was (a
+            // comment, the layout, an unknown top-level field) keeps them (the all-fields
+            // sample of a big CRD costs tens of milliseconds per keystroke).
+            if options_changed || !entry.compiled.content_reused() {
+                entry.explained = None;
+            }
         }
         entry
     }
@@ -583,8 +594,22 @@ mod tests {
         check(&mut engine, &request, &q);
         q.explain_recursive = true;
         check(&mut engine, &request, &q);
-        request.crd = EXAMPLE_CRD.replace("cronSpec", "cronSpek");
-        assert_eq!(engine.answer("s", &request, &q), answer_with(&request, &q));
+        // CRD edits that leave its content (kept) and that change it (computed again).
+        for crd in [
+            format!("# a comment\n{EXAMPLE_CRD}"),
+            format!("{EXAMPLE_CRD}unknownTopLevel: 1\n"),
+            EXAMPLE_CRD.replace("cronSpec", "cronSpek"),
+            format!("{EXAMPLE_CRD}unknownTopLevel: 1\n"),
+            EXAMPLE_CRD.to_owned(),
+        ] {
+            request.crd = crd;
+            let reply = engine.answer("s", &request, &q);
+            assert_eq!(reply, answer_with(&request, &q), "{}", request.crd);
+        }
+        request.crd = format!("# again\n{EXAMPLE_CRD}");
+        engine.answer("s", &request, &q);
+        let entry = engine.studios.get("s");
+        assert!(entry.is_some_and(|c| c.compiled.content_reused() && c.explained.is_some()));
     }
 
     #[test]
