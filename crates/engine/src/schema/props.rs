@@ -70,7 +70,9 @@ pub struct JsonSchemaProps {
     pub id: String,
     pub schema: String,
     pub ref_: Option<String>,
-    pub description: String,
+    /// `description`: shared with the structural schemas made from this one (descriptions
+    /// are most of a large CRD's text).
+    pub description: std::sync::Arc<str>,
     pub type_: String,
     pub nullable: bool,
     pub format: String,
@@ -434,7 +436,7 @@ impl Decoder {
                         _ => Some(self.string(path, key, val)),
                     }
                 }
-                "description" => s.description = self.string(path, key, val),
+                "description" => s.description = self.string(path, key, val).into(),
                 "type" => s.type_ = self.string(path, key, val),
                 "nullable" => s.nullable = self.boolean(path, key, val),
                 "format" => s.format = self.string(path, key, val),

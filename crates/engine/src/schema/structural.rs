@@ -12,8 +12,8 @@ use super::props::{JsonSchemaProps, SchemaOrArray, ValidationRule};
 /// Type-level facts of a schema node (`schema.Generic`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Generic {
-    /// `description`.
-    pub description: String,
+    /// `description` (shared with the [`JsonSchemaProps`] it was made from).
+    pub description: Arc<str>,
     /// `type`.
     pub type_: String,
     /// `title`.
