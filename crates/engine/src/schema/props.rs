@@ -664,6 +664,25 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn seldom_set_keywords_are_kept_apart() {
+        // A large CRD has thousands of nodes, nearly all without the rare keywords (424
+        // bytes on 64-bit targets with them apart, about 840 with them inline).
+        let size = std::mem::size_of::<JsonSchemaProps>();
+        assert!(size <= 448, "JsonSchemaProps is {size} bytes");
+        let mut p = JsonSchemaProps::default();
+        assert_eq!(p.rare.title, "");
+        assert!(p.rare.all_of.is_empty() && p.rare.not.is_none());
+        // Written (and so allocated) with the empty values, it is still the empty node.
+        p.rare.title = String::new();
+        assert_eq!(p, JsonSchemaProps::default());
+        p.rare.title = "t".to_owned();
+        assert_ne!(p, JsonSchemaProps::default());
+        let (decoded, _) = JsonSchemaProps::from_json(&json!({"type": "object", "title": "t"}));
+        assert_eq!(decoded.rare.title, "t");
+        assert_eq!(decoded.type_, "object");
+    }
+
+    #[test]
     fn decodes_every_kind_of_field() {
         let (s, errors) = JsonSchemaProps::from_json(&json!({
             "type": "object",
