@@ -16,6 +16,7 @@
 //!   `<map>.@elem`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crd_studio_cel::cost_est::{AstNode, CostEstimator, SizeEstimate};
 use crd_studio_cel::types::{ObjectType, Type};
@@ -69,17 +70,56 @@ pub struct DeclType {
     pub min_serialized_size: i64,
 }
 
-/// The shape of a [`DeclType`].
+/// The shape of a [`DeclType`]. Element and field types are shared, not copied, when a
+/// type is cloned (a rule site's type is a subtree of its scope root's, and the compiled
+/// rules keep the type they were compiled against).
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeclKind {
     /// A scalar (or `dyn`).
     Simple(Type),
     /// `list(elem)`.
-    List(Box<DeclType>),
+    List(Arc<DeclType>),
     /// `map(string, elem)`.
-    Map(Box<DeclType>),
+    Map(Arc<DeclType>),
     /// An (unnamed) object with its escaped field names.
-    Object(BTreeMap<String, DeclType>),
+    Object(DeclFields),
+}
+
+/// The fields of an object [`DeclType`] by escaped name: a shared slice sorted by name (a
+/// schema's objects mostly have a few fields, which a map would hold in nodes of eleven).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeclFields(Arc<[(String, DeclType)]>);
+
+impl DeclFields {
+    /// The type of field `name`.
+    pub fn get(&self, name: &str) -> Option<&DeclType> {
+        let i = self
+            .0
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()?;
+        self.0.get(i).map(|(_, t)| t)
+    }
+
+    /// The fields in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &DeclType)> {
+        self.0.iter().map(|(n, t)| (n, t))
+    }
+
+    /// How many fields there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<BTreeMap<String, DeclType>> for DeclFields {
+    fn from(m: BTreeMap<String, DeclType>) -> DeclFields {
+        DeclFields(m.into_iter().collect())
+    }
 }
 
 impl DeclType {
@@ -100,7 +140,7 @@ impl DeclType {
     }
 
     /// The fields of an object type (`Fields`, by escaped name).
-    pub fn fields(&self) -> Option<&BTreeMap<String, DeclType>> {
+    pub fn fields(&self) -> Option<&DeclFields> {
         match &self.kind {
             DeclKind::Object(f) => Some(f),
             _ => None,
@@ -314,7 +354,7 @@ fn decl(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> 
                 None => (MAX_REQUEST_SIZE_BYTES - 2) / t.min_serialized_size.saturating_add(1),
             };
             Some(DeclType {
-                kind: DeclKind::List(Box::new(t)),
+                kind: DeclKind::List(Arc::new(t)),
                 max_elements: max,
                 min_serialized_size: 2,
             })
@@ -332,7 +372,7 @@ fn decl(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> 
                     None => (MAX_REQUEST_SIZE_BYTES - 2) / t.min_serialized_size.saturating_add(6),
                 };
                 return Some(DeclType {
-                    kind: DeclKind::Map(Box::new(t)),
+                    kind: DeclKind::Map(Arc::new(t)),
                     max_elements: max,
                     min_serialized_size: 2,
                 });
@@ -357,7 +397,7 @@ fn decl(s: &Structural, is_resource_root: bool, depth: u32) -> Option<DeclType> 
                 }
             }
             Some(DeclType {
-                kind: DeclKind::Object(fields),
+                kind: DeclKind::Object(DeclFields::from(fields)),
                 max_elements: 0,
                 min_serialized_size: min_size,
             })

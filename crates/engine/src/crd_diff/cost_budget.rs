@@ -83,7 +83,7 @@ pub struct VersionFacts {
 
 fn unbounded(s: &JsonSchemaProps) -> bool {
     match s.type_.as_str() {
-        "object" => s.additional_properties.is_some() && s.max_properties.is_none(),
+        "object" => s.additional_properties.is_some() && s.rare.max_properties.is_none(),
         "array" => s.max_items.is_none(),
         _ => false,
     }

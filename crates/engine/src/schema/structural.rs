@@ -12,8 +12,8 @@ use super::props::{JsonSchemaProps, SchemaOrArray, ValidationRule};
 /// Type-level facts of a schema node (`schema.Generic`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Generic {
-    /// `description`.
-    pub description: String,
+    /// `description` (shared with the [`JsonSchemaProps`] it was made from).
+    pub description: Arc<str>,
     /// `type`.
     pub type_: String,
     /// `title`.
@@ -142,11 +142,11 @@ fn generic(s: &JsonSchemaProps) -> Generic {
     Generic {
         description: s.description.clone(),
         type_: s.type_.clone(),
-        title: s.title.clone(),
+        title: s.rare.title.clone(),
         default: s.default.clone(),
         nullable: s.nullable,
-        example: s.example.clone(),
-        has_external_docs: s.external_docs.is_some(),
+        example: s.rare.example.clone(),
+        has_external_docs: s.rare.external_docs.is_some(),
     }
 }
 
@@ -163,7 +163,7 @@ fn extensions(s: &JsonSchemaProps) -> Result<Extensions, ConversionError> {
         x_int_or_string: s.x_int_or_string,
         x_list_map_keys: s.x_list_map_keys.clone(),
         x_list_type: s.x_list_type.clone(),
-        x_map_type: s.x_map_type.clone(),
+        x_map_type: s.rare.x_map_type.clone(),
     })
 }
 
@@ -173,25 +173,25 @@ fn unsupported(s: &JsonSchemaProps) -> Result<(), ConversionError> {
             "OpenAPIV3Schema '{what}' is not supported"
         )))
     };
-    if !s.id.is_empty() {
+    if !s.rare.id.is_empty() {
         return err("id");
     }
-    if !s.schema.is_empty() {
+    if !s.rare.schema.is_empty() {
         return err("schema");
     }
-    if s.ref_.as_ref().is_some_and(|r| !r.is_empty()) {
+    if s.rare.ref_.as_ref().is_some_and(|r| !r.is_empty()) {
         return err("$ref");
     }
-    if !s.pattern_properties.is_empty() {
+    if !s.rare.pattern_properties.is_empty() {
         return err("patternProperties");
     }
-    if !s.dependencies.is_empty() {
+    if !s.rare.dependencies.is_empty() {
         return err("dependencies");
     }
-    if s.additional_items.is_some() {
+    if s.rare.additional_items.is_some() {
         return err("additionalItems");
     }
-    if !s.definitions.is_empty() {
+    if !s.rare.definitions.is_empty() {
         return err("definitions");
     }
     Ok(())
@@ -215,18 +215,18 @@ fn value_validation(s: &JsonSchemaProps, depth: usize) -> Result<ValueValidation
         max_items: s.max_items,
         min_items: s.min_items,
         unique_items: s.unique_items,
-        multiple_of: s.multiple_of,
+        multiple_of: s.rare.multiple_of,
         enum_: s.enum_.clone(),
-        max_properties: s.max_properties,
-        min_properties: s.min_properties,
+        max_properties: s.rare.max_properties,
+        min_properties: s.rare.min_properties,
         required: s.required.clone(),
-        not: match &s.not {
+        not: match &s.rare.not {
             Some(n) => Some(Box::new(nested_value_validation(n, depth + 1)?)),
             None => None,
         },
-        all_of: nested(&s.all_of)?,
-        any_of: nested(&s.any_of)?,
-        one_of: nested(&s.one_of)?,
+        all_of: nested(&s.rare.all_of)?,
+        any_of: nested(&s.rare.any_of)?,
+        one_of: nested(&s.rare.one_of)?,
     })
 }
 

@@ -223,7 +223,7 @@ fn json_text(v: &Json) -> String {
 pub fn node_lines(s: &Structural, required: bool) -> Vec<String> {
     let mut out = Vec::new();
     if !s.generic.description.is_empty() {
-        out.push(s.generic.description.clone());
+        out.push(s.generic.description.to_string());
     }
     let mut facts = Vec::new();
     if required {

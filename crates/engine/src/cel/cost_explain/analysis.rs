@@ -297,7 +297,7 @@ pub(super) fn set_bound(node: &mut JsonSchemaProps, kind: BoundKind, v: u64) {
     let v = i64::try_from(v).unwrap_or(i64::MAX);
     match kind {
         BoundKind::MaxItems => node.max_items = Some(v),
-        BoundKind::MaxProperties => node.max_properties = Some(v),
+        BoundKind::MaxProperties => node.rare.max_properties = Some(v),
         BoundKind::MaxLength => node.max_length = Some(v),
     }
 }
@@ -359,8 +359,8 @@ pub(super) fn boundable(s: &JsonSchemaProps) -> Option<(BoundKind, Option<i64>, 
         ),
         "object" if s.additional_properties.is_some() => (
             BoundKind::MaxProperties,
-            s.max_properties,
-            min(s.min_properties).max(default_len(&|d| d.as_object().map(|m| m.len()))),
+            s.rare.max_properties,
+            min(s.rare.min_properties).max(default_len(&|d| d.as_object().map(|m| m.len()))),
         ),
         "string" | "" if s.type_ == "string" || s.x_int_or_string => {
             if matches!(s.format.as_str(), "duration" | "date" | "date-time") || !s.enum_.is_empty()

@@ -99,14 +99,14 @@ fn set_fields(s: &JsonSchemaProps) -> Vec<&'static str> {
             out.push(name);
         }
     };
-    add(!s.id.is_empty(), "ID");
-    add(!s.schema.is_empty(), "Schema");
-    add(s.ref_.is_some(), "Ref");
+    add(!s.rare.id.is_empty(), "ID");
+    add(!s.rare.schema.is_empty(), "Schema");
+    add(s.rare.ref_.is_some(), "Ref");
     add(!s.description.is_empty(), "Description");
     add(!s.type_.is_empty(), "Type");
     add(s.nullable, "Nullable");
     add(!s.format.is_empty(), "Format");
-    add(!s.title.is_empty(), "Title");
+    add(!s.rare.title.is_empty(), "Title");
     add(s.default.is_some(), "Default");
     add(s.maximum.is_some(), "Maximum");
     add(s.exclusive_maximum, "ExclusiveMaximum");
@@ -118,24 +118,24 @@ fn set_fields(s: &JsonSchemaProps) -> Vec<&'static str> {
     add(s.max_items.is_some(), "MaxItems");
     add(s.min_items.is_some(), "MinItems");
     add(s.unique_items, "UniqueItems");
-    add(s.multiple_of.is_some(), "MultipleOf");
+    add(s.rare.multiple_of.is_some(), "MultipleOf");
     add(!s.enum_.is_empty(), "Enum");
-    add(s.max_properties.is_some(), "MaxProperties");
-    add(s.min_properties.is_some(), "MinProperties");
+    add(s.rare.max_properties.is_some(), "MaxProperties");
+    add(s.rare.min_properties.is_some(), "MinProperties");
     add(!s.required.is_empty(), "Required");
     add(s.items.is_some(), "Items");
-    add(!s.all_of.is_empty(), "AllOf");
-    add(!s.one_of.is_empty(), "OneOf");
-    add(!s.any_of.is_empty(), "AnyOf");
-    add(s.not.is_some(), "Not");
+    add(!s.rare.all_of.is_empty(), "AllOf");
+    add(!s.rare.one_of.is_empty(), "OneOf");
+    add(!s.rare.any_of.is_empty(), "AnyOf");
+    add(s.rare.not.is_some(), "Not");
     add(!s.properties.is_empty(), "Properties");
     add(s.additional_properties.is_some(), "AdditionalProperties");
-    add(!s.pattern_properties.is_empty(), "PatternProperties");
-    add(!s.dependencies.is_empty(), "Dependencies");
-    add(s.additional_items.is_some(), "AdditionalItems");
-    add(!s.definitions.is_empty(), "Definitions");
-    add(s.external_docs.is_some(), "ExternalDocs");
-    add(s.example.is_some(), "Example");
+    add(!s.rare.pattern_properties.is_empty(), "PatternProperties");
+    add(!s.rare.dependencies.is_empty(), "Dependencies");
+    add(s.rare.additional_items.is_some(), "AdditionalItems");
+    add(!s.rare.definitions.is_empty(), "Definitions");
+    add(s.rare.external_docs.is_some(), "ExternalDocs");
+    add(s.rare.example.is_some(), "Example");
     add(
         s.x_preserve_unknown_fields.is_some(),
         "XPreserveUnknownFields",
@@ -144,7 +144,7 @@ fn set_fields(s: &JsonSchemaProps) -> Vec<&'static str> {
     add(s.x_int_or_string, "XIntOrString");
     add(!s.x_list_map_keys.is_empty(), "XListMapKeys");
     add(s.x_list_type.is_some(), "XListType");
-    add(s.x_map_type.is_some(), "XMapType");
+    add(s.rare.x_map_type.is_some(), "XMapType");
     add(s.has_x_validations, "XValidations");
     out
 }
@@ -191,7 +191,7 @@ fn max_elements(s: &JsonSchemaProps) -> Option<u64> {
     match s.type_.as_str() {
         "object" => {
             if s.additional_properties.is_some() {
-                s.max_properties.map(|m| m.max(0) as u64)
+                s.rare.max_properties.map(|m| m.max(0) as u64)
             } else {
                 Some(1)
             }
@@ -344,37 +344,37 @@ impl<'a> Ssv<'a> {
                 detail,
             ));
         }
-        if !s.id.is_empty() {
+        if !s.rare.id.is_empty() {
             errs.push(FieldError::forbidden(
                 path.child("id").to_path(),
                 "id is not supported",
             ));
         }
-        if s.additional_items.is_some() {
+        if s.rare.additional_items.is_some() {
             errs.push(FieldError::forbidden(
                 path.child("additionalItems").to_path(),
                 "additionalItems is not supported",
             ));
         }
-        if !s.pattern_properties.is_empty() {
+        if !s.rare.pattern_properties.is_empty() {
             errs.push(FieldError::forbidden(
                 path.child("patternProperties").to_path(),
                 "patternProperties is not supported",
             ));
         }
-        if !s.definitions.is_empty() {
+        if !s.rare.definitions.is_empty() {
             errs.push(FieldError::forbidden(
                 path.child("definitions").to_path(),
                 "definitions is not supported",
             ));
         }
-        if !s.dependencies.is_empty() {
+        if !s.rare.dependencies.is_empty() {
             errs.push(FieldError::forbidden(
                 path.child("dependencies").to_path(),
                 "dependencies is not supported",
             ));
         }
-        if s.ref_.is_some() {
+        if s.rare.ref_.is_some() {
             errs.push(FieldError::forbidden(
                 path.child_name("$ref").to_path(),
                 "$ref is not supported",
@@ -493,7 +493,7 @@ impl<'o> Walker<'o> {
         for (name, prop) in &schema.properties {
             let mut sub = ssv;
             let correlatable = matches!(
-                schema.x_map_type.as_deref(),
+                schema.rare.x_map_type.as_deref(),
                 None | Some("granular") | Some("atomic")
             );
             if !correlatable {
@@ -513,12 +513,18 @@ impl<'o> Walker<'o> {
             let e = self.walk(Some(prop), &properties.key(name), sub, false, child_cel);
             errs.append(e);
         }
-        let e = self.walk(schema.not.as_deref(), &path.child("not"), ssv, false, None);
+        let e = self.walk(
+            schema.rare.not.as_deref(),
+            &path.child("not"),
+            ssv,
+            false,
+            None,
+        );
         errs.append(e);
         for (key, list) in [
-            ("allOf", &schema.all_of),
-            ("oneOf", &schema.one_of),
-            ("anyOf", &schema.any_of),
+            ("allOf", &schema.rare.all_of),
+            ("oneOf", &schema.rare.one_of),
+            ("anyOf", &schema.rare.any_of),
         ] {
             let list_path = path.child(key);
             for (i, s) in list.iter().enumerate() {
@@ -527,7 +533,7 @@ impl<'o> Walker<'o> {
             }
         }
         let definitions = path.child("definitions");
-        for (name, s) in &schema.definitions {
+        for (name, s) in &schema.rare.definitions {
             let e = self.walk(Some(s), &definitions.key(name), ssv, false, None);
             errs.append(e);
         }
@@ -555,7 +561,7 @@ impl<'o> Walker<'o> {
             }
         }
         let dependencies = path.child("dependencies");
-        for (name, dep) in &schema.dependencies {
+        for (name, dep) in &schema.rare.dependencies {
             if let crate::schema::props::SchemaOrStringArray::Schema(s) = dep {
                 let e = self.walk(Some(s), &dependencies.key(name), ssv, false, None);
                 errs.append(e);
@@ -587,7 +593,7 @@ impl<'o> Walker<'o> {
             ));
         }
         let type_ = schema.type_.as_str();
-        if let Some(map_type) = &schema.x_map_type {
+        if let Some(map_type) = &schema.rare.x_map_type {
             if type_ != "object" {
                 if type_.is_empty() {
                     errs.push(FieldError::required(
@@ -643,7 +649,7 @@ impl<'o> Walker<'o> {
                         ));
                     }
                     // The server prints the items' list type here too.
-                    "object" if is.x_map_type.as_deref() != Some("atomic") => {
+                    "object" if is.rare.x_map_type.as_deref() != Some("atomic") => {
                         errs.push(FieldError::invalid(
                             path.child("items").child("x-kubernetes-map-type").to_path(),
                             item_list_type(),
@@ -1197,10 +1203,10 @@ pub fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) 
             Some(SchemaOrArray::Array(list)) => stack.extend(list.iter()),
             None => {}
         }
-        stack.extend(s.all_of.iter());
-        stack.extend(s.any_of.iter());
-        stack.extend(s.one_of.iter());
-        if let Some(n) = &s.not {
+        stack.extend(s.rare.all_of.iter());
+        stack.extend(s.rare.any_of.iter());
+        stack.extend(s.rare.one_of.iter());
+        if let Some(n) = &s.rare.not {
             stack.push(n);
         }
         stack.extend(s.properties.values().map(Box::as_ref));
@@ -1211,16 +1217,17 @@ pub fn schema_has(s: &JsonSchemaProps, pred: &dyn Fn(&JsonSchemaProps) -> bool) 
         {
             stack.push(ap);
         }
-        stack.extend(s.pattern_properties.values().map(Box::as_ref));
+        stack.extend(s.rare.pattern_properties.values().map(Box::as_ref));
         if let Some(ai) = s
+            .rare
             .additional_items
             .as_ref()
             .and_then(|a| a.schema.as_deref())
         {
             stack.push(ai);
         }
-        stack.extend(s.definitions.values().map(Box::as_ref));
-        for d in s.dependencies.values() {
+        stack.extend(s.rare.definitions.values().map(Box::as_ref));
+        for d in s.rare.dependencies.values() {
             if let crate::schema::props::SchemaOrStringArray::Schema(x) = d {
                 stack.push(x);
             }
@@ -1270,7 +1277,7 @@ pub fn has_non_atomic_set_type(s: &JsonSchemaProps) -> bool {
         match s.items_schema() {
             Some(is) => match is.type_.as_str() {
                 "array" => is.x_list_type.as_deref().is_some_and(|t| t != "atomic"),
-                "object" => is.x_map_type.as_deref() != Some("atomic"),
+                "object" => is.rare.x_map_type.as_deref() != Some("atomic"),
                 _ => false,
             },
             None => false,

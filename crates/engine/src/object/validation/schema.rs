@@ -309,9 +309,9 @@ impl Builder {
             min_length: p.min_length,
             max_items: p.max_items,
             min_items: p.min_items,
-            multiple_of: p.multiple_of,
-            max_properties: p.max_properties,
-            min_properties: p.min_properties,
+            multiple_of: p.rare.multiple_of,
+            max_properties: p.rare.max_properties,
+            min_properties: p.rare.min_properties,
         });
         s.pattern = self.pattern(&p.pattern);
         s.unique_items = p.unique_items;
@@ -338,26 +338,26 @@ impl Builder {
         }
         let d = depth + 1;
         self.props_scalars(&mut s, p, version);
-        for x in &p.all_of {
+        for x in &p.rare.all_of {
             let c = self.props_node(x, version, d);
             s.rare_mut().all_of.push(c);
         }
-        for x in &p.one_of {
+        for x in &p.rare.one_of {
             let c = self.props_node(x, version, d);
             s.rare_mut().one_of.push(c);
         }
-        for x in &p.any_of {
+        for x in &p.rare.any_of {
             let c = self.props_node(x, version, d);
             s.rare_mut().any_of.push(c);
         }
-        if let Some(x) = &p.not {
+        if let Some(x) = &p.rare.not {
             s.rare_mut().not = Some(self.props_node(x, version, d));
         }
         for (k, x) in &p.properties {
             let c = self.props_node(x, version, d);
             s.properties.insert(k.clone(), c);
         }
-        for (k, x) in &p.pattern_properties {
+        for (k, x) in &p.rare.pattern_properties {
             let c = self.props_node(x, version, d);
             s.rare_mut()
                 .pattern_properties
@@ -373,7 +373,7 @@ impl Builder {
                 schema,
             });
         }
-        if let Some(ai) = &p.additional_items {
+        if let Some(ai) = &p.rare.additional_items {
             let schema = match &ai.schema {
                 Some(x) => Some(self.props_node(x, version, d)),
                 None => None,
@@ -396,7 +396,7 @@ impl Builder {
                 s.items = Some(Items::Array(out));
             }
         }
-        for (k, dep) in &p.dependencies {
+        for (k, dep) in &p.rare.dependencies {
             let v = match dep {
                 SchemaOrStringArray::Schema(x) => {
                     Dependency::Schema(self.props_node(x, version, d))

@@ -230,9 +230,9 @@ fn nested(depth: usize) -> (JsonSchemaProps, Json, Json) {
     for _ in 0..depth {
         let mut p = JsonSchemaProps {
             type_: "object".into(),
-            any_of: vec![any_of.clone()],
             ..JsonSchemaProps::default()
         };
+        p.rare.any_of = vec![any_of.clone()];
         p.properties.insert("n".into(), Box::new(schema));
         schema = p;
         obj = wrap(obj);

@@ -61,10 +61,11 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             .raw("JSONSchemas", list(xs))
             .finish(),
     };
-    let dependencies = if s.dependencies.is_empty() {
+    let dependencies = if s.rare.dependencies.is_empty() {
         "null".to_owned()
     } else {
         let items: Vec<String> = s
+            .rare
             .dependencies
             .iter()
             .map(|(k, d)| {
@@ -89,14 +90,14 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             .unwrap_or("null".into())
     };
     Obj::new()
-        .str("ID", &s.id)
-        .str("Schema", &s.schema)
-        .opt_str("Ref", s.ref_.as_deref())
+        .str("ID", &s.rare.id)
+        .str("Schema", &s.rare.schema)
+        .opt_str("Ref", s.rare.ref_.as_deref())
         .str("Description", &s.description)
         .str("Type", &s.type_)
         .bool("Nullable", s.nullable)
         .str("Format", &s.format)
-        .str("Title", &s.title)
+        .str("Title", &s.rare.title)
         .raw("Default", json_opt(&s.default))
         .opt_float("Maximum", s.maximum)
         .bool("ExclusiveMaximum", s.exclusive_maximum)
@@ -108,7 +109,7 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
         .opt_int("MaxItems", s.max_items)
         .opt_int("MinItems", s.min_items)
         .bool("UniqueItems", s.unique_items)
-        .opt_float("MultipleOf", s.multiple_of)
+        .opt_float("MultipleOf", s.rare.multiple_of)
         .raw(
             "Enum",
             given(
@@ -116,32 +117,40 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
                 crd_studio_gostd::json::list(s.enum_.iter().map(crd_studio_gostd::json::marshal)),
             ),
         )
-        .opt_int("MaxProperties", s.max_properties)
-        .opt_int("MinProperties", s.min_properties)
+        .opt_int("MaxProperties", s.rare.max_properties)
+        .opt_int("MinProperties", s.rare.min_properties)
         .raw(
             "Required",
             given("required", crd_studio_gostd::json::strings(&s.required)),
         )
         .raw("Items", items)
-        .raw("AllOf", given("allOf", list(&s.all_of)))
-        .raw("OneOf", given("oneOf", list(&s.one_of)))
-        .raw("AnyOf", given("anyOf", list(&s.any_of)))
+        .raw("AllOf", given("allOf", list(&s.rare.all_of)))
+        .raw("OneOf", given("oneOf", list(&s.rare.one_of)))
+        .raw("AnyOf", given("anyOf", list(&s.rare.any_of)))
         .raw(
             "Not",
-            s.not.as_deref().map(sub).unwrap_or_else(|| "null".into()),
+            s.rare
+                .not
+                .as_deref()
+                .map(sub)
+                .unwrap_or_else(|| "null".into()),
         )
         .raw("Properties", given("properties", map(&s.properties)))
         .raw("AdditionalProperties", or_bool(&s.additional_properties))
         .raw(
             "PatternProperties",
-            given("patternProperties", map(&s.pattern_properties)),
+            given("patternProperties", map(&s.rare.pattern_properties)),
         )
         .raw("Dependencies", given("dependencies", dependencies))
-        .raw("AdditionalItems", or_bool(&s.additional_items))
-        .raw("Definitions", given("definitions", map(&s.definitions)))
+        .raw("AdditionalItems", or_bool(&s.rare.additional_items))
+        .raw(
+            "Definitions",
+            given("definitions", map(&s.rare.definitions)),
+        )
         .raw(
             "ExternalDocs",
-            s.external_docs
+            s.rare
+                .external_docs
                 .as_ref()
                 .map(|d| {
                     Obj::new()
@@ -151,7 +160,7 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
                 })
                 .unwrap_or_else(|| "null".into()),
         )
-        .raw("Example", json_opt(&s.example))
+        .raw("Example", json_opt(&s.rare.example))
         .opt_bool("XPreserveUnknownFields", s.x_preserve_unknown_fields)
         .bool("XEmbeddedResource", s.x_embedded_resource)
         .bool("XIntOrString", s.x_int_or_string)
@@ -163,7 +172,7 @@ pub(super) fn schema_json_depth(s: &JsonSchemaProps, depth: usize) -> String {
             ),
         )
         .opt_str("XListType", s.x_list_type.as_deref())
-        .opt_str("XMapType", s.x_map_type.as_deref())
+        .opt_str("XMapType", s.rare.x_map_type.as_deref())
         .raw(
             "XValidations",
             empty_or(
