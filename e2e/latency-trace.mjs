@@ -4,6 +4,7 @@
 //
 //   DIST_DIR=dist [TRACE_CASE=crontab|argo|argo-crd|argo-schema] [BENCH_KEYS=8] node latency-trace.mjs
 //
+// WORKER_PROFILE=1 prints the worker's time by function (the trace's own CPU profile).
 // PROFILE=1 adds a sampling profile: the time by function per kind of task, and each task
 // over LONG_MS (40) on its own.
 //
@@ -73,7 +74,8 @@ try {
     await cdp.send('Profiler.start');
   }
   await cdp.send('Tracing.start', {
-    categories: 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink.user_timing,blink',
+    categories: 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink.user_timing,blink' +
+      (process.env.WORKER_PROFILE ? ',disabled-by-default-v8.cpu_profiler' : ''),
     transferMode: 'ReportEvents',
   });
   await page.evaluate(() => {
@@ -188,6 +190,42 @@ try {
   }
 
   const tname = (e) => threads.get(`${e.pid}:${e.tid}`) ?? `${e.tid}`;
+  if (process.env.WORKER_PROFILE) {
+    // The worker's samples: the trace's CPU profile chunks (posted from V8's profiler
+    // thread) whose `Profile` event is on the worker thread.
+    const nodes = new Map();
+    const parent = new Map();
+    const self = new Map();
+    const incl = new Map();
+    const workerProfiles = new Set(events.filter((e) => e.name === 'Profile' && /DedicatedWorker/.test(tname(e))).map((e) => `${e.pid}:${e.id}`));
+    for (const e of events.filter((e) => e.name === 'ProfileChunk' && workerProfiles.has(`${e.pid}:${e.id}`))) {
+      const cp = e.args?.data?.cpuProfile ?? {};
+      for (const n of cp.nodes ?? []) {
+        nodes.set(`${e.id}:${n.id}`, n.callFrame);
+        if (n.parent !== undefined) parent.set(`${e.id}:${n.id}`, `${e.id}:${n.parent}`);
+      }
+      const dt = e.args?.data?.timeDeltas ?? [];
+      (cp.samples ?? []).forEach((id, i) => {
+        const key = (f) => `${f.functionName || '(anon)'} ${(f.url ?? '').split('/').pop()}`;
+        const d = dt[i] ?? 0;
+        const f0 = nodes.get(`${e.id}:${id}`);
+        if (!f0) return;
+        self.set(key(f0), (self.get(key(f0)) ?? 0) + d);
+        const seen = new Set();
+        for (let x = `${e.id}:${id}`; x !== undefined; x = parent.get(x)) {
+          const f = nodes.get(x);
+          if (!f) break;
+          const k = key(f);
+          if (seen.has(k)) continue;
+          seen.add(k);
+          incl.set(k, (incl.get(k) ?? 0) + d);
+        }
+      });
+    }
+    const topw = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 60).map(([k, v]) => `  ${(v / 1000).toFixed(1).padStart(8)} ms  ${k}`).join('\n');
+    console.log('worker self time:\n' + topw(self));
+    console.log('worker inclusive time:\n' + topw(incl));
+  }
   const marks = events.filter((e) => e.cat?.includes('blink.user_timing') && ['keydown', 'shown', 'frame'].includes(e.name))
     .sort((a, b) => a.ts - b.ts);
   const mainPid = marks[0]?.pid;
