@@ -157,10 +157,13 @@ pub(crate) fn held_crd_request(request: &crate::assist::AssistRequest) -> bool {
         && matches!(request.kind, AssistKind::Complete | AssistKind::Hover)
 }
 
-/// Whether messages wait, or a CRD's span across Kubernetes versions.
+/// Whether messages wait, a replaced compile to drop, or a CRD's span across Kubernetes
+/// versions.
 #[wasm_bindgen]
 pub fn worker_pending() -> bool {
-    INBOX.with(|i| !i.borrow().is_empty()) || SPANS.with(|s| s.borrow().pending())
+    INBOX.with(|i| !i.borrow().is_empty())
+        || ENGINE.with(|e| e.borrow().has_retired())
+        || SPANS.with(|s| s.borrow().pending())
 }
 
 /// Handles the next queued message; the answer to post (a [`FromWorker`] as
@@ -168,7 +171,12 @@ pub fn worker_pending() -> bool {
 #[wasm_bindgen]
 pub fn worker_step() -> Option<String> {
     let Some(message) = INBOX.with(|i| i.borrow_mut().pop()) else {
-        // Idle: one version of a CRD's span (each message waiting goes first).
+        // Idle: first the compile the last edit replaced is dropped (its answer is posted),
+        // then one version of a CRD's span (each message waiting goes first).
+        if ENGINE.with(|e| e.borrow().has_retired()) {
+            ENGINE.with(|e| e.borrow_mut().drop_retired());
+            return None;
+        }
         let (studio, seq, line) =
             ENGINE.with(|e| SPANS.with(|s| s.borrow_mut().step(&e.borrow())))?;
         let message = FromWorker {
@@ -245,6 +253,7 @@ pub fn worker_time_zones(bundle: Option<Vec<u8>>) {
 pub(crate) fn run_job(job: Job) -> FromWorker {
     let answer = run(job, false);
     RUNNING.with(|r| r.set(None));
+    ENGINE.with(|e| e.borrow_mut().drop_retired());
     answer
 }
 

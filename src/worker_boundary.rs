@@ -158,6 +158,10 @@ pub struct Engine {
     /// CEL's time-zone database, once loaded (the worker fetches it when an analysis needs a
     /// named zone).
     time_zones: Option<std::sync::Arc<crd_studio_engine::TimeZoneDb>>,
+    /// A compile an edit replaced, dropped after the answer is posted
+    /// ([`Engine::drop_retired`]): freeing a big CRD's trees took as long as parsing its
+    /// edit again.
+    retired: Option<CompiledCrd>,
 }
 
 impl Engine {
@@ -289,6 +293,17 @@ impl Engine {
         }
     }
 
+    /// Whether a replaced compile waits to be dropped ([`Engine::drop_retired`]).
+    pub fn has_retired(&self) -> bool {
+        self.retired.is_some()
+    }
+
+    /// Drops the compile the last edit replaced: the worker calls it when idle, after
+    /// posting the answer, so the keystroke's answer never waits for it.
+    pub fn drop_retired(&mut self) {
+        self.retired = None;
+    }
+
     /// How many studios have a compiled CRD.
     pub fn studios(&self) -> usize {
         self.studios.len()
@@ -301,6 +316,7 @@ impl Engine {
     /// its schema work).
     fn compiled(&mut self, studio: &str, request: &Request, crd_unchanged: bool) -> &mut Compiled {
         let time_zones = self.time_zones.clone();
+        let retired = &mut self.retired;
         let entry = self.studios.entry(studio.to_owned()).or_insert_with(|| {
             let mut compiled = CompiledCrd::compile(&request.crd, &request.options);
             compiled.set_time_zones(time_zones.clone());
@@ -334,11 +350,21 @@ impl Engine {
                 .with_previous(&request.crd, previous_crd);
             next.set_time_zones(time_zones);
             // The last compile with schemas answers completion while the CRD text is broken.
+            // What is replaced is dropped later (`retired`; one at a time: an older one is
+            // dropped now, when the worker had no idle moment since, and so is a text
+            // without schemas replaced while one with schemas was kept).
             let previous = std::mem::replace(&mut entry.compiled, next);
-            if has_schemas(&entry.compiled) {
-                entry.last_schemas = None;
+            let replaced = if has_schemas(&entry.compiled) {
+                // The compile kept for completion is the big one (the replaced one then had
+                // no schemas).
+                entry.last_schemas.take().or(Some(previous))
             } else if has_schemas(&previous) {
-                entry.last_schemas = Some(previous);
+                entry.last_schemas.replace(previous)
+            } else {
+                Some(previous)
+            };
+            if replaced.is_some() {
+                *retired = replaced;
             }
             entry.crd = request.crd.clone();
             entry.options = request.options.clone();
@@ -610,6 +636,35 @@ mod tests {
         engine.answer("s", &request, &q);
         let entry = engine.studios.get("s");
         assert!(entry.is_some_and(|c| c.compiled.content_reused() && c.explained.is_some()));
+    }
+
+    #[test]
+    fn a_replaced_compile_waits_to_be_dropped_and_answers_stay_the_same() {
+        let mut engine = Engine::default();
+        let q = PreviewQuery::default();
+        let request = |crd: String| Request {
+            crd,
+            objects: vec![EXAMPLE_OBJECT.to_owned()],
+            ..Request::default()
+        };
+        let edited = format!("zz: 1\n{EXAMPLE_CRD}");
+        // (CRD text, whether a compile is retired after answering it)
+        let steps = [
+            (EXAMPLE_CRD.to_owned(), false),
+            (edited.clone(), true),
+            // Broken: the compile it replaced is kept for completion, nothing retired.
+            ("kind: [".to_owned(), false),
+            // Fixed: both the broken compile and the one kept for completion go.
+            (edited, true),
+        ];
+        for (crd, retired) in steps {
+            let r = request(crd);
+            let reply = engine.answer("s", &r, &q);
+            assert_eq!(engine.has_retired(), retired, "{}", r.crd);
+            assert_eq!(reply, answer(&r), "{}", r.crd);
+            engine.drop_retired();
+            assert!(!engine.has_retired());
+        }
     }
 
     #[test]
