@@ -37,9 +37,10 @@
 //!   hover in the CRD editor sends no text when it is the one the worker got with the last
 //!   job (`editor.js` hands over the same string; a big CRD is then not copied twice per
 //!   keystroke). Texts are `EditorText`s (`editor_text.rs`), compared by identity;
-//!   `Shown` compares by its number. Diagnostics reach CodeMirror at the next animation frame
-//!   (marking text forces a layout that belongs in the frame), and the editors use the
-//!   browser's own caret (CodeMirror's drawn cursor is measured after every keystroke).
+//!   `Shown` compares by its number. Diagnostics reach CodeMirror in the answer's own task
+//!   (their marks grow with a character typed at their end, so the answer's marks usually
+//!   change no DOM: `web/build.mjs`), and the editors use the browser's own caret
+//!   (CodeMirror's drawn cursor is measured after every keystroke).
 //! - **Time zones**: CEL's zone database (`tzdb.bin`, 221 KB, 57 KB gzipped) is not part of
 //!   the first load: when an analysis reports `needsTimeZones` the worker answers
 //!   `needTimeZones` to `worker.js`, which fetches the file, hands it to the engine and
