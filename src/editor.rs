@@ -78,11 +78,10 @@ enum Backend {
 #[derive(Clone, Default)]
 pub struct EditorControl(Rc<RefCell<Control>>);
 
-/// The editor behind an [`EditorControl`], and the diagnostics waiting for the next frame.
+/// The editor behind an [`EditorControl`].
 #[derive(Default)]
 struct Control {
     backend: Option<Backend>,
-    pending: Option<Rc<Vec<EditorDiagnostic>>>,
 }
 
 impl PartialEq for EditorControl {
@@ -108,32 +107,11 @@ impl EditorControl {
         }
     }
 
-    /// Shows `diagnostics` at the next animation frame. Marking text makes CodeMirror redraw
-    /// the line and put the selection back, which forces a layout: done in the frame, that
-    /// layout is the frame's own, and the answer that brought the diagnostics is handled
-    /// (and the Problems list updated) without waiting for it. Only the newest diagnostics
-    /// of a frame are applied.
-    fn show_diagnostics(&self, diagnostics: Rc<Vec<EditorDiagnostic>>) {
-        let first = self.0.borrow_mut().pending.replace(diagnostics).is_none();
-        if first {
-            let me = self.clone();
-            let callback = Closure::once_into_js(move || me.apply_pending());
-            if gloo::utils::window()
-                .request_animation_frame(callback.unchecked_ref())
-                .is_err()
-            {
-                self.apply_pending();
-            }
-        }
-    }
-
-    fn apply_pending(&self) {
-        let pending = self.0.borrow_mut().pending.take();
-        if let Some(diagnostics) = pending {
-            self.set_diagnostics(&diagnostics);
-        }
-    }
-
+    /// Shows `diagnostics` at once, in the task of the answer that brought them (before the
+    /// frame that shows the answer's Problems list). A mark over the same range as the one
+    /// shown (the usual keystroke: the lint marks grow with a character typed at their end,
+    /// `web/build.mjs`) changes no DOM and costs well under a millisecond; a changed range
+    /// redraws its line, and the layout that forces is the coming frame's own.
     fn set_diagnostics(&self, diagnostics: &[EditorDiagnostic]) {
         if let Some(Backend::CodeMirror { api, handle, .. }) = &self.0.borrow().backend {
             let json = serde_json::to_string(diagnostics).unwrap_or_else(|_| "[]".to_owned());
@@ -265,7 +243,7 @@ pub fn CodeEditor(props: &CodeEditorProps) -> Html {
     {
         let control = props.control.clone();
         use_effect_with(props.diagnostics.clone(), move |d| {
-            control.show_diagnostics(d.clone())
+            control.set_diagnostics(d)
         });
     }
 

@@ -37,9 +37,10 @@
 //!   hover in the CRD editor sends no text when it is the one the worker got with the last
 //!   job (`editor.js` hands over the same string; a big CRD is then not copied twice per
 //!   keystroke). Texts are `EditorText`s (`editor_text.rs`), compared by identity;
-//!   `Shown` compares by its number. Diagnostics reach CodeMirror at the next animation frame
-//!   (marking text forces a layout that belongs in the frame), and the editors use the
-//!   browser's own caret (CodeMirror's drawn cursor is measured after every keystroke).
+//!   `Shown` compares by its number. Diagnostics reach CodeMirror in the answer's own task
+//!   (their marks grow with a character typed at their end, so the answer's marks usually
+//!   change no DOM: `web/build.mjs`), and the editors use the browser's own caret
+//!   (CodeMirror's drawn cursor is measured after every keystroke).
 //! - **Time zones**: CEL's zone database (`tzdb.bin`, 221 KB, 57 KB gzipped) is not part of
 //!   the first load: when an analysis reports `needsTimeZones` the worker answers
 //!   `needTimeZones` to `worker.js`, which fetches the file, hands it to the engine and
@@ -93,6 +94,17 @@
 //! 33.5/73.1, 22.6/36.6, 26.4/34.8 after (within the noise); argo typing inside its schema
 //! (an unknown field, the decoded CRD unchanged: the content work reused) 1071.7/2308.1,
 //! 1214.7/2073.6, 1226.0/3004.0 before and 582.9/975.6, 571.0/1284.2, 704.3/1612.6 after.
+//!
+//! Issue 29 (CronTab keystrokes; timers around `editor.js`'s calls, median of 30 keystrokes,
+//! loaded machine): the lint marks were end-exclusive, so a character typed at the end of a
+//! flagged word was split off the mark (CodeMirror redrew the line and put the caret back, a
+//! forced layout) and the answer's mark over the longer word redrew it once more. End-inclusive
+//! marks (`web/build.mjs`): CodeMirror's update per keystroke 3.3-4.6 → 1.2-2.3 ms,
+//! `setDiagnostics` 2.2-2.7 → 0.7-0.9 ms, now in the answer's own task. What is left per
+//! keystroke: CodeMirror about 2 ms, the change handler and post 0.5, the answer's render about
+//! 2 (spread over the whole studio's re-render). Browser benchmark, six runs alternating with
+//! the base build (load 4-8), medians of p50/p95: CronTab 29.5/45.4 → 21.4/38.2 (worker echo
+//! page 19-21/22-31); the argo cases within the noise (their time is the worker's).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
