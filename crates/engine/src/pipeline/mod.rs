@@ -387,12 +387,8 @@ pub fn run(
         match &old {
             None => errs.extend(validator.validate(&FieldPath::root(), &stored)),
             Some(old) => {
-                let res = validator.validate_update_detailed(
-                    &FieldPath::root(),
-                    &stored,
-                    old,
-                    true,
-                );
+                let res =
+                    validator.validate_update_detailed(&FieldPath::root(), &stored, old, true);
                 errs.extend(res.errors);
                 out.ratcheted = res.ratcheted;
             }
