@@ -628,7 +628,7 @@ fn number_type(s: &OaSchema) -> (&'static str, &'static str) {
     if s.types.len() != 1 {
         return ("", "");
     }
-    match s.types.first().map(String::as_str) {
+    match s.types.first().map(|t| &**t) {
         Some("integer") => (
             "integer",
             match s.rare().format.as_str() {

@@ -98,7 +98,7 @@ struct OldMapList<'a> {
 impl<'a> OldMapList<'a> {
     fn new(schema: &'a OaSchema, old_items: &'a [Json]) -> Option<OldMapList<'a>> {
         let keys = schema.rare().list_map_keys.as_deref()?;
-        if schema.types.first().map(String::as_str) != Some("array")
+        if schema.types.first().map(|t| &**t) != Some("array")
             || schema.rare().list_type.as_deref() != Some("map")
             || keys.is_empty()
             || old_items.is_empty()

@@ -11,6 +11,7 @@
 //!
 //! Patterns and formats are compiled once here.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -107,7 +108,7 @@ pub(crate) enum Dependency {
 #[allow(clippy::vec_box)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OaSchema {
-    pub types: Vec<String>,
+    pub types: Types,
     pub nullable: bool,
     pub pattern: Option<Arc<Pattern>>,
     pub unique_items: bool,
@@ -119,6 +120,32 @@ pub(crate) struct OaSchema {
     /// The rarely written keywords, when any is ([`OaSchema::rare`]).
     rare: Option<Box<Rare>>,
 }
+
+/// A node's `type`s: the usual names are static (no allocation per node), others owned.
+pub(crate) type Types = Cow<'static, [Cow<'static, str>]>;
+
+/// `[t]` (empty for an empty `t`), without allocating for the usual type names.
+fn one_type(t: &str) -> Types {
+    static OBJECT: [Cow<'static, str>; 1] = [Cow::Borrowed("object")];
+    static STRING: [Cow<'static, str>; 1] = [Cow::Borrowed("string")];
+    static INTEGER: [Cow<'static, str>; 1] = [Cow::Borrowed("integer")];
+    static NUMBER: [Cow<'static, str>; 1] = [Cow::Borrowed("number")];
+    static BOOLEAN: [Cow<'static, str>; 1] = [Cow::Borrowed("boolean")];
+    static ARRAY: [Cow<'static, str>; 1] = [Cow::Borrowed("array")];
+    match t {
+        "" => Cow::Borrowed(&[]),
+        "object" => Cow::Borrowed(&OBJECT),
+        "string" => Cow::Borrowed(&STRING),
+        "integer" => Cow::Borrowed(&INTEGER),
+        "number" => Cow::Borrowed(&NUMBER),
+        "boolean" => Cow::Borrowed(&BOOLEAN),
+        "array" => Cow::Borrowed(&ARRAY),
+        other => Cow::Owned(vec![Cow::Owned(other.to_owned())]),
+    }
+}
+
+/// `integer` and `string`: `x-kubernetes-int-or-string` as the server converts it.
+static INT_OR_STRING: [Cow<'static, str>; 2] = [Cow::Borrowed("integer"), Cow::Borrowed("string")];
 
 /// `properties`: by name, in name order (a sorted list: a map's node would take a few
 /// hundred bytes for the one to three properties most schema nodes have).
@@ -363,11 +390,9 @@ impl Builder {
         p: &JsonSchemaProps,
         version: Option<KubernetesVersion>,
     ) {
-        if !p.type_.is_empty() {
-            s.types.push(p.type_.clone());
-        }
+        s.types = one_type(&p.type_);
         if version.is_some() && p.x_int_or_string {
-            s.types = vec!["integer".to_owned(), "string".to_owned()];
+            s.types = Cow::Borrowed(&INT_OR_STRING);
         }
         let format = match version {
             Some(v) => formats::strip_unsupported(&p.format, &s.types, v),
@@ -492,9 +517,7 @@ impl Builder {
             return s;
         }
         let d = depth + 1;
-        if !st.generic.type_.is_empty() {
-            s.types = vec![st.generic.type_.clone()];
-        }
+        s.types = one_type(&st.generic.type_);
         s.nullable = st.generic.nullable;
         s.set_list_type(st.extensions.x_list_type.as_ref());
         // ToKubeOpenAPI stores the list-map keys as a []string, which the correlation's
@@ -577,9 +600,7 @@ impl Builder {
             s.properties.insert(k.clone(), c);
         }
         let g = &v.forbidden_generics;
-        if !g.type_.is_empty() {
-            s.types = vec![g.type_.clone()];
-        }
+        s.types = one_type(&g.type_);
         s.nullable = g.nullable;
         s.set_list_type(v.forbidden_extensions.x_list_type.as_ref());
         s
