@@ -35,6 +35,7 @@ mod get;
 mod help_commands;
 mod kubectl_read;
 mod lsp;
+mod malloc_settings;
 mod repo;
 mod sarif;
 
@@ -85,6 +86,7 @@ exit status: 0 when everything would be accepted, 1 when something would be reje
 2 on usage or I/O errors.";
 
 fn main() -> ExitCode {
+    malloc_settings::apply();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,

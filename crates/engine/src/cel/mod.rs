@@ -186,8 +186,10 @@ impl RuleCompiler {
 /// The `self` declared type of a rule site (`CELSchemaContext.TypeInfo`), with the bounds the
 /// cost estimate reads (`MaxElements`, `MinSerializedSize`).
 pub fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFailure> {
+    let structural =
+        |props| Structural::from_props(props).map_err(|e| CelCompileFailure::TypeInfo(e.0));
     let convert = |props, is_root| -> Result<(Structural, DeclType), CelCompileFailure> {
-        let ss = Structural::from_props(props).map_err(|e| CelCompileFailure::TypeInfo(e.0))?;
+        let ss = structural(props)?;
         let decl = schema_decl_type(&ss, is_root).ok_or_else(|| {
             CelCompileFailure::TypeInfo(
                 "unable to convert structural schema to CEL declarations".to_owned(),
@@ -196,25 +198,53 @@ pub fn site_decl_type(site: &CelRuleSite<'_>) -> Result<DeclType, CelCompileFail
         Ok((ss, decl))
     };
     let is_root = site.scope_root_is_resource_root;
+    // A scope's structural form is kept only once a site below the scope root needs it (to
+    // follow its steps): while a rule compiles, a large scope's form would otherwise stay
+    // beside the declared type (a large CRD's peak memory).
+    let scoped = |need_structural: bool| -> Result<ScopeTypes, CelCompileFailure> {
+        let (ss, decl) = convert(site.scope_root, is_root)?;
+        let kept = std::cell::OnceCell::new();
+        if need_structural {
+            let _ = kept.set(ss);
+        }
+        Ok(ScopeTypes {
+            decl,
+            structural: kept,
+        })
+    };
+    let need_structural = !site.steps.is_empty();
     let scope = match site.scope_cache {
         Some(cache) => cache
-            .get_or_insert(site.scope_root, is_root, || {
-                convert(site.scope_root, is_root)
-            })
-            .unwrap_or_else(|| std::rc::Rc::new(convert(site.scope_root, is_root))),
-        None => std::rc::Rc::new(convert(site.scope_root, is_root)),
+            .get_or_insert(site.scope_root, is_root, || scoped(need_structural))
+            .unwrap_or_else(|| std::rc::Rc::new(scoped(need_structural))),
+        None => std::rc::Rc::new(scoped(need_structural)),
     };
-    let (scope_ss, scope_decl) = match scope.as_ref() {
+    let scope = match scope.as_ref() {
         Ok(s) => s,
         Err(e) => return Err(e.clone()),
     };
     if site.steps.is_empty() {
-        return Ok(scope_decl.clone());
+        return Ok(scope.decl.clone());
     }
-    match decl_type::follow_ref(scope_ss, scope_decl, &site.steps) {
+    if scope.structural.get().is_none() {
+        // The conversion succeeded when the scope was first seen: it does again.
+        let _ = scope.structural.set(structural(site.scope_root)?);
+    }
+    let found = scope
+        .structural
+        .get()
+        .and_then(|ss| decl_type::follow_ref(ss, &scope.decl, &site.steps));
+    match found {
         Some((_, t)) => Ok(t),
         None => convert(site.schema, site.schema.x_embedded_resource).map(|(_, d)| d),
     }
+}
+
+/// What [`site_decl_type`] derives from a scope root: its declared type, and its structural
+/// form once a site needs it.
+struct ScopeTypes {
+    decl: DeclType,
+    structural: std::cell::OnceCell<Structural>,
 }
 
 /// One compiled expression or the server's error detail.

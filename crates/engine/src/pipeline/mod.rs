@@ -27,9 +27,11 @@ use crate::documents::json_text::JsonText;
 use crate::documents::path::FieldPath;
 use crate::object::objectmeta::validation as meta_validation;
 use crate::object::objectmeta::{self, SchemaCoercer};
-use crate::object::validation::SchemaValidator;
 use crate::object::{defaulting, listtype};
 use crate::schema::Structural;
+
+mod lazy_validator;
+pub use lazy_validator::LazyValidator;
 
 /// One version of a CRD, compiled for object analysis.
 #[derive(Clone, Debug)]
@@ -48,8 +50,8 @@ pub struct CompiledVersion {
     /// have the same schema). The schema as written is the CRD's
     /// ([`crate::CompiledCrd::internal`]).
     pub structural: Option<Arc<Structural>>,
-    /// The OpenAPI validator.
-    pub validator: SchemaValidator,
+    /// The OpenAPI validator (built on first use).
+    pub validator: LazyValidator,
     /// Whether any `x-kubernetes-validations` rule exists in the schema.
     pub has_rules: bool,
     /// Whether the schema sets a default anywhere ([`has_defaults`]), so that decoding knows,
@@ -380,22 +382,18 @@ pub fn run(
                 &stored, old,
             )),
         }
-        let patterns_before = version.validator.unevaluated_patterns();
+        let validator = version.validator.get();
+        let patterns_before = validator.unevaluated_patterns();
         match &old {
-            None => errs.extend(version.validator.validate(&FieldPath::root(), &stored)),
+            None => errs.extend(validator.validate(&FieldPath::root(), &stored)),
             Some(old) => {
-                let res = version.validator.validate_update_detailed(
-                    &FieldPath::root(),
-                    &stored,
-                    old,
-                    true,
-                );
+                let res =
+                    validator.validate_update_detailed(&FieldPath::root(), &stored, old, true);
                 errs.extend(res.errors);
                 out.ratcheted = res.ratcheted;
             }
         }
-        out.unevaluated_patterns = version
-            .validator
+        out.unevaluated_patterns = validator
             .unevaluated_patterns()
             .into_iter()
             .zip(patterns_before)

@@ -74,12 +74,16 @@ pub fn supported_at(format: &str, version: KubernetesVersion) -> bool {
 
 /// `StripUnsupportedFormatsPostProcessorForVersion`: the format a schema node keeps, given its
 /// types and the compatibility version.
-pub fn strip_unsupported(format: &str, types: &[String], version: KubernetesVersion) -> String {
+pub fn strip_unsupported<T: AsRef<str>>(
+    format: &str,
+    types: &[T],
+    version: KubernetesVersion,
+) -> String {
     if format.is_empty() {
         return String::new();
     }
     let single = if types.len() == 1 {
-        types.first().map(String::as_str).unwrap_or("")
+        types.first().map(AsRef::as_ref).unwrap_or("")
     } else {
         ""
     };

@@ -320,7 +320,7 @@ fn null_checks(s: &OaSchema, path: &GoPath, data: &Json, out: &mut OaResult) {
 
 #[inline(never)]
 fn type_check(s: &OaSchema, path: &GoPath, data: &Json, kind: Kind, out: &mut OaResult) {
-    if !s.types.is_empty() || !s.format.is_empty() {
+    if !s.types.is_empty() || !s.rare().format.is_empty() {
         out.merge(type_validate(s, path, data, kind));
         out.inc();
     }
@@ -332,7 +332,7 @@ fn value_checks(s: &OaSchema, path: &GoPath, data: &Json, kind: Kind, out: &mut 
     if let Json::String(text) = data {
         out.merge(string_validate(s, path, text));
         out.inc();
-        if s.format_checker.is_some() {
+        if s.rare().format_checker.is_some() {
             out.merge(format_validate(s, path, text));
             out.inc();
         }
@@ -393,12 +393,12 @@ fn type_validate(s: &OaSchema, path: &GoPath, data: &Json, kind: Kind) -> OaResu
     let is_int_float = kind == Kind::Int && contains("number");
     if kind != Kind::String
         && kind != Kind::Slice
-        && !s.format.is_empty()
-        && !(contains(sch_type) || format == s.format || is_float_int || is_int_float)
+        && !s.rare().format.is_empty()
+        && !(contains(sch_type) || format == s.rare().format || is_float_int || is_int_float)
     {
-        return OaResult::with_error(invalid_type(path, &s.format, format));
+        return OaResult::with_error(invalid_type(path, &s.rare().format, format));
     }
-    if !(contains("number") || contains("integer") || s.format.is_empty())
+    if !(contains("number") || contains("integer") || s.rare().format.is_empty())
         && (kind == Kind::String || kind == Kind::Slice)
     {
         return r;
@@ -614,8 +614,10 @@ fn string_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
 }
 
 fn format_validate(s: &OaSchema, path: &GoPath, data: &str) -> OaResult {
-    match &s.format_checker {
-        Some(c) if !c.validates(data) => OaResult::with_error(invalid_type(path, &s.format, data)),
+    match &s.rare().format_checker {
+        Some(c) if !c.validates(data) => {
+            OaResult::with_error(invalid_type(path, &s.rare().format, data))
+        }
         _ => OaResult::default(),
     }
 }
@@ -626,10 +628,10 @@ fn number_type(s: &OaSchema) -> (&'static str, &'static str) {
     if s.types.len() != 1 {
         return ("", "");
     }
-    match s.types.first().map(String::as_str) {
+    match s.types.first().map(|t| &**t) {
         Some("integer") => (
             "integer",
-            match s.format.as_str() {
+            match s.rare().format.as_str() {
                 "int32" => "int32",
                 "int64" => "int64",
                 _ => "",
@@ -637,7 +639,7 @@ fn number_type(s: &OaSchema) -> (&'static str, &'static str) {
         ),
         Some("number") => (
             "number",
-            match s.format.as_str() {
+            match s.rare().format.as_str() {
                 "float" => "float",
                 "double" => "double",
                 _ => "",
@@ -976,11 +978,12 @@ fn enum_matches(data: &Json, e: &Json) -> bool {
 }
 
 fn common_validate(s: &OaSchema, path: &GoPath, data: &Json) -> OaResult {
-    if s.enum_.is_empty() {
+    if s.rare().enum_.is_empty() {
         return OaResult::default();
     }
     if !data.is_null()
-        && s.enum_
+        && s.rare()
+            .enum_
             .iter()
             .any(|e| !e.is_null() && enum_matches(data, e))
     {
@@ -993,11 +996,11 @@ fn common_validate(s: &OaSchema, path: &GoPath, data: &Json) -> OaResult {
         format!(
             "{} in {IN} should be one of {}",
             path.text,
-            enum_v(&s.enum_)
+            enum_v(&s.rare().enum_)
         ),
     );
     if let OaError::Validation(v) = &mut e {
-        v.values = s.enum_.clone();
+        v.values = s.rare().enum_.clone();
     }
     OaResult::with_error(e)
 }
@@ -1063,7 +1066,7 @@ fn object_validate(
         }
     }
 
-    for (name, prop) in &s.properties {
+    for (name, prop) in s.properties.iter() {
         if let Some(v) = map.get(name) {
             child(prop, &path.property(name), v, key_corr(name), depth, res);
         }
@@ -1160,7 +1163,7 @@ fn required_checks(
     map: &serde_json::Map<String, Json>,
     res: &mut OaResult,
 ) {
-    for k in &s.required {
+    for k in &s.rare().required {
         if !map.contains_key(k) {
             let p = path.dotted(k);
             res.add_error(validation(

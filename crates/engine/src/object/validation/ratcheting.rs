@@ -35,7 +35,7 @@ impl<'a> Corr<'a> {
         if !new_map.contains_key(key) {
             return None;
         }
-        let schema = self.schema.properties.get(key).map(|b| &**b).or_else(|| {
+        let schema = self.schema.properties.get(key).or_else(|| {
             self.schema
                 .additional_properties
                 .as_ref()
@@ -97,9 +97,9 @@ struct OldMapList<'a> {
 
 impl<'a> OldMapList<'a> {
     fn new(schema: &'a OaSchema, old_items: &'a [Json]) -> Option<OldMapList<'a>> {
-        let keys = schema.list_map_keys.as_deref()?;
-        if schema.types.first().map(String::as_str) != Some("array")
-            || schema.list_type.as_deref() != Some("map")
+        let keys = schema.rare().list_map_keys.as_deref()?;
+        if schema.types.first().map(|t| &**t) != Some("array")
+            || schema.rare().list_type.as_deref() != Some("map")
             || keys.is_empty()
             || old_items.is_empty()
         {
@@ -138,7 +138,7 @@ impl<'a> IndexCorrelation<'a> {
         let Json::Array(old_items) = c.old else {
             return None;
         };
-        if c.schema.list_type.as_deref() != Some("map") {
+        if c.schema.rare().list_type.as_deref() != Some("map") {
             return None;
         }
         let Some(Items::Schema(item_schema)) = &c.schema.items else {
@@ -173,7 +173,7 @@ pub(crate) fn correlated_equal(new: &Json, old: &Json, schema: &OaSchema, depth:
             if o.len() != n.len() {
                 return false;
             }
-            let is_map_list = schema.list_type.as_deref() == Some("map");
+            let is_map_list = schema.rare().list_type.as_deref() == Some("map");
             let correlation = IndexCorrelation::new(Some(Corr { old, schema }), n);
             for (i, item) in n.iter().enumerate() {
                 match correlation.as_ref().and_then(|c| c.child(i, item)) {

@@ -11,6 +11,7 @@
 //!
 //! Patterns and formats are compiled once here.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -107,27 +108,86 @@ pub(crate) enum Dependency {
 #[allow(clippy::vec_box)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct OaSchema {
-    pub types: Vec<String>,
+    pub types: Types,
     pub nullable: bool,
-    pub format: String,
-    /// The `strfmt.Default` checker for `format`, when the registry knows it.
-    pub format_checker: Option<Arc<FormatChecker>>,
     pub pattern: Option<Arc<Pattern>>,
     pub unique_items: bool,
-    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
-    pub enum_: Vec<Json>,
-    pub required: Vec<String>,
     pub items: Option<Items>,
-    pub properties: BTreeMap<String, Box<OaSchema>>,
+    pub properties: Properties,
     pub additional_properties: Option<SchemaOrBool>,
-    /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
-    pub list_type: Option<String>,
-    /// `x-kubernetes-list-map-keys`, when readable as a string list.
-    pub list_map_keys: Option<Vec<String>>,
     /// The numeric limits, when any is set ([`OaSchema::limits`]).
     limits: Option<Box<Limits>>,
     /// The rarely written keywords, when any is ([`OaSchema::rare`]).
     rare: Option<Box<Rare>>,
+}
+
+/// A node's `type`s: the usual names are static (no allocation per node), others owned.
+pub(crate) type Types = Cow<'static, [Cow<'static, str>]>;
+
+/// `[t]` (empty for an empty `t`), without allocating for the usual type names.
+fn one_type(t: &str) -> Types {
+    static OBJECT: [Cow<'static, str>; 1] = [Cow::Borrowed("object")];
+    static STRING: [Cow<'static, str>; 1] = [Cow::Borrowed("string")];
+    static INTEGER: [Cow<'static, str>; 1] = [Cow::Borrowed("integer")];
+    static NUMBER: [Cow<'static, str>; 1] = [Cow::Borrowed("number")];
+    static BOOLEAN: [Cow<'static, str>; 1] = [Cow::Borrowed("boolean")];
+    static ARRAY: [Cow<'static, str>; 1] = [Cow::Borrowed("array")];
+    match t {
+        "" => Cow::Borrowed(&[]),
+        "object" => Cow::Borrowed(&OBJECT),
+        "string" => Cow::Borrowed(&STRING),
+        "integer" => Cow::Borrowed(&INTEGER),
+        "number" => Cow::Borrowed(&NUMBER),
+        "boolean" => Cow::Borrowed(&BOOLEAN),
+        "array" => Cow::Borrowed(&ARRAY),
+        other => Cow::Owned(vec![Cow::Owned(other.to_owned())]),
+    }
+}
+
+/// `integer` and `string`: `x-kubernetes-int-or-string` as the server converts it.
+static INT_OR_STRING: [Cow<'static, str>; 2] = [Cow::Borrowed("integer"), Cow::Borrowed("string")];
+
+/// `properties`: by name, in name order (a sorted list: a map's node would take a few
+/// hundred bytes for the one to three properties most schema nodes have).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Properties(Vec<(String, Box<OaSchema>)>);
+
+impl Properties {
+    /// Room for `n` properties (a node's are added at once).
+    fn reserve_exact(&mut self, n: usize) {
+        self.0.reserve_exact(n);
+    }
+
+    /// Adds a property, or replaces the one of that name.
+    fn insert(&mut self, name: String, schema: Box<OaSchema>) {
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+            Ok(i) => {
+                if let Some(slot) = self.0.get_mut(i) {
+                    slot.1 = schema;
+                }
+            }
+            Err(i) => self.0.insert(i, (name, schema)),
+        }
+    }
+
+    /// The schema of property `name`.
+    pub fn get(&self, name: &str) -> Option<&OaSchema> {
+        self.0
+            .binary_search_by(|(k, _)| k.as_str().cmp(name))
+            .ok()
+            .and_then(|i| self.0.get(i))
+            .map(|(_, s)| &**s)
+    }
+
+    /// Whether `name` is a property.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The properties in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &OaSchema)> {
+        self.0.iter().map(|(k, s)| (k, &**s))
+    }
 }
 
 /// The numeric limits of a node.
@@ -146,11 +206,21 @@ pub(crate) struct Limits {
     pub min_properties: Option<i64>,
 }
 
-/// The keywords few nodes have: the junctors, `patternProperties`, `additionalItems` and
-/// `dependencies`.
+/// The keywords few nodes have: `format`, `enum`, `required`, the list type and map keys,
+/// the junctors, `patternProperties`, `additionalItems` and `dependencies`.
 #[allow(clippy::vec_box)]
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rare {
+    pub format: String,
+    /// The `strfmt.Default` checker for `format`, when the registry knows it.
+    pub format_checker: Option<Arc<FormatChecker>>,
+    /// Enum values as the server holds them (`utiljson`: integers `int64`, other numbers `float64`).
+    pub enum_: Vec<Json>,
+    pub required: Vec<String>,
+    /// `x-kubernetes-list-type`, as the ratcheting correlation reads it.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`, when readable as a string list.
+    pub list_map_keys: Option<Vec<String>>,
     pub all_of: Vec<Box<OaSchema>>,
     pub one_of: Vec<Box<OaSchema>>,
     pub any_of: Vec<Box<OaSchema>>,
@@ -179,6 +249,12 @@ static NO_LIMITS: Limits = Limits {
 
 /// What a node without the rare keywords reads.
 static NO_RARE: Rare = Rare {
+    format: String::new(),
+    format_checker: None,
+    enum_: Vec::new(),
+    required: Vec::new(),
+    list_type: None,
+    list_map_keys: None,
     all_of: Vec::new(),
     one_of: Vec::new(),
     any_of: Vec::new(),
@@ -202,6 +278,32 @@ impl OaSchema {
     /// The rare keywords, to write (boxed on first write).
     fn rare_mut(&mut self) -> &mut Rare {
         self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Sets `format` and its checker (the rare keywords are boxed only when it is set).
+    fn set_format(&mut self, format: String, checker: Option<Arc<FormatChecker>>) {
+        if !format.is_empty() || checker.is_some() {
+            let r = self.rare_mut();
+            r.format = format;
+            r.format_checker = checker;
+        }
+    }
+
+    /// Sets `enum` and `required` (boxed only when set).
+    fn set_enum_required(&mut self, enum_: &[Json], required: &[String]) {
+        if !enum_.is_empty() {
+            self.rare_mut().enum_ = enum_.to_vec();
+        }
+        if !required.is_empty() {
+            self.rare_mut().required = required.to_vec();
+        }
+    }
+
+    /// Sets `x-kubernetes-list-type` (boxed only when set).
+    fn set_list_type(&mut self, list_type: Option<&String>) {
+        if let Some(t) = list_type {
+            self.rare_mut().list_type = Some(t.clone());
+        }
     }
 
     /// Sets the numeric limits (boxed only when one is set).
@@ -288,17 +390,16 @@ impl Builder {
         p: &JsonSchemaProps,
         version: Option<KubernetesVersion>,
     ) {
-        if !p.type_.is_empty() {
-            s.types.push(p.type_.clone());
-        }
+        s.types = one_type(&p.type_);
         if version.is_some() && p.x_int_or_string {
-            s.types = vec!["integer".to_owned(), "string".to_owned()];
+            s.types = Cow::Borrowed(&INT_OR_STRING);
         }
-        s.format = match version {
+        let format = match version {
             Some(v) => formats::strip_unsupported(&p.format, &s.types, v),
             None => p.format.clone(),
         };
-        s.format_checker = self.checker(&s.format);
+        let checker = self.checker(&format);
+        s.set_format(format, checker);
         s.nullable = p.nullable;
         s.set_limits(Limits {
             maximum: p.maximum,
@@ -315,11 +416,10 @@ impl Builder {
         });
         s.pattern = self.pattern(&p.pattern);
         s.unique_items = p.unique_items;
-        s.enum_ = p.enum_.clone();
-        s.required = p.required.clone();
-        s.list_type = p.x_list_type.clone();
+        s.set_enum_required(&p.enum_, &p.required);
+        s.set_list_type(p.x_list_type.as_ref());
         if !p.x_list_map_keys.is_empty() {
-            s.list_map_keys = Some(p.x_list_map_keys.clone());
+            s.rare_mut().list_map_keys = Some(p.x_list_map_keys.clone());
         }
     }
 
@@ -353,6 +453,7 @@ impl Builder {
         if let Some(x) = &p.rare.not {
             s.rare_mut().not = Some(self.props_node(x, version, d));
         }
+        s.properties.reserve_exact(p.properties.len());
         for (k, x) in &p.properties {
             let c = self.props_node(x, version, d);
             s.properties.insert(k.clone(), c);
@@ -416,11 +517,9 @@ impl Builder {
             return s;
         }
         let d = depth + 1;
-        if !st.generic.type_.is_empty() {
-            s.types = vec![st.generic.type_.clone()];
-        }
+        s.types = one_type(&st.generic.type_);
         s.nullable = st.generic.nullable;
-        s.list_type = st.extensions.x_list_type.clone();
+        s.set_list_type(st.extensions.x_list_type.as_ref());
         // ToKubeOpenAPI stores the list-map keys as a []string, which the correlation's
         // GetStringSlice does not read: list_map_keys stays None.
         if let Some(vv) = &st.value_validation {
@@ -429,6 +528,7 @@ impl Builder {
         if let Some(items) = &st.items {
             s.items = Some(Items::Schema(self.structural(items, d)));
         }
+        s.properties.reserve_exact(st.properties.len());
         for (k, x) in &st.properties {
             let c = self.structural(x, d);
             s.properties.insert(k.clone(), c);
@@ -447,8 +547,8 @@ impl Builder {
     }
 
     fn value_validation(&mut self, s: &mut OaSchema, v: &ValueValidation, d: usize) {
-        s.format = v.format.clone();
-        s.format_checker = self.checker(&v.format);
+        let checker = self.checker(&v.format);
+        s.set_format(v.format.clone(), checker);
         s.set_limits(Limits {
             maximum: v.maximum,
             exclusive_maximum: v.exclusive_maximum,
@@ -464,8 +564,7 @@ impl Builder {
         });
         s.pattern = self.pattern(&v.pattern);
         s.unique_items = v.unique_items;
-        s.enum_ = v.enum_.clone();
-        s.required = v.required.clone();
+        s.set_enum_required(&v.enum_, &v.required);
         for x in &v.all_of {
             let c = self.nested(x, d);
             s.rare_mut().all_of.push(c);
@@ -495,16 +594,15 @@ impl Builder {
         if let Some(items) = &v.items {
             s.items = Some(Items::Schema(self.nested(items, d)));
         }
+        s.properties.reserve_exact(v.properties.len());
         for (k, x) in &v.properties {
             let c = self.nested(x, d);
             s.properties.insert(k.clone(), c);
         }
         let g = &v.forbidden_generics;
-        if !g.type_.is_empty() {
-            s.types = vec![g.type_.clone()];
-        }
+        s.types = one_type(&g.type_);
         s.nullable = g.nullable;
-        s.list_type = v.forbidden_extensions.x_list_type.clone();
+        s.set_list_type(v.forbidden_extensions.x_list_type.as_ref());
         s
     }
 }

@@ -16,7 +16,7 @@ use crate::documents::field_error::FieldError;
 use crate::documents::finding::{sort_findings, Finding, Location, Severity, SourceId};
 use crate::documents::kube_version::{FeatureGate, KubernetesVersion};
 use crate::documents::path::{locate, FieldPath};
-use crate::object::validation::SchemaValidator;
+use crate::pipeline::LazyValidator;
 use crate::pipeline::{self, CompiledVersion, CrdFacts};
 use crate::schema::Structural;
 
@@ -294,7 +294,7 @@ fn gate_notes(root: &Node, document: usize, kube: KubernetesVersion, findings: &
 /// whose schema is the same as the previous one at its index keeps that one's compiled rules
 /// and validator: an edit inside one version's schema compiles that version's only.
 fn compile_versions<'a>(
-    crd: &'a InternalCrd,
+    crd: &'a Rc<InternalCrd>,
     kube: KubernetesVersion,
     cache: &apiext::StructuralCache<'a>,
     previous: Option<(&InternalCrd, &[CompiledVersion])>,
@@ -348,9 +348,16 @@ fn compile_versions<'a>(
                 storage: v.storage,
                 deprecated: v.deprecated,
                 deprecation_warning: v.deprecation_warning.clone(),
-                validator: match kept {
-                    Some(kept) => kept.validator.clone(),
-                    None => SchemaValidator::new(props, &vopts),
+                // Built on first use (a CRD checked alone never builds it); a kept one is
+                // shared once built.
+                validator: match kept.and_then(|k| k.validator.built()) {
+                    Some(built) => LazyValidator::ready(built.clone()),
+                    None => LazyValidator::new(
+                        Rc::clone(crd),
+                        i,
+                        |crd, i| version_reuse::version_schema(crd, i).map(|(s, _)| s),
+                        vopts,
+                    ),
                 },
                 has_rules: structural.as_deref().is_some_and(has_rules),
                 has_defaults: structural.as_deref().is_some_and(pipeline::has_defaults),
